@@ -1,0 +1,34 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"io"
+)
+
+// RunStage runs one stage in memory, without a store: inputs maps an input
+// name to that upstream cell's outputs. It is what stage tests use to pin a
+// stage's output digests on tiny inputs, and what the engine's executors call
+// underneath. params must be the pointer type st.NewParams returns.
+func RunStage(ctx context.Context, st *Stage, cellID string, params any, inputs map[string]map[string][]byte, log io.Writer) (map[string][]byte, []string, error) {
+	if log == nil {
+		log = io.Discard
+	}
+	rc := &RunContext{
+		CellID: cellID, Params: params, Log: log,
+		inputs:  make(map[string]*InputRef, len(inputs)),
+		outputs: make(map[string][]byte),
+	}
+	for name, outs := range inputs {
+		ref := &InputRef{CellID: name, outputs: make(map[string]blobGetter, len(outs))}
+		for o, data := range outs {
+			data := data
+			ref.outputs[o] = func(context.Context) ([]byte, error) { return data, nil }
+		}
+		rc.inputs[name] = ref
+	}
+	if err := st.Run(ctx, rc); err != nil {
+		return nil, nil, fmt.Errorf("stage %s: %w", st.Name, err)
+	}
+	return rc.outputs, rc.order, nil
+}
