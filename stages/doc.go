@@ -1,0 +1,40 @@
+// Package stages holds every stage of the paper's DAG, one file per stage,
+// and the wiring (dag.go) that turns pipeline.toml into cells.
+//
+// Artifact contracts between stages (names are output names; every output
+// is an artifacts tensor unless said otherwise):
+//
+// download/<dataset>: the release files, verified against their published
+// SHA-256, one output per file, named by the file's base name
+// ("train-images-idx3-ubyte.gz", "data_batch_1.bin", ...). Archives are
+// extracted in Go, so CIFAR outputs are the extracted .bin files.
+//
+// prepare/<dataset> (and v1/<dataset> for the feature front-end), the same
+// outputs so that train does not care which produced them:
+//
+//	train_x    float32 [N, D]  standardised inputs, official training set
+//	train_y    int32   [N]     labels
+//	test_x     float32 [M, D]  official test set, standardised with training stats
+//	test_y     int32   [M]
+//	train_raw  uint8   [N, D]  raw intensities (MNIST pixels; CIFAR luminance*255 is NOT
+//	test_raw   uint8   [M, D]  stored: for CIFAR these hold the R,G,B planes [N, 3072])
+//	mean, std  float32 [D]     the standardisation statistics
+//	info       int32   [3]     sheet height, sheet width, number of classes
+//
+// split/<dataset>-<seed>: the stratified held-out tenth of the official
+// training set.
+//
+//	heldout_idx int32 [H]  indices into train_x, grouped by class ascending
+//	stream_idx  int32 [N-H] the rest, likewise
+//
+// streams/<dataset>-<protocol>-<eval>: what one training run consumes.
+//
+//	task_classes int32 [T, C]   classes of each task, in presentation order
+//	task_offsets int32 [T+1]    task t's training samples are
+//	task_idx     int32 [S]      task_idx[task_offsets[t]:task_offsets[t+1]] (into train_x)
+//	eval_idx     int32 [E]      evaluation samples, into eval_set's array
+//	eval_set     uint8 [1]      0: eval_idx indexes train_x (held-out tenth), 1: test_x
+//
+// train/<row>/<protocol>/<eval>/seed<s>: one run; output "result" is the
+// JSON encoding of core.Result (small, human-auditable), plus "log".
+package stages
