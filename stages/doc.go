@@ -16,8 +16,8 @@
 //	train_y    int32   [N]     labels
 //	test_x     float32 [M, D]  official test set, standardised with training stats
 //	test_y     int32   [M]
-//	train_raw  uint8   [N, D]  raw intensities (MNIST pixels; CIFAR luminance*255 is NOT
-//	test_raw   uint8   [M, D]  stored: for CIFAR these hold the R,G,B planes [N, 3072])
+//	train_raw  uint8   [N, R]  raw intensities, for spike conversion: MNIST pixels
+//	test_raw   uint8   [M, R]  (R = 784); CIFAR the R, G, B planes (R = 3072)
 //	mean, std  float32 [D]     the standardisation statistics
 //	info       int32   [3]     sheet height, sheet width, number of classes
 //
