@@ -10,12 +10,12 @@ import (
 // name to that upstream cell's outputs. It is what stage tests use to pin a
 // stage's output digests on tiny inputs, and what the engine's executors call
 // underneath. params must be the pointer type st.NewParams returns.
-func RunStage(ctx context.Context, st *Stage, cellID string, params any, inputs map[string]map[string][]byte, log io.Writer) (map[string][]byte, []string, error) {
+func RunStage(ctx context.Context, st *Stage, cellID string, params any, inputs map[string]map[string][]byte, settings map[string]string, log io.Writer) (map[string][]byte, []string, error) {
 	if log == nil {
 		log = io.Discard
 	}
 	rc := &RunContext{
-		CellID: cellID, Params: params, Log: log,
+		CellID: cellID, Params: params, Log: log, Settings: settings,
 		inputs:  make(map[string]*InputRef, len(inputs)),
 		outputs: make(map[string][]byte),
 	}

@@ -34,6 +34,10 @@ type RunContext struct {
 	Params any
 	// Log receives the cell's log; it is stored with the cell's record.
 	Log io.Writer
+	// Settings are host-local settings that are not part of the cell key
+	// because they cannot change outputs, e.g. "data.mirror", a local copy of
+	// checksum-verified release files. Missing settings read as "".
+	Settings map[string]string
 
 	inputs   map[string]*InputRef
 	outputs  map[string][]byte
