@@ -1,0 +1,36 @@
+package dataset
+
+import (
+	"math/bits"
+
+	"repro/core"
+)
+
+// intN returns a uniform integer in [0, n) from r's raw 64-bit output, by
+// Lemire's multiply-and-reject method. It is written here rather than taken
+// from (*rand.Rand).IntN so that the project's draws are defined by
+// core/rng.go's generator and this function alone. It panics if n <= 0.
+func intN(r *core.RNG, n int) int {
+	if n <= 0 {
+		panic("dataset: intN with n <= 0")
+	}
+	un := uint64(n)
+	hi, lo := bits.Mul64(r.Uint64(), un)
+	if lo < un {
+		thresh := -un % un
+		for lo < thresh {
+			hi, lo = bits.Mul64(r.Uint64(), un)
+		}
+	}
+	return int(hi)
+}
+
+// shuffle permutes idx in place with the Fisher-Yates algorithm, drawing
+// j = intN(r, i+1) for i = len-1 down to 1 (numpy's RandomState.shuffle
+// order; the generator differs).
+func shuffle(r *core.RNG, idx []int) {
+	for i := len(idx) - 1; i > 0; i-- {
+		j := intN(r, i+1)
+		idx[i], idx[j] = idx[j], idx[i]
+	}
+}
