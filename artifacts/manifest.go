@@ -1,0 +1,265 @@
+package artifacts
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// Format strings open every record; a reader rejects any other.
+const (
+	ManifestFormat = "repro-manifest v1"
+	SpecFormat     = "repro-spec v1"
+	FailureFormat  = "repro-failure v1"
+)
+
+// maxRecord bounds a record read from disk, so a damaged file cannot make a
+// reader allocate without limit.
+const maxRecord = 64 << 20
+
+// Spec is everything a process needs to run a cell, on any host that shares
+// the store: the stage and its version, the canonical params, and for each
+// input the key of the upstream cell whose manifest gives its outputs.
+type Spec struct {
+	Format       string      `json:"format"`
+	Key          Key         `json:"key"`
+	CellID       string      `json:"cell"`
+	Stage        string      `json:"stage"`
+	StageVersion int         `json:"stage_version"`
+	Params       string      `json:"params"` // canonical "name value" lines
+	Inputs       []SpecInput `json:"inputs"`
+	// Settings are host-local settings that are not part of the key (e.g. a
+	// data mirror). A host may override them.
+	Settings map[string]string `json:"settings,omitempty"`
+}
+
+// SpecInput binds an input name of a cell to an upstream cell.
+type SpecInput struct {
+	Name   string `json:"name"`
+	CellID string `json:"cell"`
+	Key    Key    `json:"key"`
+}
+
+// Manifest is a finished cell's record. It is written last, atomically.
+type Manifest struct {
+	Format       string     `json:"format"`
+	Key          Key        `json:"key"`
+	CellID       string     `json:"cell"`
+	Stage        string     `json:"stage"`
+	StageVersion int        `json:"stage_version"`
+	Params       string     `json:"params"`
+	Inputs       []Input    `json:"inputs"`
+	Outputs      []Output   `json:"outputs"`
+	Log          Digest     `json:"log"`
+	Provenance   Provenance `json:"provenance"`
+}
+
+// Input is one input of a finished cell, with the upstream outputs it read.
+type Input struct {
+	Name    string   `json:"name"`
+	CellID  string   `json:"cell"`
+	Key     Key      `json:"key"`
+	Outputs []Output `json:"outputs"`
+}
+
+// Output is one named output of a cell.
+type Output struct {
+	Name   string `json:"name"`
+	Digest Digest `json:"digest"`
+	Size   int64  `json:"size"` // uncompressed bytes
+}
+
+// Provenance says how, where and when a cell was computed. None of it is
+// part of the key.
+type Provenance struct {
+	Revision  string    `json:"revision"`   // VCS revision of the repro binary
+	Dirty     bool      `json:"dirty"`      // the work tree had uncommitted changes
+	GoVersion string    `json:"go_version"` //
+	Host      string    `json:"host"`       //
+	Executor  string    `json:"executor"`   // local, slurm
+	SlurmJob  string    `json:"slurm_job,omitempty"`
+	Start     time.Time `json:"start"`         //
+	End       time.Time `json:"end"`           //
+	WallSecs  float64   `json:"wall_seconds"`  //
+	CPUSecs   float64   `json:"cpu_seconds"`   // CPU time of the thread(s) that ran the cell
+	Repro     string    `json:"repro_version"` // module version of the binary
+}
+
+// Output returns the named output's digest.
+func (m *Manifest) Output(name string) (Digest, bool) {
+	for _, o := range m.Outputs {
+		if o.Name == name {
+			return o.Digest, true
+		}
+	}
+	return Digest{}, false
+}
+
+// Failure records the last failed attempt at a cell. Failures cache nothing:
+// the next run tries the cell again.
+type Failure struct {
+	Format string    `json:"format"`
+	Key    Key       `json:"key"`
+	CellID string    `json:"cell"`
+	Error  string    `json:"error"`
+	Log    Digest    `json:"log"`
+	Host   string    `json:"host"`
+	Time   time.Time `json:"time"`
+}
+
+func (s *Store) recordPath(kind string, k Key) string {
+	return fanout(filepath.Join(s.root, kind), k.String()) + ".json"
+}
+
+// ManifestPath is where the manifest of cell k lives.
+func (s *Store) ManifestPath(k Key) string { return s.recordPath("cells", k) }
+
+func (s *Store) putRecord(kind string, k Key, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	return writeFile(s.recordPath(kind, k), append(b, '\n'), 0o644)
+}
+
+func (s *Store) getRecord(kind string, k Key, format string, v any) error {
+	b, err := readLimited(s.recordPath(kind, k))
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("%s %s: %w", strings.TrimSuffix(kind, "s"), k.Short(), ErrNotFound)
+	}
+	if err != nil {
+		return err
+	}
+	if err := decodeRecord(b, format, v); err != nil {
+		return fmt.Errorf("%s %s: %w: %v", strings.TrimSuffix(kind, "s"), k.Short(), ErrCorrupt, err)
+	}
+	return nil
+}
+
+func readLimited(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var buf bytes.Buffer
+	if _, err := buf.ReadFrom(io.LimitReader(f, maxRecord+1)); err != nil {
+		return nil, err
+	}
+	if buf.Len() > maxRecord {
+		return nil, fmt.Errorf("%s: larger than %d bytes", path, maxRecord)
+	}
+	return buf.Bytes(), nil
+}
+
+// decodeRecord parses a JSON record strictly and checks its format line.
+func decodeRecord(b []byte, format string, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(v); err != nil {
+		return err
+	}
+	var got string
+	switch r := v.(type) {
+	case *Manifest:
+		got = r.Format
+	case *Spec:
+		got = r.Format
+	case *Failure:
+		got = r.Format
+	}
+	if got != format {
+		return fmt.Errorf("format %q, want %q", got, format)
+	}
+	return nil
+}
+
+// DecodeManifest parses a manifest record (as stored under cells/).
+func DecodeManifest(b []byte) (*Manifest, error) {
+	m := new(Manifest)
+	if err := decodeRecord(b, ManifestFormat, m); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// PutSpec stores the spec of cell sp.Key.
+func (s *Store) PutSpec(sp *Spec) error {
+	sp.Format = SpecFormat
+	return s.putRecord("specs", sp.Key, sp)
+}
+
+// GetSpec reads the spec of cell k.
+func (s *Store) GetSpec(k Key) (*Spec, error) {
+	sp := new(Spec)
+	return sp, s.getRecord("specs", k, SpecFormat, sp)
+}
+
+// PutManifest publishes the manifest of cell m.Key. Every output and the log
+// must already be in the store: the manifest is the commit point.
+func (s *Store) PutManifest(m *Manifest) error {
+	m.Format = ManifestFormat
+	for _, o := range m.Outputs {
+		if _, err := s.Stat(o.Digest); err != nil {
+			return fmt.Errorf("manifest %s: output %s: %w", m.Key.Short(), o.Name, err)
+		}
+	}
+	if err := s.putRecord("cells", m.Key, m); err != nil {
+		return fmt.Errorf("manifest %s: %w", m.Key.Short(), err)
+	}
+	return nil
+}
+
+// GetManifest reads the manifest of cell k without checking its blobs.
+func (s *Store) GetManifest(k Key) (*Manifest, error) {
+	m := new(Manifest)
+	return m, s.getRecord("cells", k, ManifestFormat, m)
+}
+
+// Lookup returns the manifest of cell k if the cell is complete: the record
+// parses and every output blob is present. Blob content is checked only by
+// Get and Verify (re-hashing every output on every plan would make a no-op
+// run read gigabytes). A damaged record or a missing output is a miss with
+// the reason wrapped (ErrNotFound or ErrCorrupt).
+func (s *Store) Lookup(k Key) (*Manifest, error) {
+	m, err := s.GetManifest(k)
+	if err != nil {
+		return nil, err
+	}
+	if m.Key != k {
+		return nil, fmt.Errorf("manifest %s: %w: records key %s", k.Short(), ErrCorrupt, m.Key.Short())
+	}
+	for _, o := range m.Outputs {
+		if _, err := s.Stat(o.Digest); err != nil {
+			return nil, fmt.Errorf("cell %s: output %s: %w", k.Short(), o.Name, err)
+		}
+	}
+	return m, nil
+}
+
+// PutFailure records a failed attempt at a cell.
+func (s *Store) PutFailure(f *Failure) error {
+	f.Format = FailureFormat
+	return s.putRecord("failed", f.Key, f)
+}
+
+// GetFailure reads the last failure of cell k (ErrNotFound if none).
+func (s *Store) GetFailure(k Key) (*Failure, error) {
+	f := new(Failure)
+	return f, s.getRecord("failed", k, FailureFormat, f)
+}
+
+// ClearFailure forgets the failure record of cell k.
+func (s *Store) ClearFailure(k Key) {
+	os.Remove(s.recordPath("failed", k))
+}
+
+// LogPath is where a running cell's log is written.
+func (s *Store) LogPath(k Key) string { return filepath.Join(s.root, "logs", k.String()+".log") }

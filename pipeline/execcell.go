@@ -1,0 +1,234 @@
+package pipeline
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"runtime/debug"
+	"syscall"
+	"time"
+
+	"repro/artifacts"
+)
+
+// BuildInfo is the code identity recorded in every manifest.
+type BuildInfo struct {
+	Revision  string
+	Dirty     bool
+	GoVersion string
+	Version   string
+}
+
+// ReadBuildInfo reads the running binary's VCS revision and dirty flag.
+func ReadBuildInfo() BuildInfo {
+	bi := BuildInfo{Revision: "unknown", GoVersion: runtime.Version()}
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return bi
+	}
+	bi.Version = info.Main.Version
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			bi.Revision = s.Value
+		case "vcs.modified":
+			bi.Dirty = s.Value == "true"
+		}
+	}
+	return bi
+}
+
+// ExecOptions configure ExecuteCell.
+type ExecOptions struct {
+	// Stages maps stage names to the stages this binary knows.
+	Stages map[string]*Stage
+	// Settings override the spec's host-local settings where non-empty.
+	Settings map[string]string
+	// Executor names the executor in provenance ("local", "slurm").
+	Executor string
+	// Progress receives the running stage's progress; may be nil.
+	Progress func(done, total int64)
+	// LockWait is how often to re-check a cell locked by another process.
+	LockWait time.Duration
+}
+
+// ExecuteCell runs the cell whose spec is stored under key and publishes
+// its manifest. It is idempotent: if the manifest is already there it
+// returns at once. If another process holds the cell's lock it waits for
+// that process to finish (or die), so one cell never runs twice at once.
+// On failure it stores a failure record (error and log) and returns the
+// error; nothing is cached.
+func ExecuteCell(ctx context.Context, st *artifacts.Store, key artifacts.Key, opt ExecOptions) error {
+	sp, err := st.GetSpec(key)
+	if err != nil {
+		return err
+	}
+	stage := opt.Stages[sp.Stage]
+	if stage == nil {
+		return fmt.Errorf("cell %s: this binary has no stage %q", sp.CellID, sp.Stage)
+	}
+	if stage.Version != sp.StageVersion {
+		return fmt.Errorf("cell %s: spec wants %s version %d, this binary has %d", sp.CellID, sp.Stage, sp.StageVersion, stage.Version)
+	}
+	wait := opt.LockWait
+	if wait == 0 {
+		wait = 250 * time.Millisecond
+	}
+	for {
+		if _, err := st.Lookup(key); err == nil {
+			return nil
+		}
+		lock, err := st.TryLock(key)
+		if err == nil {
+			defer lock.Unlock()
+			break
+		}
+		if !errors.Is(err, artifacts.ErrLocked) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(wait):
+		}
+	}
+	// Under the lock: another process may have finished it meanwhile.
+	if _, err := st.Lookup(key); err == nil {
+		return nil
+	}
+	return runLocked(ctx, st, sp, stage, opt)
+}
+
+func runLocked(ctx context.Context, st *artifacts.Store, sp *artifacts.Spec, stage *Stage, opt ExecOptions) error {
+	start := st.Now()
+	logf, err := os.Create(st.LogPath(sp.Key))
+	if err != nil {
+		return fmt.Errorf("cell %s: %w", sp.CellID, err)
+	}
+	var logBuf bytes.Buffer
+	log := io.MultiWriter(logf, &logBuf)
+	fail := func(err error) error {
+		err = fmt.Errorf("cell %s: %w", sp.CellID, err)
+		fmt.Fprintf(log, "FAILED: %v\n", err)
+		logf.Close()
+		if ctx.Err() != nil {
+			return err // interrupted: not a failure of the cell
+		}
+		ld, _ := st.Put(logBuf.Bytes())
+		st.PutFailure(&artifacts.Failure{Key: sp.Key, CellID: sp.CellID, Error: err.Error(), Log: ld, Host: artifacts.Hostname(), Time: st.Now()})
+		return err
+	}
+
+	params := stage.NewParams()
+	ps, err := ParseParamsText(sp.Params)
+	if err != nil {
+		return fail(err)
+	}
+	if err := DecodeParams(stage.Name, ps, params); err != nil {
+		return fail(err)
+	}
+	canon, err := EncodeParams(stage.Name, params)
+	if err != nil {
+		return fail(err)
+	}
+	// The spec must describe exactly this key: recompute it from the stored
+	// params and the inputs' manifests, so a stale or tampered spec cannot
+	// publish outputs under the wrong key.
+	rc := &RunContext{
+		CellID: sp.CellID, Params: params, Log: log,
+		Settings: map[string]string{},
+		inputs:   map[string]*InputRef{}, outputs: map[string][]byte{},
+		progress: opt.Progress,
+	}
+	for k, v := range sp.Settings {
+		rc.Settings[k] = v
+	}
+	for k, v := range opt.Settings {
+		if v != "" {
+			rc.Settings[k] = v
+		}
+	}
+	keyInputs := map[string][]artifacts.Output{}
+	var mInputs []artifacts.Input
+	for _, in := range sp.Inputs {
+		um, err := st.Lookup(in.Key)
+		if err != nil {
+			return fail(fmt.Errorf("input %s (%s): %w", in.Name, in.CellID, err))
+		}
+		ref := &InputRef{CellID: in.CellID, outputs: map[string]blobGetter{}}
+		for _, o := range um.Outputs {
+			d := o.Digest
+			ref.outputs[o.Name] = func(context.Context) ([]byte, error) {
+				b, err := st.Get(d)
+				if errors.Is(err, artifacts.ErrCorrupt) {
+					st.Quarantine(d) // the next plan recomputes the producer
+				}
+				return b, err
+			}
+		}
+		rc.inputs[in.Name] = ref
+		keyInputs[in.Name] = um.Outputs
+		mInputs = append(mInputs, artifacts.Input{Name: in.Name, CellID: in.CellID, Key: in.Key, Outputs: um.Outputs})
+	}
+	if k := KeyOf(KeyText(stage.Name, stage.Version, canon, keyInputs)); k != sp.Key {
+		return fail(fmt.Errorf("spec does not match its key (recomputed %s)", k.Short()))
+	}
+
+	fmt.Fprintf(log, "cell %s key %s stage %s v%d on %s\n", sp.CellID, sp.Key, stage.Name, stage.Version, artifacts.Hostname())
+	runtime.LockOSThread()
+	cpu0 := threadCPU()
+	err = stage.Run(ctx, rc)
+	cpu := threadCPU() - cpu0
+	runtime.UnlockOSThread()
+	if err != nil {
+		return fail(err)
+	}
+	if err := ctx.Err(); err != nil {
+		return fail(err)
+	}
+	end := st.Now()
+	fmt.Fprintf(log, "done in %.2fs wall, %.2fs cpu\n", end.Sub(start).Seconds(), cpu)
+	logf.Close()
+
+	m := &artifacts.Manifest{
+		Key: sp.Key, CellID: sp.CellID, Stage: stage.Name, StageVersion: stage.Version,
+		Params: ParamsText(canon), Inputs: mInputs,
+	}
+	for _, name := range rc.order {
+		data := rc.outputs[name]
+		d, err := st.Put(data)
+		if err != nil {
+			return fail(fmt.Errorf("store output %s: %w", name, err))
+		}
+		m.Outputs = append(m.Outputs, artifacts.Output{Name: name, Digest: d, Size: int64(len(data))})
+	}
+	if m.Log, err = st.Put(logBuf.Bytes()); err != nil {
+		return fail(err)
+	}
+	bi := ReadBuildInfo()
+	m.Provenance = artifacts.Provenance{
+		Revision: bi.Revision, Dirty: bi.Dirty, GoVersion: bi.GoVersion, Repro: bi.Version,
+		Host: artifacts.Hostname(), Executor: opt.Executor, SlurmJob: os.Getenv("SLURM_JOB_ID"),
+		Start: start.UTC(), End: end.UTC(), WallSecs: end.Sub(start).Seconds(), CPUSecs: cpu,
+	}
+	if err := st.PutManifest(m); err != nil {
+		return fail(err)
+	}
+	st.ClearFailure(sp.Key)
+	return nil
+}
+
+// threadCPU is the CPU time of the calling OS thread in seconds. Stages run
+// single-threaded with the goroutine locked to its thread, so this is the
+// cell's CPU time even when other cells run in the same process.
+func threadCPU() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(1 /* RUSAGE_THREAD */, &ru); err != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
+}

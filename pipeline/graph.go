@@ -1,0 +1,110 @@
+package pipeline
+
+import (
+	"fmt"
+	"sort"
+)
+
+// Cell is one node of the DAG: one stage applied to resolved params and to
+// the outputs of its input cells.
+type Cell struct {
+	// ID is the cell's human name, unique in a graph, "stage/..." e.g.
+	// "train/full/sequential/split1234/seed3". It is not part of the key.
+	ID     string
+	Stage  *Stage
+	Params any // the pointer type Stage.NewParams returns, fully resolved
+	Inputs []CellInput
+	// Tables lists the rendered tables this cell feeds (for status).
+	Tables []string
+}
+
+// CellInput binds an input name of a cell to an upstream cell.
+type CellInput struct {
+	Name string
+	Cell *Cell
+}
+
+// Graph is a validated DAG of cells in topological order.
+type Graph struct {
+	Cells []*Cell
+	byID  map[string]*Cell
+	// Stages are the stages of the graph's cells, by name.
+	Stages map[string]*Stage
+}
+
+// NewGraph checks that IDs are unique, that every input is in the graph and
+// that there is no cycle, and orders the cells so that every cell comes
+// after its inputs (ties broken by ID, so the order is deterministic).
+func NewGraph(cells []*Cell) (*Graph, error) {
+	g := &Graph{byID: make(map[string]*Cell, len(cells)), Stages: map[string]*Stage{}}
+	for _, c := range cells {
+		if c.Stage == nil {
+			return nil, fmt.Errorf("cell %s: no stage", c.ID)
+		}
+		if _, dup := g.byID[c.ID]; dup {
+			return nil, fmt.Errorf("cell %s: defined twice", c.ID)
+		}
+		g.byID[c.ID] = c
+		if prev, ok := g.Stages[c.Stage.Name]; ok && prev != c.Stage {
+			return nil, fmt.Errorf("cell %s: two stages named %s", c.ID, c.Stage.Name)
+		}
+		g.Stages[c.Stage.Name] = c.Stage
+	}
+	indeg := make(map[*Cell]int, len(cells))
+	users := make(map[*Cell][]*Cell)
+	for _, c := range cells {
+		names := map[string]bool{}
+		for _, in := range c.Inputs {
+			if names[in.Name] {
+				return nil, fmt.Errorf("cell %s: input %s bound twice", c.ID, in.Name)
+			}
+			names[in.Name] = true
+			if g.byID[in.Cell.ID] != in.Cell {
+				return nil, fmt.Errorf("cell %s: input %s: cell %s is not in the graph", c.ID, in.Name, in.Cell.ID)
+			}
+			indeg[c]++
+			users[in.Cell] = append(users[in.Cell], c)
+		}
+	}
+	var ready []*Cell
+	for _, c := range cells {
+		if indeg[c] == 0 {
+			ready = append(ready, c)
+		}
+	}
+	for len(ready) > 0 {
+		sort.Slice(ready, func(i, j int) bool { return ready[i].ID < ready[j].ID })
+		c := ready[0]
+		ready = ready[1:]
+		g.Cells = append(g.Cells, c)
+		for _, u := range users[c] {
+			if indeg[u]--; indeg[u] == 0 {
+				ready = append(ready, u)
+			}
+		}
+	}
+	if len(g.Cells) != len(cells) {
+		return nil, fmt.Errorf("the cells have a cycle")
+	}
+	return g, nil
+}
+
+// Cell returns the cell with the given ID, or nil.
+func (g *Graph) Cell(id string) *Cell { return g.byID[id] }
+
+// Downstream returns the IDs of every cell that depends, directly or not,
+// on one of ids, plus ids themselves.
+func (g *Graph) Downstream(ids map[string]bool) map[string]bool {
+	out := make(map[string]bool, len(ids))
+	for id := range ids {
+		out[id] = true
+	}
+	for _, c := range g.Cells { // topological: inputs first
+		for _, in := range c.Inputs {
+			if out[in.Cell.ID] {
+				out[c.ID] = true
+			}
+		}
+	}
+	return out
+}

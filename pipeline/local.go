@@ -1,0 +1,32 @@
+package pipeline
+
+import (
+	"context"
+
+	"repro/artifacts"
+)
+
+// LocalExecutor runs cells in this process, on the calling goroutine.
+type LocalExecutor struct {
+	Store    *artifacts.Store
+	Stages   map[string]*Stage
+	Settings map[string]string
+	// Progress, if set, receives each running cell's own progress.
+	Progress func(key string, done, total int64)
+}
+
+// Name implements Executor.
+func (e *LocalExecutor) Name() string { return "local" }
+
+// Execute implements Executor.
+func (e *LocalExecutor) Execute(ctx context.Context, job *Job) error {
+	k, err := artifacts.ParseKey(job.Key)
+	if err != nil {
+		return err
+	}
+	opt := ExecOptions{Stages: e.Stages, Settings: e.Settings, Executor: "local"}
+	if e.Progress != nil {
+		opt.Progress = func(done, total int64) { e.Progress(job.Key, done, total) }
+	}
+	return ExecuteCell(ctx, e.Store, k, opt)
+}

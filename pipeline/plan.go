@@ -1,0 +1,205 @@
+package pipeline
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"repro/artifacts"
+)
+
+// State is what a plan expects of a cell.
+type State int
+
+const (
+	// Cached: the cell's manifest and outputs are in the store.
+	Cached State = iota
+	// Stale: the cell must be computed (Reasons say why).
+	Stale
+)
+
+func (s State) String() string {
+	if s == Cached {
+		return "cached"
+	}
+	return "run"
+}
+
+// PlannedCell is one cell of a plan.
+type PlannedCell struct {
+	Cell   *Cell
+	Params []Param
+	// Key is the cell key; it is known only once every input is cached.
+	Key      artifacts.Key
+	KeyKnown bool
+	State    State
+	Reasons  []string
+	Manifest *artifacts.Manifest // when cached
+	Failure  *artifacts.Failure  // the last failure of this key, if any
+}
+
+// Plan is what a run would do, computed without running anything.
+type Plan struct {
+	Profile string
+	Cells   []*PlannedCell // topological
+	byID    map[string]*PlannedCell
+}
+
+// Cell returns the planned cell with the given ID, or nil.
+func (p *Plan) Cell(id string) *PlannedCell { return p.byID[id] }
+
+// Counts returns how many cells will run and how many are cached.
+func (p *Plan) Counts() (run, cached int) {
+	for _, pc := range p.Cells {
+		if pc.State == Stale {
+			run++
+		} else {
+			cached++
+		}
+	}
+	return
+}
+
+// MakePlan decides for every cell of g whether it is cached or must run,
+// and why. It reads the store and writes nothing.
+func MakePlan(st *artifacts.Store, g *Graph, profile string) (*Plan, error) {
+	p := &Plan{Profile: profile, byID: make(map[string]*PlannedCell, len(g.Cells))}
+	for _, c := range g.Cells {
+		pc, err := planCell(st, p, c)
+		if err != nil {
+			return nil, err
+		}
+		p.Cells = append(p.Cells, pc)
+		p.byID[c.ID] = pc
+	}
+	return p, nil
+}
+
+func planCell(st *artifacts.Store, p *Plan, c *Cell) (*PlannedCell, error) {
+	params, err := EncodeParams(c.Stage.Name, c.Params)
+	if err != nil {
+		return nil, fmt.Errorf("cell %s: %w", c.ID, err)
+	}
+	pc := &PlannedCell{Cell: c, Params: params, State: Stale}
+	inputs := make(map[string][]artifacts.Output, len(c.Inputs))
+	known := true
+	for _, in := range c.Inputs {
+		up := p.byID[in.Cell.ID]
+		if up.State != Cached {
+			known = false
+			break
+		}
+		inputs[in.Name] = up.Manifest.Outputs
+	}
+	var lookupErr error
+	if known {
+		pc.Key = KeyOf(KeyText(c.Stage.Name, c.Stage.Version, params, inputs))
+		pc.KeyKnown = true
+		m, err := st.Lookup(pc.Key)
+		if err == nil {
+			pc.State, pc.Manifest = Cached, m
+			return pc, nil
+		}
+		lookupErr = err
+		if f, err := st.GetFailure(pc.Key); err == nil {
+			pc.Failure = f
+		}
+	}
+	pc.Reasons = reasons(st, p, pc, lookupErr)
+	return pc, nil
+}
+
+// reasons explains why pc must run, comparing it with the key its cell ID
+// had when last planned under this profile.
+func reasons(st *artifacts.Store, p *Plan, pc *PlannedCell, lookupErr error) []string {
+	c := pc.Cell
+	var rs []string
+	manifestThere := false
+	if pc.KeyKnown {
+		_, err := st.GetManifest(pc.Key)
+		manifestThere = err == nil
+	}
+	if manifestThere && lookupErr != nil {
+		// The record exists but an output blob is gone or damaged.
+		if errors.Is(lookupErr, artifacts.ErrCorrupt) {
+			return []string{"output corrupt: " + lookupErr.Error()}
+		}
+		return []string{"output missing: " + lookupErr.Error()}
+	}
+	if lookupErr != nil && errors.Is(lookupErr, artifacts.ErrCorrupt) {
+		return []string{"output corrupt: " + lookupErr.Error()}
+	}
+	ref, err := st.GetRef(p.Profile, c.ID)
+	if err != nil {
+		return []string{"new"}
+	}
+	if pc.KeyKnown && ref == pc.Key {
+		if pc.Failure != nil {
+			return []string{"failed last time: " + firstLine(pc.Failure.Error)}
+		}
+		return []string{"output missing (never finished)"}
+	}
+	prev, err := st.GetSpec(ref)
+	if err != nil {
+		return []string{"changed (previous record " + ref.Short() + " gone)"}
+	}
+	if prev.StageVersion != c.Stage.Version {
+		rs = append(rs, fmt.Sprintf("stage version %s %d -> %d", c.Stage.Name, prev.StageVersion, c.Stage.Version))
+	}
+	if old, err := ParseParamsText(prev.Params); err == nil {
+		if d := DiffParams(old, pc.Params); d != "" {
+			rs = append(rs, "config changed: "+d)
+		}
+	}
+	prevInputs := map[string]artifacts.Key{}
+	for _, in := range prev.Inputs {
+		prevInputs[in.Name] = in.Key
+	}
+	for _, in := range c.Inputs {
+		up := p.byID[in.Cell.ID]
+		switch {
+		case up.State == Stale:
+			rs = append(rs, "input changed: "+in.Cell.ID)
+		case up.Key != prevInputs[in.Name]:
+			rs = append(rs, "input changed: "+in.Cell.ID)
+		}
+	}
+	if len(rs) == 0 {
+		if !pc.KeyKnown {
+			return []string{"input pending"}
+		}
+		rs = append(rs, "input changed")
+	}
+	return rs
+}
+
+// DiffParams describes how params changed: "a.b 1 -> 2, c (new) 3".
+func DiffParams(old, cur []Param) string {
+	om := make(map[string]string, len(old))
+	for _, p := range old {
+		om[p.Name] = p.Value
+	}
+	var parts []string
+	seen := map[string]bool{}
+	for _, p := range cur {
+		seen[p.Name] = true
+		ov, ok := om[p.Name]
+		switch {
+		case !ok:
+			parts = append(parts, fmt.Sprintf("%s (new) %s", p.Name, p.Value))
+		case ov != p.Value:
+			parts = append(parts, fmt.Sprintf("%s %s -> %s", p.Name, ov, p.Value))
+		}
+	}
+	for _, p := range old {
+		if !seen[p.Name] {
+			parts = append(parts, fmt.Sprintf("%s (removed) %s", p.Name, p.Value))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return s
+}

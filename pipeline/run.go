@@ -1,0 +1,310 @@
+package pipeline
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"repro/artifacts"
+)
+
+// RunOptions configure Run.
+type RunOptions struct {
+	Profile  string
+	Jobs     int // concurrent cells (>= 1)
+	Executor Executor
+	// Settings are host-local settings recorded in specs (not in keys).
+	Settings map[string]string
+	// Only, if set, restricts the run to the cells it accepts and the cells
+	// they need.
+	Only func(*Cell) bool
+	// Events, if set, receives progress events (from one goroutine).
+	Events func(Event)
+}
+
+// EventKind says what happened to a cell.
+type EventKind int
+
+// The events of a run.
+const (
+	EventStart EventKind = iota
+	EventDone
+	EventCached
+	EventFailed
+	EventSkipped
+)
+
+// Event is a progress event.
+type Event struct {
+	Kind EventKind
+	Cell *Cell
+	Key  artifacts.Key
+	Err  error
+	Wall time.Duration
+	// Totals after this event.
+	Done, Total, Running, Failed int
+}
+
+// CellFailure is a cell that failed (or was skipped because an input failed).
+type CellFailure struct {
+	CellID string
+	Key    artifacts.Key
+	Err    error
+}
+
+// RunReport summarises a run.
+type RunReport struct {
+	Executed, Cached, Failed, Skipped int
+	Failures                          []CellFailure
+	Wall                              time.Duration
+}
+
+// Err is non-nil when any cell failed or was skipped; it lists them.
+func (r *RunReport) Err() error {
+	if len(r.Failures) == 0 {
+		return nil
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "%d cell(s) failed, %d skipped:", r.Failed, r.Skipped)
+	for i, f := range r.Failures {
+		if i == 20 {
+			fmt.Fprintf(&b, "\n  ... and %d more", len(r.Failures)-20)
+			break
+		}
+		fmt.Fprintf(&b, "\n  %s: %v", f.CellID, f.Err)
+	}
+	return errors.New(b.String())
+}
+
+// RunID names a run of a graph under a profile: the hash of the cell IDs.
+// It is stable across restarts of the same plan (so a Slurm executor can
+// find the jobs a dead driver submitted).
+func RunID(g *Graph, profile string) string {
+	h := sha256.New()
+	h.Write([]byte(profile))
+	for _, c := range g.Cells {
+		h.Write([]byte{0})
+		h.Write([]byte(c.ID))
+	}
+	return hex.EncodeToString(h.Sum(nil))[:8]
+}
+
+type result struct {
+	c   *Cell
+	key artifacts.Key
+	err error
+	dur time.Duration
+}
+
+// Run computes every cell of g that is not cached, on opt.Jobs workers
+// through opt.Executor. A failed cell records its error, caches nothing and
+// blocks only the cells that depend on it; the others go on. The run ends
+// when nothing more can run; the report's Err lists failures.
+func Run(ctx context.Context, st *artifacts.Store, g *Graph, opt RunOptions) (*RunReport, error) {
+	if opt.Jobs < 1 {
+		opt.Jobs = 1
+	}
+	t0 := time.Now()
+	want := selectCells(g, opt.Only)
+	rep := &RunReport{}
+	manifests := make(map[*Cell]*artifacts.Manifest)
+	failed := make(map[*Cell]bool)
+	waiting := make(map[*Cell]int)
+	users := make(map[*Cell][]*Cell)
+	var ready []*Cell
+	total := 0
+	for _, c := range g.Cells {
+		if !want[c] {
+			continue
+		}
+		total++
+		for _, in := range c.Inputs {
+			waiting[c]++
+			users[in.Cell] = append(users[in.Cell], c)
+		}
+		if waiting[c] == 0 {
+			ready = append(ready, c)
+		}
+	}
+	runID := RunID(g, opt.Profile)
+	jobs := make(chan *Job)
+	results := make(chan result)
+	cellOf := make(map[string]*Cell)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	for i := 0; i < opt.Jobs; i++ {
+		go func() {
+			for j := range jobs {
+				t := time.Now()
+				err := opt.Executor.Execute(ctx, j)
+				k, _ := artifacts.ParseKey(j.Key)
+				if err == nil {
+					// Success means the manifest is in the store, whatever
+					// the executor says.
+					if _, lerr := st.Lookup(k); lerr != nil {
+						err = fmt.Errorf("executor reported success but: %w", lerr)
+					}
+				}
+				results <- result{nil, k, err, time.Since(t)}
+			}
+		}()
+	}
+	defer close(jobs)
+
+	running, done := 0, 0
+	emit := func(kind EventKind, c *Cell, k artifacts.Key, err error, d time.Duration) {
+		if opt.Events != nil {
+			opt.Events(Event{Kind: kind, Cell: c, Key: k, Err: err, Wall: d, Done: done, Total: total, Running: running, Failed: rep.Failed + rep.Skipped})
+		}
+	}
+	var skip func(c *Cell, why error)
+	skip = func(c *Cell, why error) {
+		for _, u := range users[c] {
+			if failed[u] {
+				continue
+			}
+			failed[u] = true
+			rep.Skipped++
+			done++
+			err := fmt.Errorf("input %s failed", c.ID)
+			rep.Failures = append(rep.Failures, CellFailure{CellID: u.ID, Err: err})
+			emit(EventSkipped, u, artifacts.Key{}, err, 0)
+			skip(u, why)
+		}
+	}
+	finish := func(c *Cell, m *artifacts.Manifest) {
+		manifests[c] = m
+		done++
+		for _, u := range users[c] {
+			if waiting[u]--; waiting[u] == 0 && !failed[u] {
+				ready = append(ready, u)
+			}
+		}
+	}
+	var queue []*Job
+	for done < total {
+		// Resolve ready cells: compute keys, take cache hits at once.
+		for len(ready) > 0 {
+			sort.Slice(ready, func(i, j int) bool { return ready[i].ID < ready[j].ID })
+			c := ready[0]
+			ready = ready[1:]
+			k, err := resolveCell(st, c, manifests, opt)
+			if err != nil {
+				failed[c] = true
+				rep.Failed++
+				done++
+				rep.Failures = append(rep.Failures, CellFailure{CellID: c.ID, Err: err})
+				emit(EventFailed, c, k, err, 0)
+				skip(c, err)
+				continue
+			}
+			if m, err := st.Lookup(k); err == nil {
+				rep.Cached++
+				finish(c, m)
+				emit(EventCached, c, k, nil, 0)
+				continue
+			}
+			cellOf[k.String()] = c
+			queue = append(queue, &Job{Key: k.String(), CellID: c.ID, StoreDir: st.Root(), LogPath: st.LogPath(k), RunID: runID})
+		}
+		if done >= total {
+			break
+		}
+		var send chan *Job
+		var next *Job
+		if len(queue) > 0 && running < opt.Jobs {
+			send, next = jobs, queue[0]
+		}
+		if send == nil && running == 0 {
+			return rep, fmt.Errorf("scheduler stalled with %d of %d cells done", done, total)
+		}
+		select {
+		case send <- next:
+			queue = queue[1:]
+			running++
+			emit(EventStart, cellOf[next.Key], artifacts.Key{}, nil, 0)
+		case r := <-results:
+			running--
+			r.c = cellOf[r.key.String()]
+			if r.err != nil {
+				if ctx.Err() != nil {
+					rep.Wall = time.Since(t0)
+					return rep, ctx.Err()
+				}
+				failed[r.c] = true
+				rep.Failed++
+				done++
+				rep.Failures = append(rep.Failures, CellFailure{CellID: r.c.ID, Key: r.key, Err: r.err})
+				emit(EventFailed, r.c, r.key, r.err, r.dur)
+				skip(r.c, r.err)
+				continue
+			}
+			m, _ := st.Lookup(r.key)
+			rep.Executed++
+			finish(r.c, m)
+			emit(EventDone, r.c, r.key, nil, r.dur)
+		case <-ctx.Done():
+			// Wait for the workers to return, so that executors can clean up
+			// (scancel) before the process exits.
+			for running > 0 {
+				<-results
+				running--
+			}
+			rep.Wall = time.Since(t0)
+			return rep, ctx.Err()
+		}
+	}
+	rep.Wall = time.Since(t0)
+	return rep, nil
+}
+
+// resolveCell computes c's key from its inputs' manifests, stores its spec
+// (so any process can run it) and records the key under the cell's ref.
+func resolveCell(st *artifacts.Store, c *Cell, manifests map[*Cell]*artifacts.Manifest, opt RunOptions) (artifacts.Key, error) {
+	params, err := EncodeParams(c.Stage.Name, c.Params)
+	if err != nil {
+		return artifacts.Key{}, err
+	}
+	inputs := map[string][]artifacts.Output{}
+	var specIn []artifacts.SpecInput
+	for _, in := range c.Inputs {
+		m := manifests[in.Cell]
+		inputs[in.Name] = m.Outputs
+		specIn = append(specIn, artifacts.SpecInput{Name: in.Name, CellID: in.Cell.ID, Key: m.Key})
+	}
+	k := KeyOf(KeyText(c.Stage.Name, c.Stage.Version, params, inputs))
+	if prev, err := st.GetRef(opt.Profile, c.ID); err != nil || prev != k {
+		if err := st.PutRef(opt.Profile, c.ID, k); err != nil {
+			return k, err
+		}
+	}
+	if _, err := st.GetSpec(k); err != nil {
+		sp := &artifacts.Spec{Key: k, CellID: c.ID, Stage: c.Stage.Name, StageVersion: c.Stage.Version,
+			Params: ParamsText(params), Inputs: specIn, Settings: opt.Settings}
+		if err := st.PutSpec(sp); err != nil {
+			return k, err
+		}
+	}
+	return k, nil
+}
+
+// selectCells returns the cells accepted by only plus everything they need
+// (all cells when only is nil).
+func selectCells(g *Graph, only func(*Cell) bool) map[*Cell]bool {
+	want := make(map[*Cell]bool, len(g.Cells))
+	for i := len(g.Cells) - 1; i >= 0; i-- { // reverse topological
+		c := g.Cells[i]
+		if only == nil || only(c) || want[c] {
+			want[c] = true
+			for _, in := range c.Inputs {
+				want[in.Cell] = true
+			}
+		}
+	}
+	return want
+}
