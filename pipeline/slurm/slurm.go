@@ -1,0 +1,552 @@
+package slurm
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"repro/pipeline"
+)
+
+// Defaults for Options fields left zero.
+const (
+	// DefaultPollMin is the first poll interval after a submission: a
+	// trivial job takes about 0.3 s from sbatch to COMPLETED on an idle
+	// single-node cluster (measured, .ci/slurm), so polling sooner only
+	// costs the controller.
+	DefaultPollMin = 250 * time.Millisecond
+	// DefaultPollMax caps the interval: one squeue every 3 s for all the
+	// executor's jobs is negligible load, and adds at most 3 s to a cell.
+	DefaultPollMax = 3 * time.Second
+	// DefaultCommandTimeout bounds one Slurm client command; a controller
+	// that does not answer within it is retried at the next tick.
+	DefaultCommandTimeout = 60 * time.Second
+	// DefaultControllerGrace is how long the controller may stay
+	// unreachable before the jobs being waited on are reported as failed.
+	DefaultControllerGrace = 10 * time.Minute
+	// DefaultStoreGrace is how long a COMPLETED job's manifest may take to
+	// become visible to the driver (attribute caching on NFS is 3-60 s).
+	DefaultStoreGrace = 60 * time.Second
+)
+
+// Options configure an Executor. Every string is passed to sbatch as one
+// argv element; none is ever interpreted by a shell.
+type Options struct {
+	// Binary is the repro binary the nodes run. Empty means this process's
+	// own executable. It is resolved to an absolute path without symlinks
+	// and must be reachable at that path on the nodes (shared filesystem).
+	Binary string
+	// Partition, Time (sbatch --time syntax, e.g. "30:00") and Mem (e.g.
+	// "4G") are passed to sbatch when non-empty; CPUsPerTask when > 0.
+	Partition, Time, Mem string
+	CPUsPerTask          int
+	// ArrayLimit caps how many jobs this executor keeps submitted at once
+	// (like an array's %N); 0 means no cap beyond the scheduler's -j.
+	// Adopted jobs do not wait for a slot.
+	ArrayLimit int
+	// ExtraArgs are more sbatch options (e.g. "--account=x"), as argv.
+	ExtraArgs []string
+	// PollMin and PollMax bound the poll interval (see DefaultPollMin).
+	PollMin, PollMax time.Duration
+	// CommandTimeout bounds each Slurm command (DefaultCommandTimeout).
+	CommandTimeout time.Duration
+	// ControllerGrace: see DefaultControllerGrace.
+	ControllerGrace time.Duration
+	// StoreGrace: see DefaultStoreGrace.
+	StoreGrace time.Duration
+	// ScriptDir is where the fixed batch script is written (default
+	// os.TempDir()). sbatch copies a script's text at submission, so the
+	// directory need not be shared with the nodes.
+	ScriptDir string
+	// Runner runs the Slurm commands; nil means ExecRunner{} (PATH).
+	Runner Runner
+	// Check reports whether the job's cell has its manifest in the store
+	// and it verifies. It decides the outcome of a COMPLETED job and of a
+	// job Slurm has forgotten (no accounting). Nil trusts COMPLETED and
+	// fails a forgotten job; the engine checks the store after Execute in
+	// any case.
+	Check func(ctx context.Context, job *pipeline.Job) (bool, error)
+}
+
+// Executor runs each cell as one Slurm batch job. It is safe for
+// concurrent use: the scheduler calls Execute from several workers, and
+// one poller goroutine per Executor serves all of them.
+type Executor struct {
+	opts   Options
+	run    Runner
+	binary string
+	uid    string
+
+	scriptMu   sync.Mutex
+	scriptPath string
+
+	listMu    sync.Mutex
+	listed    bool
+	adoptable map[string]liveJob // cell key -> live job found at the first Execute
+
+	slots chan struct{} // nil: no ArrayLimit
+
+	mu      sync.Mutex
+	waiters map[string]*waiter // job ID -> who waits on it
+	polling bool
+	acctOff bool // sacct said accounting is disabled: do not ask again
+	kick    chan struct{}
+
+	cancelMu sync.Mutex
+	cancelB  *cancelBatch
+}
+
+type waiter struct {
+	id     string
+	misses int // consecutive polls in which no source knew the job
+	done   chan result
+}
+
+type result struct {
+	st  status
+	err error
+}
+
+// New returns an Executor. It resolves the repro binary and checks that it
+// exists; it does not contact Slurm.
+func New(opts Options) (*Executor, error) {
+	if opts.PollMin <= 0 {
+		opts.PollMin = DefaultPollMin
+	}
+	if opts.PollMax <= 0 {
+		opts.PollMax = DefaultPollMax
+	}
+	if opts.PollMax < opts.PollMin {
+		opts.PollMax = opts.PollMin
+	}
+	if opts.CommandTimeout <= 0 {
+		opts.CommandTimeout = DefaultCommandTimeout
+	}
+	if opts.ControllerGrace <= 0 {
+		opts.ControllerGrace = DefaultControllerGrace
+	}
+	if opts.StoreGrace <= 0 {
+		opts.StoreGrace = DefaultStoreGrace
+	}
+	if opts.ScriptDir == "" {
+		opts.ScriptDir = os.TempDir()
+	}
+	if opts.CPUsPerTask < 0 || opts.ArrayLimit < 0 {
+		return nil, fmt.Errorf("slurm: negative cpus-per-task or array-limit")
+	}
+	bin := opts.Binary
+	if bin == "" {
+		exe, err := os.Executable()
+		if err != nil {
+			return nil, fmt.Errorf("slurm: find repro binary: %w", err)
+		}
+		bin = exe
+	}
+	bin, err := filepath.Abs(bin)
+	if err != nil {
+		return nil, fmt.Errorf("slurm: binary %s: %w", opts.Binary, err)
+	}
+	if bin, err = filepath.EvalSymlinks(bin); err != nil {
+		return nil, fmt.Errorf("slurm: binary: %w", err)
+	}
+	if fi, err := os.Stat(bin); err != nil {
+		return nil, fmt.Errorf("slurm: binary: %w", err)
+	} else if !fi.Mode().IsRegular() || fi.Mode().Perm()&0o111 == 0 {
+		return nil, fmt.Errorf("slurm: binary %s is not an executable file", bin)
+	}
+	run := opts.Runner
+	if run == nil {
+		run = ExecRunner{}
+	}
+	e := &Executor{
+		opts: opts, run: run, binary: bin, uid: strconv.Itoa(os.Getuid()),
+		waiters: make(map[string]*waiter),
+		kick:    make(chan struct{}, 1),
+	}
+	if opts.ArrayLimit > 0 {
+		e.slots = make(chan struct{}, opts.ArrayLimit)
+	}
+	return e, nil
+}
+
+// Name implements pipeline.Executor.
+func (e *Executor) Name() string { return "slurm" }
+
+// Binary is the resolved repro binary the nodes run.
+func (e *Executor) Binary() string { return e.binary }
+
+// Execute implements pipeline.Executor: it adopts the cell's live job if a
+// previous driver left one, else submits one, and waits for it. It returns
+// nil when the job COMPLETED and (with Options.Check) the manifest is in the
+// store; a *JobError when the job ended otherwise; ctx.Err() after
+// cancelling the job when ctx is done.
+func (e *Executor) Execute(ctx context.Context, job *pipeline.Job) error {
+	if err := checkJob(job); err != nil {
+		return err
+	}
+	name := jobName(job.RunID, job.Key)
+	id, err := e.adopt(ctx, job.Key)
+	if err != nil {
+		return err
+	}
+	if id == "" {
+		release, err := e.acquire(ctx)
+		if err != nil {
+			return err
+		}
+		defer release()
+		if id, err = e.submit(ctx, job, name); err != nil {
+			return err
+		}
+	}
+	st, err := e.wait(ctx, id)
+	if err != nil {
+		return fmt.Errorf("slurm job %s (%s): %w", id, name, err)
+	}
+	return e.conclude(ctx, job, id, name, st)
+}
+
+func checkJob(job *pipeline.Job) error {
+	switch {
+	case !isKey(job.Key):
+		return fmt.Errorf("slurm: cell %s: key %q is not 64 hex digits", job.CellID, job.Key)
+	case !filepath.IsAbs(job.StoreDir):
+		return fmt.Errorf("slurm: cell %s: store %q is not an absolute path", job.CellID, job.StoreDir)
+	case !filepath.IsAbs(job.LogPath):
+		return fmt.Errorf("slurm: cell %s: log %q is not an absolute path", job.CellID, job.LogPath)
+	}
+	return nil
+}
+
+// jobName is "repro-<run>-<first 12 hex of the key>", with the run ID
+// reduced to [A-Za-z0-9._-] and 24 characters so that names never contain
+// spaces (parseScontrol relies on it) and stay readable in squeue.
+func jobName(runID, key string) string {
+	var b strings.Builder
+	for _, c := range runID {
+		if b.Len() == 24 {
+			break
+		}
+		if 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '.' || c == '_' || c == '-' {
+			b.WriteRune(c)
+		} else {
+			b.WriteByte('_')
+		}
+	}
+	run := b.String()
+	if run == "" {
+		run = "run"
+	}
+	return "repro-" + run + "-" + key[:12]
+}
+
+// sbatchArgs builds sbatch's argv: options, then the batch script, then the
+// command the script execs. Every value is its own argument.
+func (e *Executor) sbatchArgs(job *pipeline.Job, name, script string) []string {
+	args := []string{
+		"--parsable",
+		"--job-name=" + name,
+		"--comment=" + commentPrefix + job.Key,
+		"--output=" + job.LogPath,
+		"--chdir=" + job.StoreDir,
+	}
+	if e.opts.Partition != "" {
+		args = append(args, "--partition="+e.opts.Partition)
+	}
+	if e.opts.Time != "" {
+		args = append(args, "--time="+e.opts.Time)
+	}
+	if e.opts.Mem != "" {
+		args = append(args, "--mem="+e.opts.Mem)
+	}
+	if e.opts.CPUsPerTask > 0 {
+		args = append(args, "--cpus-per-task="+strconv.Itoa(e.opts.CPUsPerTask))
+	}
+	args = append(args, e.opts.ExtraArgs...)
+	return append(args, script, e.binary, "exec-cell", "--store", job.StoreDir, job.Key)
+}
+
+// batchScript is the text of the one batch script every job runs. It
+// interprets nothing it is given: sbatch passes the command as argv.
+const batchScript = `#!/bin/sh
+# repro: Slurm batch script for one cell (written by pipeline/slurm).
+# sbatch passes the command as arguments: the repro binary, "exec-cell",
+# "--store", the store directory and the cell key. They are run as given.
+echo "repro-slurm: job ${SLURM_JOB_ID:-?} on $(hostname) at $(date -u +%Y-%m-%dT%H:%M:%SZ)" >&2
+exec "$@"
+`
+
+// script writes the batch script once per Executor, under a name derived
+// from its content, and returns its path.
+func (e *Executor) script() (string, error) {
+	e.scriptMu.Lock()
+	defer e.scriptMu.Unlock()
+	if e.scriptPath != "" {
+		return e.scriptPath, nil
+	}
+	sum := sha256.Sum256([]byte(batchScript))
+	path := filepath.Join(e.opts.ScriptDir, "repro-slurm-"+hex.EncodeToString(sum[:6])+".sh")
+	if b, err := os.ReadFile(path); err == nil && string(b) == batchScript {
+		e.scriptPath = path
+		return path, nil
+	}
+	f, err := os.CreateTemp(e.opts.ScriptDir, ".repro-slurm-*.tmp")
+	if err != nil {
+		return "", fmt.Errorf("slurm: write batch script: %w", err)
+	}
+	_, err = f.WriteString(batchScript)
+	if err == nil {
+		err = f.Chmod(0o755)
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(f.Name(), path)
+	}
+	if err != nil {
+		os.Remove(f.Name())
+		return "", fmt.Errorf("slurm: write batch script %s: %w", path, err)
+	}
+	e.scriptPath = path
+	return path, nil
+}
+
+// command runs one Slurm command with Options.CommandTimeout.
+func (e *Executor) command(ctx context.Context, name string, args ...string) ([]byte, []byte, error) {
+	ctx, cancel := context.WithTimeout(ctx, e.opts.CommandTimeout)
+	defer cancel()
+	return e.run.Run(ctx, name, args...)
+}
+
+// submit runs sbatch for job and returns the job ID. sbatch is not
+// interrupted by ctx: once it has started, the job may exist, and only
+// its ID lets us cancel it; so on cancellation it is scancelled here.
+func (e *Executor) submit(ctx context.Context, job *pipeline.Job, name string) (string, error) {
+	if err := ctx.Err(); err != nil {
+		return "", err
+	}
+	script, err := e.script()
+	if err != nil {
+		return "", err
+	}
+	out, _, err := e.command(context.WithoutCancel(ctx), "sbatch", e.sbatchArgs(job, name, script)...)
+	if err != nil {
+		return "", fmt.Errorf("slurm: submit %s: %w", name, err)
+	}
+	id, err := parseSbatch(out)
+	if err != nil {
+		return "", fmt.Errorf("slurm: submit %s: %w", name, err)
+	}
+	if ctx.Err() != nil {
+		if cerr := e.cancel(ctx, id); cerr != nil {
+			return "", fmt.Errorf("slurm job %s: %w (and %v)", id, ctx.Err(), cerr)
+		}
+		return "", ctx.Err()
+	}
+	return id, nil
+}
+
+// adopt returns the ID of a live job already running the cell key, or "".
+// The queue is listed once per Executor, at its first Execute: the jobs
+// worth adopting are those a previous driver left behind.
+func (e *Executor) adopt(ctx context.Context, key string) (string, error) {
+	e.listMu.Lock()
+	defer e.listMu.Unlock()
+	if !e.listed {
+		out, _, err := e.command(ctx, "squeue", "-h", "--user="+e.uid, "-o", listFormat)
+		if err != nil {
+			return "", fmt.Errorf("slurm: list jobs to adopt: %w", err)
+		}
+		m, err := parseList(out)
+		if err != nil {
+			return "", fmt.Errorf("slurm: list jobs to adopt: %w", err)
+		}
+		e.adoptable, e.listed = m, true
+	}
+	j, ok := e.adoptable[key]
+	if !ok {
+		return "", nil
+	}
+	delete(e.adoptable, key)
+	return j.ID, nil
+}
+
+// Adoptable returns how many live jobs found at the first Execute are not
+// yet adopted (for tests and progress lines).
+func (e *Executor) Adoptable() int {
+	e.listMu.Lock()
+	defer e.listMu.Unlock()
+	return len(e.adoptable)
+}
+
+func (e *Executor) acquire(ctx context.Context) (func(), error) {
+	if e.slots == nil {
+		return func() {}, nil
+	}
+	select {
+	case e.slots <- struct{}{}:
+		return func() { <-e.slots }, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+}
+
+// wait blocks until the poller reports job id terminal, or ctx is done; in
+// that case it scancels the job and returns ctx.Err().
+func (e *Executor) wait(ctx context.Context, id string) (status, error) {
+	w := &waiter{id: id, done: make(chan result, 1)}
+	e.mu.Lock()
+	e.waiters[id] = w
+	if !e.polling {
+		e.polling = true
+		go e.poll()
+	}
+	e.mu.Unlock()
+	select {
+	case e.kick <- struct{}{}:
+	default:
+	}
+	select {
+	case r := <-w.done:
+		return r.st, r.err
+	case <-ctx.Done():
+		e.mu.Lock()
+		delete(e.waiters, id)
+		e.mu.Unlock()
+		if err := e.cancel(ctx, id); err != nil {
+			return status{}, fmt.Errorf("%w (and %v)", ctx.Err(), err)
+		}
+		return status{}, ctx.Err()
+	}
+}
+
+// JobError is a job that ended without producing its cell: its Slurm
+// state, exit code and reason when known, and where its log is.
+type JobError struct {
+	JobID, Name string
+	State       State
+	ExitCode    string // "code:signal"
+	Reason      string
+	Source      string // the command that reported the state
+	Log         string
+	Detail      string // what else is known, e.g. "manifest missing"
+}
+
+func (e *JobError) Error() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "slurm job %s (%s) %s", e.JobID, e.Name, e.State)
+	var extra []string
+	if e.ExitCode != "" {
+		extra = append(extra, "exit "+e.ExitCode)
+	}
+	if e.Reason != "" && e.Reason != "None" {
+		extra = append(extra, e.Reason)
+	}
+	if len(extra) > 0 {
+		fmt.Fprintf(&b, " (%s)", strings.Join(extra, ", "))
+	}
+	if e.Detail != "" {
+		b.WriteString(": " + e.Detail)
+	}
+	b.WriteString("; log " + e.Log)
+	return b.String()
+}
+
+// conclude turns a terminal status into Execute's result.
+func (e *Executor) conclude(ctx context.Context, job *pipeline.Job, id, name string, st status) error {
+	jerr := &JobError{JobID: id, Name: name, State: st.State, ExitCode: st.ExitCode, Reason: st.Reason, Source: st.Source, Log: job.LogPath}
+	switch st.State {
+	case StateCompleted:
+		if e.opts.Check == nil {
+			return nil
+		}
+		ok, err := e.inStore(ctx, job, e.opts.StoreGrace)
+		if ok {
+			return nil
+		}
+		jerr.Detail = "the cell's manifest is not in the store"
+		if err != nil {
+			jerr.Detail += ": " + err.Error()
+		}
+		return jerr
+	case StateUnknown:
+		if e.opts.Check != nil {
+			if ok, _ := e.inStore(ctx, job, 0); ok {
+				return nil
+			}
+		}
+		jerr.Detail = "Slurm no longer knows the job (no accounting) and the cell's manifest is not in the store"
+		return jerr
+	}
+	return jerr
+}
+
+// inStore asks Options.Check, again with back-off for up to grace, since
+// a file renamed on a node may take a while to show on the driver's host.
+func (e *Executor) inStore(ctx context.Context, job *pipeline.Job, grace time.Duration) (bool, error) {
+	deadline := time.Now().Add(grace)
+	b := newBackoff(e.opts.PollMin, e.opts.PollMax)
+	for {
+		ok, err := e.opts.Check(ctx, job)
+		if ok || time.Now().After(deadline) {
+			return ok, err
+		}
+		select {
+		case <-time.After(b.next()):
+		case <-ctx.Done():
+			return false, ctx.Err()
+		}
+	}
+}
+
+// errScancel is wrapped by errors from scancel itself.
+var errScancel = errors.New("scancel failed")
+
+// cancelBatch gathers the job IDs to scancel within a few milliseconds,
+// so that Ctrl-C with hundreds of jobs in flight costs one scancel call.
+type cancelBatch struct {
+	ids  []string
+	done chan struct{}
+	err  error
+}
+
+// cancelDelay is how long a cancel batch stays open for more IDs.
+const cancelDelay = 20 * time.Millisecond
+
+// cancel scancels job id (batched with concurrent calls) and returns once
+// scancel has run. It does not honor ctx's cancellation, which is usually
+// why it is called.
+func (e *Executor) cancel(ctx context.Context, id string) error {
+	e.cancelMu.Lock()
+	b := e.cancelB
+	if b == nil {
+		b = &cancelBatch{done: make(chan struct{})}
+		e.cancelB = b
+		go e.flushCancel(context.WithoutCancel(ctx), b)
+	}
+	b.ids = append(b.ids, id)
+	e.cancelMu.Unlock()
+	<-b.done
+	return b.err
+}
+
+func (e *Executor) flushCancel(ctx context.Context, b *cancelBatch) {
+	time.Sleep(cancelDelay)
+	e.cancelMu.Lock()
+	e.cancelB = nil
+	ids := b.ids
+	e.cancelMu.Unlock()
+	if _, stderr, err := e.command(ctx, "scancel", ids...); err != nil && !alreadyGone(stderr) {
+		b.err = fmt.Errorf("%w: %s: %w", errScancel, strings.Join(ids, " "), err)
+	}
+	close(b.done)
+}

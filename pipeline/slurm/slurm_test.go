@@ -1,0 +1,298 @@
+package slurm
+
+import (
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"reflect"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"repro/pipeline"
+)
+
+func TestJobName(t *testing.T) {
+	t.Parallel()
+	key := testKey(1)
+	tests := []struct{ run, want string }{
+		{"r1", "repro-r1-" + key[:12]},
+		{"", "repro-run-" + key[:12]},
+		{"a b;$(rm -rf /)", "repro-a_b___rm_-rf___-" + key[:12]},
+		{"0123456789abcdefghijklmnopqrstuvwxyz", "repro-0123456789abcdefghijklmn-" + key[:12]},
+	}
+	for _, tt := range tests {
+		if got := jobName(tt.run, key); got != tt.want {
+			t.Errorf("jobName(%q) = %q, want %q", tt.run, got, tt.want)
+		}
+	}
+}
+
+func TestSbatchArgs(t *testing.T) {
+	t.Parallel()
+	e := newTestExecutor(t, newFake(), func(o *Options) {
+		o.Partition, o.Time, o.Mem, o.CPUsPerTask = "debug", "10:00", "2G", 2
+		o.ExtraArgs = []string{"--account=a b"}
+	})
+	job := &pipeline.Job{Key: testKey(1), StoreDir: "/st ore/$(x)", LogPath: "/logs/c;1.log", RunID: "r"}
+	got := e.sbatchArgs(job, "repro-r-x", "/tmp/s.sh")
+	want := []string{
+		"--parsable", "--job-name=repro-r-x", "--comment=repro cell " + testKey(1),
+		"--output=/logs/c;1.log", "--chdir=/st ore/$(x)",
+		"--partition=debug", "--time=10:00", "--mem=2G", "--cpus-per-task=2", "--account=a b",
+		"/tmp/s.sh", e.Binary(), "exec-cell", "--store", "/st ore/$(x)", testKey(1),
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("sbatchArgs =\n %q\nwant\n %q", got, want)
+	}
+}
+
+// TestBatchScriptArgv runs the batch script the way slurmstepd does (sh
+// script arg...) with arguments full of shell syntax: they must reach the
+// command unchanged.
+func TestBatchScriptArgv(t *testing.T) {
+	t.Parallel()
+	e := newTestExecutor(t, newFake(), nil)
+	script, err := e.script()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if again, _ := e.script(); again != script {
+		t.Errorf("script() twice = %s, %s", script, again)
+	}
+	args := []string{"a b", "$(touch /tmp/pwned)", "`x`", "; echo no", "'\"", "*"}
+	cmd := exec.Command(script, append([]string{"/usr/bin/printf", `%s\n`}, args...)...)
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Split(strings.TrimSuffix(string(out), "\n"), "\n"); !reflect.DeepEqual(got, args) {
+		t.Errorf("script ran %q, want %q", got, args)
+	}
+}
+
+func TestExecuteOutcomes(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name      string
+		acct      bool
+		purge     bool
+		end       State
+		exit      string
+		noStore   bool   // COMPLETED but the manifest never appears
+		wantState State  // "" = success
+		wantFrom  string // which command told the state
+	}{
+		{name: "completed, no accounting", end: StateCompleted, exit: "0:0"},
+		{name: "completed, accounting", acct: true, end: StateCompleted, exit: "0:0"},
+		{name: "completed, purged, no accounting, manifest in store", purge: true, end: StateCompleted, exit: "0:0"},
+		{name: "completed without manifest", end: StateCompleted, exit: "0:0", noStore: true, wantState: StateCompleted, wantFrom: "scontrol"},
+		{name: "failed, no accounting", end: StateFailed, exit: "1:0", wantState: StateFailed, wantFrom: "scontrol"},
+		{name: "failed, accounting", acct: true, end: StateFailed, exit: "1:0", wantState: StateFailed, wantFrom: "sacct"},
+		{name: "timeout", acct: true, end: StateTimeout, exit: "0:0", wantState: StateTimeout, wantFrom: "sacct"},
+		{name: "out of memory", end: StateOutOfMemory, exit: "0:125", wantState: StateOutOfMemory, wantFrom: "scontrol"},
+		{name: "node fail", end: StateNodeFail, exit: "0:0", wantState: StateNodeFail, wantFrom: "scontrol"},
+		{name: "cancelled by someone", acct: true, end: StateCancelled, exit: "0:15", wantState: StateCancelled, wantFrom: "sacct"},
+		{name: "failed and purged, no accounting", purge: true, end: StateFailed, exit: "1:0", wantState: StateUnknown, wantFrom: "none"},
+		{name: "failed and purged, accounting", purge: true, acct: true, end: StateFailed, exit: "1:0", wantState: StateFailed, wantFrom: "sacct"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFake()
+			f.acct, f.purge = tt.acct, tt.purge
+			f.end = func(j *fakeJob) (State, string) { return tt.end, tt.exit }
+			e := newTestExecutor(t, f, nil)
+			if tt.noStore {
+				e.opts.Check = func(context.Context, *pipeline.Job) (bool, error) { return false, nil }
+			}
+			job := testJob(t, 1)
+			err := e.Execute(context.Background(), job)
+			if tt.wantState == "" {
+				if err != nil {
+					t.Fatalf("Execute = %v, want nil", err)
+				}
+				return
+			}
+			var je *JobError
+			if !errors.As(err, &je) {
+				t.Fatalf("Execute = %v, want a *JobError", err)
+			}
+			if je.State != tt.wantState || je.Source != tt.wantFrom || je.Log != job.LogPath {
+				t.Errorf("JobError = %+v, want state %s from %s, log %s", je, tt.wantState, tt.wantFrom, job.LogPath)
+			}
+			msg := err.Error()
+			if !strings.Contains(msg, string(tt.wantState)) || !strings.Contains(msg, job.LogPath) {
+				t.Errorf("error %q does not name state %s and log %s", msg, tt.wantState, job.LogPath)
+			}
+			if tt.acct {
+				return
+			}
+			// Without accounting sacct is asked once, then never again.
+			if n := f.count("sacct"); n != 1 {
+				t.Errorf("sacct called %d times, want 1", n)
+			}
+		})
+	}
+}
+
+// TestExecuteBatchesPolls runs many cells at once: squeue must be called
+// once per tick for all of them, not once per cell.
+func TestExecuteBatchesPolls(t *testing.T) {
+	t.Parallel()
+	f := newFake()
+	f.steps = 3
+	e := newTestExecutor(t, f, func(o *Options) { o.PollMin, o.PollMax = 5*time.Millisecond, 5*time.Millisecond })
+	const n = 30
+	var wg sync.WaitGroup
+	errs := make([]error, n)
+	for i := range n {
+		wg.Go(func() { errs[i] = e.Execute(context.Background(), testJob(t, i)) })
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Errorf("cell %d: %v", i, err)
+		}
+	}
+	polls := f.count("squeue -h -t all")
+	// Each job needs 7 observations; n separate pollers would need n*7.
+	if polls > 3*7 {
+		t.Errorf("squeue polls = %d for %d jobs, want a few per tick (<= 21)", polls, n)
+	}
+	if lists := f.count("squeue -h --user="); lists != 1 {
+		t.Errorf("adoption listings = %d, want 1", lists)
+	}
+	e.mu.Lock()
+	polling, left := e.polling, len(e.waiters)
+	e.mu.Unlock()
+	if left != 0 {
+		t.Errorf("%d waiters left", left)
+	}
+	_ = polling // the poller exits at its next tick; not asserted to avoid a race
+}
+
+// TestExecuteAdopts: a previous driver left jobs queued and running for
+// two cells; Execute waits on them and submits only the third.
+func TestExecuteAdopts(t *testing.T) {
+	t.Parallel()
+	f := newFake()
+	running := f.addLive(testKey(0), "RUNNING")
+	pending := f.addLive(testKey(1), "PENDING")
+	e := newTestExecutor(t, f, nil)
+	for i := range 3 {
+		if err := e.Execute(context.Background(), testJob(t, i)); err != nil {
+			t.Fatalf("cell %d: %v", i, err)
+		}
+	}
+	if n := f.count("sbatch"); n != 1 {
+		t.Errorf("sbatch called %d times, want 1 (two cells adopted)", n)
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for _, id := range []string{running, pending} {
+		if st := f.jobs[id].state; st != StateCompleted {
+			t.Errorf("adopted job %s ended %s, want COMPLETED", id, st)
+		}
+	}
+	if !f.store[testKey(2)] {
+		t.Error("third cell not run")
+	}
+}
+
+// TestExecuteCancel: cancelling the driver's context scancels every job,
+// in one scancel call, and Execute returns context.Canceled.
+func TestExecuteCancel(t *testing.T) {
+	t.Parallel()
+	f := newFake()
+	f.steps = 1 << 30 // never ends by itself
+	e := newTestExecutor(t, f, nil)
+	ctx, cancel := context.WithCancel(context.Background())
+	const n = 5
+	var wg sync.WaitGroup
+	errs := make([]error, n)
+	for i := range n {
+		wg.Go(func() { errs[i] = e.Execute(ctx, testJob(t, i)) })
+	}
+	for f.count("sbatch") < n {
+		time.Sleep(time.Millisecond)
+	}
+	cancel()
+	wg.Wait()
+	for i, err := range errs {
+		if !errors.Is(err, context.Canceled) {
+			t.Errorf("cell %d: Execute = %v, want context.Canceled", i, err)
+		}
+	}
+	if c := f.count("scancel"); c != 1 {
+		t.Errorf("scancel called %d times, want 1 batch", c)
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for id, j := range f.jobs {
+		if j.state != StateCancelled {
+			t.Errorf("job %s is %s after cancel, want CANCELLED", id, j.state)
+		}
+	}
+}
+
+func TestExecuteArrayLimit(t *testing.T) {
+	t.Parallel()
+	f := newFake()
+	f.steps = 2
+	e := newTestExecutor(t, f, func(o *Options) { o.ArrayLimit = 2 })
+	var wg sync.WaitGroup
+	for i := range 8 {
+		wg.Go(func() {
+			if err := e.Execute(context.Background(), testJob(t, i)); err != nil {
+				t.Errorf("cell %d: %v", i, err)
+			}
+		})
+	}
+	wg.Wait()
+	if f.maxLive > 2 {
+		t.Errorf("at most %d jobs live at once, want <= 2", f.maxLive)
+	}
+}
+
+func TestExecuteBadJob(t *testing.T) {
+	t.Parallel()
+	e := newTestExecutor(t, newFake(), nil)
+	good := testJob(t, 1)
+	tests := []struct {
+		name string
+		mod  func(j *pipeline.Job)
+	}{
+		{"short key", func(j *pipeline.Job) { j.Key = "abc" }},
+		{"key with shell", func(j *pipeline.Job) { j.Key = strings.Repeat("a", 60) + ";ls " }},
+		{"relative store", func(j *pipeline.Job) { j.StoreDir = "store" }},
+		{"relative log", func(j *pipeline.Job) { j.LogPath = "x.log" }},
+	}
+	for _, tt := range tests {
+		j := *good
+		tt.mod(&j)
+		if err := e.Execute(context.Background(), &j); err == nil {
+			t.Errorf("%s: Execute succeeded, want error", tt.name)
+		}
+	}
+}
+
+func TestNewBinary(t *testing.T) {
+	t.Parallel()
+	if _, err := New(Options{Binary: "/nonexistent/repro"}); err == nil {
+		t.Error("New(missing binary) succeeded")
+	}
+	dir := t.TempDir()
+	if err := os.WriteFile(dir+"/notexec", nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := New(Options{Binary: dir + "/notexec"}); err == nil {
+		t.Error("New(non-executable binary) succeeded")
+	}
+	e, err := New(Options{})
+	if err != nil || e.Binary() == "" {
+		t.Errorf("New(default binary) = %v, %v", e, err)
+	}
+}
