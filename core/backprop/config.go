@@ -1,0 +1,163 @@
+package backprop
+
+import (
+	"fmt"
+	"slices"
+)
+
+// Methods accepted in Config.Method.
+const (
+	MethodNone  = "none"  // plain backprop, no buffer (the static reference)
+	MethodER    = "er"    // BP+ER: incoming and replay batches concatenated, one step
+	MethodDERPP = "derpp" // DER++: label loss + alpha logit distillation + beta buffer labels
+	MethodERACE = "erace" // ER-ACE: incoming loss over the classes present in the batch
+	MethodAGEM  = "agem"  // A-GEM: incoming gradient projected against a buffer gradient
+	MethodLocal = "local" // k-WTA MLP under the local learner's schedule (run_bp_local)
+)
+
+// Config is one backprop learner's settings. The train stage uses it
+// directly as a cell's params; field names follow the reference's config
+// keys where it has one. Use DefaultConfig or a Preset and override.
+type Config struct {
+	// Method is one of "none", "er", "derpp", "erace", "agem", "local".
+	Method string `toml:"method"`
+	// Hidden are the hidden-layer widths, e.g. [256, 128] or [512, 256].
+	Hidden []int `toml:"hidden"`
+	// Loss on labels: "mse" (sum over classes of the squared error against
+	// the one-hot target) or "ce" (cross-entropy). ER-ACE requires "ce".
+	Loss string `toml:"loss"`
+	// LR is Adam's learning rate (the reference's bp_lr).
+	LR float64 `toml:"lr"`
+	// WeightDecay is Adam's coupled L2 coefficient (1e-3 in every cell).
+	WeightDecay float64 `toml:"weight_decay"`
+	// K is the reservoir capacity; 0 disables the buffer.
+	K int `toml:"k"`
+	// Epochs per task: 5, or 1 for the single-pass variants.
+	Epochs int `toml:"epochs"`
+	// Batch is the waking (incoming) batch: 256 for run(), 16 for "local".
+	Batch int `toml:"batch"`
+	// ReplayBatch is the number of buffer samples per draw (fewer while the
+	// buffer holds fewer): 256 for run(), 16 for "local".
+	ReplayBatch int `toml:"replay_batch"`
+	// Alpha and Beta weight DER++'s logit and buffer-label terms; alpha
+	// multiplies the per-sample sum of squared logit differences.
+	Alpha float64 `toml:"alpha"`
+	Beta  float64 `toml:"beta"`
+	// KWTA is the active fraction of the k-WTA hidden layers; 0 is plain
+	// ReLU. The local schedule uses 0.10.
+	KWTA float64 `toml:"kwta"`
+	// Isolate masks the local schedule's replay step with the awake sets of
+	// the waking batch; Rotate benches the previous waking batch's awake
+	// units on the next waking forward pass (refractory rotation).
+	Isolate bool `toml:"isolate"`
+	Rotate  bool `toml:"rotate"`
+	// ReplayGain multiplies LR for the local schedule's replay step (1 in
+	// the reference, unlike the local learner's 3).
+	ReplayGain float64 `toml:"replay_gain"`
+}
+
+// DefaultConfig returns BP+ER as the paper runs it (`bp_er_1000`): 256-128,
+// squared error, Adam lr 1e-3 with L2 1e-3, K = 1000, 5 epochs, batches of
+// 256 + 256. DER++'s alpha and beta take the reference's fallbacks (0.3,
+// 0.5), ReplayGain 1.
+func DefaultConfig() Config {
+	return Config{
+		Method: MethodER, Hidden: []int{256, 128}, Loss: "mse", LR: 1e-3, WeightDecay: 1e-3,
+		K: 1000, Epochs: 5, Batch: 256, ReplayBatch: 256, Alpha: 0.3, Beta: 0.5, ReplayGain: 1,
+	}
+}
+
+// Preset returns the configuration of one of the paper's reference cells,
+// named as in the authors' code, and whether the name is known. The
+// static-axis and single-pass variants are the same configs run on one
+// all-class task or with Epochs = 1; static_bp_none is the exception (no
+// buffer).
+func Preset(name string) (Config, bool) {
+	c := DefaultConfig()
+	switch name {
+	case "bp_er_1000":
+	case "bp_er_200":
+		c.K = 200
+	case "bp_er_5000":
+		c.K = 5000
+	case "static_bp_none":
+		c.Method, c.K = MethodNone, 0
+	case "bp_derpp_a0.03_b1.0_w512_ce", "bp_derpp_K200", "bp_derpp_K5000":
+		c.Method, c.Hidden, c.Loss, c.Alpha, c.Beta = MethodDERPP, []int{512, 256}, "ce", 0.03, 1
+		switch name {
+		case "bp_derpp_K200":
+			c.K = 200
+		case "bp_derpp_K5000":
+			c.K = 5000
+		}
+	case "bp_erace_1000":
+		c.Method, c.Loss = MethodERACE, "ce"
+	case "bp_agem_1000_w512":
+		c.Method, c.Hidden = MethodAGEM, []int{512, 256}
+	case "bpk_er_lr3e5", "bpk_iso_lr1e4", "bpk_er_rot_lr1e4", "bpk_iso_rot_lr1e4":
+		c.Method, c.Hidden, c.KWTA, c.Batch, c.ReplayBatch = MethodLocal, []int{512, 256}, 0.10, 16, 16
+		c.LR = 1e-4
+		switch name {
+		case "bpk_er_lr3e5":
+			c.LR = 3e-5
+		case "bpk_iso_lr1e4":
+			c.Isolate = true
+		case "bpk_er_rot_lr1e4":
+			c.Rotate = true
+		case "bpk_iso_rot_lr1e4":
+			c.Isolate, c.Rotate = true, true
+		}
+	default:
+		return Config{}, false
+	}
+	return c, true
+}
+
+// Validate reports the first invalid field, by its TOML name.
+func (c *Config) Validate() error {
+	methods := []string{MethodNone, MethodER, MethodDERPP, MethodERACE, MethodAGEM, MethodLocal}
+	switch {
+	case !slices.Contains(methods, c.Method):
+		return fmt.Errorf("method = %q, want one of %q", c.Method, methods)
+	case len(c.Hidden) == 0:
+		return fmt.Errorf("hidden is empty, want at least one width")
+	case slices.ContainsFunc(c.Hidden, func(w int) bool { return w <= 0 }):
+		return fmt.Errorf("hidden = %v, want positive widths", c.Hidden)
+	case c.Loss != "mse" && c.Loss != "ce":
+		return fmt.Errorf("loss = %q, want \"mse\" or \"ce\"", c.Loss)
+	case c.Method == MethodERACE && c.Loss != "ce":
+		return fmt.Errorf("loss = %q, ER-ACE is defined with cross-entropy, want \"ce\"", c.Loss)
+	case !(c.LR > 0):
+		return fmt.Errorf("lr = %v, want > 0", c.LR)
+	case !(c.WeightDecay >= 0):
+		return fmt.Errorf("weight_decay = %v, want >= 0", c.WeightDecay)
+	case c.K < 0:
+		return fmt.Errorf("k = %d, want >= 0", c.K)
+	case c.Method == MethodNone && c.K != 0:
+		return fmt.Errorf("k = %d, method \"none\" has no buffer, want 0", c.K)
+	case c.Epochs < 1:
+		return fmt.Errorf("epochs = %d, want >= 1", c.Epochs)
+	case c.Batch < 1:
+		return fmt.Errorf("batch = %d, want >= 1", c.Batch)
+	case c.K > 0 && c.ReplayBatch < 1:
+		return fmt.Errorf("replay_batch = %d, want >= 1", c.ReplayBatch)
+	case !(c.Alpha >= 0):
+		return fmt.Errorf("alpha = %v, want >= 0", c.Alpha)
+	case !(c.Beta >= 0):
+		return fmt.Errorf("beta = %v, want >= 0", c.Beta)
+	case !(c.KWTA >= 0 && c.KWTA <= 1):
+		return fmt.Errorf("kwta = %v, want in [0, 1]", c.KWTA)
+	case (c.Isolate || c.Rotate) && c.Method != MethodLocal:
+		return fmt.Errorf("isolate/rotate set for method %q, want method \"local\"", c.Method)
+	case c.Method == MethodLocal && !(c.ReplayGain > 0):
+		return fmt.Errorf("replay_gain = %v, want > 0", c.ReplayGain)
+	}
+	return nil
+}
+
+func (c *Config) loss() Loss {
+	if c.Loss == "ce" {
+		return CrossEntropy
+	}
+	return SquaredError
+}

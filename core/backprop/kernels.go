@@ -1,0 +1,73 @@
+package backprop
+
+import "math"
+
+// The three inner loops of the package. Each has a portable Go version
+// (below) and, on amd64 with AVX2, a vector version in accrows_amd64.s that
+// performs the same float32 operations element by element in the same order
+// (separate multiply and add, never fused), so both give identical bits; the
+// tests check this. Which one runs is fixed by the CPU, not by state.
+
+// accRows adds sum_t v[t] * b[off[t] : off[t]+len(c)] to c, accumulating
+// each element of c in ascending t. It is the one product kernel: a forward
+// row is a list of (activity, weight row) pairs, a weight-gradient row a
+// list of (presynaptic activity, output-gradient row) pairs. Zero entries are
+// left out of the list by the caller, which is how k-WTA sparsity is used.
+// It panics (index out of range) if a row of b is too short.
+func accRows(c, v []float32, off []int32, b []float32) {
+	if len(v) != len(off) {
+		panic("backprop: accRows length mismatch")
+	}
+	if len(c) == 0 || len(v) == 0 {
+		return
+	}
+	accRowsImpl(c, v, off, b)
+}
+
+func accRowsGo(c, v []float32, off []int32, b []float32) {
+	n := len(c)
+	for t, a := range v {
+		row := b[off[t] : int(off[t])+n]
+		for j := range c {
+			// The conversion keeps the compiler from fusing into an FMA,
+			// which would differ from the vector kernel.
+			c[j] += float32(a * row[j])
+		}
+	}
+}
+
+// adamCoef holds one Adam step's scalars, fixed for all elements.
+type adamCoef struct {
+	wd, b1, ob1, b2, ob2 float32 // decay, beta1, 1-beta1, beta2, 1-beta2
+	invSqrtBC2           float32 // 1/sqrt(1-beta2^t)
+	eps                  float32
+	step                 float32 // lr/(1-beta1^t)
+}
+
+// adamStepGo updates p, m, v with gradient g (all the same length):
+//
+//	g' = g + wd*p
+//	m  = b1*m + (1-b1)*g'
+//	v  = b2*v + (1-b2)*(g'*g')
+//	p  = p - step*(m / (sqrt(v)*invSqrtBC2 + eps))
+//
+// mask, when non-nil, restricts the update to the elements whose mask word
+// is non-zero; elsewhere p, m and v are left exactly as they were.
+func adamStepGo(p, g, m, v []float32, mask []uint32, k *adamCoef) {
+	n := len(p)
+	g, m, v = g[:n], m[:n], v[:n]
+	if mask != nil {
+		mask = mask[:n]
+	}
+	for i := range p {
+		if mask != nil && mask[i] == 0 {
+			continue
+		}
+		gi := g[i] + float32(k.wd*p[i])
+		mi := float32(k.b1*m[i]) + float32(k.ob1*gi)
+		vi := float32(k.b2*v[i]) + float32(k.ob2*float32(gi*gi))
+		den := float32(float32(math.Sqrt(float64(vi)))*k.invSqrtBC2) + k.eps
+		p[i] -= float32(k.step * (mi / den))
+		m[i], v[i] = mi, vi
+	}
+}

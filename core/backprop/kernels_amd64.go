@@ -1,0 +1,7 @@
+//go:build amd64
+
+package backprop
+
+func accRowsImpl(c, v []float32, off []int32, b []float32) { accRowsGo(c, v, off, b) }
+
+func adamStep(p, g, m, v []float32, mask []uint32, k *adamCoef) { adamStepGo(p, g, m, v, mask, k) }

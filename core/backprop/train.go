@@ -1,0 +1,193 @@
+package backprop
+
+import (
+	"fmt"
+	"math"
+
+	"repro/core"
+)
+
+// evalChunk is the number of evaluation rows forwarded at once; it only
+// bounds memory (rows are independent).
+const evalChunk = 1000
+
+// Train runs one learner (cfg) with seed on the class-incremental stream
+// made of tasks over train, evaluating on eval after every task. The static
+// axis is a single task holding every class. The network is initialised
+// from core.NewRNG(seed, core.StreamInit); epoch permutations, reservoir
+// writes and buffer draws share core.NewRNG(seed, core.StreamRun), as the
+// reference's one torch generator does.
+//
+// Train returns an error naming the field for an invalid cfg, for
+// mismatched data, and core.ErrStopped (wrapped) if hooks.Stop asked to
+// stop. The Result fills Acc, FinalAcc, Forgetting, WakingBatches,
+// ReplayUpdates, ReplaySamples and, for the local schedule, Rho and
+// AsleepFrac.
+func Train(cfg Config, train, eval *core.Dataset, tasks []core.Task, seed int64, hooks core.Hooks) (*core.Result, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("backprop: config: %w", err)
+	}
+	if err := checkData(train, eval, tasks); err != nil {
+		return nil, fmt.Errorf("backprop: %w", err)
+	}
+	sizes := append(append([]int{train.D}, cfg.Hidden...), train.Classes)
+	r := &runner{
+		cfg: cfg, train: train, eval: eval, tasks: tasks, hooks: hooks,
+		net: NewNet(sizes, cfg.KWTA, core.NewRNG(seed, core.StreamInit)),
+		rng: core.NewRNG(seed, core.StreamRun),
+		res: &core.Result{},
+	}
+	r.adam = NewAdam(len(r.net.Params), cfg.LR, cfg.WeightDecay)
+	r.grad = make([]float32, len(r.net.Params))
+	logits := 0
+	if cfg.Method == MethodDERPP {
+		logits = train.Classes
+	}
+	r.buf = core.NewReservoir(cfg.K, train.D, logits)
+	if err := r.run(); err != nil {
+		return nil, err
+	}
+	return r.res, nil
+}
+
+func checkData(train, eval *core.Dataset, tasks []core.Task) error {
+	switch {
+	case train == nil || eval == nil:
+		return fmt.Errorf("nil dataset")
+	case train.D != eval.D || train.Classes != eval.Classes:
+		return fmt.Errorf("train (D=%d, %d classes) and eval (D=%d, %d classes) differ", train.D, train.Classes, eval.D, eval.Classes)
+	case len(train.X) != train.N*train.D || len(train.Y) != train.N || len(eval.X) != eval.N*eval.D || len(eval.Y) != eval.N:
+		return fmt.Errorf("dataset arrays do not match N and D")
+	case len(tasks) == 0:
+		return fmt.Errorf("no tasks")
+	}
+	for t, task := range tasks {
+		if len(task) == 0 {
+			return fmt.Errorf("task %d has no classes", t)
+		}
+		for _, c := range task {
+			if c < 0 || c >= train.Classes {
+				return fmt.Errorf("task %d: class %d outside [0, %d)", t, c, train.Classes)
+			}
+		}
+	}
+	return nil
+}
+
+// runner is one training run's state.
+type runner struct {
+	cfg         Config
+	train, eval *core.Dataset
+	tasks       []core.Task
+	hooks       core.Hooks
+	net         *Net
+	adam        *Adam
+	grad        []float32
+	buf         *core.Reservoir
+	rng         *core.RNG
+	res         *core.Result
+
+	done, total int
+	step        func(idx []int)
+	supp        [][]bool // local schedule: per hidden layer, benched units
+}
+
+func (r *runner) run() error {
+	// Samples of each task, in dataset order.
+	taskIdx := make([][]int, len(r.tasks))
+	for t, task := range r.tasks {
+		in := make([]bool, r.train.Classes)
+		for _, c := range task {
+			in[c] = true
+		}
+		for i, y := range r.train.Y {
+			if in[y] {
+				taskIdx[t] = append(taskIdx[t], i)
+			}
+		}
+		r.total += r.cfg.Epochs * ceilDiv(len(taskIdx[t]), r.cfg.Batch)
+	}
+	if r.cfg.Method == MethodLocal {
+		r.step = r.newLocal()
+	} else {
+		r.step = r.newBatch()
+	}
+	idx := make([]int, 0, r.cfg.Batch)
+	for t := range r.tasks {
+		if r.cfg.Method == MethodLocal {
+			r.resetRotation()
+		}
+		n := len(taskIdx[t])
+		for range r.cfg.Epochs {
+			if r.hooks.Stop != nil && r.hooks.Stop() {
+				return fmt.Errorf("backprop: task %d: %w", t, core.ErrStopped)
+			}
+			perm := r.rng.Perm(n)
+			for b := 0; b < n; b += r.cfg.Batch {
+				idx = idx[:0]
+				for _, p := range perm[b:min(b+r.cfg.Batch, n)] {
+					idx = append(idx, taskIdx[t][p])
+				}
+				r.step(idx)
+				r.done++
+				r.res.WakingBatches++
+				if r.hooks.Progress != nil {
+					r.hooks.Progress(r.done, r.total)
+				}
+			}
+		}
+		r.evaluate(t)
+	}
+	r.res.Forgetting = core.Forgetting(r.res.Acc)
+	return nil
+}
+
+// evaluate appends the accuracy row after task t and sets FinalAcc.
+func (r *runner) evaluate(t int) {
+	ev := r.eval
+	p := NewPass(r.net, min(evalChunk, max(ev.N, 1)))
+	pred := make([]int32, ev.N)
+	for s := 0; s < ev.N; s += evalChunk {
+		e := min(s+evalChunk, ev.N)
+		p.SetRows(e - s)
+		copy(p.A[0], ev.X[s*ev.D:e*ev.D])
+		r.net.Forward(p)
+		r.net.Predict(p, pred[s:e])
+	}
+	taskOf := make([]int, ev.Classes)
+	for c := range taskOf {
+		taskOf[c] = -1
+	}
+	for j, task := range r.tasks {
+		for _, c := range task {
+			taskOf[c] = j
+		}
+	}
+	hit, cnt := make([]int, t+1), make([]int, t+1)
+	allHit := 0
+	for i, y := range ev.Y {
+		ok := pred[i] == y
+		if ok {
+			allHit++
+		}
+		if j := taskOf[y]; j >= 0 && j <= t {
+			cnt[j]++
+			if ok {
+				hit[j]++
+			}
+		}
+	}
+	row := make([]float64, t+1)
+	for j := range row {
+		row[j] = math.NaN()
+		if cnt[j] > 0 {
+			row[j] = float64(hit[j]) / float64(cnt[j])
+		}
+	}
+	r.res.Acc = append(r.res.Acc, row)
+	if ev.N > 0 {
+		r.res.FinalAcc = float64(allHit) / float64(ev.N)
+	}
+}
+
+func ceilDiv(a, b int) int { return (a + b - 1) / b }
