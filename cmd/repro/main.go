@@ -1,0 +1,147 @@
+// Command repro regenerates the paper's tables from raw data through a DAG
+// of content-addressed, cached cells. Run `repro help` for the commands.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+	"strings"
+	"syscall"
+)
+
+// command is one subcommand (as cmd/go's base.Command).
+type command struct {
+	name, usage, short, long string
+	flags                    *flag.FlagSet
+	run                      func(ctx context.Context, env *env, args []string) error
+}
+
+// env is what every command shares: streams and the process environment.
+type env struct {
+	stdout, stderr io.Writer
+	getenv         func(string) string
+}
+
+// globalFlags are accepted by every command that reads the pipeline.
+type globalFlags struct {
+	config  string
+	profile string
+	store   string
+}
+
+func (g *globalFlags) register(fs *flag.FlagSet) {
+	fs.StringVar(&g.config, "config", "pipeline.toml", "pipeline file")
+	fs.StringVar(&g.profile, "profile", "", "profile (default: settings.default_profile)")
+	fs.StringVar(&g.store, "store", "", "store directory (default: REPRO_STORE or settings.store)")
+}
+
+// exitError carries a specific exit status.
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e *exitError) Error() string { return e.err.Error() }
+func (e *exitError) Unwrap() error { return e.err }
+
+// allCommands builds the command table afresh (tests run many commands in
+// one process, and flag values must not leak between them).
+func allCommands() []*command {
+	cs := []*command{cmdRun(), cmdPlan(), cmdStatus(), cmdWhy(), cmdVerify(), cmdGC(), cmdDag(), cmdExecCell()}
+	cs = append(cs, extraCommands()...)
+	sort.Slice(cs, func(i, j int) bool { return cs[i].name < cs[j].name })
+	return cs
+}
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	os.Exit(runMain(ctx, os.Args[1:], os.Stdout, os.Stderr, os.Getenv))
+}
+
+// runMain is main without the process: tests call it directly. It returns
+// the exit status: 0 ok, 1 failure, 2 usage, 130 interrupted.
+func runMain(ctx context.Context, args []string, stdout, stderr io.Writer, getenv func(string) string) int {
+	commands := allCommands()
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		if len(args) > 1 {
+			for _, c := range commands {
+				if c.name == args[1] {
+					fmt.Fprintf(stdout, "usage: repro %s %s\n\n%s\n", c.name, c.usage, strings.TrimSpace(c.long))
+					c.flags.SetOutput(stdout)
+					c.flags.PrintDefaults()
+					return 0
+				}
+			}
+		}
+		usage(stdout, commands)
+		return 0
+	}
+	var cmd *command
+	for _, c := range commands {
+		if c.name == args[0] {
+			cmd = c
+		}
+	}
+	if cmd == nil {
+		fmt.Fprintf(stderr, "repro: unknown command %q\n", args[0])
+		usage(stderr, commands)
+		return 2
+	}
+	cmd.flags.SetOutput(stderr)
+	cmd.flags.Usage = func() {
+		fmt.Fprintf(stderr, "usage: repro %s %s\n", cmd.name, cmd.usage)
+		cmd.flags.PrintDefaults()
+	}
+	if err := cmd.flags.Parse(args[1:]); err != nil {
+		return 2
+	}
+	e := &env{stdout: stdout, stderr: stderr, getenv: getenv}
+	err := cmd.run(ctx, e, cmd.flags.Args())
+	// One switch sets the exit status (restic's main does the same).
+	var ee *exitError
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, context.Canceled) || ctx.Err() != nil:
+		fmt.Fprintln(stderr, "repro: interrupted")
+		return 130
+	case errors.As(err, &ee):
+		if ee.err != nil {
+			fmt.Fprintf(stderr, "repro %s: %v\n", cmd.name, ee.err)
+		}
+		return ee.code
+	default:
+		fmt.Fprintf(stderr, "repro %s: %v\n", cmd.name, err)
+		return 1
+	}
+}
+
+// newFlags returns a command's flag set with the global flags registered
+// into g (when g is non-nil).
+func newFlags(name string, g *globalFlags) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	if g != nil {
+		g.register(fs)
+	}
+	return fs
+}
+
+func usage(w io.Writer, commands []*command) {
+	fmt.Fprintln(w, "repro regenerates the paper's tables through a DAG of cached, content-addressed cells.")
+	fmt.Fprintln(w, "\nusage: repro <command> [flags] [args]\n\ncommands:")
+	for _, c := range commands {
+		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.short)
+	}
+	fmt.Fprintln(w, "\n'repro help <command>' describes one.")
+}
+
+func usageErr(format string, args ...any) error {
+	return &exitError{code: 2, err: fmt.Errorf(format, args...)}
+}

@@ -1,0 +1,73 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"repro/pipeline"
+)
+
+func cmdPlan() *command {
+	var g globalFlags
+	fs := newFlags("plan", &g)
+	all := fs.Bool("all", false, "list cached cells too")
+	asJSON := fs.Bool("json", false, "machine-readable output")
+	return &command{
+		name: "plan", usage: "[--profile P] [--all] [--json]",
+		short: "list what a run would execute, and why, without running anything",
+		long: `Plan lists every cell that would run, with its reasons:
+  new                         never planned under this profile
+  config changed: K OLD -> NEW its resolved params differ from last time
+  input changed: CELL          an input cell will run or produced other bytes
+  stage version S A -> B       the stage's code changed its outputs
+  output missing / corrupt     the record or a blob is gone or damaged
+  failed last time: ERR        the same cell failed before
+and how many cells are cached.`,
+		flags: fs,
+		run: func(ctx context.Context, e *env, args []string) error {
+			w, err := openWorkspace(e, &g)
+			if err != nil {
+				return err
+			}
+			p, err := w.plan()
+			if err != nil {
+				return err
+			}
+			if *asJSON {
+				type row struct {
+					Cell    string   `json:"cell"`
+					State   string   `json:"state"`
+					Key     string   `json:"key,omitempty"`
+					Reasons []string `json:"reasons,omitempty"`
+				}
+				var rows []row
+				for _, pc := range p.Cells {
+					if pc.State == pipeline.Cached && !*all {
+						continue
+					}
+					r := row{Cell: pc.Cell.ID, State: pc.State.String(), Reasons: pc.Reasons}
+					if pc.KeyKnown {
+						r.Key = pc.Key.String()
+					}
+					rows = append(rows, r)
+				}
+				enc := json.NewEncoder(e.stdout)
+				enc.SetIndent("", "  ")
+				return enc.Encode(rows)
+			}
+			for _, pc := range p.Cells {
+				switch {
+				case pc.State == pipeline.Stale:
+					fmt.Fprintf(e.stdout, "run    %-55s %s\n", pc.Cell.ID, strings.Join(pc.Reasons, "; "))
+				case *all:
+					fmt.Fprintf(e.stdout, "cached %-55s %s\n", pc.Cell.ID, pc.Key.Short())
+				}
+			}
+			run, cached := p.Counts()
+			fmt.Fprintf(e.stdout, "%d to run, %d cached (profile %s, %d cells)\n", run, cached, w.profile, len(p.Cells))
+			return nil
+		},
+	}
+}

@@ -1,0 +1,106 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"repro/pipeline"
+)
+
+// progress prints one live line: cells done / total, running, failed, ETA.
+// On a terminal the line is rewritten in place; otherwise a line is printed
+// at most every 10 s, plus one per failure.
+type progress struct {
+	mu       sync.Mutex
+	w        io.Writer
+	tty      bool
+	quiet    bool
+	executor string
+	jobs     int
+	start    time.Time
+	last     time.Time
+	ev       pipeline.Event
+	ran      int
+	ranWall  time.Duration
+	lineLen  int
+}
+
+func newProgress(w io.Writer, quiet bool, executor string, jobs int) *progress {
+	now := time.Now()
+	p := &progress{w: w, quiet: quiet, executor: executor, jobs: jobs, start: now, last: now}
+	if f, ok := w.(*os.File); ok {
+		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
+			p.tty = true
+		}
+	}
+	return p
+}
+
+func (p *progress) event(ev pipeline.Event) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.ev = ev
+	switch ev.Kind {
+	case pipeline.EventDone:
+		p.ran++
+		p.ranWall += ev.Wall
+	case pipeline.EventFailed:
+		p.clear()
+		fmt.Fprintf(p.w, "FAILED %s: %v\n", ev.Cell.ID, firstLine(ev.Err.Error()))
+	}
+	if p.quiet {
+		return
+	}
+	now := time.Now()
+	if p.tty {
+		if now.Sub(p.last) < 100*time.Millisecond && ev.Done < ev.Total {
+			return
+		}
+		p.last = now
+		line := p.line()
+		fmt.Fprintf(p.w, "\r%s%s", line, strings.Repeat(" ", max(0, p.lineLen-len(line))))
+		p.lineLen = len(line)
+		return
+	}
+	if now.Sub(p.last) >= 10*time.Second && ev.Kind == pipeline.EventDone {
+		p.last = now
+		fmt.Fprintln(p.w, p.line())
+	}
+}
+
+func (p *progress) line() string {
+	ev := p.ev
+	s := fmt.Sprintf("[%s] %d/%d cells done, %d running, %d failed", p.executor, ev.Done, ev.Total, ev.Running, ev.Failed)
+	if p.ran > 0 && ev.Done < ev.Total {
+		// Remaining cells at the mean wall time of the cells run so far,
+		// spread over the workers.
+		per := p.ranWall / time.Duration(p.ran)
+		left := time.Duration(ev.Total-ev.Done) * per / time.Duration(max(1, p.jobs))
+		s += fmt.Sprintf(", ETA %s", left.Round(time.Second))
+	}
+	return s
+}
+
+func (p *progress) clear() {
+	if p.tty && p.lineLen > 0 {
+		fmt.Fprintf(p.w, "\r%s\r", strings.Repeat(" ", p.lineLen))
+		p.lineLen = 0
+	}
+}
+
+func (p *progress) finish() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.tty && p.lineLen > 0 {
+		fmt.Fprintln(p.w)
+	}
+}
+
+func firstLine(s string) string {
+	s, _, _ = strings.Cut(s, "\n")
+	return s
+}

@@ -1,0 +1,111 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"path"
+	"runtime"
+	"time"
+
+	"repro/pipeline"
+	"repro/pipeline/slurm"
+	"repro/stages"
+)
+
+type runOptions struct {
+	g        globalFlags
+	jobs     int
+	executor string
+	only     string
+	quiet    bool
+	slurm    slurm.Options
+	poll     time.Duration
+}
+
+func cmdRun() *command {
+	o := &runOptions{}
+	fs := newFlags("run", &o.g)
+	fs.IntVar(&o.jobs, "j", runtime.NumCPU(), "cells to run at once (local: worker goroutines; slurm: jobs in flight)")
+	fs.StringVar(&o.executor, "executor", "local", "where cells run: local or slurm")
+	fs.StringVar(&o.only, "only", "", "run only cells whose ID matches this glob (and what they need)")
+	fs.BoolVar(&o.quiet, "q", false, "no progress line")
+	fs.StringVar(&o.slurm.Partition, "partition", "", "slurm: partition")
+	fs.StringVar(&o.slurm.Time, "time", "", "slurm: time limit per cell (sbatch --time)")
+	fs.StringVar(&o.slurm.Mem, "mem", "", "slurm: memory per cell (sbatch --mem)")
+	fs.IntVar(&o.slurm.CPUsPerTask, "cpus-per-task", 0, "slurm: CPUs per cell")
+	fs.IntVar(&o.slurm.ArrayLimit, "array-limit", 0, "slurm: most jobs submitted at once (0: -j)")
+	fs.StringVar(&o.slurm.Binary, "binary", "", "slurm: repro binary the nodes run (default: this one)")
+	return &command{
+		name: "run", usage: "[-j N] [--profile P] [--executor local|slurm] [--only GLOB]",
+		short: "plan the DAG, execute what is missing, render",
+		long: `Run plans every cell of the profile, takes cached cells from the store and
+computes the rest on -j workers, each cell once, in dependency order. A cell
+that fails records its error and log and blocks only what depends on it; the
+exit status is then 1 with a summary. Interrupted (Ctrl-C, kill), a run loses
+at most the cells in flight: run again to resume.`,
+		flags: fs,
+		run:   func(ctx context.Context, e *env, args []string) error { return runRun(ctx, e, o, args) },
+	}
+}
+
+func runRun(ctx context.Context, e *env, o *runOptions, args []string) error {
+	if len(args) > 0 {
+		return usageErr("run takes no arguments, got %q", args)
+	}
+	if o.jobs < 1 {
+		return usageErr("-j must be >= 1")
+	}
+	if o.only != "" {
+		if _, err := path.Match(o.only, ""); err != nil {
+			return usageErr("--only %q: %v", o.only, err)
+		}
+	}
+	w, err := openWorkspace(e, &o.g)
+	if err != nil {
+		return err
+	}
+	var ex pipeline.Executor
+	switch o.executor {
+	case "local":
+		ex = &pipeline.LocalExecutor{Store: w.store, Stages: stages.Stages(), Settings: w.settings}
+	case "slurm":
+		so := o.slurm
+		store := w.store
+		so.Check = func(ctx context.Context, job *pipeline.Job) (bool, error) {
+			k, err := parseKey(job.Key)
+			if err != nil {
+				return false, err
+			}
+			_, err = store.Lookup(k)
+			return err == nil, nil
+		}
+		sx, err := slurm.New(so)
+		if err != nil {
+			return err
+		}
+		ex = sx
+	default:
+		return usageErr("--executor %q: want local or slurm", o.executor)
+	}
+	ropt := pipeline.RunOptions{Profile: w.profile, Jobs: o.jobs, Executor: ex, Settings: w.settings}
+	if o.only != "" {
+		ropt.Only = func(c *pipeline.Cell) bool { ok, _ := path.Match(o.only, c.ID); return ok }
+	}
+	prog := newProgress(e.stderr, o.quiet, ex.Name(), o.jobs)
+	ropt.Events = prog.event
+	rep, err := pipeline.Run(ctx, w.store, w.graph, ropt)
+	prog.finish()
+	if err != nil {
+		return err
+	}
+	if rep.Executed == 0 && rep.Failed == 0 && rep.Skipped == 0 {
+		fmt.Fprintf(e.stdout, "nothing to do: %s cached (profile %s)\n", plural(rep.Cached, "cell"), w.profile)
+		return nil
+	}
+	fmt.Fprintf(e.stdout, "ran %s, %d cached, %d failed, %d skipped in %s (profile %s, %s executor)\n",
+		plural(rep.Executed, "cell"), rep.Cached, rep.Failed, rep.Skipped, rep.Wall.Round(time.Millisecond), w.profile, ex.Name())
+	if err := rep.Err(); err != nil {
+		return &exitError{code: 1, err: err}
+	}
+	return nil
+}

@@ -1,0 +1,81 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"sort"
+
+	"github.com/olekukonko/tablewriter"
+
+	"repro/pipeline"
+)
+
+func cmdStatus() *command {
+	var g globalFlags
+	fs := newFlags("status", &g)
+	return &command{
+		name: "status", usage: "[--profile P]",
+		short: "cached / stale / failed counts per stage and per table",
+		long: `Status counts, per stage and per rendered table, the cells that are cached,
+stale (would run) and failed (stale, and their last attempt failed).`,
+		flags: fs,
+		run: func(ctx context.Context, e *env, args []string) error {
+			w, err := openWorkspace(e, &g)
+			if err != nil {
+				return err
+			}
+			p, err := w.plan()
+			if err != nil {
+				return err
+			}
+			type counts struct{ cached, stale, failed int }
+			byStage, byTable := map[string]*counts{}, map[string]*counts{}
+			add := func(m map[string]*counts, k string, pc *pipeline.PlannedCell) {
+				c := m[k]
+				if c == nil {
+					c = &counts{}
+					m[k] = c
+				}
+				switch {
+				case pc.State == pipeline.Cached:
+					c.cached++
+				case pc.Failure != nil:
+					c.failed++
+				default:
+					c.stale++
+				}
+			}
+			var stageOrder []string
+			for _, pc := range p.Cells {
+				s := pc.Cell.Stage.Name
+				if byStage[s] == nil {
+					stageOrder = append(stageOrder, s)
+				}
+				add(byStage, s, pc)
+				for _, t := range pc.Cell.Tables {
+					add(byTable, t, pc)
+				}
+			}
+			render := func(title string, order []string, m map[string]*counts) {
+				tw := tablewriter.NewWriter(e.stdout)
+				tw.Header(title, "cached", "stale", "failed", "total")
+				for _, k := range order {
+					c := m[k]
+					tw.Append(k, fmt.Sprint(c.cached), fmt.Sprint(c.stale), fmt.Sprint(c.failed), fmt.Sprint(c.cached+c.stale+c.failed))
+				}
+				tw.Render()
+			}
+			fmt.Fprintf(e.stdout, "profile %s, store %s\n", w.profile, w.store.Root())
+			render("stage", stageOrder, byStage)
+			if len(byTable) > 0 {
+				var tables []string
+				for t := range byTable {
+					tables = append(tables, t)
+				}
+				sort.Strings(tables)
+				render("table", tables, byTable)
+			}
+			return nil
+		},
+	}
+}

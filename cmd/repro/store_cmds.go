@@ -1,0 +1,195 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"strings"
+
+	"repro/artifacts"
+	"repro/pipeline"
+	"repro/stages"
+)
+
+func parseKey(s string) (artifacts.Key, error) { return artifacts.ParseKey(s) }
+
+func cmdVerify() *command {
+	var g globalFlags
+	fs := newFlags("verify", &g)
+	return &command{
+		name: "verify", usage: "[--store DIR]",
+		short: "re-hash every stored blob; move corrupt ones aside",
+		long: `Verify decompresses and re-hashes every blob of the store and parses every
+manifest. A blob whose content does not match its name (a flipped bit, a
+truncated file) is reported and moved into corrupt/, so the next run
+recomputes the cells that need it. Exit status 1 when anything was wrong.`,
+		flags: fs,
+		run: func(ctx context.Context, e *env, args []string) error {
+			st, err := openStoreOnly(e, &g)
+			if err != nil {
+				return err
+			}
+			r, err := st.Verify(ctx, nil)
+			if err != nil {
+				return err
+			}
+			for _, p := range r.Problems {
+				fmt.Fprintf(e.stdout, "CORRUPT %s: %v (moved aside)\n", p.Path, p.Err)
+			}
+			fmt.Fprintf(e.stdout, "verified %s (%.1f MB) and %s: %d problem(s)\n",
+				plural(r.Blobs, "blob"), float64(r.Bytes)/1e6, plural(r.Manifests, "manifest"), len(r.Problems))
+			if len(r.Problems) > 0 {
+				return &exitError{code: 1}
+			}
+			return nil
+		},
+	}
+}
+
+// openStoreOnly opens the store named by --store, REPRO_STORE or the
+// config, without building the graph.
+func openStoreOnly(e *env, g *globalFlags) (*artifacts.Store, error) {
+	dir := g.store
+	if dir == "" {
+		dir = e.getenv("REPRO_STORE")
+	}
+	if dir == "" {
+		cfg, err := pipeline.LoadConfig(g.config)
+		if err != nil {
+			return nil, err
+		}
+		dir = cfg.StoreDir(e.getenv)
+	}
+	if _, err := os.Stat(dir); err != nil {
+		return nil, fmt.Errorf("store %s: %w", dir, err)
+	}
+	return artifacts.Open(dir, artifacts.Options{})
+}
+
+func cmdGC() *command {
+	var g globalFlags
+	fs := newFlags("gc", &g)
+	apply := fs.Bool("apply", false, "delete (default: dry run)")
+	return &command{
+		name: "gc", usage: "[--profile P] [--apply]",
+		short: "remove what the current plan does not reach (dry run unless --apply)",
+		long: `Gc keeps every cell the current plan of the profile reaches (and their
+outputs and logs) and removes the rest: cells of old configurations, old
+stage versions, other profiles. Entries younger than an hour are kept, so a
+concurrent run is safe. Without --apply it only lists what it would remove.`,
+		flags: fs,
+		run: func(ctx context.Context, e *env, args []string) error {
+			w, err := openWorkspace(e, &g)
+			if err != nil {
+				return err
+			}
+			p, err := w.plan()
+			if err != nil {
+				return err
+			}
+			keep := map[artifacts.Key]bool{}
+			for _, pc := range p.Cells {
+				if pc.KeyKnown {
+					keep[pc.Key] = true
+				}
+			}
+			r, err := w.store.GC(ctx, keep, *apply)
+			if err != nil {
+				return err
+			}
+			verb := "would remove"
+			if *apply {
+				verb = "removed"
+			}
+			fmt.Fprintf(e.stdout, "%s %s, %s, %s (%.1f MB compressed); kept %d cells of profile %s\n",
+				verb, plural(r.Manifests, "cell record"), plural(r.Specs, "spec"), plural(r.Blobs, "blob"), float64(r.Bytes)/1e6, len(keep), w.profile)
+			if !*apply && len(r.Paths) > 0 {
+				fmt.Fprintln(e.stdout, "run 'repro gc --apply' to delete them")
+			}
+			return nil
+		},
+	}
+}
+
+func cmdDag() *command {
+	var g globalFlags
+	fs := newFlags("dag", &g)
+	dot := fs.Bool("dot", false, "print Graphviz dot")
+	byStage := fs.Bool("stages", false, "one node per stage")
+	return &command{
+		name: "dag", usage: "[--dot] [--stages]",
+		short: "print the DAG (Graphviz with --dot)",
+		flags: fs,
+		run: func(ctx context.Context, e *env, args []string) error {
+			w, err := openWorkspace(e, &g)
+			if err != nil {
+				return err
+			}
+			if !*dot {
+				for _, c := range w.graph.Cells {
+					var ins []string
+					for _, in := range c.Inputs {
+						ins = append(ins, in.Name+"="+in.Cell.ID)
+					}
+					fmt.Fprintf(e.stdout, "%s <- %s\n", c.ID, strings.Join(ins, ", "))
+				}
+				return nil
+			}
+			fmt.Fprintln(e.stdout, "digraph repro {\n  rankdir=LR;\n  node [shape=box, fontsize=10];")
+			edges := map[string]bool{}
+			for _, c := range w.graph.Cells {
+				from := c.ID
+				if *byStage {
+					from = c.Stage.Name
+				}
+				for _, in := range c.Inputs {
+					to := in.Cell.ID
+					if *byStage {
+						to = in.Cell.Stage.Name
+					}
+					edge := fmt.Sprintf("  %q -> %q;", to, from)
+					if !edges[edge] {
+						edges[edge] = true
+						fmt.Fprintln(e.stdout, edge)
+					}
+				}
+				if len(c.Inputs) == 0 && !*byStage {
+					fmt.Fprintf(e.stdout, "  %q;\n", c.ID)
+				}
+			}
+			fmt.Fprintln(e.stdout, "}")
+			return nil
+		},
+	}
+}
+
+func cmdExecCell() *command {
+	var store string
+	fs := newFlags("exec-cell", nil)
+	fs.StringVar(&store, "store", "", "store directory (required)")
+	executor := fs.String("executor", "local", "executor name recorded in provenance")
+	return &command{
+		name: "exec-cell", usage: "--store DIR <key>",
+		short: "run one cell from its spec in the store (what cluster jobs run)",
+		long: `Exec-cell runs the cell whose spec is stored under <key> and publishes its
+manifest; it exits 0 only when the manifest is in the store. It is
+idempotent (a finished cell returns at once) and waits if another process is
+computing the same cell. REPRO_DATA_MIRROR overrides the data mirror.`,
+		flags: fs,
+		run: func(ctx context.Context, e *env, args []string) error {
+			if store == "" || len(args) != 1 {
+				return usageErr("exec-cell needs --store DIR and one key")
+			}
+			k, err := artifacts.ParseKey(args[0])
+			if err != nil {
+				return usageErr("%v", err)
+			}
+			st, err := artifacts.Open(store, artifacts.Options{})
+			if err != nil {
+				return err
+			}
+			settings := map[string]string{"data.mirror": e.getenv("REPRO_DATA_MIRROR")}
+			return pipeline.ExecuteCell(ctx, st, k, pipeline.ExecOptions{Stages: stages.Stages(), Settings: settings, Executor: *executor})
+		},
+	}
+}

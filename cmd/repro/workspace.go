@@ -1,0 +1,61 @@
+package main
+
+import (
+	"fmt"
+	"strings"
+
+	"repro/artifacts"
+	"repro/pipeline"
+	"repro/stages"
+)
+
+// workspace is a loaded pipeline: config, profile, store and graph.
+type workspace struct {
+	cfg      *pipeline.Config
+	profile  string
+	prof     *pipeline.Profile
+	store    *artifacts.Store
+	graph    *pipeline.Graph
+	settings map[string]string
+}
+
+func openWorkspace(e *env, g *globalFlags) (*workspace, error) {
+	cfg, err := pipeline.LoadConfig(g.config)
+	if err != nil {
+		return nil, err
+	}
+	name, prof, err := cfg.Profile(g.profile)
+	if err != nil {
+		return nil, err
+	}
+	graph, err := stages.Build(cfg, name)
+	if err != nil {
+		return nil, err
+	}
+	dir := g.store
+	if dir == "" {
+		dir = cfg.StoreDir(e.getenv)
+	}
+	st, err := artifacts.Open(dir, artifacts.Options{})
+	if err != nil {
+		return nil, err
+	}
+	return &workspace{cfg: cfg, profile: name, prof: prof, store: st, graph: graph, settings: cfg.HostSettings(e.getenv)}, nil
+}
+
+func (w *workspace) plan() (*pipeline.Plan, error) {
+	return pipeline.MakePlan(w.store, w.graph, w.profile)
+}
+
+// stageOf returns the stage part of a cell ID.
+func stageOf(id string) string {
+	s, _, _ := strings.Cut(id, "/")
+	return s
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return fmt.Sprintf("%d %s", n, word)
+	}
+	return fmt.Sprintf("%d %ss", n, word)
+}

@@ -1,0 +1,8 @@
+package stages
+
+import "repro/pipeline"
+
+// all lists every stage, in DAG order.
+func all() []*pipeline.Stage {
+	return []*pipeline.Stage{Synth}
+}
