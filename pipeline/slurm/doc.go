@@ -7,8 +7,9 @@
 //
 //   - A job is one Slurm batch job running one cell. Its name is
 //     "repro-<run>-<short key>" (run: the driver's RunID, sanitized), its
-//     comment "repro cell <full key>", its output goes to the cell's log
-//     (pipeline.Job.LogPath).
+//     comment "repro cell <full key>". Its stdout and stderr go to
+//     "<key>.slurm.log" next to the cell's log (pipeline.Job.LogPath, which
+//     exec-cell writes itself); errors name both files.
 //   - The batch script is fixed text that runs its arguments with
 //     `exec "$@"`; the repro binary, the store and the key are passed to it as
 //     argv by sbatch, never spliced into a shell string.

@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -255,7 +256,7 @@ func (e *Executor) sbatchArgs(job *pipeline.Job, name, script string) []string {
 		"--parsable",
 		"--job-name=" + name,
 		"--comment=" + commentPrefix + job.Key,
-		"--output=" + job.LogPath,
+		"--output=" + slurmLog(job.LogPath),
 		"--chdir=" + job.StoreDir,
 	}
 	if e.opts.Partition != "" {
@@ -272,6 +273,43 @@ func (e *Executor) sbatchArgs(job *pipeline.Job, name, script string) []string {
 	}
 	args = append(args, e.opts.ExtraArgs...)
 	return append(args, script, e.binary, "exec-cell", "--store", job.StoreDir, job.Key)
+}
+
+// slurmLog is where a job's own stdout and stderr go: next to the cell's
+// log, not in it, because `repro exec-cell` writes the cell's log itself
+// (truncating it) and two unrelated writers would garble one file. Slurm's
+// messages (time limit, out of memory) and exec-cell's error line end up
+// here: "<key>.log" -> "<key>.slurm.log".
+func slurmLog(logPath string) string {
+	return strings.TrimSuffix(logPath, ".log") + ".slurm.log"
+}
+
+// lastLine returns the last non-empty line of the file at path, at most
+// 300 bytes of it, or "" if it cannot be read. It reads only the file's
+// last 4 KiB.
+func lastLine(path string) string {
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	const tail = 4 << 10
+	if fi, err := f.Stat(); err == nil && fi.Size() > tail {
+		if _, err := f.Seek(fi.Size()-tail, 0); err != nil {
+			return ""
+		}
+	}
+	buf := make([]byte, tail)
+	n, _ := io.ReadFull(f, buf)
+	lines := splitLines(buf[:n])
+	if len(lines) == 0 {
+		return ""
+	}
+	l := strings.TrimSpace(lines[len(lines)-1])
+	if len(l) > 300 {
+		l = l[:300] + "..."
+	}
+	return l
 }
 
 // batchScript is the text of the one batch script every job runs. It
@@ -437,8 +475,10 @@ type JobError struct {
 	ExitCode    string // "code:signal"
 	Reason      string
 	Source      string // the command that reported the state
-	Log         string
+	Log         string // the cell's log (pipeline.Job.LogPath)
+	SlurmLog    string // the job's stdout and stderr
 	Detail      string // what else is known, e.g. "manifest missing"
+	LastLine    string // the last line of SlurmLog, often the error
 }
 
 func (e *JobError) Error() string {
@@ -457,13 +497,18 @@ func (e *JobError) Error() string {
 	if e.Detail != "" {
 		b.WriteString(": " + e.Detail)
 	}
-	b.WriteString("; log " + e.Log)
+	if e.LastLine != "" {
+		fmt.Fprintf(&b, ": %q", e.LastLine)
+	}
+	fmt.Fprintf(&b, "; log %s, slurm output %s", e.Log, e.SlurmLog)
 	return b.String()
 }
 
 // conclude turns a terminal status into Execute's result.
 func (e *Executor) conclude(ctx context.Context, job *pipeline.Job, id, name string, st status) error {
-	jerr := &JobError{JobID: id, Name: name, State: st.State, ExitCode: st.ExitCode, Reason: st.Reason, Source: st.Source, Log: job.LogPath}
+	jerr := &JobError{JobID: id, Name: name, State: st.State, ExitCode: st.ExitCode, Reason: st.Reason,
+		Source: st.Source, Log: job.LogPath, SlurmLog: slurmLog(job.LogPath)}
+	jerr.LastLine = lastLine(jerr.SlurmLog)
 	switch st.State {
 	case StateCompleted:
 		if e.opts.Check == nil {

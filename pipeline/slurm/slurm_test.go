@@ -40,7 +40,7 @@ func TestSbatchArgs(t *testing.T) {
 	got := e.sbatchArgs(job, "repro-r-x", "/tmp/s.sh")
 	want := []string{
 		"--parsable", "--job-name=repro-r-x", "--comment=repro cell " + testKey(1),
-		"--output=/logs/c;1.log", "--chdir=/st ore/$(x)",
+		"--output=/logs/c;1.slurm.log", "--chdir=/st ore/$(x)",
 		"--partition=debug", "--time=10:00", "--mem=2G", "--cpus-per-task=2", "--account=a b",
 		"/tmp/s.sh", e.Binary(), "exec-cell", "--store", "/st ore/$(x)", testKey(1),
 	}
@@ -124,8 +124,8 @@ func TestExecuteOutcomes(t *testing.T) {
 				t.Errorf("JobError = %+v, want state %s from %s, log %s", je, tt.wantState, tt.wantFrom, job.LogPath)
 			}
 			msg := err.Error()
-			if !strings.Contains(msg, string(tt.wantState)) || !strings.Contains(msg, job.LogPath) {
-				t.Errorf("error %q does not name state %s and log %s", msg, tt.wantState, job.LogPath)
+			if !strings.Contains(msg, string(tt.wantState)) || !strings.Contains(msg, job.LogPath) || !strings.Contains(msg, slurmLog(job.LogPath)) {
+				t.Errorf("error %q does not name state %s, log %s and slurm output", msg, tt.wantState, job.LogPath)
 			}
 			if tt.acct {
 				return
