@@ -76,13 +76,14 @@ func (f *fakeSlurm) live() int {
 	return n
 }
 
-// addLive puts a job for key in the queue as a previous driver would have.
-func (f *fakeSlurm) addLive(key string, st State) string {
+// addLive puts a job for key in store dir in the queue as a previous
+// driver would have.
+func (f *fakeSlurm) addLive(key, dir string, st State) string {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.next++
 	id := fmt.Sprint(f.next)
-	f.jobs[id] = &fakeJob{id: id, name: jobName("old", key), comment: commentPrefix + key, key: key, state: st}
+	f.jobs[id] = &fakeJob{id: id, name: jobName("old", key), comment: cellComment(key, storeTag(dir)), key: key, state: st}
 	return id
 }
 
@@ -101,7 +102,7 @@ func (f *fakeSlurm) Run(ctx context.Context, name string, args ...string) ([]byt
 			}
 			if v, ok := strings.CutPrefix(a, "--comment="); ok {
 				j.comment = v
-				j.key = strings.TrimPrefix(v, commentPrefix)
+				j.key, _, _ = strings.Cut(strings.TrimPrefix(v, commentPrefix), " ")
 			}
 		}
 		f.jobs[id] = j

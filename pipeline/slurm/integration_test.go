@@ -41,8 +41,8 @@ func requireSlurm(t *testing.T) {
 // (ok, fail, or sleepN), and publishes DIR/cells/KEY by rename on success.
 const fakeRepro = `#!/bin/sh
 set -eu
-[ "$1" = exec-cell ] && [ "$2" = --store ] || { echo "fake repro: bad argv: $*" >&2; exit 2; }
-store=$3 key=$4
+[ "$1" = exec-cell ] && [ "$2" = --executor ] && [ "$4" = --store ] || { echo "fake repro: bad argv: $*" >&2; exit 2; }
+store=$5 key=$6
 mode=$(cat "$store/mode/$key" 2>/dev/null || echo ok)
 echo "${SLURM_JOB_ID:-none}" >> "$store/runs/$key"
 echo "fake exec-cell $key: $mode"

@@ -1,6 +1,8 @@
 package slurm
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"regexp"
 	"strings"
@@ -111,13 +113,25 @@ type liveJob struct {
 	State    State
 }
 
-// commentPrefix starts the comment of every job this executor submits; the
-// full cell key follows it.
+// commentPrefix starts the comment of every job this executor submits:
+// "repro cell <key> <store tag>" (see cellComment).
 const commentPrefix = "repro cell "
 
-// parseList reads `squeue -h -o %i|%j|%T|%k` lines and returns, by cell
-// key, the live jobs whose comment names a cell. Lines of other jobs are
-// skipped; when two live jobs run one cell the lower job ID wins.
+// cellComment is the comment of the job computing cell key in the store
+// whose tag is tag. A job is adopted only by a driver of the same store: the
+// same key in another store is another job's business.
+func cellComment(key, tag string) string { return commentPrefix + key + " " + tag }
+
+// storeTag is a short fixed-form name for a store directory: the first 12
+// hex digits of the SHA-256 of its absolute path.
+func storeTag(dir string) string {
+	sum := sha256.Sum256([]byte(dir))
+	return hex.EncodeToString(sum[:6])
+}
+
+// parseList reads `squeue -h -o %i|%j|%T|%k` lines and returns the live
+// jobs whose comment names a cell, by "<key> <store tag>". Lines of other
+// jobs are skipped; when two live jobs run one cell the lower job ID wins.
 func parseList(out []byte) (map[string]liveJob, error) {
 	m := make(map[string]liveJob)
 	for n, line := range splitLines(out) {
@@ -125,10 +139,12 @@ func parseList(out []byte) (map[string]liveJob, error) {
 		if len(f) != 4 || !isJobID(f[0]) {
 			return nil, fmt.Errorf("squeue: line %d: unexpected %q", n+1, line)
 		}
-		key, ok := strings.CutPrefix(f[3], commentPrefix)
-		if !ok || !isKey(key) {
+		rest, ok := strings.CutPrefix(f[3], commentPrefix)
+		key, tag, _ := strings.Cut(rest, " ")
+		if !ok || !isKey(key) || len(tag) != 12 || strings.ContainsAny(tag, " |") {
 			continue
 		}
+		key = rest
 		st := parseState(f[2])
 		if st.Terminal() {
 			continue

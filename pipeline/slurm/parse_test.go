@@ -86,16 +86,22 @@ func TestParseSqueue(t *testing.T) {
 func TestParseList(t *testing.T) {
 	t.Parallel()
 	k1, k2 := testKey(1), testKey(2)
-	out := "7|repro-r1-x|RUNNING|repro cell " + k1 + "\n" +
+	tag, other := storeTag("/a/store"), storeTag("/b/store")
+	out := "7|repro-r1-x|RUNNING|repro cell " + k1 + " " + tag + "\n" +
 		"8|other|RUNNING|(null)\n" +
-		"9|repro-r1-y|COMPLETED|repro cell " + k2 + "\n" + // ended: not adoptable
-		"12|repro-r2-x|PENDING|repro cell " + k1 + "\n" + // duplicate: lower ID wins
-		"13|evil|RUNNING|repro cell not-a-key|x\n"
+		"9|repro-r1-y|COMPLETED|repro cell " + k2 + " " + tag + "\n" + // ended: not adoptable
+		"12|repro-r2-x|PENDING|repro cell " + k1 + " " + tag + "\n" + // duplicate: lower ID wins
+		"14|repro-r1-x|RUNNING|repro cell " + k1 + " " + other + "\n" + // same cell, other store
+		"13|evil|RUNNING|repro cell not-a-key|x\n" +
+		"15|old|RUNNING|repro cell " + k2 + "\n" // no store tag
 	got, err := parseList([]byte(out))
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]liveJob{k1: {ID: "7", Name: "repro-r1-x", State: "RUNNING"}}
+	want := map[string]liveJob{
+		k1 + " " + tag:   {ID: "7", Name: "repro-r1-x", State: "RUNNING"},
+		k1 + " " + other: {ID: "14", Name: "repro-r1-x", State: "RUNNING"},
+	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("parseList = %v, want %v", got, want)
 	}

@@ -91,7 +91,7 @@ type Executor struct {
 
 	listMu    sync.Mutex
 	listed    bool
-	adoptable map[string]liveJob // cell key -> live job found at the first Execute
+	adoptable map[string]liveJob // "<key> <store tag>" -> live job found at the first Execute
 
 	slots chan struct{} // nil: no ArrayLimit
 
@@ -194,7 +194,7 @@ func (e *Executor) Execute(ctx context.Context, job *pipeline.Job) error {
 		return err
 	}
 	name := jobName(job.RunID, job.Key)
-	id, err := e.adopt(ctx, job.Key)
+	id, err := e.adopt(ctx, job.Key+" "+storeTag(job.StoreDir))
 	if err != nil {
 		return err
 	}
@@ -255,7 +255,7 @@ func (e *Executor) sbatchArgs(job *pipeline.Job, name, script string) []string {
 	args := []string{
 		"--parsable",
 		"--job-name=" + name,
-		"--comment=" + commentPrefix + job.Key,
+		"--comment=" + cellComment(job.Key, storeTag(job.StoreDir)),
 		"--output=" + slurmLog(job.LogPath),
 		"--chdir=" + job.StoreDir,
 	}
@@ -272,7 +272,7 @@ func (e *Executor) sbatchArgs(job *pipeline.Job, name, script string) []string {
 		args = append(args, "--cpus-per-task="+strconv.Itoa(e.opts.CPUsPerTask))
 	}
 	args = append(args, e.opts.ExtraArgs...)
-	return append(args, script, e.binary, "exec-cell", "--store", job.StoreDir, job.Key)
+	return append(args, script, e.binary, "exec-cell", "--executor", "slurm", "--store", job.StoreDir, job.Key)
 }
 
 // slurmLog is where a job's own stdout and stderr go: next to the cell's
@@ -393,10 +393,11 @@ func (e *Executor) submit(ctx context.Context, job *pipeline.Job, name string) (
 	return id, nil
 }
 
-// adopt returns the ID of a live job already running the cell key, or "".
+// adopt returns the ID of a live job already running the cell, or "";
+// cell is "<key> <store tag>".
 // The queue is listed once per Executor, at its first Execute: the jobs
 // worth adopting are those a previous driver left behind.
-func (e *Executor) adopt(ctx context.Context, key string) (string, error) {
+func (e *Executor) adopt(ctx context.Context, cell string) (string, error) {
 	e.listMu.Lock()
 	defer e.listMu.Unlock()
 	if !e.listed {
@@ -410,11 +411,11 @@ func (e *Executor) adopt(ctx context.Context, key string) (string, error) {
 		}
 		e.adoptable, e.listed = m, true
 	}
-	j, ok := e.adoptable[key]
+	j, ok := e.adoptable[cell]
 	if !ok {
 		return "", nil
 	}
-	delete(e.adoptable, key)
+	delete(e.adoptable, cell)
 	return j.ID, nil
 }
 

@@ -39,10 +39,10 @@ func TestSbatchArgs(t *testing.T) {
 	job := &pipeline.Job{Key: testKey(1), StoreDir: "/st ore/$(x)", LogPath: "/logs/c;1.log", RunID: "r"}
 	got := e.sbatchArgs(job, "repro-r-x", "/tmp/s.sh")
 	want := []string{
-		"--parsable", "--job-name=repro-r-x", "--comment=repro cell " + testKey(1),
+		"--parsable", "--job-name=repro-r-x", "--comment=repro cell " + testKey(1) + " " + storeTag("/st ore/$(x)"),
 		"--output=/logs/c;1.slurm.log", "--chdir=/st ore/$(x)",
 		"--partition=debug", "--time=10:00", "--mem=2G", "--cpus-per-task=2", "--account=a b",
-		"/tmp/s.sh", e.Binary(), "exec-cell", "--store", "/st ore/$(x)", testKey(1),
+		"/tmp/s.sh", e.Binary(), "exec-cell", "--executor", "slurm", "--store", "/st ore/$(x)", testKey(1),
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("sbatchArgs =\n %q\nwant\n %q", got, want)
@@ -179,16 +179,18 @@ func TestExecuteBatchesPolls(t *testing.T) {
 func TestExecuteAdopts(t *testing.T) {
 	t.Parallel()
 	f := newFake()
-	running := f.addLive(testKey(0), "RUNNING")
-	pending := f.addLive(testKey(1), "PENDING")
+	jobs := []*pipeline.Job{testJob(t, 0), testJob(t, 1), testJob(t, 2), testJob(t, 3)}
+	running := f.addLive(jobs[0].Key, jobs[0].StoreDir, "RUNNING")
+	pending := f.addLive(jobs[1].Key, jobs[1].StoreDir, "PENDING")
+	f.addLive(jobs[3].Key, "/another/store", "RUNNING") // same cell elsewhere: not ours
 	e := newTestExecutor(t, f, nil)
-	for i := range 3 {
-		if err := e.Execute(context.Background(), testJob(t, i)); err != nil {
+	for i, job := range jobs {
+		if err := e.Execute(context.Background(), job); err != nil {
 			t.Fatalf("cell %d: %v", i, err)
 		}
 	}
-	if n := f.count("sbatch"); n != 1 {
-		t.Errorf("sbatch called %d times, want 1 (two cells adopted)", n)
+	if n := f.count("sbatch"); n != 2 {
+		t.Errorf("sbatch called %d times, want 2 (two cells adopted)", n)
 	}
 	f.mu.Lock()
 	defer f.mu.Unlock()
