@@ -95,7 +95,6 @@ func RunID(g *Graph, profile string) string {
 }
 
 type result struct {
-	c   *Cell
 	key artifacts.Key
 	err error
 	dur time.Duration
@@ -134,7 +133,7 @@ func Run(ctx context.Context, st *artifacts.Store, g *Graph, opt RunOptions) (*R
 	runID := RunID(g, opt.Profile)
 	jobs := make(chan *Job)
 	results := make(chan result)
-	cellOf := make(map[string]*Cell)
+	cellOf := make(map[string][]*Cell) // key -> cells waiting on it (equal cells share a key)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	for i := 0; i < opt.Jobs; i++ {
@@ -150,7 +149,7 @@ func Run(ctx context.Context, st *artifacts.Store, g *Graph, opt RunOptions) (*R
 						err = fmt.Errorf("executor reported success but: %w", lerr)
 					}
 				}
-				results <- result{nil, k, err, time.Since(t)}
+				results <- result{k, err, time.Since(t)}
 			}
 		}()
 	}
@@ -209,7 +208,11 @@ func Run(ctx context.Context, st *artifacts.Store, g *Graph, opt RunOptions) (*R
 				emit(EventCached, c, k, nil, 0)
 				continue
 			}
-			cellOf[k.String()] = c
+			if waiters, busy := cellOf[k.String()]; busy {
+				cellOf[k.String()] = append(waiters, c) // an equal cell is queued or running
+				continue
+			}
+			cellOf[k.String()] = []*Cell{c}
 			queue = append(queue, &Job{Key: k.String(), CellID: c.ID, StoreDir: st.Root(), LogPath: st.LogPath(k), RunID: runID})
 		}
 		if done >= total {
@@ -227,27 +230,33 @@ func Run(ctx context.Context, st *artifacts.Store, g *Graph, opt RunOptions) (*R
 		case send <- next:
 			queue = queue[1:]
 			running++
-			emit(EventStart, cellOf[next.Key], artifacts.Key{}, nil, 0)
+			emit(EventStart, cellOf[next.Key][0], artifacts.Key{}, nil, 0)
 		case r := <-results:
 			running--
-			r.c = cellOf[r.key.String()]
-			if r.err != nil {
-				if ctx.Err() != nil {
-					rep.Wall = time.Since(t0)
-					return rep, ctx.Err()
-				}
-				failed[r.c] = true
-				rep.Failed++
-				done++
-				rep.Failures = append(rep.Failures, CellFailure{CellID: r.c.ID, Key: r.key, Err: r.err})
-				emit(EventFailed, r.c, r.key, r.err, r.dur)
-				skip(r.c, r.err)
-				continue
+			cs := cellOf[r.key.String()]
+			delete(cellOf, r.key.String())
+			if r.err != nil && ctx.Err() != nil {
+				rep.Wall = time.Since(t0)
+				return rep, ctx.Err()
 			}
-			m, _ := st.Lookup(r.key)
-			rep.Executed++
-			finish(r.c, m)
-			emit(EventDone, r.c, r.key, nil, r.dur)
+			var m *artifacts.Manifest
+			if r.err == nil {
+				m, _ = st.Lookup(r.key)
+				rep.Executed++
+			}
+			for _, c := range cs {
+				if r.err != nil {
+					failed[c] = true
+					rep.Failed++
+					done++
+					rep.Failures = append(rep.Failures, CellFailure{CellID: c.ID, Key: r.key, Err: r.err})
+					emit(EventFailed, c, r.key, r.err, r.dur)
+					skip(c, r.err)
+					continue
+				}
+				finish(c, m)
+				emit(EventDone, c, r.key, nil, r.dur)
+			}
 		case <-ctx.Done():
 			// Wait for the workers to return, so that executors can clean up
 			// (scancel) before the process exits.

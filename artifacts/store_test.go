@@ -1,0 +1,275 @@
+package artifacts
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func openTemp(t *testing.T) *Store {
+	t.Helper()
+	s, err := Open(t.TempDir(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestPutGetRoundTrip(t *testing.T) {
+	t.Parallel()
+	s := openTemp(t)
+	for _, data := range [][]byte{nil, []byte("x"), bytes.Repeat([]byte("abc"), 100000)} {
+		d, err := s.Put(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if d != Sum(data) {
+			t.Fatalf("Put digest = %s, want %s", d, Sum(data))
+		}
+		got, err := s.Get(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Equal(got, data) {
+			t.Fatalf("Get(%s) returned different bytes", d.Short())
+		}
+		// Idempotent.
+		if d2, err := s.Put(data); err != nil || d2 != d {
+			t.Fatalf("second Put = %s, %v", d2, err)
+		}
+	}
+	if _, err := s.Get(Sum([]byte("absent"))); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("Get(absent) error = %v, want ErrNotFound", err)
+	}
+}
+
+func TestFlippedByteIsCorrupt(t *testing.T) {
+	t.Parallel()
+	s := openTemp(t)
+	data := bytes.Repeat([]byte("some content "), 1000)
+	d, _ := s.Put(data)
+	path := s.BlobPath(d)
+	b, _ := os.ReadFile(path)
+	os.Chmod(path, 0o644)
+	for i := 10; i < len(b); i += len(b) / 7 {
+		c := append([]byte(nil), b...)
+		c[i] ^= 0x20
+		os.WriteFile(path, c, 0o644)
+		if _, err := s.Get(d); !errors.Is(err, ErrCorrupt) {
+			t.Fatalf("byte %d flipped: Get error = %v, want ErrCorrupt", i, err)
+		}
+	}
+	r, err := s.Verify(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Problems) != 1 {
+		t.Fatalf("Verify problems = %v, want 1", r.Problems)
+	}
+	if _, err := s.Stat(d); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("after Verify the corrupt blob should be moved aside; Stat error = %v", err)
+	}
+	// A fresh Put repairs it.
+	if _, err := s.Put(data); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Get(d); err != nil {
+		t.Fatalf("after re-Put: %v", err)
+	}
+}
+
+func TestBlobWithWrongNameIsCorrupt(t *testing.T) {
+	t.Parallel()
+	s := openTemp(t)
+	a, _ := s.Put([]byte("aaaa"))
+	b, _ := s.Put([]byte("bbbb"))
+	// Put a's compressed bytes under b's name: valid zstd, wrong content.
+	za, _ := os.ReadFile(s.BlobPath(a))
+	os.Chmod(s.BlobPath(b), 0o644)
+	os.WriteFile(s.BlobPath(b), za, 0o644)
+	if _, err := s.Get(b); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("Get = %v, want ErrCorrupt", err)
+	}
+}
+
+func TestManifestLookup(t *testing.T) {
+	t.Parallel()
+	s := openTemp(t)
+	k := Key(Sum([]byte("cell")))
+	if _, err := s.Lookup(k); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("Lookup before write = %v", err)
+	}
+	out, _ := s.Put([]byte("output"))
+	m := &Manifest{Key: k, CellID: "x/y", Stage: "x", StageVersion: 1, Outputs: []Output{{Name: "o", Digest: out, Size: 6}}}
+	if err := s.PutManifest(m); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Lookup(k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.CellID != "x/y" || got.Outputs[0].Digest != out {
+		t.Fatalf("Lookup = %+v", got)
+	}
+	// An output blob gone: a miss that says why.
+	os.Remove(s.BlobPath(out))
+	if _, err := s.Lookup(k); !errors.Is(err, ErrNotFound) || !strings.Contains(err.Error(), "output o") {
+		t.Fatalf("Lookup with blob gone = %v", err)
+	}
+	// A manifest cannot be published before its outputs.
+	m2 := &Manifest{Key: Key(Sum([]byte("c2"))), Outputs: []Output{{Name: "o", Digest: Sum([]byte("nope"))}}}
+	if err := s.PutManifest(m2); err == nil {
+		t.Fatal("PutManifest with missing output succeeded")
+	}
+	// A damaged record is a miss with ErrCorrupt.
+	os.WriteFile(s.ManifestPath(k), []byte(`{"format":"repro-manifest v1","key":`), 0o644)
+	if _, err := s.Lookup(k); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("Lookup of damaged manifest = %v, want ErrCorrupt", err)
+	}
+}
+
+func TestNoTempFilesLeft(t *testing.T) {
+	t.Parallel()
+	s := openTemp(t)
+	for i := 0; i < 20; i++ {
+		s.Put([]byte{byte(i)})
+	}
+	filepath.Walk(s.Root(), func(p string, fi os.FileInfo, err error) error {
+		if strings.HasPrefix(filepath.Base(p), ".tmp-") {
+			t.Errorf("temporary file left: %s", p)
+		}
+		return nil
+	})
+}
+
+func TestLockTakeover(t *testing.T) {
+	t.Parallel()
+	s := openTemp(t)
+	k := Key(Sum([]byte("locked")))
+	l, err := s.TryLock(k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.TryLock(k); !errors.Is(err, ErrLocked) {
+		t.Fatalf("second TryLock = %v, want ErrLocked", err)
+	}
+	l.Unlock()
+	// A lock left by a dead process on this host is taken over.
+	dead := `{"pid": 999999999, "host": "` + hostname() + `", "boot": ` + jsonString(bootID()) + `}`
+	os.WriteFile(s.lockPath(k), []byte(dead), 0o644)
+	l2, err := s.TryLock(k)
+	if err != nil {
+		t.Fatalf("TryLock over a dead holder = %v", err)
+	}
+	l2.Unlock()
+	// A lock of another host is respected while its heartbeat is fresh...
+	other := `{"pid": 1, "host": "elsewhere", "boot": "x"}`
+	os.WriteFile(s.lockPath(k), []byte(other), 0o644)
+	if _, err := s.TryLock(k); !errors.Is(err, ErrLocked) {
+		t.Fatalf("TryLock over a live remote holder = %v, want ErrLocked", err)
+	}
+	// ...and taken over once stale.
+	old := time.Now().Add(-2 * LockStale)
+	os.Chtimes(s.lockPath(k), old, old)
+	l3, err := s.TryLock(k)
+	if err != nil {
+		t.Fatalf("TryLock over a stale remote holder = %v", err)
+	}
+	l3.Unlock()
+}
+
+func jsonString(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		if r == '\n' {
+			b.WriteString(`\n`)
+			continue
+		}
+		b.WriteRune(r)
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+func TestGC(t *testing.T) {
+	t.Parallel()
+	now := time.Now()
+	clock := func() time.Time { return now }
+	s, err := Open(t.TempDir(), Options{Now: clock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mk := func(name string) Key {
+		out, _ := s.Put([]byte("out " + name))
+		lg, _ := s.Put([]byte("log " + name))
+		k := Key(Sum([]byte(name)))
+		s.PutSpec(&Spec{Key: k, CellID: name})
+		if err := s.PutManifest(&Manifest{Key: k, CellID: name, Log: lg, Outputs: []Output{{Name: "o", Digest: out}}}); err != nil {
+			t.Fatal(err)
+		}
+		return k
+	}
+	keep, drop := mk("keep"), mk("drop")
+	// Young entries are protected.
+	r, err := s.GC(context.Background(), map[Key]bool{keep: true}, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Manifests != 0 || r.Blobs != 0 {
+		t.Fatalf("GC removed young entries: %+v", r)
+	}
+	now = now.Add(2 * GCGrace)
+	r, err = s.GC(context.Background(), map[Key]bool{keep: true}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Manifests != 1 || r.Specs != 1 || r.Blobs != 2 {
+		t.Fatalf("dry-run GC = %+v, want 1 manifest, 1 spec, 2 blobs", r)
+	}
+	if _, err := s.Lookup(drop); err != nil {
+		t.Fatalf("dry run deleted something: %v", err)
+	}
+	if _, err := s.GC(context.Background(), map[Key]bool{keep: true}, true); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.Lookup(drop); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("dropped cell still there: %v", err)
+	}
+	if _, err := s.Lookup(keep); err != nil {
+		t.Fatalf("kept cell damaged: %v", err)
+	}
+}
+
+func FuzzDecodeManifest(f *testing.F) {
+	f.Add([]byte(`{"format":"repro-manifest v1","key":"` + strings.Repeat("ab", 32) + `","cell":"a","stage":"s","stage_version":1,"params":"","inputs":null,"outputs":[],"log":"` + strings.Repeat("00", 32) + `","provenance":{"revision":"","dirty":false,"go_version":"","host":"","executor":"","start":"2026-01-01T00:00:00Z","end":"2026-01-01T00:00:00Z","wall_seconds":0,"cpu_seconds":0,"repro_version":""}}`))
+	f.Add([]byte(`{}`))
+	f.Add([]byte(`not json`))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		m, err := DecodeManifest(b)
+		if err != nil {
+			return
+		}
+		// Round trip: what decodes must re-encode and decode to the same.
+		s, err := Open(t.TempDir(), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.Outputs = nil
+		if err := s.PutManifest(m); err != nil {
+			t.Fatal(err)
+		}
+		m2, err := s.GetManifest(m.Key)
+		if err != nil {
+			t.Fatalf("re-read: %v", err)
+		}
+		if m2.CellID != m.CellID || m2.Key != m.Key || m2.Params != m.Params {
+			t.Fatalf("round trip changed the manifest")
+		}
+	})
+}

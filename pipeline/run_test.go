@@ -1,0 +1,239 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+
+	"repro/artifacts"
+)
+
+type valParams struct {
+	Name string `toml:"name"`
+	V    int    `toml:"v"`
+	Fail bool   `toml:"fail"`
+}
+
+// counter counts stage executions per cell ID.
+type counter struct {
+	mu sync.Mutex
+	n  map[string]int
+}
+
+func (c *counter) inc(id string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.n[id]++
+}
+
+func (c *counter) total() int {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	t := 0
+	for _, v := range c.n {
+		t += v
+	}
+	return t
+}
+
+func (c *counter) reset() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.n = map[string]int{}
+}
+
+func newStage(name string, version int, cnt *counter) *Stage {
+	return &Stage{
+		Name: name, Version: version,
+		NewParams: func() any { return &valParams{} },
+		Run: func(ctx context.Context, rc *RunContext) error {
+			cnt.inc(rc.CellID)
+			p := rc.Params.(*valParams)
+			if p.Fail {
+				return errors.New("boom")
+			}
+			out := fmt.Sprintf("%s v=%d", rc.Params.(*valParams).Name, p.V)
+			for _, in := range []string{"a", "b"} {
+				if rc.HasInput(in) {
+					b, err := rc.Input(in).Read(ctx, "out")
+					if err != nil {
+						return err
+					}
+					out += "|" + string(b)
+				}
+			}
+			rc.Put("out", []byte(out))
+			return nil
+		},
+	}
+}
+
+// diamond builds A0, A1 -> B0, B1 -> C.
+type diamond struct {
+	A, B, C *Stage
+	params  map[string]*valParams
+}
+
+func (d *diamond) graph(t *testing.T) *Graph {
+	t.Helper()
+	p := func(id string) *valParams {
+		if d.params[id] == nil {
+			d.params[id] = &valParams{V: 1}
+		}
+		d.params[id].Name = id
+		cp := *d.params[id]
+		return &cp
+	}
+	a0 := &Cell{ID: "a/0", Stage: d.A, Params: p("a/0")}
+	a1 := &Cell{ID: "a/1", Stage: d.A, Params: p("a/1")}
+	b0 := &Cell{ID: "b/0", Stage: d.B, Params: p("b/0"), Inputs: []CellInput{{"a", a0}}}
+	b1 := &Cell{ID: "b/1", Stage: d.B, Params: p("b/1"), Inputs: []CellInput{{"a", a1}}}
+	c := &Cell{ID: "c/0", Stage: d.C, Params: p("c/0"), Inputs: []CellInput{{"a", b0}, {"b", b1}}}
+	g, err := NewGraph([]*Cell{c, b1, b0, a1, a0})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+func run(t *testing.T, st *artifacts.Store, g *Graph, jobs int) *RunReport {
+	t.Helper()
+	ex := &LocalExecutor{Store: st, Stages: g.Stages}
+	rep, err := Run(context.Background(), st, g, RunOptions{Profile: "p", Jobs: jobs, Executor: ex})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+func TestRunCachesAndRerunsExactlyTheDependents(t *testing.T) {
+	t.Parallel()
+	cnt := &counter{n: map[string]int{}}
+	d := &diamond{A: newStage("a", 1, cnt), B: newStage("b", 1, cnt), C: newStage("c", 1, cnt), params: map[string]*valParams{}}
+	st, _ := artifacts.Open(t.TempDir(), artifacts.Options{})
+
+	run(t, st, d.graph(t), 2)
+	if cnt.total() != 5 {
+		t.Fatalf("first run executed %d cells, want 5", cnt.total())
+	}
+	cnt.reset()
+	if rep := run(t, st, d.graph(t), 2); cnt.total() != 0 || rep.Cached != 5 {
+		t.Fatalf("second run executed %d cells (cached %d), want 0 (5)", cnt.total(), rep.Cached)
+	}
+
+	// One param of a/0 changes: a/0, b/0 and c/0 rerun, nothing else.
+	d.params["a/0"].V = 2
+	p, err := MakePlan(st, d.graph(t), "p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantReason := map[string]string{"a/0": "config changed: a.v 1 -> 2", "b/0": "input changed: a/0", "c/0": "input changed: b/0"}
+	for id, want := range wantReason {
+		pc := p.Cell(id)
+		if pc.State != Stale || !strings.Contains(strings.Join(pc.Reasons, "; "), want) {
+			t.Errorf("plan %s = %v %v, want run: %s", id, pc.State, pc.Reasons, want)
+		}
+	}
+	if r, c := p.Counts(); r != 3 || c != 2 {
+		t.Errorf("plan counts = %d run %d cached, want 3 and 2", r, c)
+	}
+	run(t, st, d.graph(t), 2)
+	if got := cnt.n; cnt.total() != 3 || got["a/0"] != 1 || got["b/0"] != 1 || got["c/0"] != 1 {
+		t.Fatalf("after a param change executed %v, want a/0 b/0 c/0 once", got)
+	}
+
+	// A stage version bump reruns that stage and its dependents.
+	cnt.reset()
+	d.B = newStage("b", 2, cnt)
+	p, _ = MakePlan(st, d.graph(t), "p")
+	if rs := strings.Join(p.Cell("b/1").Reasons, "; "); !strings.Contains(rs, "stage version b 1 -> 2") {
+		t.Errorf("plan b/1 reasons = %q", rs)
+	}
+	run(t, st, d.graph(t), 2)
+	// b's new version writes the same bytes, so c's key is unchanged and c
+	// is not recomputed (early cutoff: keys hash input content, not names).
+	if cnt.total() != 2 || cnt.n["b/0"] != 1 || cnt.n["b/1"] != 1 {
+		t.Fatalf("after a version bump executed %v, want b/0 and b/1", cnt.n)
+	}
+
+	// An output removed from the store: that cell reruns (and nothing
+	// downstream, since it reproduces the same bytes).
+	cnt.reset()
+	m, _ := st.Lookup(p.Cell("a/1").Key)
+	os.Remove(st.BlobPath(m.Outputs[0].Digest))
+	p, _ = MakePlan(st, d.graph(t), "p")
+	if rs := strings.Join(p.Cell("a/1").Reasons, "; "); !strings.Contains(rs, "output missing") {
+		t.Errorf("plan a/1 reasons = %q, want output missing", rs)
+	}
+	run(t, st, d.graph(t), 2)
+	if cnt.total() != 1 || cnt.n["a/1"] != 1 {
+		t.Fatalf("after deleting an output executed %v, want a/1 only", cnt.n)
+	}
+}
+
+func TestRunFailureBlocksOnlyDependents(t *testing.T) {
+	t.Parallel()
+	cnt := &counter{n: map[string]int{}}
+	d := &diamond{A: newStage("a", 1, cnt), B: newStage("b", 1, cnt), C: newStage("c", 1, cnt), params: map[string]*valParams{}}
+	d.params["b/0"] = &valParams{V: 1, Fail: true}
+	st, _ := artifacts.Open(t.TempDir(), artifacts.Options{})
+	g := d.graph(t)
+	rep := run(t, st, g, 3)
+	if rep.Failed != 1 || rep.Skipped != 1 || rep.Executed != 3 {
+		t.Fatalf("report = %+v, want 3 executed, 1 failed (b/0), 1 skipped (c/0)", rep)
+	}
+	if err := rep.Err(); err == nil || !strings.Contains(err.Error(), "b/0") || !strings.Contains(err.Error(), "boom") {
+		t.Fatalf("report error = %v", err)
+	}
+	p, _ := MakePlan(st, g, "p")
+	pc := p.Cell("b/0")
+	if pc.Failure == nil || !strings.Contains(strings.Join(pc.Reasons, ";"), "failed last time") {
+		t.Fatalf("plan b/0 = %v, failure %v", pc.Reasons, pc.Failure)
+	}
+	if log, err := st.Get(pc.Failure.Log); err != nil || !strings.Contains(string(log), "boom") {
+		t.Fatalf("failure log = %q, %v", log, err)
+	}
+}
+
+func TestRunIsDeterministicAcrossWorkers(t *testing.T) {
+	t.Parallel()
+	digests := func(jobs int) map[string]artifacts.Digest {
+		cnt := &counter{n: map[string]int{}}
+		d := &diamond{A: newStage("a", 1, cnt), B: newStage("b", 1, cnt), C: newStage("c", 1, cnt), params: map[string]*valParams{}}
+		st, _ := artifacts.Open(t.TempDir(), artifacts.Options{})
+		g := d.graph(t)
+		run(t, st, g, jobs)
+		p, _ := MakePlan(st, g, "p")
+		out := map[string]artifacts.Digest{}
+		for _, pc := range p.Cells {
+			out[pc.Cell.ID] = pc.Manifest.Outputs[0].Digest
+		}
+		return out
+	}
+	a, b := digests(1), digests(4)
+	for id := range a {
+		if a[id] != b[id] {
+			t.Errorf("%s: -j 1 gives %s, -j 4 gives %s", id, a[id].Short(), b[id].Short())
+		}
+	}
+}
+
+func TestKeyIgnoresCellID(t *testing.T) {
+	t.Parallel()
+	// Same stage, params and inputs under two names: one key, one run.
+	cnt := &counter{n: map[string]int{}}
+	s := newStage("a", 1, cnt)
+	g, err := NewGraph([]*Cell{{ID: "a/x", Stage: s, Params: &valParams{V: 7}}, {ID: "a/y", Stage: s, Params: &valParams{V: 7}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, _ := artifacts.Open(t.TempDir(), artifacts.Options{})
+	p, _ := MakePlan(st, g, "p")
+	if p.Cells[0].Key != p.Cells[1].Key {
+		t.Fatal("cells with equal stage, params and inputs have different keys")
+	}
+}
