@@ -1,0 +1,288 @@
+package slurm
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"sort"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"repro/artifacts"
+)
+
+// The tests in this file drive the real `repro` CLI (built from
+// ../../cmd/repro) through a real Slurm cluster, on the synthetic pipeline
+// (stages/synth.go), whose cells sleep and fail on demand.
+
+// buildRepro builds the repro binary once per test binary run.
+func buildRepro(t *testing.T) string {
+	t.Helper()
+	gobin, err := exec.LookPath("go")
+	if err != nil {
+		t.Skip("slurm CLI test: go not in PATH, cannot build repro")
+	}
+	bin := filepath.Join(t.TempDir(), "repro")
+	cmd := exec.Command(gobin, "build", "-o", bin, "./cmd/repro")
+	cmd.Dir = "../.."
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go build ./cmd/repro: %v\n%s", err, out)
+	}
+	return bin
+}
+
+// synthConfig writes a pipeline.toml for a synthetic pipeline into a new
+// directory and returns the directory.
+func synthConfig(t *testing.T, body string) string {
+	t.Helper()
+	dir := t.TempDir()
+	src := "[settings]\nstore = \"store\"\n\n[synthetic]\n" + body
+	if err := os.WriteFile(filepath.Join(dir, "pipeline.toml"), []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// repro runs the CLI in dir and returns its combined output and exit code.
+func repro(ctx context.Context, t *testing.T, bin, dir string, args ...string) (string, int) {
+	t.Helper()
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Dir = dir
+	out, err := cmd.CombinedOutput()
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return string(out), 0
+	case errors.As(err, &ee):
+		return string(out), ee.ExitCode()
+	}
+	t.Fatalf("repro %v: %v", args, err)
+	return "", -1
+}
+
+// storeOutputs maps each cell's ID to its output digests, read from the
+// manifests of the store at dir.
+func storeOutputs(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	st, err := artifacts.Open(dir, artifacts.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	err = filepath.WalkDir(filepath.Join(dir, "cells"), func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".json") {
+			return err
+		}
+		k, err := artifacts.ParseKey(strings.TrimSuffix(d.Name(), ".json"))
+		if err != nil {
+			return err
+		}
+		m, err := st.Lookup(k)
+		if err != nil {
+			return fmt.Errorf("manifest %s: %w", path, err)
+		}
+		var outs []string
+		for _, o := range m.Outputs {
+			outs = append(outs, o.Name+"="+o.Digest.String())
+		}
+		got[m.CellID] = k.String() + " " + strings.Join(outs, " ")
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
+// storeJobs lists the jobs the cluster knows (queued, running, or ended
+// within MinJobAge) for the store at dir, by cell key.
+func storeJobs(t *testing.T, dir string) map[string][]liveJob {
+	t.Helper()
+	out, err := exec.Command("squeue", "-h", "-t", "all", "-o", listFormat).Output()
+	if err != nil {
+		t.Fatalf("squeue: %v", err)
+	}
+	tag := storeTag(dir)
+	jobs := map[string][]liveJob{}
+	for _, line := range splitLines(out) {
+		f := strings.SplitN(line, "|", 4)
+		if len(f) == 4 && strings.HasPrefix(f[3], commentPrefix) && strings.HasSuffix(f[3], " "+tag) {
+			key := strings.Fields(f[3])[2]
+			jobs[key] = append(jobs[key], liveJob{ID: f[0], Name: f[1], State: parseState(f[2])})
+		}
+	}
+	return jobs
+}
+
+// waitJobs waits until n jobs of the store are RUNNING and returns them.
+func waitJobs(t *testing.T, dir string, n int) map[string][]liveJob {
+	t.Helper()
+	deadline := time.Now().Add(60 * time.Second)
+	for {
+		jobs := storeJobs(t, dir)
+		running := 0
+		for _, js := range jobs {
+			for _, j := range js {
+				if j.State == "RUNNING" {
+					running++
+				}
+			}
+		}
+		if running >= n {
+			return jobs
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%d jobs of store %s running after 60s, want %d: %v", running, dir, n, jobs)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+var slurmHeader = regexp.MustCompile(`(?m)^repro-slurm: job (\d+) on `)
+
+func TestSlurmCLI(t *testing.T) {
+	requireSlurm(t)
+	bin := buildRepro(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+
+	t.Run("outputs identical to local", func(t *testing.T) {
+		dir := synthConfig(t, "cells = 12\nwidth = 4\nfan_in = 2\nwork = 2000\nsleep_ms = 100\nsalt = \"same\"\n")
+		t0 := time.Now()
+		if out, code := repro(ctx, t, bin, dir, "run", "-q", "-j", "4", "--store", "local"); code != 0 {
+			t.Fatalf("local run: exit %d\n%s", code, out)
+		}
+		local := time.Since(t0)
+		t0 = time.Now()
+		if out, code := repro(ctx, t, bin, dir, "run", "-q", "-j", "4", "--executor", "slurm", "--store", "slurm"); code != 0 {
+			t.Fatalf("slurm run: exit %d\n%s", code, out)
+		}
+		remote := time.Since(t0)
+		t.Logf("12 cells in 3 layers, -j 4: local %v, slurm %v", local.Round(time.Millisecond), remote.Round(time.Millisecond))
+		want, got := storeOutputs(t, filepath.Join(dir, "local")), storeOutputs(t, filepath.Join(dir, "slurm"))
+		if len(want) != 12 || !mapsEqual(got, want) {
+			t.Errorf("slurm outputs differ from local:\n got %v\nwant %v", got, want)
+		}
+		// Provenance says where each cell ran.
+		st, _ := artifacts.Open(filepath.Join(dir, "slurm"), artifacts.Options{})
+		for _, v := range got {
+			k, _ := artifacts.ParseKey(strings.Fields(v)[0])
+			m, err := st.Lookup(k)
+			if err != nil || m.Provenance.Executor != "slurm" || m.Provenance.SlurmJob == "" {
+				t.Errorf("cell %s provenance executor %q job %q (%v), want slurm and a job ID", k.Short(), m.Provenance.Executor, m.Provenance.SlurmJob, err)
+			}
+		}
+		// A second run does nothing and submits nothing.
+		before := len(storeJobs(t, filepath.Join(dir, "slurm")))
+		if out, code := repro(ctx, t, bin, dir, "run", "-q", "--executor", "slurm", "--store", "slurm"); code != 0 || !strings.Contains(out, "nothing to do") {
+			t.Errorf("second slurm run: exit %d, output %q, want 0 and nothing to do", code, out)
+		}
+		if after := len(storeJobs(t, filepath.Join(dir, "slurm"))); after != before {
+			t.Errorf("second run submitted jobs: %d cells with jobs, was %d", after, before)
+		}
+	})
+
+	t.Run("failed cell reports state and log", func(t *testing.T) {
+		dir := synthConfig(t, "cells = 4\nwidth = 4\nfail = [2]\nsalt = \"fail\"\n")
+		out, code := repro(ctx, t, bin, dir, "run", "-q", "-j", "4", "--executor", "slurm")
+		if code != 1 {
+			t.Fatalf("run with a failing cell: exit %d, want 1\n%s", code, out)
+		}
+		for _, want := range []string{"synth/l0/c2", "FAILED", "exit 1:0", ".slurm.log", "fails on purpose"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("output lacks %q:\n%s", want, out)
+			}
+		}
+		t.Logf("failure summary:\n%s", out)
+	})
+
+	t.Run("driver killed and restarted adopts running jobs", func(t *testing.T) {
+		dir := synthConfig(t, "cells = 4\nwidth = 4\nsleep_ms = 4000\nsalt = \"adopt\"\n")
+		store := filepath.Join(dir, "store")
+		driver := exec.CommandContext(ctx, bin, "run", "-q", "-j", "4", "--executor", "slurm")
+		driver.Dir = dir
+		if err := driver.Start(); err != nil {
+			t.Fatal(err)
+		}
+		first := waitJobs(t, store, 4)
+		driver.Process.Kill() // SIGKILL: no chance to scancel
+		driver.Wait()
+		if out, code := repro(ctx, t, bin, dir, "run", "-q", "-j", "4", "--executor", "slurm"); code != 0 {
+			t.Fatalf("restarted run: exit %d\n%s", code, out)
+		}
+		after := storeJobs(t, store)
+		if len(after) != 4 {
+			t.Errorf("jobs after restart cover %d cells, want 4: %v", len(after), after)
+		}
+		for key, js := range after {
+			if len(js) != 1 || len(first[key]) != 1 || js[0].ID != first[key][0].ID {
+				t.Errorf("cell %s: jobs %v after restart, want only the first driver's %v", key[:12], js, first[key])
+				continue
+			}
+			log, _ := os.ReadFile(filepath.Join(store, "logs", key+".slurm.log"))
+			if m := slurmHeader.FindAllSubmatch(log, -1); len(m) != 1 || string(m[0][1]) != js[0].ID {
+				t.Errorf("cell %s: slurm log %q, want one header from job %s", key[:12], log, js[0].ID)
+			}
+		}
+	})
+
+	t.Run("interrupt scancels the driver's jobs", func(t *testing.T) {
+		dir := synthConfig(t, "cells = 4\nwidth = 4\nsleep_ms = 120000\nsalt = \"interrupt\"\n")
+		store := filepath.Join(dir, "store")
+		driver := exec.CommandContext(ctx, bin, "run", "-q", "-j", "4", "--executor", "slurm")
+		driver.Dir = dir
+		var out bytes.Buffer
+		driver.Stdout, driver.Stderr = &out, &out
+		if err := driver.Start(); err != nil {
+			t.Fatal(err)
+		}
+		waitJobs(t, store, 4)
+		t0 := time.Now()
+		driver.Process.Signal(syscall.SIGINT)
+		err := driver.Wait()
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 130 {
+			t.Errorf("interrupted driver: %v, want exit 130\n%s", err, out.String())
+		}
+		t.Logf("driver exited %v after SIGINT", time.Since(t0).Round(time.Millisecond))
+		deadline := time.Now().Add(30 * time.Second)
+		for {
+			var states []string
+			done := true
+			for key, js := range storeJobs(t, store) {
+				for _, j := range js {
+					states = append(states, key[:12]+":"+string(j.State))
+					done = done && j.State == StateCancelled
+				}
+			}
+			sort.Strings(states)
+			if done && len(states) == 4 {
+				break
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("jobs after SIGINT: %v, want 4 CANCELLED", states)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	})
+}
+
+func mapsEqual(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
