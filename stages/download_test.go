@@ -1,0 +1,81 @@
+package stages
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"repro/internal/dataset"
+	"repro/pipeline"
+)
+
+// mirrorDir is the offline copy of the releases; REPRO_DATA_MIRROR
+// overrides it. Tests that need it skip when it is absent.
+func mirrorDir(t *testing.T) string {
+	t.Helper()
+	dir := os.Getenv("REPRO_DATA_MIRROR")
+	if dir == "" {
+		dir = "/work/shared/data"
+	}
+	if _, err := os.Stat(filepath.Join(dir, "mnist", dataset.MNISTTrainImages)); err != nil {
+		t.Skipf("no data mirror at %s: %v", dir, err)
+	}
+	return dir
+}
+
+func TestDownloadMirror(t *testing.T) {
+	dir := mirrorDir(t)
+	for _, ds := range []string{"mnist", "cifar10"} {
+		t.Run(ds, func(t *testing.T) {
+			out, order := runStage(t, Download, &DownloadParams{Dataset: ds}, nil, map[string]string{SettingDataMirror: dir})
+			rel, _ := dataset.ReleaseFor(ds)
+			if strings.Join(order, " ") != strings.Join(rel.Outputs(), " ") {
+				t.Errorf("outputs %v, want %v", order, rel.Outputs())
+			}
+			// The outputs' digests are the published ones (README.md).
+			checkGolden(t, "download-"+ds, digestLines(out, order))
+		})
+	}
+}
+
+func TestDownloadCorruptMirror(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	bad := []byte("these are not the MNIST labels")
+	for _, f := range []string{dataset.MNISTTrainImages, dataset.MNISTTrainLabels, dataset.MNISTTestImages, dataset.MNISTTestLabels} {
+		os.WriteFile(filepath.Join(dir, f), bad, 0o644)
+	}
+	out, _, err := pipeline.RunStage(context.Background(), Download, "download/mnist", &DownloadParams{Dataset: "mnist"}, nil,
+		map[string]string{SettingDataMirror: dir}, nil)
+	var ce *dataset.ChecksumError
+	if !errors.As(err, &ce) {
+		t.Fatalf("err = %v, want a checksum error", err)
+	}
+	msg := err.Error()
+	for _, s := range []string{dataset.MNISTTrainImages, "440fcabf73cc546fa21475e81ea370265605f56be210a4024d2ca8f203523609", dataset.SHA256Hex(bad)} {
+		if !strings.Contains(msg, s) {
+			t.Errorf("error %q does not mention %s", msg, s)
+		}
+	}
+	if out != nil {
+		t.Errorf("a failed download stored %d outputs", len(out))
+	}
+}
+
+func TestDownloadUnknown(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, ds := range []string{"svhn", "cifar100"} {
+		// cifar100 is absent from an empty mirror, and the cancelled
+		// context stops the network path at once.
+		_, _, err := pipeline.RunStage(ctx, Download, "download/"+ds, &DownloadParams{Dataset: ds}, nil,
+			map[string]string{SettingDataMirror: t.TempDir()}, nil)
+		if err == nil {
+			t.Errorf("%s: no error", ds)
+		}
+	}
+}

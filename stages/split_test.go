@@ -1,0 +1,50 @@
+package stages
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+
+	"repro/artifacts"
+	"repro/internal/dataset"
+	"repro/pipeline"
+)
+
+func TestSplitGolden(t *testing.T) {
+	t.Parallel()
+	for _, ds := range []string{"mnist", "cifar100"} {
+		prep, _ := prepareTiny(t, ds)
+		for _, seed := range []int64{dataset.SplitSeed1, dataset.SplitSeed2} {
+			name := fmt.Sprintf("%s-%d", ds, seed)
+			t.Run(name, func(t *testing.T) {
+				out, order := runStage(t, Split, &SplitParams{Dataset: ds, Seed: seed, Frac: 0.1}, map[string]outputs{"prepare": prep}, nil)
+				y, _, _ := artifacts.Int32s(prep["train_y"])
+				h, _, err := artifacts.Int32s(out["heldout_idx"])
+				if err != nil {
+					t.Fatal(err)
+				}
+				s, _, _ := artifacts.Int32s(out["stream_idx"])
+				all := append(slices.Clone(h), s...)
+				slices.Sort(all)
+				for i, v := range all {
+					if int(v) != i {
+						t.Fatalf("held-out ∪ stream is not a partition of the %d training samples", len(y))
+					}
+				}
+				checkGolden(t, "split-"+name, digestLines(out, order))
+			})
+		}
+	}
+}
+
+func TestSplitBadFrac(t *testing.T) {
+	t.Parallel()
+	prep, _ := prepareTiny(t, "mnist")
+	_, _, err := pipeline.RunStage(context.Background(), Split, "split/bad", &SplitParams{Dataset: "mnist", Seed: 1, Frac: 1.5},
+		map[string]outputs{"prepare": prep}, nil, nil)
+	if err == nil || !strings.Contains(err.Error(), "frac") {
+		t.Errorf("frac 1.5: err = %v", err)
+	}
+}

@@ -1,0 +1,137 @@
+package stages
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"repro/artifacts"
+	"repro/core"
+	"repro/internal/dataset"
+	"repro/pipeline"
+)
+
+// StreamsParams are the params of a streams cell.
+type StreamsParams struct {
+	Dataset  string `toml:"dataset"`
+	Protocol string `toml:"protocol"` // "sequential" (class-incremental tasks) or "static" (one task, every class)
+	Eval     string `toml:"eval"`     // "heldout" (needs input "split") or "test" (official test set)
+}
+
+// Streams turns labels (input "prepare": train_y, test_y, info) and, for
+// eval = "heldout", a split (input "split") into what one training run
+// consumes (doc.go): the tasks' classes, each task's training samples
+// (every stream sample of its classes, ascending) and the evaluation
+// samples (the held-out tenth, ascending, or the whole test set). Single
+// pass is a train param (epochs), not a stream.
+var Streams = &pipeline.Stage{
+	Name:    "streams",
+	Version: 1,
+	NewParams: func() any {
+		return &StreamsParams{Dataset: "mnist", Protocol: dataset.Sequential, Eval: "heldout"}
+	},
+	Run: runStreams,
+}
+
+func runStreams(ctx context.Context, rc *pipeline.RunContext) error {
+	p := rc.Params.(*StreamsParams)
+	info, _, err := readInt32s(ctx, rc, "prepare", "info", 1)
+	if err != nil {
+		return err
+	}
+	if len(info) != 3 {
+		return fmt.Errorf("input prepare info: %d values, want 3", len(info))
+	}
+	tasks, err := dataset.Tasks(int(info[2]), p.Protocol)
+	if err != nil {
+		return err
+	}
+	y, _, err := readInt32s(ctx, rc, "prepare", "train_y", 1)
+	if err != nil {
+		return err
+	}
+	var pool, eval []int
+	var evalSet uint8
+	switch p.Eval {
+	case "heldout":
+		if !rc.HasInput("split") {
+			return fmt.Errorf("streams: eval = heldout needs an input named split")
+		}
+		h, _, err := readInt32s(ctx, rc, "split", "heldout_idx", 1)
+		if err != nil {
+			return err
+		}
+		s, _, err := readInt32s(ctx, rc, "split", "stream_idx", 1)
+		if err != nil {
+			return err
+		}
+		if len(h)+len(s) != len(y) {
+			return fmt.Errorf("streams: split covers %d + %d samples, training set has %d", len(h), len(s), len(y))
+		}
+		for _, i := range s {
+			if i < 0 || int(i) >= len(y) {
+				return fmt.Errorf("streams: stream index %d out of range", i)
+			}
+			pool = append(pool, int(i))
+		}
+		for _, i := range h {
+			if i < 0 || int(i) >= len(y) {
+				return fmt.Errorf("streams: held-out index %d out of range", i)
+			}
+			eval = append(eval, int(i))
+		}
+		slices.Sort(eval)
+	case "test":
+		ty, _, err := readInt32s(ctx, rc, "prepare", "test_y", 1)
+		if err != nil {
+			return err
+		}
+		pool = make([]int, len(y))
+		for i := range pool {
+			pool[i] = i
+		}
+		eval = make([]int, len(ty))
+		for i := range eval {
+			eval[i] = i
+		}
+		evalSet = 1
+	default:
+		return fmt.Errorf("streams: unknown eval %q (want heldout or test)", p.Eval)
+	}
+	per := flattenTasks(y, pool, tasks)
+	T, C := len(tasks), len(tasks[0])
+	classes := make([]int32, 0, T*C)
+	for _, t := range tasks {
+		for _, c := range t {
+			classes = append(classes, int32(c))
+		}
+	}
+	rc.Put("task_classes", artifacts.EncodeInt32(classes, T, C))
+	rc.Put("task_offsets", artifacts.EncodeInt32(per.offsets, T+1))
+	rc.Put("task_idx", artifacts.EncodeInt32(per.idx, len(per.idx)))
+	rc.Put("eval_idx", artifacts.EncodeInt32(toInt32(eval), len(eval)))
+	rc.Put("eval_set", artifacts.EncodeUint8([]uint8{evalSet}, 1))
+	sizes := make([]int32, T)
+	for t := range T {
+		sizes[t] = per.offsets[t+1] - per.offsets[t]
+	}
+	fmt.Fprintf(rc.Log, "%s %s/%s: %d tasks of sizes %v, %d evaluation samples\n", p.Dataset, p.Protocol, p.Eval, T, sizes, len(eval))
+	return nil
+}
+
+// flatTasks is the CSR form of per-task index lists.
+type flatTasks struct {
+	offsets []int32
+	idx     []int32
+}
+
+// flattenTasks is dataset.TaskIndices in the streams artifact's CSR form.
+func flattenTasks(labels []int32, pool []int, tasks []core.Task) flatTasks {
+	per := dataset.TaskIndices(labels, pool, tasks)
+	f := flatTasks{offsets: []int32{0}}
+	for _, s := range per {
+		f.idx = append(f.idx, toInt32(s)...)
+		f.offsets = append(f.offsets, int32(len(f.idx)))
+	}
+	return f
+}

@@ -1,0 +1,113 @@
+package stages
+
+import (
+	"context"
+	"fmt"
+	"testing"
+
+	"repro/artifacts"
+	"repro/internal/dataset"
+	"repro/pipeline"
+)
+
+func TestStreamsGolden(t *testing.T) {
+	t.Parallel()
+	for _, ds := range []string{"mnist", "cifar100"} {
+		prep, _ := prepareTiny(t, ds)
+		split, _ := runStage(t, Split, &SplitParams{Dataset: ds, Seed: dataset.SplitSeed1, Frac: 0.1}, map[string]outputs{"prepare": prep}, nil)
+		for _, protocol := range []string{dataset.Sequential, dataset.Static} {
+			for _, eval := range []string{"heldout", "test"} {
+				name := fmt.Sprintf("%s-%s-%s", ds, protocol, eval)
+				t.Run(name, func(t *testing.T) {
+					in := map[string]outputs{"prepare": prep}
+					if eval == "heldout" {
+						in["split"] = split
+					}
+					out, order := runStage(t, Streams, &StreamsParams{Dataset: ds, Protocol: protocol, Eval: eval}, in, nil)
+					classes, shape, _ := artifacts.Int32s(out["task_classes"])
+					off, _, _ := artifacts.Int32s(out["task_offsets"])
+					idx, _, _ := artifacts.Int32s(out["task_idx"])
+					y, _, _ := artifacts.Int32s(prep["train_y"])
+					T, C := shape[0], shape[1]
+					if len(off) != T+1 || int(off[T]) != len(idx) {
+						t.Fatalf("offsets %v for %d tasks and %d samples", off, T, len(idx))
+					}
+					// Every task sample has one of its task's classes.
+					for tk := range T {
+						for _, i := range idx[off[tk]:off[tk+1]] {
+							c := y[i]
+							if c < classes[tk*C] || c > classes[tk*C+C-1] {
+								t.Fatalf("task %d holds sample %d of class %d", tk, i, c)
+							}
+						}
+					}
+					es, _, _ := artifacts.Uint8s(out["eval_set"])
+					ev, _, _ := artifacts.Int32s(out["eval_idx"])
+					if want := map[string]uint8{"heldout": 0, "test": 1}[eval]; es[0] != want {
+						t.Errorf("eval_set %d, want %d", es[0], want)
+					}
+					if eval == "heldout" && len(ev)+len(idx) != len(y) {
+						t.Errorf("%d evaluation + %d stream samples, training set %d", len(ev), len(idx), len(y))
+					}
+					checkGolden(t, "streams-"+name, digestLines(out, order))
+				})
+			}
+		}
+	}
+}
+
+func TestStreamsErrors(t *testing.T) {
+	t.Parallel()
+	prep, _ := prepareTiny(t, "mnist")
+	for _, p := range []*StreamsParams{
+		{Dataset: "mnist", Protocol: dataset.Sequential, Eval: "heldout"}, // no split input
+		{Dataset: "mnist", Protocol: "single", Eval: "test"},
+		{Dataset: "mnist", Protocol: dataset.Static, Eval: "val"},
+	} {
+		if _, _, err := pipeline.RunStage(context.Background(), Streams, "streams/bad", p, map[string]outputs{"prepare": prep}, nil, nil); err == nil {
+			t.Errorf("%+v: no error", *p)
+		}
+	}
+}
+
+// TestRealMNISTChain runs download → prepare → split → streams on the real
+// MNIST from the mirror twice and checks the counts of learner.md §1 and
+// that every output's digest is the same both times and as pinned.
+func TestRealMNISTChain(t *testing.T) {
+	dir := mirrorDir(t)
+	if testing.Short() {
+		t.Skip("real MNIST chain skipped in -short mode")
+	}
+	settings := map[string]string{SettingDataMirror: dir}
+	var runs []string
+	for range 2 {
+		var all string
+		dl, order := runStage(t, Download, &DownloadParams{Dataset: "mnist"}, nil, settings)
+		all += digestLines(dl, order)
+		prep, order := runStage(t, Prepare, &PrepareParams{Dataset: "mnist"}, map[string]outputs{"download": dl}, nil)
+		all += digestLines(prep, order)
+		for _, seed := range []int64{dataset.SplitSeed1, dataset.SplitSeed2} {
+			split, order := runStage(t, Split, &SplitParams{Dataset: "mnist", Seed: seed, Frac: 0.1}, map[string]outputs{"prepare": prep}, nil)
+			all += digestLines(split, order)
+			h, _, _ := artifacts.Int32s(split["heldout_idx"])
+			if len(h) != 5999 {
+				t.Errorf("seed %d: %d held out, want 5999", seed, len(h))
+			}
+			st, order := runStage(t, Streams, &StreamsParams{Dataset: "mnist", Protocol: dataset.Sequential, Eval: "heldout"},
+				map[string]outputs{"prepare": prep, "split": split}, nil)
+			all += digestLines(st, order)
+			off, _, _ := artifacts.Int32s(st["task_offsets"])
+			if seed == dataset.SplitSeed1 {
+				// learner.md §1.8: 11399 10880 10137 10965 10620.
+				if got := fmt.Sprint(off); got != "[0 11399 22279 32416 43381 54001]" {
+					t.Errorf("task offsets %s", got)
+				}
+			}
+		}
+		runs = append(runs, all)
+	}
+	if runs[0] != runs[1] {
+		t.Errorf("two runs gave different digests:\n%s", lineDiff(runs[0], runs[1]))
+	}
+	checkGolden(t, "mnist-real", runs[0])
+}
