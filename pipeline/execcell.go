@@ -61,18 +61,19 @@ type ExecOptions struct {
 // returns at once. If another process holds the cell's lock it waits for
 // that process to finish (or die), so one cell never runs twice at once.
 // On failure it stores a failure record (error and log) and returns the
-// error; nothing is cached.
-func ExecuteCell(ctx context.Context, st *artifacts.Store, key artifacts.Key, opt ExecOptions) error {
+// error; nothing is cached. ran reports whether this call computed the cell
+// (false when it was already done or another process did it).
+func ExecuteCell(ctx context.Context, st *artifacts.Store, key artifacts.Key, opt ExecOptions) (ran bool, err error) {
 	sp, err := st.GetSpec(key)
 	if err != nil {
-		return err
+		return false, err
 	}
 	stage := opt.Stages[sp.Stage]
 	if stage == nil {
-		return fmt.Errorf("cell %s: this binary has no stage %q", sp.CellID, sp.Stage)
+		return false, fmt.Errorf("cell %s: this binary has no stage %q", sp.CellID, sp.Stage)
 	}
 	if stage.Version != sp.StageVersion {
-		return fmt.Errorf("cell %s: spec wants %s version %d, this binary has %d", sp.CellID, sp.Stage, sp.StageVersion, stage.Version)
+		return false, fmt.Errorf("cell %s: spec wants %s version %d, this binary has %d", sp.CellID, sp.Stage, sp.StageVersion, stage.Version)
 	}
 	wait := opt.LockWait
 	if wait == 0 {
@@ -80,7 +81,7 @@ func ExecuteCell(ctx context.Context, st *artifacts.Store, key artifacts.Key, op
 	}
 	for {
 		if _, err := st.Lookup(key); err == nil {
-			return nil
+			return false, nil
 		}
 		lock, err := st.TryLock(key)
 		if err == nil {
@@ -88,19 +89,19 @@ func ExecuteCell(ctx context.Context, st *artifacts.Store, key artifacts.Key, op
 			break
 		}
 		if !errors.Is(err, artifacts.ErrLocked) {
-			return err
+			return false, err
 		}
 		select {
 		case <-ctx.Done():
-			return ctx.Err()
+			return false, ctx.Err()
 		case <-time.After(wait):
 		}
 	}
 	// Under the lock: another process may have finished it meanwhile.
 	if _, err := st.Lookup(key); err == nil {
-		return nil
+		return false, nil
 	}
-	return runLocked(ctx, st, sp, stage, opt)
+	return true, runLocked(ctx, st, sp, stage, opt)
 }
 
 func runLocked(ctx context.Context, st *artifacts.Store, sp *artifacts.Spec, stage *Stage, opt ExecOptions) error {

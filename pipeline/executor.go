@@ -34,4 +34,9 @@ type Job struct {
 	// RunID identifies this driver's run (for job names), stable across a
 	// driver restart on the same plan.
 	RunID string
+
+	// Ran is set by the executor when this job computed the cell itself
+	// (rather than finding it done, or waiting for another process that
+	// computed it). It only feeds the run's counts.
+	Ran bool
 }

@@ -28,5 +28,7 @@ func (e *LocalExecutor) Execute(ctx context.Context, job *Job) error {
 	if e.Progress != nil {
 		opt.Progress = func(done, total int64) { e.Progress(job.Key, done, total) }
 	}
-	return ExecuteCell(ctx, e.Store, k, opt)
+	ran, err := ExecuteCell(ctx, e.Store, k, opt)
+	job.Ran = ran
+	return err
 }

@@ -59,9 +59,11 @@ type CellFailure struct {
 
 // RunReport summarises a run.
 type RunReport struct {
-	Executed, Cached, Failed, Skipped int
-	Failures                          []CellFailure
-	Wall                              time.Duration
+	// Executed cells were computed by this run; Elsewhere cells were
+	// computed meanwhile by another process sharing the store.
+	Executed, Elsewhere, Cached, Failed, Skipped int
+	Failures                                     []CellFailure
+	Wall                                         time.Duration
 }
 
 // Err is non-nil when any cell failed or was skipped; it lists them.
@@ -96,6 +98,7 @@ func RunID(g *Graph, profile string) string {
 
 type result struct {
 	key artifacts.Key
+	ran bool
 	err error
 	dur time.Duration
 }
@@ -149,7 +152,7 @@ func Run(ctx context.Context, st *artifacts.Store, g *Graph, opt RunOptions) (*R
 						err = fmt.Errorf("executor reported success but: %w", lerr)
 					}
 				}
-				results <- result{k, err, time.Since(t)}
+				results <- result{k, j.Ran, err, time.Since(t)}
 			}
 		}()
 	}
@@ -242,7 +245,11 @@ func Run(ctx context.Context, st *artifacts.Store, g *Graph, opt RunOptions) (*R
 			var m *artifacts.Manifest
 			if r.err == nil {
 				m, _ = st.Lookup(r.key)
-				rep.Executed++
+				if r.ran {
+					rep.Executed++
+				} else {
+					rep.Elsewhere++
+				}
 			}
 			for _, c := range cs {
 				if r.err != nil {

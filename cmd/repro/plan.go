@@ -37,10 +37,11 @@ and how many cells are cached.`,
 			}
 			if *asJSON {
 				type row struct {
-					Cell    string   `json:"cell"`
-					State   string   `json:"state"`
-					Key     string   `json:"key,omitempty"`
-					Reasons []string `json:"reasons,omitempty"`
+					Cell    string            `json:"cell"`
+					State   string            `json:"state"`
+					Key     string            `json:"key,omitempty"`
+					Reasons []string          `json:"reasons,omitempty"`
+					Outputs map[string]string `json:"outputs,omitempty"`
 				}
 				var rows []row
 				for _, pc := range p.Cells {
@@ -50,6 +51,12 @@ and how many cells are cached.`,
 					r := row{Cell: pc.Cell.ID, State: pc.State.String(), Reasons: pc.Reasons}
 					if pc.KeyKnown {
 						r.Key = pc.Key.String()
+					}
+					if pc.Manifest != nil {
+						r.Outputs = map[string]string{}
+						for _, o := range pc.Manifest.Outputs {
+							r.Outputs[o.Name] = o.Digest.String()
+						}
 					}
 					rows = append(rows, r)
 				}

@@ -98,12 +98,16 @@ func runRun(ctx context.Context, e *env, o *runOptions, args []string) error {
 	if err != nil {
 		return err
 	}
-	if rep.Executed == 0 && rep.Failed == 0 && rep.Skipped == 0 {
+	if rep.Executed == 0 && rep.Elsewhere == 0 && rep.Failed == 0 && rep.Skipped == 0 {
 		fmt.Fprintf(e.stdout, "nothing to do: %s cached (profile %s)\n", plural(rep.Cached, "cell"), w.profile)
 		return nil
 	}
-	fmt.Fprintf(e.stdout, "ran %s, %d cached, %d failed, %d skipped in %s (profile %s, %s executor)\n",
-		plural(rep.Executed, "cell"), rep.Cached, rep.Failed, rep.Skipped, rep.Wall.Round(time.Millisecond), w.profile, ex.Name())
+	elsewhere := ""
+	if rep.Elsewhere > 0 {
+		elsewhere = fmt.Sprintf(", %d computed by another process", rep.Elsewhere)
+	}
+	fmt.Fprintf(e.stdout, "ran %s, %d cached%s, %d failed, %d skipped in %s (profile %s, %s executor)\n",
+		plural(rep.Executed, "cell"), rep.Cached, elsewhere, rep.Failed, rep.Skipped, rep.Wall.Round(time.Millisecond), w.profile, ex.Name())
 	if err := rep.Err(); err != nil {
 		return &exitError{code: 1, err: err}
 	}

@@ -189,7 +189,8 @@ computing the same cell. REPRO_DATA_MIRROR overrides the data mirror.`,
 				return err
 			}
 			settings := map[string]string{"data.mirror": e.getenv("REPRO_DATA_MIRROR")}
-			return pipeline.ExecuteCell(ctx, st, k, pipeline.ExecOptions{Stages: stages.Stages(), Settings: settings, Executor: *executor})
+			_, err = pipeline.ExecuteCell(ctx, st, k, pipeline.ExecOptions{Stages: stages.Stages(), Settings: settings, Executor: *executor})
+			return err
 		},
 	}
 }

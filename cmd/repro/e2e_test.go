@@ -1,0 +1,277 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// reproBin is the real CLI, built once for the end-to-end tests.
+var reproBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "repro-e2e-")
+	if err != nil {
+		panic(err)
+	}
+	reproBin = filepath.Join(dir, "repro")
+	out, err := exec.Command("go", "build", "-o", reproBin, ".").CombinedOutput()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "building repro: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// workdir writes a synthetic pipeline.toml and returns its directory.
+func workdir(t *testing.T, synthetic string) string {
+	t.Helper()
+	dir := t.TempDir()
+	cfg := "[settings]\nstore = \"store\"\n\n[synthetic]\n" + synthetic
+	if err := os.WriteFile(filepath.Join(dir, "pipeline.toml"), []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+func repro(t *testing.T, dir string, args ...string) (string, error) {
+	t.Helper()
+	cmd := exec.Command(reproBin, args...)
+	cmd.Dir = dir
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	err := cmd.Run()
+	return out.String(), err
+}
+
+func mustRepro(t *testing.T, dir string, args ...string) string {
+	t.Helper()
+	out, err := repro(t, dir, args...)
+	if err != nil {
+		t.Fatalf("repro %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return out
+}
+
+// planState returns cell ID -> key and output digests, from plan --json.
+func planState(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	cmd := exec.Command(reproBin, "plan", "--all", "--json")
+	cmd.Dir = dir
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("plan: %v", err)
+	}
+	var rows []struct {
+		Cell, State, Key string
+		Outputs          map[string]string
+	}
+	if err := json.Unmarshal(out, &rows); err != nil {
+		t.Fatal(err)
+	}
+	m := map[string]string{}
+	for _, r := range rows {
+		m[r.Cell] = fmt.Sprintf("%s %s %v", r.State, r.Key, r.Outputs)
+	}
+	return m
+}
+
+const smallDAG = "cells = 60\nwidth = 15\nfan_in = 2\nwork = 2000\nsleep_ms = 25\n"
+
+func TestRunTwiceDoesNoWork(t *testing.T) {
+	t.Parallel()
+	dir := workdir(t, smallDAG)
+	out := mustRepro(t, dir, "run", "-j", "4")
+	if !strings.Contains(out, "ran 60 cells") {
+		t.Fatalf("first run: %s", out)
+	}
+	out = mustRepro(t, dir, "run", "-j", "4")
+	if strings.TrimSpace(out) != "nothing to do: 60 cells cached (profile default)" {
+		t.Fatalf("second run printed %q", out)
+	}
+	// A cosmetic edit (comments, order, whitespace) changes no key.
+	cfg := "# reordered\n[synthetic]\nwidth=15   # per layer\nsleep_ms = 25\ncells = 60\nfan_in = 2\nwork = 2000\n\n[settings]\nstore = \"store\"\n"
+	os.WriteFile(filepath.Join(dir, "pipeline.toml"), []byte(cfg), 0o644)
+	out = mustRepro(t, dir, "run")
+	if !strings.HasPrefix(out, "nothing to do") {
+		t.Fatalf("after a cosmetic edit: %q", out)
+	}
+	// A real change reruns exactly the dependent cells, with reasons.
+	os.WriteFile(filepath.Join(dir, "pipeline.toml"), []byte(cfg+"\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "pipeline.toml"), []byte(strings.Replace(cfg, "fan_in = 2", "fan_in = 2\nscale = 3.0\nscale_layer = 3", 1)), 0o644)
+	plan := mustRepro(t, dir, "plan")
+	if !strings.Contains(plan, "config changed: synth.scale 1.0 -> 3.0") || !strings.Contains(plan, "15 to run, 45 cached") {
+		t.Fatalf("plan after a change:\n%s", plan)
+	}
+	out = mustRepro(t, dir, "run")
+	if !strings.Contains(out, "ran 15 cells, 45 cached") {
+		t.Fatalf("run after a change: %s", out)
+	}
+}
+
+func TestKillResume(t *testing.T) {
+	if testing.Short() {
+		t.Skip("kills real processes; several seconds")
+	}
+	t.Parallel()
+	ref := workdir(t, smallDAG)
+	mustRepro(t, ref, "run", "-j", "2")
+	want := planState(t, ref)
+
+	dir := workdir(t, smallDAG)
+	rng := rand.New(rand.NewPCG(1, 2))
+	for trial := 0; trial < 6; trial++ {
+		cmd := exec.Command(reproBin, "run", "-j", "2", "-q")
+		cmd.Dir = dir
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(time.Duration(20+rng.IntN(250)) * time.Millisecond)
+		syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+		cmd.Wait()
+		// Every finished cell is intact after each kill.
+		if out, err := repro(t, dir, "verify"); err != nil {
+			t.Fatalf("verify after kill %d: %v\n%s", trial, err, out)
+		}
+	}
+	out := mustRepro(t, dir, "run", "-j", "2")
+	if !strings.Contains(out, "cached") && !strings.HasPrefix(out, "nothing to do") {
+		t.Fatalf("resume: %s", out)
+	}
+	if strings.Contains(out, "ran 60 cells") {
+		t.Fatalf("resume recomputed everything: %s", out)
+	}
+	got := planState(t, dir)
+	for id, w := range want {
+		if got[id] != w {
+			t.Errorf("%s: after kills and resume %s, uninterrupted %s", id, got[id], w)
+		}
+	}
+	if out := mustRepro(t, dir, "verify"); !strings.Contains(out, "0 problem(s)") {
+		t.Fatalf("final verify: %s", out)
+	}
+}
+
+func TestConcurrentRunsShareTheStore(t *testing.T) {
+	if testing.Short() {
+		t.Skip("several seconds")
+	}
+	t.Parallel()
+	dir := workdir(t, smallDAG)
+	var wg sync.WaitGroup
+	outs := make([]string, 2)
+	for i := range outs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			out, err := repro(t, dir, "run", "-j", "3", "-q")
+			if err != nil {
+				t.Errorf("run %d: %v\n%s", i, err, out)
+			}
+			outs[i] = out
+		}()
+	}
+	wg.Wait()
+	ran := 0
+	for _, o := range outs {
+		var n int
+		if _, err := fmt.Sscanf(o, "ran %d cell", &n); err == nil {
+			ran += n
+		}
+	}
+	if ran != 60 {
+		t.Fatalf("the two runs computed %d cells in all, want each of 60 exactly once:\n%s\n%s", ran, outs[0], outs[1])
+	}
+	if out := mustRepro(t, dir, "verify"); !strings.Contains(out, "0 problem(s)") {
+		t.Fatalf("verify: %s", out)
+	}
+}
+
+func TestFlippedByteIsFoundAndRecomputed(t *testing.T) {
+	t.Parallel()
+	dir := workdir(t, "cells = 6\nwidth = 3\nfan_in = 1\n")
+	mustRepro(t, dir, "run")
+	want := planState(t, dir)
+	var blob string
+	filepath.Walk(filepath.Join(dir, "store", "blobs"), func(p string, fi os.FileInfo, err error) error {
+		if err == nil && !fi.IsDir() && blob == "" {
+			blob = p
+		}
+		return nil
+	})
+	b, _ := os.ReadFile(blob)
+	b[len(b)/2] ^= 1
+	os.Chmod(blob, 0o644)
+	os.WriteFile(blob, b, 0o644)
+	out, err := repro(t, dir, "verify")
+	if err == nil || !strings.Contains(out, "CORRUPT") {
+		t.Fatalf("verify did not report the flipped byte: %v\n%s", err, out)
+	}
+	out = mustRepro(t, dir, "run")
+	if !strings.Contains(out, "ran ") {
+		t.Fatalf("run after verify recomputed nothing: %s", out)
+	}
+	got := planState(t, dir)
+	for id, w := range want {
+		if got[id] != w {
+			t.Errorf("%s: %s after repair, %s before", id, got[id], w)
+		}
+	}
+}
+
+func TestFailingCellExitStatus(t *testing.T) {
+	t.Parallel()
+	dir := workdir(t, "cells = 6\nwidth = 3\nfan_in = 1\nfail = [1]\n")
+	out, err := repro(t, dir, "run")
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
+		t.Fatalf("run with a failing cell: err %v\n%s", err, out)
+	}
+	for _, want := range []string{"1 failed, 1 skipped", "synth/l0/c1", "fails on purpose"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	plan := mustRepro(t, dir, "plan")
+	if !strings.Contains(plan, "failed last time: cell synth/l0/c1") {
+		t.Errorf("plan does not say the cell failed:\n%s", plan)
+	}
+}
+
+func TestConfigErrorNamesLine(t *testing.T) {
+	t.Parallel()
+	dir := workdir(t, "cells = 6\nwidht = 3\n")
+	out, err := repro(t, dir, "plan")
+	if err == nil || !strings.Contains(out, "pipeline.toml:6: synthetic.widht: unknown key") {
+		t.Fatalf("plan with a typo: %v\n%s", err, out)
+	}
+}
+
+func TestInterruptExits130(t *testing.T) {
+	t.Parallel()
+	dir := workdir(t, "cells = 4\nsleep_ms = 5000\n")
+	cmd := exec.Command(reproBin, "run", "-j", "2")
+	cmd.Dir = dir
+	var out bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &out
+	cmd.Start()
+	time.Sleep(500 * time.Millisecond)
+	cmd.Process.Signal(os.Interrupt)
+	err := cmd.Wait()
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 130 {
+		t.Fatalf("interrupted run: %v\n%s", err, out.String())
+	}
+	_ = context.Background
+}
