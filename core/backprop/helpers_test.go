@@ -1,6 +1,9 @@
 package backprop
 
 import (
+	"math"
+	"strconv"
+
 	"repro/core"
 )
 
@@ -32,3 +35,7 @@ func pairTasks(classes int) []core.Task {
 	}
 	return ts
 }
+
+func sqrt(x float64) float64 { return math.Sqrt(x) }
+
+func itoa(n int) string { return strconv.Itoa(n) }

@@ -30,6 +30,16 @@ func Train(cfg Config, train, eval *core.Dataset, tasks []core.Task, seed int64,
 	if err := checkData(train, eval, tasks); err != nil {
 		return nil, fmt.Errorf("backprop: %w", err)
 	}
+	r := newRunner(cfg, train, eval, tasks, seed, hooks)
+	if err := r.run(); err != nil {
+		return nil, err
+	}
+	return r.res, nil
+}
+
+// newRunner builds a run's network, optimiser, buffer and generators; cfg
+// and the data must be valid.
+func newRunner(cfg Config, train, eval *core.Dataset, tasks []core.Task, seed int64, hooks core.Hooks) *runner {
 	sizes := append(append([]int{train.D}, cfg.Hidden...), train.Classes)
 	r := &runner{
 		cfg: cfg, train: train, eval: eval, tasks: tasks, hooks: hooks,
@@ -44,10 +54,7 @@ func Train(cfg Config, train, eval *core.Dataset, tasks []core.Task, seed int64,
 		logits = train.Classes
 	}
 	r.buf = core.NewReservoir(cfg.K, train.D, logits)
-	if err := r.run(); err != nil {
-		return nil, err
-	}
-	return r.res, nil
+	return r
 }
 
 func checkData(train, eval *core.Dataset, tasks []core.Task) error {

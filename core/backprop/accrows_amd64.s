@@ -1,0 +1,191 @@
+//go:build amd64
+
+#include "textflag.h"
+
+// func accRowsAVX2(c, v []float32, off []int32, b []float32)
+//
+// For j in [0, len(c)) rounded down to a multiple of 8:
+//	c[j] = c[j] + v[t]*b[off[t]+j], t ascending,
+// with a separate multiply and add (no FMA), so each element gets exactly
+// the roundings of accRowsGo. The caller checks bounds and does the tail.
+TEXT ·accRowsAVX2(SB), NOSPLIT, $0-96
+	MOVQ c_base+0(FP), DI
+	MOVQ c_len+8(FP), CX
+	MOVQ v_base+24(FP), SI
+	MOVQ v_len+32(FP), R8
+	MOVQ off_base+48(FP), R9
+	MOVQ b_base+72(FP), R10
+	XORQ AX, AX
+
+strip32:
+	MOVQ CX, DX
+	SUBQ AX, DX
+	CMPQ DX, $32
+	JLT  strip8
+	LEAQ (DI)(AX*4), R11
+	LEAQ (R10)(AX*4), R12
+	VMOVUPS 0(R11), Y0
+	VMOVUPS 32(R11), Y1
+	VMOVUPS 64(R11), Y2
+	VMOVUPS 96(R11), Y3
+	XORQ BX, BX
+
+t32:
+	CMPQ BX, R8
+	JGE  store32
+	VBROADCASTSS (SI)(BX*4), Y4
+	MOVLQSX (R9)(BX*4), R13
+	VMULPS 0(R12)(R13*4), Y4, Y5
+	VMULPS 32(R12)(R13*4), Y4, Y6
+	VMULPS 64(R12)(R13*4), Y4, Y7
+	VMULPS 96(R12)(R13*4), Y4, Y8
+	VADDPS Y5, Y0, Y0
+	VADDPS Y6, Y1, Y1
+	VADDPS Y7, Y2, Y2
+	VADDPS Y8, Y3, Y3
+	INCQ BX
+	JMP  t32
+
+store32:
+	VMOVUPS Y0, 0(R11)
+	VMOVUPS Y1, 32(R11)
+	VMOVUPS Y2, 64(R11)
+	VMOVUPS Y3, 96(R11)
+	ADDQ $32, AX
+	JMP  strip32
+
+strip8:
+	MOVQ CX, DX
+	SUBQ AX, DX
+	CMPQ DX, $8
+	JLT  done
+	LEAQ (DI)(AX*4), R11
+	LEAQ (R10)(AX*4), R12
+	VMOVUPS 0(R11), Y0
+	XORQ BX, BX
+
+t8:
+	CMPQ BX, R8
+	JGE  store8
+	VBROADCASTSS (SI)(BX*4), Y4
+	MOVLQSX (R9)(BX*4), R13
+	VMULPS 0(R12)(R13*4), Y4, Y5
+	VADDPS Y5, Y0, Y0
+	INCQ BX
+	JMP  t8
+
+store8:
+	VMOVUPS Y0, 0(R11)
+	ADDQ $8, AX
+	JMP  strip8
+
+done:
+	VZEROUPPER
+	RET
+
+// adamBody computes one block of 8 parameters at byte offset AX. Inputs:
+// DI p, SI g, DX m, R8 v; Y8..Y15 the broadcast coefficients wd, b1, 1-b1,
+// b2, 1-b2, 1/sqrt(bc2), eps, step. Leaves new p in Y0, m in Y3, v in Y6,
+// in the operation order of adamStepGo.
+#define adamBody \
+	VMOVUPS (DI)(AX*1), Y0 \
+	VMOVUPS (SI)(AX*1), Y1 \
+	VMULPS  Y0, Y8, Y2 \
+	VADDPS  Y2, Y1, Y1 \
+	VMULPS  (DX)(AX*1), Y9, Y3 \
+	VMULPS  Y1, Y10, Y4 \
+	VADDPS  Y4, Y3, Y3 \
+	VMULPS  Y1, Y1, Y5 \
+	VMULPS  Y5, Y12, Y5 \
+	VMULPS  (R8)(AX*1), Y11, Y6 \
+	VADDPS  Y5, Y6, Y6 \
+	VSQRTPS Y6, Y7 \
+	VMULPS  Y7, Y13, Y7 \
+	VADDPS  Y14, Y7, Y7 \
+	VDIVPS  Y7, Y3, Y2 \
+	VMULPS  Y2, Y15, Y2 \
+	VSUBPS  Y2, Y0, Y0
+
+// func adamAVX2(p, g, m, v []float32, mask []uint32, k *adamCoef)
+//
+// The first len(p) rounded down to 8 elements of adamStepGo with mask nil.
+TEXT ·adamAVX2(SB), NOSPLIT, $0-128
+	MOVQ p_base+0(FP), DI
+	MOVQ p_len+8(FP), CX
+	MOVQ g_base+24(FP), SI
+	MOVQ m_base+48(FP), DX
+	MOVQ v_base+72(FP), R8
+	MOVQ k+120(FP), BX
+	VBROADCASTSS 0(BX), Y8
+	VBROADCASTSS 4(BX), Y9
+	VBROADCASTSS 8(BX), Y10
+	VBROADCASTSS 12(BX), Y11
+	VBROADCASTSS 16(BX), Y12
+	VBROADCASTSS 20(BX), Y13
+	VBROADCASTSS 24(BX), Y14
+	VBROADCASTSS 28(BX), Y15
+	SHRQ $3, CX
+	SHLQ $5, CX
+	XORQ AX, AX
+
+aloop:
+	CMPQ AX, CX
+	JGE  adone
+	adamBody
+	VMOVUPS Y0, (DI)(AX*1)
+	VMOVUPS Y3, (DX)(AX*1)
+	VMOVUPS Y6, (R8)(AX*1)
+	ADDQ $32, AX
+	JMP  aloop
+
+adone:
+	VZEROUPPER
+	RET
+
+// func adamMaskedAVX2(p, g, m, v []float32, mask []uint32, k *adamCoef)
+//
+// As adamAVX2, but only where the mask word is all ones; elsewhere p, m and
+// v keep their bits (mask words must be 0 or 0xFFFFFFFF).
+TEXT ·adamMaskedAVX2(SB), NOSPLIT, $0-128
+	MOVQ p_base+0(FP), DI
+	MOVQ p_len+8(FP), CX
+	MOVQ g_base+24(FP), SI
+	MOVQ m_base+48(FP), DX
+	MOVQ v_base+72(FP), R8
+	MOVQ mask_base+96(FP), R9
+	MOVQ k+120(FP), BX
+	VBROADCASTSS 0(BX), Y8
+	VBROADCASTSS 4(BX), Y9
+	VBROADCASTSS 8(BX), Y10
+	VBROADCASTSS 12(BX), Y11
+	VBROADCASTSS 16(BX), Y12
+	VBROADCASTSS 20(BX), Y13
+	VBROADCASTSS 24(BX), Y14
+	VBROADCASTSS 28(BX), Y15
+	SHRQ $3, CX
+	SHLQ $5, CX
+	XORQ AX, AX
+
+mloop:
+	CMPQ AX, CX
+	JGE  mdone
+	adamBody
+	VMOVUPS (R9)(AX*1), Y1
+	VANDPS  Y1, Y0, Y0
+	VANDNPS (DI)(AX*1), Y1, Y2
+	VORPS   Y2, Y0, Y0
+	VANDPS  Y1, Y3, Y3
+	VANDNPS (DX)(AX*1), Y1, Y2
+	VORPS   Y2, Y3, Y3
+	VANDPS  Y1, Y6, Y6
+	VANDNPS (R8)(AX*1), Y1, Y2
+	VORPS   Y2, Y6, Y6
+	VMOVUPS Y0, (DI)(AX*1)
+	VMOVUPS Y3, (DX)(AX*1)
+	VMOVUPS Y6, (R8)(AX*1)
+	ADDQ $32, AX
+	JMP  mloop
+
+mdone:
+	VZEROUPPER
+	RET

@@ -1,0 +1,5 @@
+//go:build !amd64
+
+package backprop
+
+func forcePortable() (restore func()) { return func() {} }
