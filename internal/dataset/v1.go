@@ -6,9 +6,6 @@ import (
 	"math"
 	"sync"
 
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/gonum"
-
 	"repro/core"
 )
 
@@ -53,9 +50,10 @@ func V1CIFAR100() V1Config {
 }
 
 // V1Bank is a drawn and normalised filter bank. W[f*K : (f+1)*K] is filter
-// f over K = 3*Patch*Patch values in [channel][row][column] order.
+// f over K = 3*Patch*Patch values in [channel][row][column] order; WT is
+// its transpose, WT[k*Filters + f], the layout the GEMM kernel reads.
 type V1Bank struct {
-	W               []float32
+	W, WT           []float32
 	Filters, Patch  int
 	Stride          int
 	K               int
@@ -114,6 +112,12 @@ func NewV1Bank(train *Raw, cfg V1Config) *V1Bank {
 			b.W[f*b.K+i] = float32(x / norm)
 		}
 	}
+	b.WT = make([]float32, F*b.K)
+	for f := range F {
+		for k := range b.K {
+			b.WT[k*F+f] = b.W[f*b.K+k]
+		}
+	}
 	return b
 }
 
@@ -127,7 +131,6 @@ type convolver struct {
 	oh, ow int // output map size
 	cols   []float32
 	z      []float32
-	blas   gonum.Implementation
 }
 
 func newConvolver(b *V1Bank, h, w int) *convolver {
@@ -163,10 +166,9 @@ func (c *convolver) conv(r *Raw, lo, hi int) []float32 {
 	}
 	m := (hi - lo) * pos
 	F := c.b.Filters
-	// z = cols · Wᵀ. gonum's Sgemm accumulates each element over k in
-	// ascending order whatever its blocking or goroutines, so the result
-	// does not depend on the batch an image falls into.
-	c.blas.Sgemm(blas.NoTrans, blas.Trans, m, F, K, 1, c.cols[:m*K], K, c.b.W, K, 0, c.z[:m*F], F)
+	// z = cols · Wᵀ; gemm's result for a row does not depend on the
+	// other rows, so not on the batch an image falls into.
+	gemm(c.z[:m*F], c.cols[:m*K], c.b.WT, m, F, K)
 	return c.z[:m*F]
 }
 

@@ -1,0 +1,46 @@
+package dataset
+
+// gemm computes c[i*n+j] = Σ_p a[i*k+p] * bt[p*n+j] for i < m, j < n (c is
+// overwritten). Every element is accumulated from 0 in ascending p with a
+// float32 product rounded before a float32 add (no fused multiply-add), so
+// the result is bit-identical whichever path computes it: the AVX-512
+// kernel (gemm_amd64.s, 4 rows x 64 columns per call, separate VMULPS and
+// VADDPS) or the portable loop below. That is what keeps the V1 features,
+// and so the cache, the same on every host.
+func gemm(c, a, bt []float32, m, n, k int) {
+	if len(c) < m*n || len(a) < m*k || len(bt) < k*n {
+		panic("dataset: gemm slices too short")
+	}
+	i0, j0 := 0, 0
+	if useKernel && k > 0 {
+		mb, nb := m/4*4, n/64*64
+		for j := 0; j < nb; j += 64 {
+			for i := 0; i < mb; i += 4 {
+				kern4x64(&c[i*n+j], n, &a[i*k], k, &bt[j], n, k)
+			}
+		}
+		// Rows below mb (all columns) and columns from nb (rows above mb).
+		gemmGo(c, a, bt, n, k, mb, m, 0, n)
+		gemmGo(c, a, bt, n, k, 0, mb, nb, n)
+		return
+	}
+	gemmGo(c, a, bt, n, k, i0, m, j0, n)
+}
+
+// gemmGo computes the block rows [i0, i1) x columns [j0, j1) of gemm.
+func gemmGo(c, a, bt []float32, n, k, i0, i1, j0, j1 int) {
+	for i := i0; i < i1; i++ {
+		ci := c[i*n : i*n+n]
+		for j := j0; j < j1; j++ {
+			ci[j] = 0
+		}
+		ai := a[i*k : i*k+k]
+		for p, x := range ai {
+			row := bt[p*n : p*n+n]
+			for j := j0; j < j1; j++ {
+				// The conversion forbids fusing into an FMA.
+				ci[j] += float32(x * row[j])
+			}
+		}
+	}
+}

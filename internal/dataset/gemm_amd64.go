@@ -1,0 +1,13 @@
+package dataset
+
+import "golang.org/x/sys/cpu"
+
+// useKernel selects the AVX-512 kernel; x/sys/cpu also checks that the OS
+// saves the ZMM state.
+var useKernel = cpu.X86.HasAVX512F
+
+// kern4x64 computes the 4 x 64 block c[r*ldc+j] = Σ_p a[r*lda+p] *
+// bt[p*ldb+j] for r < 4, j < 64. Strides are in elements.
+//
+//go:noescape
+func kern4x64(c *float32, ldc int, a *float32, lda int, bt *float32, ldb int, k int)
