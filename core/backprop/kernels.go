@@ -36,6 +36,36 @@ func accRowsGo(c, v []float32, off []int32, b []float32) {
 	}
 }
 
+// accRows4 is accRows on four rows of c at once (row q at c[q*ldc:]
+// q*ldc+n]) sharing one offset list: row q's coefficients are v4[4*t+q].
+// Per element it performs exactly accRows's operations, so a row gives the
+// same bits either way; sharing the loads of b makes the dense products
+// (input layer forward, its weight gradient) about twice as fast.
+// It panics if an argument is too short.
+func accRows4(c []float32, ldc int, v4 []float32, off []int32, b []float32, n int) {
+	if len(v4) < 4*len(off) || len(c) < 3*ldc+n || ldc < n {
+		panic("backprop: accRows4 argument too short")
+	}
+	if n == 0 || len(off) == 0 {
+		return
+	}
+	accRows4Impl(c, ldc, v4, off, b, n)
+}
+
+// accRows4Go does accRows4's columns [j0, n).
+func accRows4Go(c []float32, ldc int, v4 []float32, off []int32, b []float32, n, j0 int) {
+	for q := range 4 {
+		cq := c[q*ldc+j0 : q*ldc+n]
+		for t, o := range off {
+			a := v4[4*t+q]
+			row := b[int(o)+j0 : int(o)+n]
+			for j := range cq {
+				cq[j] += float32(a * row[j])
+			}
+		}
+	}
+}
+
 // adamCoef holds one Adam step's scalars, fixed for all elements.
 type adamCoef struct {
 	wd, b1, ob1, b2, ob2 float32 // decay, beta1, 1-beta1, beta2, 1-beta2

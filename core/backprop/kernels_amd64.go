@@ -17,6 +17,25 @@ func adamAVX2(p, g, m, v []float32, mask []uint32, k *adamCoef)
 //go:noescape
 func adamMaskedAVX2(p, g, m, v []float32, mask []uint32, k *adamCoef)
 
+//go:noescape
+func accRows4AVX2(c []float32, ldc int, v4 []float32, off []int32, b []float32, n int)
+
+func accRows4Impl(c []float32, ldc int, v4 []float32, off []int32, b []float32, n int) {
+	if !useAVX2 || n < 8 {
+		accRows4Go(c, ldc, v4, off, b, n, 0)
+		return
+	}
+	for _, o := range off {
+		if o < 0 || int(o)+n > len(b) {
+			panic("backprop: accRows4 row out of range")
+		}
+	}
+	accRows4AVX2(c, ldc, v4, off, b, n)
+	if n8 := n &^ 7; n8 < n {
+		accRows4Go(c, ldc, v4, off, b, n, n8)
+	}
+}
+
 func accRowsImpl(c, v []float32, off []int32, b []float32) {
 	n := len(c)
 	if !useAVX2 || n < 8 {

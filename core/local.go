@@ -1,0 +1,471 @@
+package core
+
+import (
+	"fmt"
+	"slices"
+)
+
+// TrainLocal runs the local learner with configuration cfg on a
+// class-incremental stream and reports its metrics (learner.md §4, §6).
+//
+// train holds the stream's samples; each task's stream is every train sample
+// whose label is in the task, in dataset order, reshuffled every epoch (or, if
+// cfg.Static, one task holding all classes). eval is evaluated after every
+// task with the suppression off. The network's initialisation draws from
+// NewRNG(seed, StreamInit), everything during the run (epoch permutations,
+// reservoir writes, replay draws, random rotation) from NewRNG(seed,
+// StreamRun). The run is deterministic and single-threaded.
+//
+// It returns an error wrapping ErrConfig for a bad config or mismatched
+// data, and ErrStopped when hooks.Stop asked to stop.
+func TrainLocal(cfg LocalConfig, train, eval *Dataset, tasks []Task, seed int64, hooks Hooks) (*Result, error) {
+	r, err := newLocalRun(&cfg, train, eval, tasks, seed, hooks)
+	if err != nil {
+		return nil, err
+	}
+	return r.run()
+}
+
+type localRun struct {
+	cfg         *LocalConfig
+	train, eval *Dataset
+	tasks       []Task
+	hooks       Hooks
+	nt          *net
+	rng         *RNG
+	buf         *Reservoir
+	wake, rep   *pass
+	evalP       *pass
+
+	sup       [][]float32 // suppression of the next waking forward (nil: none)
+	awake     [][]bool    // awake sets of the current waking batch
+	ractive   [][]bool    // mirror: units fired by the last replay batch
+	haveRact  bool
+	pressure  [][]float64 // homeostatic pressure per hidden unit
+	gstep     int
+	totalWake int
+
+	// Gate state (learner.md §4.7).
+	fast, slow       float64
+	emaInit          bool
+	e0Sum            float64
+	e0N              int
+	blockCtr, offCtr int
+
+	nightBatches int
+
+	res      Result
+	rhoSum   []float64
+	sleepSum []float64
+	drift    *driftAcc
+}
+
+func newLocalRun(cfg *LocalConfig, train, eval *Dataset, tasks []Task, seed int64, hooks Hooks) (*localRun, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if train == nil || eval == nil || train.N == 0 || eval.N == 0 {
+		return nil, fmt.Errorf("%w: empty train or eval set", ErrConfig)
+	}
+	if train.D != eval.D || train.Classes != eval.Classes {
+		return nil, fmt.Errorf("%w: train (d=%d, %d classes) and eval (d=%d, %d classes) differ",
+			ErrConfig, train.D, train.Classes, eval.D, eval.Classes)
+	}
+	if cfg.Static {
+		all := make(Task, train.Classes)
+		for c := range all {
+			all[c] = c
+		}
+		tasks = []Task{all}
+	}
+	if len(tasks) == 0 {
+		return nil, fmt.Errorf("%w: no tasks", ErrConfig)
+	}
+	for ti, t := range tasks {
+		for _, c := range t {
+			if c < 0 || c >= train.Classes {
+				return nil, fmt.Errorf("%w: task %d: class %d outside [0, %d)", ErrConfig, ti, c, train.Classes)
+			}
+		}
+	}
+	r := &localRun{cfg: cfg, train: train, eval: eval, tasks: tasks, hooks: hooks,
+		rng: NewRNG(seed, StreamRun)}
+	r.nt = newNet(cfg, train.D, train.Classes, train.Height, train.Width, NewRNG(seed, StreamInit))
+	r.nt.setOffset(inputOffset(train))
+	r.buf = NewReservoir(cfg.Buffer, train.D, 0)
+	r.wake = newPass(r.nt, cfg.BatchWake)
+	rc := cfg.BatchReplay
+	if cfg.Night {
+		rc = max(rc, cfg.NightBatch)
+	}
+	r.rep = newPass(r.nt, rc)
+	r.evalP = newPass(r.nt, 256)
+	L := r.nt.L
+	r.awake = make([][]bool, L)
+	r.ractive = make([][]bool, L)
+	r.pressure = make([][]float64, L)
+	for l := 1; l < L; l++ {
+		n := r.nt.sizes[l]
+		r.awake[l] = make([]bool, n)
+		r.ractive[l] = make([]bool, n)
+		r.pressure[l] = make([]float64, n)
+	}
+	r.rhoSum = make([]float64, L-1)
+	r.sleepSum = make([]float64, L-1)
+	if cfg.DiagDrift {
+		r.drift = newDriftAcc(r.nt, cfg.BatchWake)
+	}
+	for _, t := range tasks {
+		n := 0
+		for _, y := range train.Y {
+			if slices.Contains(t, int(y)) {
+				n++
+			}
+		}
+		r.totalWake += cfg.Epochs * ((n + cfg.BatchWake - 1) / cfg.BatchWake)
+	}
+	return r, nil
+}
+
+func (r *localRun) run() (*Result, error) {
+	cfg := r.cfg
+	T := len(r.tasks)
+	r.res.Acc = make([][]float64, T)
+	etaWake := cfg.Eta * float64(cfg.BatchWake) / 256
+	etaReplay := cfg.Eta * cfg.NremGain
+	batch := make([]int, 0, cfg.BatchWake)
+	done := 0
+	for ti, task := range r.tasks {
+		var idx []int
+		for i, y := range r.train.Y {
+			if slices.Contains(task, int(y)) {
+				idx = append(idx, i)
+			}
+		}
+		for range cfg.Epochs {
+			if r.hooks.Stop != nil && r.hooks.Stop() {
+				return nil, ErrStopped
+			}
+			perm := r.rng.Perm(len(idx))
+			for lo := 0; lo < len(perm); lo += cfg.BatchWake {
+				batch = batch[:0]
+				for _, p := range perm[lo:min(lo+cfg.BatchWake, len(perm))] {
+					batch = append(batch, idx[p])
+				}
+				r.wakingStep(batch, etaWake, etaReplay)
+				done++
+				if r.hooks.Progress != nil {
+					r.hooks.Progress(done, r.totalWake)
+				}
+			}
+			if cfg.Night {
+				r.night(etaReplay)
+			}
+		}
+		// The rotation state is reset at every task boundary (learner.md §4.1).
+		r.sup = nil
+		r.res.Acc[ti] = r.evaluate(ti)
+	}
+	r.finish()
+	return &r.res, nil
+}
+
+// wakingStep is one waking batch in the reference's order (learner.md §4.1).
+func (r *localRun) wakingStep(batch []int, etaWake, etaReplay float64) {
+	cfg, nt, p := r.cfg, r.nt, r.wake
+	L := nt.L
+	p.load(r.train, batch)
+	supWake := r.sup
+	nt.forward(p, supWake)
+	nt.sweep(p, float32(cfg.TgtScale))
+	r.res.WakingBatches++
+	sb := meanSqOut(nt, p)
+
+	// Next rotation mask from the pre-update activities.
+	r.sup = r.nextSuppression(p, sb)
+
+	// Waking update: unmasked, or masked by the last replay batch (mirror).
+	var wakeMasks []*layerMask
+	if cfg.Mask == "mirror" && r.haveRact {
+		wakeMasks = r.masksFrom(r.ractive, false)
+	}
+	nt.update(cfg, p, etaWake, wakeMasks, false)
+
+	// Reservoir write of the waking samples.
+	d := nt.sizes[0]
+	for b := range p.n {
+		r.buf.Offer(p.x[b*d:(b+1)*d], p.y[b], nil, r.rng)
+	}
+
+	// Awake sets (and pressure) from the pre-update activities.
+	src := p
+	if cfg.MaskPostWake {
+		nt.forward(p, supWake) // re-infer after the waking update
+	}
+	unmasked := cfg.Mask == "none" || cfg.Mask == "mirror" || cfg.NoIso
+	for l := 1; l < L; l++ {
+		aw := r.awake[l]
+		clear(aw)
+		cnt := r.pressure[l]
+		for b := range src.n {
+			for _, i := range src.activeOf(l, b) {
+				aw[i] = true
+				cnt[i] += 1 / float64(src.n)
+			}
+		}
+		if unmasked {
+			clear(aw)
+		}
+	}
+
+	r.gstep++
+	doReplay := cfg.Buffer > 0 && r.gstep%cfg.Cadence == 0
+	switch cfg.Gate {
+	case "pressure":
+		var sum float64
+		var n int
+		for l := 1; l < L; l++ {
+			for i, a := range r.awake[l] {
+				if !a {
+					sum += r.pressure[l][i]
+					n++
+				}
+			}
+		}
+		doReplay = cfg.Buffer > 0 && n > 0 && sum/float64(n) >= cfg.Theta
+	case "surprise":
+		doReplay = cfg.Buffer > 0 && sb >= cfg.Theta
+	}
+	if !doReplay || r.buf.Len() == 0 {
+		return
+	}
+	masks := r.replayMasks()
+	var sample []int
+	for range cfg.Burst {
+		sample = r.buf.Sample(sample, cfg.BatchReplay, r.rng)
+		rp := r.rep
+		rp.n = len(sample)
+		for b, j := range sample {
+			copy(rp.x[b*d:(b+1)*d], r.buf.Row(j))
+			rp.y[b] = r.buf.Label(j)
+		}
+		nt.forward(rp, nil)
+		nt.sweep(rp, float32(cfg.TgtScale))
+		r.logRho(rp)
+		if r.drift != nil {
+			r.drift.before(nt, p, supWake)
+		}
+		nt.update(cfg, rp, etaReplay, masks, true)
+		r.res.ReplayUpdates++
+		r.res.ReplaySamples += rp.n
+		if cfg.Mask == "mirror" {
+			for l := 1; l < L; l++ {
+				clear(r.ractive[l])
+				for _, i := range rp.act[l] {
+					r.ractive[l][i] = true
+				}
+			}
+			r.haveRact = true
+		}
+		if cfg.Gate == "pressure" {
+			for l := 1; l < L; l++ {
+				for i, a := range r.awake[l] {
+					if !a {
+						r.pressure[l][i] *= 1 - cfg.Delta
+					}
+				}
+			}
+		}
+		if r.drift != nil {
+			r.drift.after(nt, supWake)
+		}
+	}
+}
+
+// meanSqOut is the batch mean of sum_c (eps^L_c)^2, the surprise and
+// novelty signal.
+func meanSqOut(nt *net, p *pass) float64 {
+	C := nt.sizes[nt.L]
+	var s float64
+	for _, e := range p.eps[nt.L][:p.n*C] {
+		s += float64(e) * float64(e)
+	}
+	return s / float64(p.n)
+}
+
+// nextSuppression returns s(t+1) for the mask mode and gate (learner.md
+// §4.4, §4.7, §4.8).
+func (r *localRun) nextSuppression(p *pass, sb float64) [][]float32 {
+	cfg, nt := r.cfg, r.nt
+	L := nt.L
+	switch cfg.Mask {
+	case "refractory", "random", "soft":
+	default:
+		return nil
+	}
+	if !r.rotationGate(sb) {
+		return nil
+	}
+	sup := make([][]float32, L)
+	for l := 1; l < L; l++ {
+		n := nt.sizes[l]
+		s := make([]float32, n)
+		fired := make([]bool, n)
+		for _, i := range p.act[l] {
+			fired[i] = true
+		}
+		switch cfg.Mask {
+		case "refractory":
+			for i, f := range fired {
+				if f {
+					s[i] = 1
+				}
+			}
+		case "soft":
+			for i, f := range fired {
+				if f {
+					s[i] = float32(cfg.SoftGain)
+				}
+			}
+		case "random":
+			kr := 0
+			for _, f := range fired {
+				if f {
+					kr++
+				}
+			}
+			for _, i := range r.rng.Perm(n)[:kr] {
+				s[i] = 1
+			}
+		}
+		sup[l] = s
+	}
+	return sup
+}
+
+// rotationGate updates the novelty signals with this batch's error and
+// reports whether rotation runs for the next batch.
+func (r *localRun) rotationGate(sb float64) bool {
+	cfg := r.cfg
+	if cfg.Gate != "refr_nov" && cfg.Gate != "refr_prog" && cfg.Gate != "refr_block" {
+		return true
+	}
+	if !r.emaInit {
+		r.fast, r.slow, r.emaInit = sb, sb, true
+	} else {
+		r.fast = 0.9*r.fast + 0.1*sb
+		r.slow = 0.998*r.slow + 0.002*sb
+	}
+	novel := r.fast >= cfg.BetaNov*r.slow
+	if cfg.Gate == "refr_nov" {
+		return novel
+	}
+	// [CODE≠PAPER] The warm-up clause (rotation forced on while fewer than
+	// 20 batches have been seen, i.e. batches 1-19) is in the code only.
+	if r.e0N < 20 {
+		r.e0Sum += sb
+		r.e0N++
+	}
+	e0 := r.e0Sum / float64(r.e0N)
+	trig := r.e0N < 20 || r.fast >= cfg.GammaP*e0 || novel
+	if cfg.Gate == "refr_prog" {
+		return trig
+	}
+	if r.offCtr > 0 {
+		r.offCtr--
+	} else if trig {
+		r.blockCtr = cfg.Block
+	}
+	if r.blockCtr > 0 {
+		r.blockCtr--
+		if r.blockCtr == 0 && cfg.BlockOff > 0 {
+			r.offCtr = cfg.BlockOff
+		}
+		return true
+	}
+	return false
+}
+
+// replayMasks builds the replay masks from the awake sets (learner.md §4.3).
+func (r *localRun) replayMasks() []*layerMask {
+	return r.masksFrom(r.awake, true)
+}
+
+// masksFrom builds per-layer masks M^l = 1 - awake^l (x) awake^{l-1} with the
+// input always awake. For replay the readout follows cfg.Readout and
+// replay_readout_only freezes the hidden layers; the mirror's waking mask
+// leaves the readout unmasked.
+func (r *localRun) masksFrom(awake [][]bool, replay bool) []*layerMask {
+	cfg, L := r.cfg, r.nt.L
+	masks := make([]*layerMask, L+1)
+	for l := 1; l < L; l++ {
+		m := &layerMask{post: awake[l]}
+		if l == 1 {
+			m.preAll = true
+		} else {
+			m.pre = awake[l-1]
+		}
+		if replay && cfg.ReplayReadoutOnly {
+			m = &layerMask{frozen: true}
+		}
+		masks[l] = m
+	}
+	if replay && cfg.Readout == "isolated" {
+		masks[L] = &layerMask{postAll: true, pre: awake[L-1]}
+	}
+	return masks
+}
+
+// logRho accumulates the isolated-channel width and asleep fraction of one
+// replay micro-batch (learner.md §6.4).
+func (r *localRun) logRho(rp *pass) {
+	for l := 1; l < r.nt.L; l++ {
+		n := r.nt.sizes[l]
+		fired := make([]bool, n)
+		for _, i := range rp.act[l] {
+			fired[i] = true
+		}
+		var nR, nIso, nAwake int
+		for i, f := range fired {
+			if r.awake[l][i] {
+				nAwake++
+			}
+			if f {
+				nR++
+				if !r.awake[l][i] {
+					nIso++
+				}
+			}
+		}
+		r.rhoSum[l-1] += float64(nIso) / float64(max(1, nR))
+		r.sleepSum[l-1] += 1 - float64(nAwake)/float64(n)
+	}
+}
+
+// night is the combo night of learner.md §4.9b: NightBatches unmasked buffer
+// batches of NightBatch at eta*nrem_gain after an epoch, each counted as a
+// replay update; the rotation state is reset.
+func (r *localRun) night(eta float64) {
+	cfg, nt := r.cfg, r.nt
+	if r.buf.Len() == 0 {
+		return
+	}
+	r.sup = nil
+	var sample []int
+	d := nt.sizes[0]
+	for range cfg.NightBatches {
+		sample = r.buf.Sample(sample, cfg.NightBatch, r.rng)
+		rp := r.rep
+		rp.n = len(sample)
+		for b, j := range sample {
+			copy(rp.x[b*d:(b+1)*d], r.buf.Row(j))
+			rp.y[b] = r.buf.Label(j)
+		}
+		nt.forward(rp, nil)
+		nt.sweep(rp, float32(cfg.TgtScale))
+		nt.update(cfg, rp, eta, nil, false)
+		r.nightBatches++
+		r.res.ReplayUpdates++
+		r.res.ReplaySamples += rp.n
+	}
+}

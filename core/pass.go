@@ -1,0 +1,230 @@
+package core
+
+import "math"
+
+// pass holds one batch's forward activities and top-down errors.
+type pass struct {
+	n   int
+	cap int
+	x   []float32 // n x d input rows (standardised)
+	y   []int32
+	// Sparse x - offset per sample: entries rPtr[b]:rPtr[b+1] of rIdx/rVal.
+	rPtr []int32
+	rIdx []int32
+	rVal []float32
+	a    [][]float32 // a[l], hidden l: n x n_l post-suppression post-k-WTA rates
+	// Active (non-zero) units of hidden layer l on sample b:
+	// act[l][actPtr[l][b]:actPtr[l][b+1]], ascending.
+	act    [][]int32
+	actPtr [][]int32
+	z      []float32   // n x C readout pre-activation (the network output)
+	eps    [][]float32 // eps[l], l = 1..L: n x n_l sweep errors (0 off the active set)
+	th     [][]float32 // kappa tanh(eps/kappa), same layout as eps
+	zbuf   []float32
+	kbuf   []float32
+	tmp    []float32
+}
+
+func newPass(nt *net, capacity int) *pass {
+	L := nt.L
+	p := &pass{cap: capacity,
+		x: make([]float32, capacity*nt.sizes[0]), y: make([]int32, capacity),
+		rPtr: make([]int32, capacity+1),
+		a:    make([][]float32, L), act: make([][]int32, L), actPtr: make([][]int32, L),
+		z:   make([]float32, capacity*nt.sizes[L]),
+		eps: make([][]float32, L+1), th: make([][]float32, L+1),
+	}
+	maxW := 0
+	for l := 1; l <= L; l++ {
+		n := nt.sizes[l]
+		maxW = max(maxW, n)
+		p.eps[l] = make([]float32, capacity*n)
+		p.th[l] = make([]float32, capacity*n)
+		if l < L {
+			p.a[l] = make([]float32, capacity*n)
+			p.act[l] = make([]int32, 0, capacity*n)
+			p.actPtr[l] = make([]int32, capacity+1)
+		}
+	}
+	p.zbuf = make([]float32, maxW)
+	p.kbuf = make([]float32, maxW)
+	p.tmp = make([]float32, maxW)
+	return p
+}
+
+// load copies rows idx of ds into the pass.
+func (p *pass) load(ds *Dataset, idx []int) {
+	p.n = len(idx)
+	d := ds.D
+	for b, i := range idx {
+		copy(p.x[b*d:(b+1)*d], ds.Row(i))
+		p.y[b] = ds.Y[i]
+	}
+}
+
+// activeOf returns the active units of hidden layer l on sample b.
+func (p *pass) activeOf(l, b int) []int32 {
+	return p.act[l][p.actPtr[l][b]:p.actPtr[l][b+1]]
+}
+
+// forward runs the batch through the network under suppression sup (sup[l]
+// per hidden unit in [0, 1], nil for none): z = W a + b, a = kWTA(relu(z) *
+// (1 - s)); the readout is the linear z^L (learner.md §2.6).
+func (nt *net) forward(p *pass, sup [][]float32) {
+	d := nt.sizes[0]
+	// Sparse input relative to the offset.
+	p.rIdx, p.rVal = p.rIdx[:0], p.rVal[:0]
+	for b := range p.n {
+		p.rPtr[b] = int32(len(p.rIdx))
+		row := p.x[b*d : (b+1)*d]
+		for j, v := range row {
+			if r := v - nt.off[j]; r != 0 {
+				p.rIdx = append(p.rIdx, int32(j))
+				p.rVal = append(p.rVal, r)
+			}
+		}
+	}
+	p.rPtr[p.n] = int32(len(p.rIdx))
+
+	for l := 1; l <= nt.L; l++ {
+		ly := nt.lay[l]
+		nOut := ly.nOut
+		z := p.zbuf[:nOut]
+		if l < nt.L {
+			p.act[l] = p.act[l][:0]
+		}
+		for b := range p.n {
+			copy(z, ly.bias)
+			if l == 1 {
+				for i := range z {
+					z[i] += nt.c[i]
+				}
+				lo, hi := p.rPtr[b], p.rPtr[b+1]
+				ly.scatter(z, p.rIdx[lo:hi], p.rVal[lo:hi], nil)
+			} else {
+				ly.scatter(z, p.activeOf(l-1, b), nil, p.a[l-1][b*ly.nIn:(b+1)*ly.nIn])
+			}
+			if l == nt.L {
+				copy(p.z[b*nOut:(b+1)*nOut], z)
+				continue
+			}
+			a := p.a[l][b*nOut : (b+1)*nOut]
+			var s []float32
+			if sup != nil {
+				s = sup[l]
+			}
+			for i, v := range z {
+				v = max(v, 0)
+				if s != nil && s[i] != 0 {
+					v *= 1 - s[i]
+				}
+				a[i] = v
+			}
+			KWTAScratch(a, nt.k[l], p.kbuf)
+			p.actPtr[l][b] = int32(len(p.act[l]))
+			for i, v := range a {
+				if v != 0 {
+					p.act[l] = append(p.act[l], int32(i))
+				}
+			}
+			p.actPtr[l][b+1] = int32(len(p.act[l]))
+		}
+	}
+}
+
+// scatter adds the contribution of the listed pre units to z: for each pre
+// j = idx[t] with value val[t] (or dense[j] when val is nil), z[post] +=
+// value * w over j's stored synapses.
+func (ly *layer) scatter(z []float32, idx []int32, val []float32, dense []float32) {
+	colPtr, colPost, wT := ly.colPtr, ly.colPost, ly.wT
+	for t, j := range idx {
+		var v float32
+		if val != nil {
+			v = val[t]
+		} else {
+			v = dense[j]
+		}
+		lo, hi := colPtr[j], colPtr[j+1]
+		w := wT[lo:hi]
+		post := colPost[lo:hi][:len(w)]
+		for k, p := range post {
+			z[p] += v * w[k]
+		}
+	}
+}
+
+// sweep computes the top-down errors (learner.md §3.1): eps^L = y - z^L,
+// eps^l = 1[a^l > 0] (kappa tanh(eps^{l+1}/kappa) [gated by 1[a^{l+1} > 0]
+// for hidden l+1]) B^l. th holds kappa tanh(eps/kappa) for every layer.
+func (nt *net) sweep(p *pass, tgtScale float32) {
+	L := nt.L
+	C := nt.sizes[L]
+	kappa := nt.kappa
+	bound := func(e float32) float32 {
+		return kappa * float32(math.Tanh(float64(e/kappa)))
+	}
+	for b := range p.n {
+		eps := p.eps[L][b*C : (b+1)*C]
+		th := p.th[L][b*C : (b+1)*C]
+		z := p.z[b*C : (b+1)*C]
+		for i := range eps {
+			var t float32
+			if int32(i) == p.y[b] {
+				t = tgtScale
+			}
+			eps[i] = t - z[i]
+			th[i] = bound(eps[i])
+		}
+		for l := L - 1; l >= 1; l-- {
+			n := nt.sizes[l]
+			up := nt.lay[l+1]
+			upTh := p.th[l+1][b*up.nOut : (b+1)*up.nOut]
+			tmp := p.tmp[:n]
+			clear(tmp)
+			accum := func(i int) {
+				u := upTh[i]
+				if u == 0 {
+					return
+				}
+				lo, hi := up.rowPtr[i], up.rowPtr[i+1]
+				fb, col := up.fb[lo:hi], up.col[lo:hi]
+				for s, j := range col {
+					tmp[j] += u * fb[s]
+				}
+			}
+			if l+1 == L {
+				for i := range upTh {
+					accum(i)
+				}
+			} else {
+				// th^{l+1} is zero off the active set: the burst gate.
+				for _, i := range p.activeOf(l+1, b) {
+					accum(int(i))
+				}
+			}
+			e := p.eps[l][b*n : (b+1)*n]
+			t := p.th[l][b*n : (b+1)*n]
+			clear(e)
+			clear(t)
+			for _, j := range p.activeOf(l, b) {
+				e[j] = tmp[j]
+				t[j] = bound(tmp[j])
+			}
+		}
+	}
+}
+
+// predict writes the argmax of each row of p.z (first maximum) to dst.
+func (nt *net) predict(p *pass, dst []int32) {
+	C := nt.sizes[nt.L]
+	for b := range p.n {
+		z := p.z[b*C : (b+1)*C]
+		best := 0
+		for i, v := range z {
+			if v > z[best] {
+				best = i
+			}
+		}
+		dst[b] = int32(best)
+	}
+}

@@ -1,0 +1,487 @@
+package core
+
+import "math"
+
+// layerMask is the replay (or mirror) mask of one layer's synapses: synapse
+// (i, j) may move iff post i is not awake or pre j is not awake, i.e. M =
+// 1 - post_awake (x) pre_awake (learner.md §4.3); the bias of i moves iff i is
+// not awake. A nil *layerMask means unmasked.
+type layerMask struct {
+	frozen  bool   // nothing moves (hidden layers under readout-only replay)
+	post    []bool // awake post units (nil: none awake)
+	pre     []bool // awake pre units (nil: none awake)
+	preAll  bool   // every pre unit awake (the input layer)
+	postAll bool   // every post unit awake (isolated readout)
+}
+
+func (m *layerMask) postAwake(i int) bool {
+	return m.postAll || (m.post != nil && m.post[i])
+}
+
+// synFree reports whether synapse (i, j) may move (true for a nil mask).
+func (m *layerMask) synFree(i, j int) bool {
+	switch {
+	case m == nil:
+		return true
+	case m.frozen:
+		return false
+	case !m.postAwake(i):
+		return true
+	case m.preAll:
+		return false
+	}
+	return m.pre == nil || !m.pre[j]
+}
+
+// biasFree reports whether the bias of unit i may move.
+func (m *layerMask) biasFree(i int) bool {
+	return m == nil || (!m.frozen && !m.postAwake(i))
+}
+
+// rowFrozen reports whether no synapse of row i may move.
+func (m *layerMask) rowFrozen(i int) bool {
+	return m.frozen || (m.postAwake(i) && m.preAll)
+}
+
+// optim holds the optimiser constants of one update call.
+type optim struct {
+	adam     bool
+	mu       float32
+	eta      float32
+	b1, b2   float32
+	bc1, bc2 float32 // bias corrections 1 - beta^t
+	eps      float32
+	leak     bool
+}
+
+// update is one local_update call (learner.md §3.2-3.6): for every layer in
+// order the plasticity signal, the local product, the optimiser step of W,
+// b and the twin B, the decay; then the anchor (waking calls), the Dale
+// clamp and the connectivity re-mask, which the sparse storage fuses into
+// the per-synapse pass. masks is nil for an unmasked call, otherwise indexed
+// by layer. replay marks replay calls (no burst-baseline or anchor update,
+// controller EMA frozen).
+func (nt *net) update(cfg *LocalConfig, p *pass, eta float64, masks []*layerMask, replay bool) {
+	nt.t++
+	op := optim{adam: cfg.Opt == "adam", mu: float32(cfg.Momentum), eta: float32(eta),
+		b1: 0.9, b2: 0.999, eps: float32(cfg.AdamEps), leak: cfg.LeakMoments && masks != nil}
+	if op.adam {
+		op.bc1 = float32(1 - math.Pow(0.9, float64(nt.t)))
+		op.bc2 = float32(1 - math.Pow(0.999, float64(nt.t)))
+	}
+	anchor := len(cfg.Anchor) == 2 && !replay
+	if anchor {
+		for l := 1; l <= nt.L; l++ {
+			nt.lay[l].anchorStart(cfg.Anchor[0], cfg.Anchor[1])
+		}
+	}
+	for l := 1; l <= nt.L; l++ {
+		var m *layerMask
+		if masks != nil {
+			m = masks[l]
+		}
+		nt.updateLayer(cfg, p, l, &op, m, replay, anchor)
+	}
+}
+
+func (nt *net) updateLayer(cfg *LocalConfig, p *pass, l int, op *optim, m *layerMask, replay, anchor bool) {
+	ly := nt.lay[l]
+	L := nt.L
+	n := p.n
+	inv := 1 / float32(n)
+	visitAll := m == nil || op.leak
+	// The plasticity signal e, accumulated straight into the gradient.
+	var pre []float32
+	preW := ly.nIn
+	if l == 1 {
+		pre = p.x
+	} else {
+		pre = p.a[l-1]
+	}
+	accumRow := func(i int, e float32, b int) {
+		if e == 0 {
+			return
+		}
+		if !visitAll && m.rowFrozen(i) {
+			return
+		}
+		ly.gb[i] += e * inv
+		coef := e * inv
+		lo, hi := ly.rowPtr[i], ly.rowPtr[i+1]
+		g, col := ly.g[lo:hi], ly.col[lo:hi]
+		g = g[:len(col)]
+		x := pre[b*preW : (b+1)*preW]
+		for s, j := range col {
+			g[s] += coef * x[j]
+		}
+	}
+	if l == L {
+		C := ly.nOut
+		for b := range n {
+			e := p.eps[L][b*C : (b+1)*C]
+			for i, v := range e {
+				accumRow(i, v, b)
+			}
+		}
+	} else {
+		nh := ly.nOut
+		th := p.th[l]
+		ebar := nt.ebar[l]
+		if !replay && cfg.BaselineEMA > 0 {
+			// Burst baseline: a waking-only EMA of the batch-mean bounded error.
+			a := float32(cfg.BaselineEMA)
+			mean := p.tmp[:nh]
+			clear(mean)
+			for b := range n {
+				t := th[b*nh : (b+1)*nh]
+				for _, i := range p.activeOf(l, b) {
+					mean[i] += t[i]
+				}
+			}
+			for i := range ebar {
+				ebar[i] = (1-a)*ebar[i] + a*(mean[i]/float32(n))
+			}
+		}
+		for b := range n {
+			t := th[b*nh : (b+1)*nh]
+			for _, i := range p.activeOf(l, b) {
+				accumRow(int(i), t[i]-ebar[i], b)
+			}
+		}
+	}
+
+	// Decay: fixed, or the adaptive controller's (two passes).
+	lam := float32(0)
+	if l >= 2 {
+		lam = float32(cfg.KPDecay)
+	}
+	var wd float32
+	if l == 1 {
+		wd = float32(cfg.InputL2)
+	}
+	ctrl := cfg.KPAdapt > 0 && l >= 2
+	if !op.adam && !ctrl && !anchor && !op.leak && ly.absent == nil {
+		nt.sgdRows(ly, l, m, op, wd, lam)
+		return
+	}
+	defer ly.syncT()
+	var sumD, sumG float64
+	for i := range ly.nOut {
+		if !visitAll && m.rowFrozen(i) {
+			continue
+		}
+		lo, hi := ly.rowPtr[i], ly.rowPtr[i+1]
+		for s := lo; s < hi; s++ {
+			free := m.synFree(i, int(ly.col[s]))
+			gs := ly.g[s]
+			ly.g[s] = 0
+			if !free && !op.leak {
+				continue
+			}
+			if wd != 0 {
+				gs -= wd * ly.w[s]
+			}
+			var d float32
+			if op.adam {
+				m1 := op.b1*ly.m1[s] + (1-op.b1)*gs
+				m2 := op.b2*ly.m2[s] + (1-op.b2)*gs*gs
+				ly.m1[s], ly.m2[s] = m1, m2
+				if !free {
+					continue // leaking moments: the state advances, no step
+				}
+				d = op.eta * (m1 / op.bc1) / (float32(math.Sqrt(float64(m2/op.bc2))) + op.eps)
+			} else {
+				v := flushTiny(op.mu*ly.m1[s] + gs)
+				ly.m1[s] = v
+				d = op.eta * v
+			}
+			ly.w[s] += d
+			if ly.fb != nil {
+				ly.fb[s] += d
+			}
+			if ctrl {
+				sumD += math.Abs(float64(d))
+				sumG += math.Abs(float64(gs))
+				continue // decay and projections in the second pass
+			}
+			ly.finishSyn(s, lam, anchor)
+		}
+		if bf := m.biasFree(i); bf || op.leak {
+			ly.stepBias(i, op, bf)
+		}
+		ly.gb[i] = 0
+		if l == 1 {
+			nt.c[i] = ly.rowDotOff(i, nt.off)
+		}
+	}
+	if ctrl {
+		var sumW float64
+		for _, w := range ly.w {
+			sumW += math.Abs(float64(w))
+		}
+		nt.controllerDecay(cfg, ly, m, op, sumD, sumG, sumW, replay, anchor)
+	}
+	if anchor {
+		ly.anchorBias()
+	}
+	ly.anchorFirst = false
+}
+
+// finishSyn applies to stored synapse s, after its optimiser step, the decay
+// lam, the anchor (waking calls), the Dale clamp and the re-mask, in the
+// reference's order.
+func (ly *layer) finishSyn(s int32, lam float32, anchor bool) {
+	w := ly.w[s]
+	if lam != 0 {
+		w -= lam * w
+	}
+	var b float32
+	if ly.fb != nil {
+		b = ly.fb[s]
+		if lam != 0 {
+			b -= lam * b
+		}
+	}
+	if anchor {
+		if ly.anchorFirst {
+			ly.wSlow[s] = w
+			if ly.fb != nil {
+				ly.fbSlow[s] = b
+			}
+		} else {
+			w, b = ly.anchorSyn(s, w, b)
+		}
+	}
+	if ly.sign != nil {
+		sg := ly.sign[ly.col[s]]
+		if (sg > 0 && w < 0) || (sg < 0 && w > 0) {
+			w = 0
+		}
+		if (sg > 0 && b < 0) || (sg < 0 && b > 0) {
+			b = 0
+		}
+	}
+	if ly.absent != nil && ly.absent[s] {
+		w, b = 0, 0
+	}
+	ly.w[s] = w
+	if ly.fb != nil {
+		ly.fb[s] = b
+	}
+}
+
+// stepBias is the optimiser step of bias i (no decay on biases).
+func (ly *layer) stepBias(i int, op *optim, free bool) {
+	gs := ly.gb[i]
+	ly.gb[i] = 0
+	var d float32
+	if op.adam {
+		m1 := op.b1*ly.bm1[i] + (1-op.b1)*gs
+		m2 := op.b2*ly.bm2[i] + (1-op.b2)*gs*gs
+		ly.bm1[i], ly.bm2[i] = m1, m2
+		if !free {
+			return
+		}
+		d = op.eta * (m1 / op.bc1) / (float32(math.Sqrt(float64(m2/op.bc2))) + op.eps)
+	} else {
+		v := flushTiny(op.mu*ly.bm1[i] + gs)
+		ly.bm1[i] = v
+		d = op.eta * v
+	}
+	ly.bias[i] += d
+}
+
+// anchorSyn applies the two-timescale anchor to one synapse (learner.md
+// §4.11): P_slow += mu_a (P - P_slow); P += lambda_a (P_slow - P). The slow
+// copies are cloned at the first waking call (see anchorInit).
+func (ly *layer) anchorSyn(s int32, w, b float32) (float32, float32) {
+	ws := ly.wSlow[s]
+	ws += ly.anchorMu * (w - ws)
+	w += ly.anchorLam * (ws - w)
+	ly.wSlow[s] = ws
+	if ly.fb != nil {
+		bs := ly.fbSlow[s]
+		bs += ly.anchorMu * (b - bs)
+		b += ly.anchorLam * (bs - b)
+		ly.fbSlow[s] = bs
+	}
+	return w, b
+}
+
+func (ly *layer) anchorBias() {
+	if ly.anchorFirst {
+		copy(ly.biasSlow, ly.bias)
+		return
+	}
+	for i, v := range ly.bias {
+		bs := ly.biasSlow[i]
+		bs += ly.anchorMu * (v - bs)
+		ly.bias[i] = v + ly.anchorLam*(bs-v)
+		ly.biasSlow[i] = bs
+	}
+}
+
+// anchorStart allocates the slow copies at the first anchored call; that
+// call clones the values after its optimiser step and decay.
+func (ly *layer) anchorStart(lam, mu float64) {
+	if ly.wSlow != nil {
+		return
+	}
+	ly.anchorLam, ly.anchorMu = float32(lam), float32(mu)
+	ly.wSlow = make([]float32, len(ly.w))
+	if ly.fb != nil {
+		ly.fbSlow = make([]float32, len(ly.fb))
+	}
+	ly.biasSlow = make([]float32, len(ly.bias))
+	ly.anchorFirst = true
+}
+
+// controllerDecay finishes a layer under the adaptive decay controller
+// (learner.md §5.1): lambda_l = min(0.02, rho * ubar_l / wmag_l), with u_l the
+// mean |Delta W| of this call over all n_l n_{l-1} entries (absent synapses
+// included, post-optimiser, pre-decay), ubar_l its EMA over waking calls and
+// wmag_l the mean |W| after the step. Replay calls use the waking EMA and
+// apply lambda inside the mask.
+func (nt *net) controllerDecay(cfg *LocalConfig, ly *layer, m *layerMask, op *optim, sumD, sumG, sumW float64, replay, anchor bool) {
+	total := float64(ly.nIn * ly.nOut)
+	u := sumD / total
+	if cfg.KPAdaptMode == "grad" {
+		u = sumG / total
+	}
+	if !replay {
+		if !ly.uSet {
+			ly.uEMA, ly.uSet = u, true
+		} else {
+			ly.uEMA = 0.98*ly.uEMA + 0.02*u
+		}
+	}
+	ub := ly.uEMA
+	if !ly.uSet || ub == 0 {
+		ub = u
+	}
+	wmag := sumW/total + 1e-12
+	lam := cfg.KPAdapt * ub / wmag
+	if cfg.KPAdaptMode == "grad" {
+		lam *= float64(op.eta)
+	}
+	lam = min(0.02, lam)
+	if !ly.kpEffOK {
+		ly.kpEff, ly.kpEffOK = lam, true
+	} else {
+		ly.kpEff = 0.99*ly.kpEff + 0.01*lam
+	}
+	l32 := float32(lam)
+	for i := range ly.nOut {
+		for s := ly.rowPtr[i]; s < ly.rowPtr[i+1]; s++ {
+			if m.synFree(i, int(ly.col[s])) {
+				ly.finishSyn(s, l32, anchor)
+			}
+		}
+	}
+}
+
+// sgdRows is the fast path of updateLayer for heavy-ball SGD with a fixed
+// decay and no anchor: one pass per row doing the optimiser step, the decay,
+// the Dale clamp, the column-order copy and (layer 1) c = W^1 o. It computes
+// exactly what the general path computes.
+func (nt *net) sgdRows(ly *layer, l int, m *layerMask, op *optim, wd, lam float32) {
+	mu, eta := op.mu, op.eta
+	for i := range ly.nOut {
+		if m != nil && m.rowFrozen(i) {
+			continue
+		}
+		// A row whose post unit is awake moves only at silent pre units.
+		var preAwake []bool
+		if m != nil && m.postAwake(i) {
+			preAwake = m.pre
+		}
+		lo, hi := ly.rowPtr[i], ly.rowPtr[i+1]
+		g := ly.g[lo:hi]
+		n := len(g)
+		v := ly.m1[lo:hi][:n]
+		w := ly.w[lo:hi][:n]
+		col := ly.col[lo:hi][:n]
+		pos := ly.pos[lo:hi][:n]
+		wT := ly.wT
+		if ly.fb == nil {
+			off := nt.off
+			var acc float32
+			for s := range g {
+				ws := w[s]
+				gs := g[s] - wd*ws
+				g[s] = 0
+				vs := flushTiny(mu*v[s] + gs)
+				v[s] = vs
+				ws += eta * vs
+				if lam != 0 {
+					ws -= lam * ws
+				}
+				w[s] = ws
+				wT[pos[s]] = ws
+				acc += ws * off[col[s]]
+			}
+			if l == 1 {
+				nt.c[i] = acc
+			}
+		} else {
+			fb := ly.fb[lo:hi][:n]
+			sign := ly.sign
+			for s := range g {
+				gs := g[s]
+				g[s] = 0
+				j := col[s]
+				if preAwake != nil && preAwake[j] {
+					continue
+				}
+				vs := flushTiny(mu*v[s] + gs)
+				v[s] = vs
+				d := eta * vs
+				ws := w[s] + d
+				bs := fb[s] + d
+				if lam != 0 {
+					ws -= lam * ws
+					bs -= lam * bs
+				}
+				if sign != nil {
+					if sign[j] > 0 {
+						ws = max(ws, 0)
+						bs = max(bs, 0)
+					} else {
+						ws = min(ws, 0)
+						bs = min(bs, 0)
+					}
+				}
+				w[s] = ws
+				fb[s] = bs
+				wT[pos[s]] = ws
+			}
+		}
+		if m.biasFree(i) {
+			ly.stepBias(i, op, true)
+		}
+		ly.gb[i] = 0
+	}
+}
+
+// syncT rewrites the column-order copy of the weights.
+func (ly *layer) syncT() {
+	for k, s := range ly.colSyn {
+		ly.wT[k] = ly.w[s]
+	}
+}
+
+// tinyVelocity is the magnitude below which a velocity is set to 0. A
+// velocity without input decays geometrically (mu = 0.9) into float32's
+// subnormal range, where x86 arithmetic is about a hundred times slower;
+// most synapses of the sparse hidden layers sit there. Below 1e-30 the step
+// eta*v (< 1e-31) cannot change any weight of magnitude above 1e-23, so
+// flushing is numerically inert for the learner; the reference (torch on
+// CPU, denormals kept) differs only in such sub-ulp steps.
+const tinyVelocity = 1e-30
+
+func flushTiny(v float32) float32 {
+	if v < tinyVelocity && v > -tinyVelocity {
+		return 0
+	}
+	return v
+}
