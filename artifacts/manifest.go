@@ -196,6 +196,12 @@ func (s *Store) PutSpec(sp *Spec) error {
 	return s.putRecord("specs", sp.Key, sp)
 }
 
+// HasSpec reports whether the spec of cell k is stored.
+func (s *Store) HasSpec(k Key) bool {
+	_, err := os.Stat(s.recordPath("specs", k))
+	return err == nil
+}
+
 // GetSpec reads the spec of cell k.
 func (s *Store) GetSpec(k Key) (*Spec, error) {
 	sp := new(Spec)

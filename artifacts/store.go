@@ -93,7 +93,7 @@ func (s *Store) coders() (*zstd.Encoder, *zstd.Decoder, error) {
 		// One encoder and decoder per store, used through EncodeAll and
 		// DecodeAll, which are safe for concurrent use. SpeedDefault (level 3)
 		// compresses MNIST-sized float tensors at a few hundred MB/s.
-		s.enc, s.encErr = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedDefault), zstd.WithEncoderConcurrency(1))
+		s.enc, s.encErr = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1))
 		if s.encErr == nil {
 			s.dec, s.encErr = zstd.NewReader(nil, zstd.WithDecoderConcurrency(0), zstd.WithDecoderMaxMemory(8<<30))
 		}

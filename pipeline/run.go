@@ -192,31 +192,33 @@ func Run(ctx context.Context, st *artifacts.Store, g *Graph, opt RunOptions) (*R
 	for done < total {
 		// Resolve ready cells: compute keys, take cache hits at once.
 		for len(ready) > 0 {
-			sort.Slice(ready, func(i, j int) bool { return ready[i].ID < ready[j].ID })
-			c := ready[0]
-			ready = ready[1:]
-			k, err := resolveCell(st, c, manifests, opt)
-			if err != nil {
-				failed[c] = true
-				rep.Failed++
-				done++
-				rep.Failures = append(rep.Failures, CellFailure{CellID: c.ID, Err: err})
-				emit(EventFailed, c, k, err, 0)
-				skip(c, err)
-				continue
+			batch := ready
+			ready = nil
+			sort.Slice(batch, func(i, j int) bool { return batch[i].ID < batch[j].ID })
+			for _, c := range batch {
+				k, err := resolveCell(st, c, manifests, opt)
+				if err != nil {
+					failed[c] = true
+					rep.Failed++
+					done++
+					rep.Failures = append(rep.Failures, CellFailure{CellID: c.ID, Err: err})
+					emit(EventFailed, c, k, err, 0)
+					skip(c, err)
+					continue
+				}
+				if m, err := st.Lookup(k); err == nil {
+					rep.Cached++
+					finish(c, m)
+					emit(EventCached, c, k, nil, 0)
+					continue
+				}
+				if waiters, busy := cellOf[k.String()]; busy {
+					cellOf[k.String()] = append(waiters, c) // an equal cell is queued or running
+					continue
+				}
+				cellOf[k.String()] = []*Cell{c}
+				queue = append(queue, &Job{Key: k.String(), CellID: c.ID, StoreDir: st.Root(), LogPath: st.LogPath(k), RunID: runID})
 			}
-			if m, err := st.Lookup(k); err == nil {
-				rep.Cached++
-				finish(c, m)
-				emit(EventCached, c, k, nil, 0)
-				continue
-			}
-			if waiters, busy := cellOf[k.String()]; busy {
-				cellOf[k.String()] = append(waiters, c) // an equal cell is queued or running
-				continue
-			}
-			cellOf[k.String()] = []*Cell{c}
-			queue = append(queue, &Job{Key: k.String(), CellID: c.ID, StoreDir: st.Root(), LogPath: st.LogPath(k), RunID: runID})
 		}
 		if done >= total {
 			break
@@ -299,7 +301,7 @@ func resolveCell(st *artifacts.Store, c *Cell, manifests map[*Cell]*artifacts.Ma
 			return k, err
 		}
 	}
-	if _, err := st.GetSpec(k); err != nil {
+	if !st.HasSpec(k) {
 		sp := &artifacts.Spec{Key: k, CellID: c.ID, Stage: c.Stage.Name, StageVersion: c.Stage.Version,
 			Params: ParamsText(params), Inputs: specIn, Settings: opt.Settings}
 		if err := st.PutSpec(sp); err != nil {

@@ -107,8 +107,13 @@ type Executor struct {
 
 type waiter struct {
 	id     string
+	job    *pipeline.Job
 	misses int // consecutive polls in which no source knew the job
 	done   chan result
+	// The store is probed for the cell's manifest on its own schedule,
+	// faster than squeue at first (a stat costs the controller nothing).
+	probeAt    time.Time
+	probeEvery time.Duration
 }
 
 type result struct {
@@ -208,7 +213,7 @@ func (e *Executor) Execute(ctx context.Context, job *pipeline.Job) error {
 			return err
 		}
 	}
-	st, err := e.wait(ctx, id)
+	st, err := e.wait(ctx, id, job)
 	if err != nil {
 		return fmt.Errorf("slurm job %s (%s): %w", id, name, err)
 	}
@@ -441,8 +446,9 @@ func (e *Executor) acquire(ctx context.Context) (func(), error) {
 
 // wait blocks until the poller reports job id terminal, or ctx is done; in
 // that case it scancels the job and returns ctx.Err().
-func (e *Executor) wait(ctx context.Context, id string) (status, error) {
-	w := &waiter{id: id, done: make(chan result, 1)}
+func (e *Executor) wait(ctx context.Context, id string, job *pipeline.Job) (status, error) {
+	w := &waiter{id: id, job: job, done: make(chan result, 1), probeEvery: probeMin}
+	w.probeAt = time.Now().Add(probeMin)
 	e.mu.Lock()
 	e.waiters[id] = w
 	if !e.polling {

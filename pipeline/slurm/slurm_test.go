@@ -298,3 +298,29 @@ func TestNewBinary(t *testing.T) {
 		t.Errorf("New(default binary) = %v, %v", e, err)
 	}
 }
+
+// TestExecuteProbesStore: a cell whose manifest appears is done, even
+// while squeue (slow to notice) still says RUNNING.
+func TestExecuteProbesStore(t *testing.T) {
+	t.Parallel()
+	f := newFake()
+	f.steps = 1 << 30 // squeue never sees it end
+	e := newTestExecutor(t, f, func(o *Options) { o.PollMin, o.PollMax = time.Hour, time.Hour })
+	job := testJob(t, 1)
+	go func() {
+		time.Sleep(20 * time.Millisecond)
+		f.mu.Lock()
+		f.store[job.Key] = true
+		f.mu.Unlock()
+	}()
+	start := time.Now()
+	if err := e.Execute(context.Background(), job); err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Errorf("Execute took %v, want about probeMin", d)
+	}
+	if n := f.count("squeue -h -t all"); n != 0 {
+		t.Errorf("squeue polled %d times, want 0 (the store answered first)", n)
+	}
+}
