@@ -217,7 +217,15 @@ func (e *Executor) Execute(ctx context.Context, job *pipeline.Job) error {
 	if err != nil {
 		return fmt.Errorf("slurm job %s (%s): %w", id, name, err)
 	}
-	return e.conclude(ctx, job, id, name, st)
+	if err := e.conclude(ctx, job, id, name, st); err != nil {
+		return err
+	}
+	// The job this driver submitted or adopted produced the cell. (Were
+	// another driver computing it at the same time, exec-cell would have
+	// waited for it and found it done; this count would then be one too
+	// high, which is all Ran feeds.)
+	job.Ran = true
+	return nil
 }
 
 func checkJob(job *pipeline.Job) error {
