@@ -1,0 +1,247 @@
+package core
+
+import (
+	"math"
+	"slices"
+	"testing"
+)
+
+type layerState struct{ w, fb, v, bias, bv []float32 }
+
+func saveLayer(ly *layer) layerState {
+	return layerState{slices.Clone(ly.w), slices.Clone(ly.fb), slices.Clone(ly.m1), slices.Clone(ly.bias), slices.Clone(ly.bm1)}
+}
+
+// TestMaskedHeavyBall checks one masked replay step against the definition
+// (learner.md §3.4-3.5, paper Eq. maskedstep): outside the mask velocity,
+// weight, twin and bias are bit-for-bit unchanged (frozen, not zeroed, and
+// not decayed); inside, v = mu v + G, W = clamp((W + eta v)(1 - lambda)).
+func TestMaskedHeavyBall(t *testing.T) {
+	t.Parallel()
+	for trial := range 8 {
+		cfg := tinyConfig()
+		r := newTinyRun(t, cfg, int64(trial), 8)
+		nt := r.nt
+		rng := NewRNG(int64(trial), StreamRun+4)
+		// Random non-zero velocities everywhere, as after many steps.
+		for l := 1; l <= nt.L; l++ {
+			for s := range nt.lay[l].m1 {
+				nt.lay[l].m1[s] = float32(rng.NormFloat64() * 0.01)
+			}
+		}
+		// Random awake sets.
+		awake := make([][]bool, nt.L)
+		for l := 1; l < nt.L; l++ {
+			awake[l] = make([]bool, nt.sizes[l])
+			for i := range awake[l] {
+				awake[l][i] = rng.IntN(2) == 0
+			}
+		}
+		if trial%2 == 1 {
+			cfg.Readout = "isolated"
+			r.cfg.Readout = "isolated"
+		}
+		masks := r.masksFrom(awake, true)
+		p := randomBatchPass(r, 4, rng)
+		nt.forward(p, nil)
+		nt.sweep(p, 1)
+		// Expected gradient G in float64, from the plasticity signal.
+		G := make([][]float64, nt.L+1)
+		for l := 1; l <= nt.L; l++ {
+			ly := nt.lay[l]
+			G[l] = make([]float64, len(ly.w))
+			for i := range ly.nOut {
+				for b := range p.n {
+					var e float64
+					if l == nt.L {
+						e = float64(p.eps[l][b*ly.nOut+i])
+					} else if p.a[l][b*ly.nOut+i] > 0 {
+						e = float64(p.th[l][b*ly.nOut+i] - nt.ebar[l][i])
+					}
+					for s := ly.rowPtr[i]; s < ly.rowPtr[i+1]; s++ {
+						var a float64
+						if l == 1 {
+							a = float64(p.x[b*ly.nIn+int(ly.col[s])])
+						} else {
+							a = float64(p.a[l-1][b*ly.nIn+int(ly.col[s])])
+						}
+						G[l][s] += e * a / float64(p.n)
+					}
+				}
+			}
+		}
+		old := make([]layerState, nt.L+1)
+		for l := 1; l <= nt.L; l++ {
+			old[l] = saveLayer(nt.lay[l])
+		}
+		eta := 0.06
+		nt.update(&cfg, p, eta, masks, true)
+		mu := cfg.Momentum
+		for l := 1; l <= nt.L; l++ {
+			ly, o, m := nt.lay[l], old[l], masks[l]
+			frozenSyn, freeSyn := 0, 0
+			for i := range ly.nOut {
+				for s := ly.rowPtr[i]; s < ly.rowPtr[i+1]; s++ {
+					j := int(ly.col[s])
+					if !m.synFree(i, j) {
+						frozenSyn++
+						if ly.m1[s] != o.v[s] || ly.w[s] != o.w[s] || (ly.fb != nil && ly.fb[s] != o.fb[s]) {
+							t.Fatalf("trial %d layer %d: masked-out synapse (%d,%d) moved", trial, l, i, j)
+						}
+						continue
+					}
+					freeSyn++
+					g := G[l][s]
+					if l == 1 {
+						g -= cfg.InputL2 * float64(o.w[s])
+					}
+					wantV := mu*float64(o.v[s]) + g
+					if math.Abs(float64(ly.m1[s])-wantV) > 1e-5*(1+math.Abs(wantV)) {
+						t.Fatalf("trial %d layer %d: v(%d,%d) = %g, want %g", trial, l, i, j, ly.m1[s], wantV)
+					}
+					lam := 0.0
+					if l >= 2 {
+						lam = cfg.KPDecay
+					}
+					wantW := (float64(o.w[s]) + eta*float64(ly.m1[s])) * (1 - lam)
+					if l >= 2 {
+						if sg := ly.sign[j]; sg > 0 {
+							wantW = max(wantW, 0)
+						} else {
+							wantW = min(wantW, 0)
+						}
+					}
+					if math.Abs(float64(ly.w[s])-wantW) > 1e-5*(1+math.Abs(wantW)) {
+						t.Fatalf("trial %d layer %d: w(%d,%d) = %g, want %g", trial, l, i, j, ly.w[s], wantW)
+					}
+				}
+				if !m.biasFree(i) && (ly.bias[i] != o.bias[i] || ly.bm1[i] != o.bv[i]) {
+					t.Fatalf("trial %d layer %d: masked bias %d moved", trial, l, i)
+				}
+			}
+			if l < nt.L && (frozenSyn == 0 || freeSyn == 0) {
+				t.Errorf("trial %d layer %d: degenerate mask (%d frozen, %d free)", trial, l, frozenSyn, freeSyn)
+			}
+		}
+	}
+}
+
+// checkInvariants verifies Dale's column signs on W^l (l >= 2) and their
+// twins, and that the stored synapses are exactly the connectivity mask
+// (absent ones, when stored, hold 0).
+func checkInvariants(t *testing.T, nt *net, wantStored []int) {
+	t.Helper()
+	for l := 2; l <= nt.L; l++ {
+		ly := nt.lay[l]
+		for s, j := range ly.col {
+			sg := ly.sign[j]
+			if sg*ly.w[s] < 0 || sg*ly.fb[s] < 0 {
+				t.Fatalf("layer %d synapse %d violates Dale's sign %v: w=%g b=%g", l, s, sg, ly.w[s], ly.fb[s])
+			}
+		}
+	}
+	for l := 1; l <= nt.L; l++ {
+		ly := nt.lay[l]
+		present := 0
+		for s := range ly.col {
+			if ly.absent != nil && ly.absent[s] {
+				if ly.w[s] != 0 || (ly.fb != nil && ly.fb[s] != 0) {
+					t.Fatalf("layer %d: absent synapse %d is %g", l, s, ly.w[s])
+				}
+				continue
+			}
+			present++
+		}
+		if present != wantStored[l] {
+			t.Fatalf("layer %d: %d synapses present, want %d", l, present, wantStored[l])
+		}
+		for k, s := range ly.colSyn {
+			if ly.wT[k] != ly.w[s] {
+				t.Fatalf("layer %d: column copy stale at %d", l, k)
+			}
+		}
+	}
+}
+
+// TestDaleAndConnectivityEveryStep runs waking steps (with replay) and checks
+// the invariants after every one, for fixed decay and for the controller
+// (which stores absent synapses).
+func TestDaleAndConnectivityEveryStep(t *testing.T) {
+	t.Parallel()
+	for _, ctrl := range []float64{0, 0.25} {
+		cfg := tinyConfig()
+		cfg.KPAdapt = ctrl
+		r := newTinyRun(t, cfg, 3, 0)
+		nt := r.nt
+		want := make([]int, nt.L+1)
+		for l := 1; l <= nt.L; l++ {
+			if l < nt.L {
+				want[l] = int(math.RoundToEven(cfg.ConnDensity * float64(nt.sizes[l]*nt.sizes[l-1])))
+			} else {
+				want[l] = nt.sizes[l] * nt.sizes[l-1]
+			}
+		}
+		checkInvariants(t, nt, want)
+		etaW, etaR := cfg.Eta*float64(cfg.BatchWake)/256, cfg.Eta*cfg.NremGain
+		for step := range 30 {
+			batch := []int{step % r.train.N, (3 * step) % r.train.N, (7*step + 1) % r.train.N}
+			r.wakingStep(batch, etaW, etaR)
+			checkInvariants(t, nt, want)
+		}
+		if r.res.ReplayUpdates != 30 {
+			t.Errorf("kp_adapt=%g: %d replay updates, want 30", ctrl, r.res.ReplayUpdates)
+		}
+	}
+}
+
+// TestDaleInit checks the cell types (round(0.8 n) excitatory) and that the
+// readout and feedback weights start Dale-clamped (about half exactly 0).
+func TestDaleInit(t *testing.T) {
+	t.Parallel()
+	cfg := DefaultLocalConfig()
+	cfg.Hidden = []int{512, 256}
+	nt := newNet(&cfg, 784, 10, 28, 28, NewRNG(0, StreamInit))
+	for l, want := range map[int]int{1: 410, 2: 205} {
+		exc := 0
+		for _, s := range nt.types[l] {
+			if s > 0 {
+				exc++
+			}
+		}
+		if exc != want {
+			t.Errorf("layer %d: %d excitatory, want %d", l, exc, want)
+		}
+	}
+	// Connectivity counts of learner.md §2.5.
+	if got := len(nt.lay[1].col); got != 120422 {
+		t.Errorf("W^1 keeps %d synapses, want 120422", got)
+	}
+	if got := len(nt.lay[2].col); got != 39322 {
+		t.Errorf("W^2 keeps %d synapses, want 39322", got)
+	}
+	zeros := 0
+	for _, w := range nt.lay[3].w {
+		if w == 0 {
+			zeros++
+		}
+	}
+	if frac := float64(zeros) / float64(len(nt.lay[3].w)); frac < 0.4 || frac > 0.6 {
+		t.Errorf("readout: %.2f of weights clamped to 0 at init, want about half", frac)
+	}
+	// Distance dependence: W^1 synapses are closer than uniform pairs.
+	pre, post := sheet(784, 28, 28), sheet(512, 0, 0)
+	var dKept, dAll float64
+	ly := nt.lay[1]
+	for i := range ly.nOut {
+		for s := ly.rowPtr[i]; s < ly.rowPtr[i+1]; s++ {
+			j := ly.col[s]
+			dKept += math.Hypot(post[i][0]-pre[j][0], post[i][1]-pre[j][1])
+		}
+		for j := range 784 {
+			dAll += math.Hypot(post[i][0]-pre[j][0], post[i][1]-pre[j][1])
+		}
+	}
+	if mk, ma := dKept/float64(len(ly.col)), dAll/float64(784*512); mk > 0.8*ma {
+		t.Errorf("mean kept distance %.3f vs all %.3f: not distance dependent", mk, ma)
+	}
+}
