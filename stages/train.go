@@ -1,0 +1,222 @@
+package stages
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"repro/artifacts"
+	"repro/core"
+	"repro/core/backprop"
+	"repro/pipeline"
+)
+
+// TrainParams are the params of one training run: one learner config, one
+// protocol, one seed. Exactly one of Local and BP is set.
+type TrainParams struct {
+	Learner  string `toml:"learner"`  // "local" or "bp"
+	Protocol string `toml:"protocol"` // "sequential", "static" or "single_pass"
+	Seed     int64  `toml:"seed"`
+	// StreamStride keeps every n-th training sample of the stream and
+	// EvalStride every n-th evaluation sample (1 = all). Only scaled-down
+	// profiles (smoke) set them; they are part of the key like any param.
+	StreamStride int `toml:"stream_stride"`
+	EvalStride   int `toml:"eval_stride"`
+
+	Local *core.LocalConfig `toml:"local"`
+	BP    *backprop.Config  `toml:"bp"`
+}
+
+// TrainRecord is the "result" output of a train cell: the learner's metrics
+// plus what identifies the run. It is canonical JSON (fixed field order, Go's
+// shortest float formatting), so equal runs give equal bytes.
+type TrainRecord struct {
+	Learner  string       `json:"learner"`
+	Protocol string       `json:"protocol"`
+	Seed     int64        `json:"seed"`
+	Stream   int          `json:"stream_samples"`
+	Eval     int          `json:"eval_samples"`
+	Result   *core.Result `json:"result"`
+}
+
+// Train runs one learner on one stream (inputs "data": a prepare or v1 cell;
+// "stream": a streams cell) and writes "result" (TrainRecord JSON).
+var Train = &pipeline.Stage{
+	Name:    "train",
+	Version: 1,
+	NewParams: func() any {
+		return &TrainParams{Learner: "local", Protocol: "sequential", StreamStride: 1, EvalStride: 1}
+	},
+	Run: runTrain,
+}
+
+func runTrain(ctx context.Context, rc *pipeline.RunContext) error {
+	p := rc.Params.(*TrainParams)
+	if p.StreamStride < 1 || p.EvalStride < 1 {
+		return fmt.Errorf("train.stream_stride and train.eval_stride must be >= 1")
+	}
+	train, eval, tasks, err := loadStream(ctx, rc, p)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(rc.Log, "%s learner, %s protocol, seed %d: %d stream samples, %d evaluation samples, %d tasks\n",
+		p.Learner, p.Protocol, p.Seed, train.N, eval.N, len(tasks))
+	hooks := core.Hooks{
+		Progress: func(done, total int) { rc.Progress(int64(done), int64(total)) },
+		Stop:     func() bool { return ctx.Err() != nil },
+	}
+	var res *core.Result
+	switch p.Learner {
+	case "local":
+		if p.Local == nil {
+			return fmt.Errorf("train.local: missing for the local learner")
+		}
+		res, err = core.TrainLocal(*p.Local, train, eval, tasks, p.Seed, hooks)
+	case "bp":
+		if p.BP == nil {
+			return fmt.Errorf("train.bp: missing for the bp learner")
+		}
+		res, err = backprop.Train(*p.BP, train, eval, tasks, p.Seed, hooks)
+	default:
+		return fmt.Errorf("train.learner %q: want local or bp", p.Learner)
+	}
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(rc.Log, "final accuracy %.4f, forgetting %.4f, %d waking batches, %d replay updates\n",
+		res.FinalAcc, res.Forgetting, res.WakingBatches, res.ReplayUpdates)
+	for i, row := range res.Acc {
+		fmt.Fprintf(rc.Log, "after task %d: %.4f\n", i, row)
+	}
+	b, err := json.MarshalIndent(&TrainRecord{Learner: p.Learner, Protocol: p.Protocol, Seed: p.Seed,
+		Stream: train.N, Eval: eval.N, Result: res}, "", " ")
+	if err != nil {
+		return err
+	}
+	rc.Put("result", append(b, '\n'))
+	return nil
+}
+
+// loadStream builds the training and evaluation sets and the tasks from the
+// "data" and "stream" inputs (contracts in doc.go).
+func loadStream(ctx context.Context, rc *pipeline.RunContext, p *TrainParams) (train, eval *core.Dataset, tasks []core.Task, err error) {
+	data, stream := rc.Input("data"), rc.Input("stream")
+	read := func(in *pipeline.InputRef, name string) ([]byte, error) {
+		b, err := in.Read(ctx, name)
+		if err != nil {
+			return nil, fmt.Errorf("input %s: %s: %w", in.CellID, name, err)
+		}
+		return b, nil
+	}
+	i32 := func(in *pipeline.InputRef, name string) ([]int32, []int, error) {
+		b, err := read(in, name)
+		if err != nil {
+			return nil, nil, err
+		}
+		return artifacts.Int32s(b)
+	}
+	info, _, err := i32(data, "info")
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	if len(info) != 3 {
+		return nil, nil, nil, fmt.Errorf("input %s: info has %d values, want 3", data.CellID, len(info))
+	}
+	classes, _, taskIdx, evalIdx, evalSet, err := readStream(read, i32, stream)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	full := func(x, y string) (*core.Dataset, error) {
+		xb, err := read(data, x)
+		if err != nil {
+			return nil, err
+		}
+		xs, shape, err := artifacts.Float32s(xb)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", x, err)
+		}
+		ys, _, err := i32(data, y)
+		if err != nil {
+			return nil, err
+		}
+		if len(shape) != 2 || shape[0] != len(ys) {
+			return nil, fmt.Errorf("%s: shape %v does not match %d labels", x, shape, len(ys))
+		}
+		return &core.Dataset{X: xs, Y: ys, N: shape[0], D: shape[1], Classes: int(info[2]), Height: int(info[0]), Width: int(info[1])}, nil
+	}
+	trainAll, err := full("train_x", "train_y")
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	var idx []int
+	for i := 0; i < len(taskIdx); i += p.StreamStride {
+		j := int(taskIdx[i])
+		if j < 0 || j >= trainAll.N {
+			return nil, nil, nil, fmt.Errorf("stream index %d outside [0, %d)", j, trainAll.N)
+		}
+		idx = append(idx, j)
+	}
+	train = trainAll.Subset(idx)
+	evalAll := trainAll
+	if evalSet == 1 {
+		if evalAll, err = full("test_x", "test_y"); err != nil {
+			return nil, nil, nil, err
+		}
+	}
+	idx = idx[:0]
+	for i := 0; i < len(evalIdx); i += p.EvalStride {
+		j := int(evalIdx[i])
+		if j < 0 || j >= evalAll.N {
+			return nil, nil, nil, fmt.Errorf("evaluation index %d outside [0, %d)", j, evalAll.N)
+		}
+		idx = append(idx, j)
+	}
+	eval = evalAll.Subset(idx)
+	for t := range classes {
+		task := make(core.Task, len(classes[t]))
+		for i, c := range classes[t] {
+			task[i] = int(c)
+		}
+		tasks = append(tasks, task)
+	}
+	return train, eval, tasks, nil
+}
+
+// readStream decodes a streams cell's outputs.
+func readStream(read func(*pipeline.InputRef, string) ([]byte, error), i32 func(*pipeline.InputRef, string) ([]int32, []int, error), in *pipeline.InputRef) (classes [][]int32, offsets, taskIdx, evalIdx []int32, evalSet uint8, err error) {
+	tc, shape, err := i32(in, "task_classes")
+	if err != nil {
+		return
+	}
+	if len(shape) != 2 {
+		err = fmt.Errorf("task_classes: shape %v, want [T, C]", shape)
+		return
+	}
+	for t := 0; t < shape[0]; t++ {
+		classes = append(classes, tc[t*shape[1]:(t+1)*shape[1]])
+	}
+	if offsets, _, err = i32(in, "task_offsets"); err != nil {
+		return
+	}
+	if len(offsets) != len(classes)+1 {
+		err = fmt.Errorf("task_offsets: %d values for %d tasks", len(offsets), len(classes))
+		return
+	}
+	if taskIdx, _, err = i32(in, "task_idx"); err != nil {
+		return
+	}
+	if evalIdx, _, err = i32(in, "eval_idx"); err != nil {
+		return
+	}
+	b, err := read(in, "eval_set")
+	if err != nil {
+		return
+	}
+	es, _, err := artifacts.Uint8s(b)
+	if err != nil || len(es) != 1 {
+		err = fmt.Errorf("eval_set: want one uint8 (%v)", err)
+		return
+	}
+	evalSet = es[0]
+	return
+}
