@@ -37,7 +37,7 @@ const SettingV1Workers = "v1.workers"
 // and the feature statistics.
 var V1 = &pipeline.Stage{
 	Name:    "v1",
-	Version: 2, // 2: own GEMM (no FMA, ascending k) instead of gonum's Sgemm
+	Version: 3, // 2: own GEMM (no FMA, ascending k); 3: float32 pooling sums
 	NewParams: func() any {
 		c := dataset.V1CIFAR10()
 		return &V1Params{Dataset: "cifar10", Filters: c.Filters, Patch: c.Patch, Stride: c.Stride,

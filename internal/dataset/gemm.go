@@ -29,6 +29,9 @@ func gemm(c, a, bt []float32, m, n, k int) {
 
 // gemmGo computes the block rows [i0, i1) x columns [j0, j1) of gemm.
 func gemmGo(c, a, bt []float32, n, k, i0, i1, j0, j1 int) {
+	if i0 >= i1 || j0 >= j1 {
+		return
+	}
 	for i := i0; i < i1; i++ {
 		ci := c[i*n : i*n+n]
 		for j := j0; j < j1; j++ {
@@ -41,6 +44,27 @@ func gemmGo(c, a, bt []float32, n, k, i0, i1, j0, j1 int) {
 				// The conversion forbids fusing into an FMA.
 				ci[j] += float32(x * row[j])
 			}
+		}
+	}
+}
+
+// reluAdd adds max(z[j] - t[j], 0) to acc[j] for j < len(acc), in float32.
+// The AVX-512 path (VSUBPS, VMAXPS against +0, VADDPS) and the Go loop give
+// the same bits: where the difference is not positive, the kernel adds +0
+// to a non-negative sum, which leaves it unchanged.
+func reluAdd(acc, z, t []float32) {
+	n := len(acc)
+	if len(z) < n || len(t) < n {
+		panic("dataset: reluAdd slices too short")
+	}
+	j := 0
+	if useKernel && n >= 16 {
+		j = n / 16 * 16
+		reluAdd16(&acc[0], &z[0], &t[0], j/16)
+	}
+	for ; j < n; j++ {
+		if d := z[j] - t[j]; d > 0 {
+			acc[j] += d
 		}
 	}
 }

@@ -11,3 +11,8 @@ var useKernel = cpu.X86.HasAVX512F
 //
 //go:noescape
 func kern4x64(c *float32, ldc int, a *float32, lda int, bt *float32, ldb int, k int)
+
+// reluAdd16 does reluAdd on blocks*16 elements.
+//
+//go:noescape
+func reluAdd16(acc, z, t *float32, blocks int)

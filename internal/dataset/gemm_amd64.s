@@ -113,3 +113,29 @@ store:
 	VMOVUPS Z15, 192(DI)
 	VZEROUPPER
 	RET
+
+// func reluAdd16(acc, z, t *float32, blocks int)
+TEXT ·reluAdd16(SB), NOSPLIT, $0-32
+	MOVQ   acc+0(FP), DI
+	MOVQ   z+8(FP), SI
+	MOVQ   t+16(FP), DX
+	MOVQ   blocks+24(FP), CX
+	VPXORD Z31, Z31, Z31
+	TESTQ  CX, CX
+	JEQ    rdone
+
+rloop:
+	VMOVUPS (SI), Z0
+	VSUBPS  (DX), Z0, Z0
+	VMAXPS  Z31, Z0, Z0
+	VADDPS  (DI), Z0, Z0
+	VMOVUPS Z0, (DI)
+	ADDQ    $64, SI
+	ADDQ    $64, DX
+	ADDQ    $64, DI
+	DECQ    CX
+	JNE     rloop
+
+rdone:
+	VZEROUPPER
+	RET

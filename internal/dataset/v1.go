@@ -121,6 +121,14 @@ func NewV1Bank(train *Raw, cfg V1Config) *V1Bank {
 	return b
 }
 
+// unit8[v] is float32(v) / 255, looked up instead of divided.
+var unit8 = func() (u [256]float32) {
+	for v := range u {
+		u[v] = float32(v) / 255
+	}
+	return u
+}()
+
 // v1Batch is how many images share one GEMM call (M = 16 * 196 rows).
 const v1Batch = 16
 
@@ -156,7 +164,7 @@ func (c *convolver) conv(r *Raw, lo, hi int) []float32 {
 					for dy := range P {
 						src := img[ch*plane+(S*y+dy)*c.w+S*x:]
 						for dx := range P {
-							dst[k] = float32(src[dx]) / 255
+							dst[k] = unit8[src[dx]]
 							k++
 						}
 					}
@@ -214,7 +222,7 @@ func (b *V1Bank) Features(ctx context.Context, r *Raw, thr []float32, workers in
 			defer wg.Done()
 			c := newConvolver(b, r.Height, r.Width)
 			t := make([]float32, F)
-			acc := make([]float64, 4*F)
+			acc := make([]float32, 4*F)
 			for bi := w; bi < nb; bi += workers {
 				if err := ctx.Err(); err != nil {
 					errs[w] = err
@@ -257,9 +265,11 @@ func spatialMean(t, z []float32, F, pos int) {
 	}
 }
 
-// pool writes the quadrant means of relu(z - t) into dst (filter-major).
-// Quadrants split the map at half = oh/2 rows and ow/2 columns.
-func (c *convolver) pool(dst []float32, acc []float64, z, t []float32) {
+// pool writes the quadrant means of relu(z - t) into dst (filter-major,
+// index 4f + q). Quadrants split the map at half = oh/2 rows and ow/2
+// columns; each quadrant's sum runs over its positions in row-major order
+// in float32 (acc holds [4][F]).
+func (c *convolver) pool(dst, acc, z, t []float32) {
 	F := c.b.Filters
 	clear(acc)
 	hy, hx := c.oh/2, c.ow/2
@@ -273,20 +283,18 @@ func (c *convolver) pool(dst []float32, acc []float64, z, t []float32) {
 			if x >= hx {
 				q++
 			}
-			zp := z[(y*c.ow+x)*F : (y*c.ow+x+1)*F]
-			for f, v := range zp {
-				if d := v - t[f]; d > 0 {
-					acc[4*f+q] += float64(d)
-				}
-			}
+			p := y*c.ow + x
+			reluAdd(acc[q*F:(q+1)*F], z[p*F:(p+1)*F], t)
 		}
 	}
-	cnt := [4]float64{
-		float64(hy * hx), float64(hy * (c.ow - hx)),
-		float64((c.oh - hy) * hx), float64((c.oh - hy) * (c.ow - hx)),
+	cnt := [4]float32{
+		float32(hy * hx), float32(hy * (c.ow - hx)),
+		float32((c.oh - hy) * hx), float32((c.oh - hy) * (c.ow - hx)),
 	}
-	for i := range dst {
-		dst[i] = float32(acc[i] / cnt[i%4])
+	for f := range F {
+		for q := range 4 {
+			dst[4*f+q] = acc[q*F+f] / cnt[q]
+		}
 	}
 }
 
