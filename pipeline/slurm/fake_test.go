@@ -34,6 +34,11 @@ type fakeSlurm struct {
 	store map[string]bool
 	// maxLive is the most jobs PENDING or RUNNING at once.
 	maxLive int
+	// sbatchErr lists stderr texts for the next sbatch calls to fail
+	// with; with submitAnyway the job is queued all the same (a reply
+	// lost to a timeout).
+	sbatchErr    []string
+	submitAnyway bool
 }
 
 type fakeJob struct {
@@ -93,21 +98,16 @@ func (f *fakeSlurm) Run(ctx context.Context, name string, args ...string) ([]byt
 	f.calls = append(f.calls, strings.Join(append([]string{name}, args...), " "))
 	switch name {
 	case "sbatch":
-		f.next++
-		id := fmt.Sprint(f.next)
-		j := &fakeJob{id: id, args: args, state: "PENDING"}
-		for _, a := range args {
-			if v, ok := strings.CutPrefix(a, "--job-name="); ok {
-				j.name = v
+		if len(f.sbatchErr) > 0 {
+			msg := f.sbatchErr[0]
+			f.sbatchErr = f.sbatchErr[1:]
+			if !f.submitAnyway {
+				return fail(name, msg)
 			}
-			if v, ok := strings.CutPrefix(a, "--comment="); ok {
-				j.comment = v
-				j.key, _, _ = strings.Cut(strings.TrimPrefix(v, commentPrefix), " ")
-			}
+			f.queue(args)
+			return fail(name, msg)
 		}
-		f.jobs[id] = j
-		f.maxLive = max(f.maxLive, f.live())
-		return []byte(id + "\n"), nil, nil
+		return []byte(f.queue(args) + "\n"), nil, nil
 	case "squeue":
 		var out strings.Builder
 		if strings.HasPrefix(args[1], "--user=") {
@@ -171,6 +171,25 @@ func (f *fakeSlurm) Run(ctx context.Context, name string, args ...string) ([]byt
 		return nil, nil, nil
 	}
 	return fail(name, "fake: unknown command")
+}
+
+// queue adds a job as sbatch with args would, and returns its ID.
+func (f *fakeSlurm) queue(args []string) string {
+	f.next++
+	id := fmt.Sprint(f.next)
+	j := &fakeJob{id: id, args: args, state: "PENDING"}
+	for _, a := range args {
+		if v, ok := strings.CutPrefix(a, "--job-name="); ok {
+			j.name = v
+		}
+		if v, ok := strings.CutPrefix(a, "--comment="); ok {
+			j.comment = v
+			j.key, _, _ = strings.Cut(strings.TrimPrefix(v, commentPrefix), " ")
+		}
+	}
+	f.jobs[id] = j
+	f.maxLive = max(f.maxLive, f.live())
+	return id
 }
 
 // step advances j at each squeue: PENDING, RUNNING, then its end.

@@ -36,6 +36,9 @@ const (
 	// DefaultStoreGrace is how long a COMPLETED job's manifest may take to
 	// become visible to the driver (attribute caching on NFS is 3-60 s).
 	DefaultStoreGrace = 60 * time.Second
+	// DefaultSubmitGrace is how long a submission failing for a passing
+	// reason (controller busy, submit limit reached) is retried.
+	DefaultSubmitGrace = 10 * time.Minute
 )
 
 // Options configure an Executor. Every string is passed to sbatch as one
@@ -63,6 +66,8 @@ type Options struct {
 	ControllerGrace time.Duration
 	// StoreGrace: see DefaultStoreGrace.
 	StoreGrace time.Duration
+	// SubmitGrace: see DefaultSubmitGrace.
+	SubmitGrace time.Duration
 	// ScriptDir is where the fixed batch script is written (default
 	// os.TempDir()). sbatch copies a script's text at submission, so the
 	// directory need not be shared with the nodes.
@@ -138,6 +143,9 @@ func New(opts Options) (*Executor, error) {
 	}
 	if opts.ControllerGrace <= 0 {
 		opts.ControllerGrace = DefaultControllerGrace
+	}
+	if opts.SubmitGrace <= 0 {
+		opts.SubmitGrace = DefaultSubmitGrace
 	}
 	if opts.StoreGrace <= 0 {
 		opts.StoreGrace = DefaultStoreGrace
@@ -381,29 +389,84 @@ func (e *Executor) command(ctx context.Context, name string, args ...string) ([]
 // submit runs sbatch for job and returns the job ID. sbatch is not
 // interrupted by ctx: once it has started, the job may exist, and only
 // its ID lets us cancel it; so on cancellation it is scancelled here.
+//
+// A submission that fails for a passing reason (controller busy or
+// unreachable, or a submit limit while this executor has jobs that will
+// end) is retried with back-off for up to Options.SubmitGrace. Before each
+// retry the queue is searched for the cell's job, since a timed-out sbatch
+// may have submitted it after all.
 func (e *Executor) submit(ctx context.Context, job *pipeline.Job, name string) (string, error) {
-	if err := ctx.Err(); err != nil {
-		return "", err
-	}
 	script, err := e.script()
 	if err != nil {
 		return "", err
 	}
-	out, _, err := e.command(context.WithoutCancel(ctx), "sbatch", e.sbatchArgs(job, name, script)...)
-	if err != nil {
-		return "", fmt.Errorf("slurm: submit %s: %w", name, err)
-	}
-	id, err := parseSbatch(out)
-	if err != nil {
-		return "", fmt.Errorf("slurm: submit %s: %w", name, err)
-	}
-	if ctx.Err() != nil {
-		if cerr := e.cancel(ctx, id); cerr != nil {
-			return "", fmt.Errorf("slurm job %s: %w (and %v)", id, ctx.Err(), cerr)
+	args := e.sbatchArgs(job, name, script)
+	cell := job.Key + " " + storeTag(job.StoreDir)
+	deadline := time.Now().Add(e.opts.SubmitGrace)
+	b := newBackoff(4*e.opts.PollMin, 30*time.Second) // 1 s by default
+	for attempt := 1; ; attempt++ {
+		if err := ctx.Err(); err != nil {
+			return "", err
 		}
-		return "", ctx.Err()
+		out, stderr, err := e.command(context.WithoutCancel(ctx), "sbatch", args...)
+		if err == nil {
+			id, err := parseSbatch(out)
+			if err != nil {
+				return "", fmt.Errorf("slurm: submit %s: %w", name, err)
+			}
+			if ctx.Err() != nil {
+				if cerr := e.cancel(ctx, id); cerr != nil {
+					return "", fmt.Errorf("slurm job %s: %w (and %v)", id, ctx.Err(), cerr)
+				}
+				return "", ctx.Err()
+			}
+			return id, nil
+		}
+		if !e.retryable(stderr) || time.Now().After(deadline) {
+			return "", fmt.Errorf("slurm: submit %s (attempt %d): %w", name, attempt, err)
+		}
+		select {
+		case <-time.After(b.next()):
+		case <-ctx.Done():
+			return "", ctx.Err()
+		}
+		if id, err := e.findLive(ctx, cell); err == nil && id != "" {
+			return id, nil
+		}
 	}
-	return id, nil
+}
+
+// retryable reports whether sbatch failing with stderr may succeed later.
+// "Job violates accounting/QOS policy" also covers a job too big for the
+// user's limits, which never passes: it counts as passing only while jobs of
+// this executor are in flight, whose end frees submit slots.
+func (e *Executor) retryable(stderr []byte) bool {
+	s := strings.ToLower(string(stderr))
+	for _, p := range []string{"socket timed out", "resource temporarily unavailable", "unable to contact slurm controller", "slurm_persist_conn", "try again"} {
+		if strings.Contains(s, p) {
+			return true
+		}
+	}
+	if strings.Contains(s, "job submit limit") || strings.Contains(s, "maxsubmitjob") {
+		e.mu.Lock()
+		defer e.mu.Unlock()
+		return len(e.waiters) > 0
+	}
+	return false
+}
+
+// findLive lists the user's live jobs and returns the one computing cell
+// ("<key> <store tag>"), or "".
+func (e *Executor) findLive(ctx context.Context, cell string) (string, error) {
+	out, _, err := e.command(ctx, "squeue", "-h", "--user="+e.uid, "-o", listFormat)
+	if err != nil {
+		return "", err
+	}
+	m, err := parseList(out)
+	if err != nil {
+		return "", err
+	}
+	return m[cell].ID, nil
 }
 
 // adopt returns the ID of a live job already running the cell, or "";

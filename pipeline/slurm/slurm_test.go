@@ -324,3 +324,46 @@ func TestExecuteProbesStore(t *testing.T) {
 		t.Errorf("squeue polled %d times, want 0 (the store answered first)", n)
 	}
 }
+
+func TestExecuteSubmitRetries(t *testing.T) {
+	t.Parallel()
+	const (
+		timeout = "sbatch: error: Batch job submission failed: Socket timed out on send/recv operation"
+		limit   = "sbatch: error: Batch job submission failed: Job violates accounting/QOS policy (job submit limit, user's size and/or time limits)"
+		badPart = "sbatch: error: Batch job submission failed: Invalid partition name specified"
+	)
+	tests := []struct {
+		name         string
+		errs         []string
+		submitAnyway bool
+		wantErr      bool
+		wantSbatch   int
+		wantJobs     int
+	}{
+		{"timeouts then success", []string{timeout, timeout}, false, false, 3, 1},
+		{"timeout but submitted", []string{timeout}, true, false, 1, 1},
+		{"permanent error", []string{badPart}, false, true, 1, 0},
+		{"submit limit with nothing in flight", []string{limit}, false, true, 1, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			f := newFake()
+			f.sbatchErr, f.submitAnyway = tt.errs, tt.submitAnyway
+			e := newTestExecutor(t, f, nil)
+			err := e.Execute(context.Background(), testJob(t, 1))
+			if (err != nil) != tt.wantErr {
+				t.Fatalf("Execute = %v, want error %v", err, tt.wantErr)
+			}
+			if tt.wantErr && !strings.Contains(err.Error(), "sbatch") {
+				t.Errorf("error %q does not quote sbatch", err)
+			}
+			if n := f.count("sbatch"); n != tt.wantSbatch {
+				t.Errorf("sbatch called %d times, want %d", n, tt.wantSbatch)
+			}
+			if n := len(f.jobs); n != tt.wantJobs {
+				t.Errorf("%d jobs queued, want %d", n, tt.wantJobs)
+			}
+		})
+	}
+}
