@@ -6,6 +6,7 @@ import (
 	"os"
 	"slices"
 	"testing"
+	"time"
 
 	"repro/core"
 )
@@ -167,17 +168,54 @@ func TestV1LinearProbe(t *testing.T) {
 		t.Skip("set REPRO_V1_PROBE=1 to run the V1 linear probe on CIFAR-10")
 	}
 	train, test := loadCIFAR10(t)
-	cfg := V1CIFAR10()
-	cfg.Workers = 2
-	p, err := V1Prepare(context.Background(), train, test, cfg)
-	if err != nil {
-		t.Fatal(err)
+	for _, f16 := range []bool{true, false} {
+		cfg := V1CIFAR10()
+		cfg.Float16 = f16
+		start := time.Now()
+		p, err := V1Prepare(context.Background(), train, test, cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("float16 %v: V1Prepare of 60,000 images, 1 worker: %.1f s", f16, time.Since(start).Seconds())
+		probe(t, p)
 	}
+}
+
+func probe(t *testing.T, p *Prepared) {
 	for _, lambda := range []float64{1, 100, 1000} {
 		acc := RidgeProbe(p.TrainX, p.TrainY, p.TestX, p.TestY, p.D, p.Classes, lambda)
 		t.Logf("V1 features, ridge probe lambda=%g: test accuracy %.2f%%", lambda, 100*acc)
 		if acc < 0.40 {
 			t.Errorf("probe accuracy %.3f, paper says about 0.49", acc)
 		}
+	}
+}
+
+// TestV1RealCIFAR10 checks, on the first 300 real CIFAR-10 images, that
+// the features do not depend on the worker count and are non-degenerate
+// (about half of the rectified responses are positive, so few pooled
+// features are exactly 0).
+func TestV1RealCIFAR10(t *testing.T) {
+	train, _ := loadCIFAR10(t)
+	sub := *train
+	sub.N = 300
+	bank := NewV1Bank(train, V1CIFAR10())
+	thr := bank.Threshold(train, 500)
+	one, err := bank.Features(context.Background(), &sub, thr, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	two, _ := bank.Features(context.Background(), &sub, thr, 2)
+	if !slices.Equal(one, two) {
+		t.Error("1 and 2 workers gave different features")
+	}
+	zeros := 0
+	for _, v := range one {
+		if v == 0 {
+			zeros++
+		}
+	}
+	if frac := float64(zeros) / float64(len(one)); frac > 0.5 {
+		t.Errorf("%.0f%% of pooled features are 0", 100*frac)
 	}
 }
