@@ -111,3 +111,37 @@ func TestRealMNISTChain(t *testing.T) {
 	}
 	checkGolden(t, "mnist-real", runs[0])
 }
+
+// TestRealCIFAR10Chain runs download → prepare → split → streams on the
+// real CIFAR-10 from the mirror: 5,000 images per class, a held-out tenth
+// of 500 per class, five tasks of 9,000, digests pinned.
+func TestRealCIFAR10Chain(t *testing.T) {
+	dir := mirrorDir(t)
+	if testing.Short() {
+		t.Skip("real CIFAR-10 chain skipped in -short mode")
+	}
+	var all string
+	dl, order := runStage(t, Download, &DownloadParams{Dataset: "cifar10"}, nil, map[string]string{SettingDataMirror: dir})
+	all += digestLines(dl, order)
+	prep, order := runStage(t, Prepare, &PrepareParams{Dataset: "cifar10"}, map[string]outputs{"download": dl}, nil)
+	all += digestLines(prep, order)
+	split, order := runStage(t, Split, &SplitParams{Dataset: "cifar10", Seed: dataset.SplitSeed1, Frac: 0.1}, map[string]outputs{"prepare": prep}, nil)
+	all += digestLines(split, order)
+	y, _, _ := artifacts.Int32s(prep["train_y"])
+	h, _, _ := artifacts.Int32s(split["heldout_idx"])
+	per := make([]int, 10)
+	for _, i := range h {
+		per[y[i]]++
+	}
+	if fmt.Sprint(per) != "[500 500 500 500 500 500 500 500 500 500]" {
+		t.Errorf("held out per class %v, want 500 each", per)
+	}
+	st, order := runStage(t, Streams, &StreamsParams{Dataset: "cifar10", Protocol: dataset.Sequential, Eval: "heldout"},
+		map[string]outputs{"prepare": prep, "split": split}, nil)
+	all += digestLines(st, order)
+	off, _, _ := artifacts.Int32s(st["task_offsets"])
+	if got := fmt.Sprint(off); got != "[0 9000 18000 27000 36000 45000]" {
+		t.Errorf("task offsets %s", got)
+	}
+	checkGolden(t, "cifar10-real", all)
+}
