@@ -122,25 +122,30 @@ func storeJobs(t *testing.T, dir string) map[string][]liveJob {
 	return jobs
 }
 
-// waitJobs waits until n jobs of the store are RUNNING and returns them.
+// waitJobs waits until n jobs of the store are queued or running, at
+// least one of them running, and returns them. (On a small cluster some
+// stay PENDING; adoption and cancellation must handle both.)
 func waitJobs(t *testing.T, dir string, n int) map[string][]liveJob {
 	t.Helper()
 	deadline := time.Now().Add(60 * time.Second)
 	for {
 		jobs := storeJobs(t, dir)
-		running := 0
+		live, running := 0, 0
 		for _, js := range jobs {
 			for _, j := range js {
+				if !j.State.Terminal() {
+					live++
+				}
 				if j.State == "RUNNING" {
 					running++
 				}
 			}
 		}
-		if running >= n {
+		if live >= n && running > 0 {
 			return jobs
 		}
 		if time.Now().After(deadline) {
-			t.Fatalf("%d jobs of store %s running after 60s, want %d: %v", running, dir, n, jobs)
+			t.Fatalf("store %s: %d jobs live, %d running after 60s, want %d live: %v", dir, live, running, n, jobs)
 		}
 		time.Sleep(100 * time.Millisecond)
 	}

@@ -166,6 +166,22 @@ func TestSlurmCells(t *testing.T) {
 		t.Logf("failure reported as: %v", err)
 	})
 
+	t.Run("job cancelled by someone else", func(t *testing.T) {
+		job := s.job(150, "sleep60")
+		errc := make(chan error, 1)
+		go func() { errc <- e.Execute(ctx, job) }()
+		id := waitRunning(t, s, []int{150})[0]
+		if out, err := exec.Command("scancel", id).CombinedOutput(); err != nil {
+			t.Fatalf("scancel %s: %v %s", id, err, out)
+		}
+		err := <-errc
+		var je *JobError
+		if !errors.As(err, &je) || je.State != StateCancelled || je.JobID != id {
+			t.Fatalf("Execute = %v, want CANCELLED job %s", err, id)
+		}
+		t.Logf("reported as: %v", err)
+	})
+
 	t.Run("cancel scancels", func(t *testing.T) {
 		cctx, ccancel := context.WithCancel(ctx)
 		var wg sync.WaitGroup
@@ -173,13 +189,23 @@ func TestSlurmCells(t *testing.T) {
 		for i := range 3 {
 			wg.Go(func() { errs[i] = e.Execute(cctx, s.job(200+i, "sleep60")) })
 		}
-		ids := waitRunning(t, s, []int{200, 201, 202})
+		var ids []string
+		for key, js := range waitJobs(t, s.dir, 3) { // earlier subtests' jobs have ended
+			for _, j := range js {
+				if key == testKey(200) || key == testKey(201) || key == testKey(202) {
+					ids = append(ids, j.ID)
+				}
+			}
+		}
 		ccancel()
 		wg.Wait()
 		for i, err := range errs {
 			if !errors.Is(err, context.Canceled) {
 				t.Errorf("cell %d: Execute = %v, want context.Canceled", i, err)
 			}
+		}
+		if len(ids) != 3 {
+			t.Errorf("jobs %v, want 3", ids)
 		}
 		for _, id := range ids {
 			if st := waitTerminal(t, id); st != StateCancelled {
