@@ -190,13 +190,14 @@ mdone:
 	VZEROUPPER
 	RET
 
-// func accRows4AVX2(c []float32, ldc int, v4 []float32, off []int32, b []float32, n int)
+// func accRows4FMA(c []float32, ldc int, v4 []float32, off []int32, b []float32, n int)
 //
 // Four rows at once: for q in 0..3 and j in [0, n) rounded down to 8,
-//	c[q*ldc+j] = c[q*ldc+j] + v4[4*t+q]*b[off[t]+j], t ascending,
-// the same per-element operations as accRowsGo on each row, sharing the
-// loads of b. The caller checks bounds and does the column tail.
-TEXT ·accRows4AVX2(SB), NOSPLIT, $0-112
+//	c[q*ldc+j] = fma(v4[4*t+q], b[off[t]+j], c[q*ldc+j]), t ascending,
+// one fused multiply-add (single rounding) per term, as accRows4Go
+// computes it, sharing the loads of b. The caller checks bounds and does the
+// column tail.
+TEXT ·accRows4FMA(SB), NOSPLIT, $0-112
 	MOVQ c_base+0(FP), DI
 	MOVQ ldc+24(FP), R8
 	SHLQ $2, R8
@@ -237,22 +238,14 @@ t16:
 	VBROADCASTSS 4(R11), Y11
 	VBROADCASTSS 8(R11), Y12
 	VBROADCASTSS 12(R11), Y13
-	VMULPS Y8, Y10, Y14
-	VADDPS Y14, Y0, Y0
-	VMULPS Y9, Y10, Y15
-	VADDPS Y15, Y1, Y1
-	VMULPS Y8, Y11, Y14
-	VADDPS Y14, Y2, Y2
-	VMULPS Y9, Y11, Y15
-	VADDPS Y15, Y3, Y3
-	VMULPS Y8, Y12, Y14
-	VADDPS Y14, Y4, Y4
-	VMULPS Y9, Y12, Y15
-	VADDPS Y15, Y5, Y5
-	VMULPS Y8, Y13, Y14
-	VADDPS Y14, Y6, Y6
-	VMULPS Y9, Y13, Y15
-	VADDPS Y15, Y7, Y7
+	VFMADD231PS Y8, Y10, Y0
+	VFMADD231PS Y9, Y10, Y1
+	VFMADD231PS Y8, Y11, Y2
+	VFMADD231PS Y9, Y11, Y3
+	VFMADD231PS Y8, Y12, Y4
+	VFMADD231PS Y9, Y12, Y5
+	VFMADD231PS Y8, Y13, Y6
+	VFMADD231PS Y9, Y13, Y7
 	ADDQ $16, R11
 	ADDQ $4, R12
 	JMP  t16
@@ -295,14 +288,10 @@ t8b:
 	VBROADCASTSS 4(R11), Y11
 	VBROADCASTSS 8(R11), Y12
 	VBROADCASTSS 12(R11), Y13
-	VMULPS Y8, Y10, Y14
-	VADDPS Y14, Y0, Y0
-	VMULPS Y8, Y11, Y15
-	VADDPS Y15, Y2, Y2
-	VMULPS Y8, Y12, Y14
-	VADDPS Y14, Y4, Y4
-	VMULPS Y8, Y13, Y15
-	VADDPS Y15, Y6, Y6
+	VFMADD231PS Y8, Y10, Y0
+	VFMADD231PS Y8, Y11, Y2
+	VFMADD231PS Y8, Y12, Y4
+	VFMADD231PS Y8, Y13, Y6
 	ADDQ $16, R11
 	ADDQ $4, R12
 	JMP  t8b
@@ -318,5 +307,123 @@ st8:
 	JMP  s8
 
 done4:
+	VZEROUPPER
+	RET
+
+// func accRows4AVX512(c []float32, ldc int, v4 []float32, off []int32, b []float32, n int)
+//
+// accRows4FMA with 512-bit vectors: strips of 32 columns (two ZMM per row),
+// then one of 16; the caller checks bounds and does the columns beyond the
+// last multiple of 16.
+TEXT ·accRows4AVX512(SB), NOSPLIT, $0-112
+	MOVQ c_base+0(FP), DI
+	MOVQ ldc+24(FP), R8
+	SHLQ $2, R8
+	MOVQ v4_base+32(FP), SI
+	MOVQ off_base+56(FP), R9
+	MOVQ off_len+64(FP), BX
+	LEAQ (R9)(BX*4), BX
+	MOVQ b_base+80(FP), R10
+	MOVQ n+104(FP), CX
+	XORQ AX, AX
+
+z32:
+	MOVQ CX, DX
+	SUBQ AX, DX
+	CMPQ DX, $32
+	JLT  z16
+	LEAQ (DI)(AX*4), R11
+	LEAQ (R11)(R8*2), R12
+	VMOVUPS 0(R11), Z0
+	VMOVUPS 64(R11), Z1
+	VMOVUPS 0(R11)(R8*1), Z2
+	VMOVUPS 64(R11)(R8*1), Z3
+	VMOVUPS 0(R12), Z4
+	VMOVUPS 64(R12), Z5
+	VMOVUPS 0(R12)(R8*1), Z6
+	VMOVUPS 64(R12)(R8*1), Z7
+	LEAQ (R10)(AX*4), DX
+	MOVQ SI, R11
+	MOVQ R9, R12
+
+zt32:
+	CMPQ R12, BX
+	JGE  zst32
+	MOVLQSX (R12), R13
+	VMOVUPS 0(DX)(R13*4), Z8
+	VMOVUPS 64(DX)(R13*4), Z9
+	VBROADCASTSS 0(R11), Z10
+	VBROADCASTSS 4(R11), Z11
+	VBROADCASTSS 8(R11), Z12
+	VBROADCASTSS 12(R11), Z13
+	VFMADD231PS Z8, Z10, Z0
+	VFMADD231PS Z9, Z10, Z1
+	VFMADD231PS Z8, Z11, Z2
+	VFMADD231PS Z9, Z11, Z3
+	VFMADD231PS Z8, Z12, Z4
+	VFMADD231PS Z9, Z12, Z5
+	VFMADD231PS Z8, Z13, Z6
+	VFMADD231PS Z9, Z13, Z7
+	ADDQ $16, R11
+	ADDQ $4, R12
+	JMP  zt32
+
+zst32:
+	LEAQ (DI)(AX*4), R11
+	LEAQ (R11)(R8*2), R12
+	VMOVUPS Z0, 0(R11)
+	VMOVUPS Z1, 64(R11)
+	VMOVUPS Z2, 0(R11)(R8*1)
+	VMOVUPS Z3, 64(R11)(R8*1)
+	VMOVUPS Z4, 0(R12)
+	VMOVUPS Z5, 64(R12)
+	VMOVUPS Z6, 0(R12)(R8*1)
+	VMOVUPS Z7, 64(R12)(R8*1)
+	ADDQ $32, AX
+	JMP  z32
+
+z16:
+	MOVQ CX, DX
+	SUBQ AX, DX
+	CMPQ DX, $16
+	JLT  zdone
+	LEAQ (DI)(AX*4), R11
+	LEAQ (R11)(R8*2), R12
+	VMOVUPS 0(R11), Z0
+	VMOVUPS 0(R11)(R8*1), Z2
+	VMOVUPS 0(R12), Z4
+	VMOVUPS 0(R12)(R8*1), Z6
+	LEAQ (R10)(AX*4), DX
+	MOVQ SI, R11
+	MOVQ R9, R12
+
+zt16:
+	CMPQ R12, BX
+	JGE  zst16
+	MOVLQSX (R12), R13
+	VMOVUPS 0(DX)(R13*4), Z8
+	VBROADCASTSS 0(R11), Z10
+	VBROADCASTSS 4(R11), Z11
+	VBROADCASTSS 8(R11), Z12
+	VBROADCASTSS 12(R11), Z13
+	VFMADD231PS Z8, Z10, Z0
+	VFMADD231PS Z8, Z11, Z2
+	VFMADD231PS Z8, Z12, Z4
+	VFMADD231PS Z8, Z13, Z6
+	ADDQ $16, R11
+	ADDQ $4, R12
+	JMP  zt16
+
+zst16:
+	LEAQ (DI)(AX*4), R11
+	LEAQ (R11)(R8*2), R12
+	VMOVUPS Z0, 0(R11)
+	VMOVUPS Z2, 0(R11)(R8*1)
+	VMOVUPS Z4, 0(R12)
+	VMOVUPS Z6, 0(R12)(R8*1)
+	ADDQ $16, AX
+	JMP  z16
+
+zdone:
 	VZEROUPPER
 	RET

@@ -4,9 +4,13 @@ package backprop
 
 import "golang.org/x/sys/cpu"
 
-// useAVX2 selects the vector kernels; it is a property of the CPU, fixed at
-// start-up, and both paths give identical bits.
-var useAVX2 = cpu.X86.HasAVX2
+// The vector kernels are selected by the CPU, fixed at start-up; every
+// path gives identical bits (the portable fma32 is correctly rounded).
+var (
+	useAVX2   = cpu.X86.HasAVX2
+	useFMA    = cpu.X86.HasAVX2 && cpu.X86.HasFMA
+	useAVX512 = cpu.X86.HasAVX512F
+)
 
 //go:noescape
 func accRowsAVX2(c, v []float32, off []int32, b []float32)
@@ -18,21 +22,35 @@ func adamAVX2(p, g, m, v []float32, mask []uint32, k *adamCoef)
 func adamMaskedAVX2(p, g, m, v []float32, mask []uint32, k *adamCoef)
 
 //go:noescape
-func accRows4AVX2(c []float32, ldc int, v4 []float32, off []int32, b []float32, n int)
+func accRows4FMA(c []float32, ldc int, v4 []float32, off []int32, b []float32, n int)
+
+//go:noescape
+func accRows4AVX512(c []float32, ldc int, v4 []float32, off []int32, b []float32, n int)
 
 func accRows4Impl(c []float32, ldc int, v4 []float32, off []int32, b []float32, n int) {
-	if !useAVX2 || n < 8 {
-		accRows4Go(c, ldc, v4, off, b, n, 0)
-		return
+	done := 0
+	switch {
+	case useAVX512 && n >= 16:
+		checkRows(off, n, len(b))
+		accRows4AVX512(c, ldc, v4, off, b, n)
+		done = n &^ 15
+	case useFMA && n >= 8:
+		checkRows(off, n, len(b))
+		accRows4FMA(c, ldc, v4, off, b, n)
+		done = n &^ 7
 	}
+	if done < n {
+		accRows4Go(c, ldc, v4, off, b, n, done)
+	}
+}
+
+// checkRows panics unless every row [o, o+n) lies within b's length: the
+// assembly does no bounds checks.
+func checkRows(off []int32, n, lenB int) {
 	for _, o := range off {
-		if o < 0 || int(o)+n > len(b) {
-			panic("backprop: accRows4 row out of range")
+		if o < 0 || int(o)+n > lenB {
+			panic("backprop: kernel row out of range")
 		}
-	}
-	accRows4AVX2(c, ldc, v4, off, b, n)
-	if n8 := n &^ 7; n8 < n {
-		accRows4Go(c, ldc, v4, off, b, n, n8)
 	}
 }
 
@@ -42,12 +60,7 @@ func accRowsImpl(c, v []float32, off []int32, b []float32) {
 		accRowsGo(c, v, off, b)
 		return
 	}
-	// The assembly does no bounds checks: every row must fit in b.
-	for _, o := range off {
-		if o < 0 || int(o)+n > len(b) {
-			panic("backprop: accRows row out of range")
-		}
-	}
+	checkRows(off, n, len(b))
 	accRowsAVX2(c, v, off, b)
 	if n8 := n &^ 7; n8 < n {
 		accRowsGo(c[n8:], v, off, b[n8:])

@@ -47,8 +47,9 @@ func TestAccRowsMatchesGo(t *testing.T) {
 	}
 }
 
-// TestAccRows4MatchesRows checks the four-row kernel against accRowsGo run
-// row by row, bit for bit.
+// TestAccRows4MatchesRows checks the four-row kernel (AVX-512, FMA or
+// portable, whichever the CPU selects) against a row-by-row loop of fma32,
+// bit for bit.
 func TestAccRows4MatchesRows(t *testing.T) {
 	t.Parallel()
 	rng := core.NewRNG(9, 0)
@@ -71,7 +72,11 @@ func TestAccRows4MatchesRows(t *testing.T) {
 					v[t] = v4[4*t+q]
 				}
 				want := slices.Clone(c0[q*ldc : q*ldc+n])
-				accRowsGo(want, v, off, b)
+				for t, o := range off {
+					for j := range want {
+						want[j] = fma32(v[t], b[int(o)+j], want[j])
+					}
+				}
 				for j := range want {
 					if math.Float32bits(want[j]) != math.Float32bits(got[q*ldc+j]) {
 						t.Fatalf("n=%d T=%d row %d col %d: %g, row kernel %g", n, T, q, j, got[q*ldc+j], want[j])
@@ -169,6 +174,57 @@ func BenchmarkAccRows(b *testing.B) {
 			}
 			b.ReportMetric(float64(T*n)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GMAC/s")
 		})
+	}
+}
+
+// TestFMA32 checks the emulated fused multiply-add against math.FMA in
+// float64 on cases where double rounding would go wrong, and on random
+// inputs against the definition (exact product and sum in big precision
+// through float64 when exact).
+func TestFMA32(t *testing.T) {
+	t.Parallel()
+	cases := []struct{ a, b, c, want float32 }{
+		{2, 3, 4, 10},
+		{1, 1, 0, 1},
+		{0, 5, -0, 0},
+		// a*b = 1 + 2^-24 + 2^-48 rounds up to 1+2^-23 only if the 2^-48
+		// term is kept: (1+2^-24)^2 = 1 + 2^-23 + 2^-48.
+		{1 + 0x1p-24*2, 1, 0, 1 + 0x1p-23},
+	}
+	for _, tc := range cases {
+		if got := fma32(tc.a, tc.b, tc.c); got != tc.want {
+			t.Errorf("fma32(%g, %g, %g) = %g, want %g", tc.a, tc.b, tc.c, got, tc.want)
+		}
+	}
+	// Halfway case: x = 1 + 2^-23 (exact float32), x*x = 1 + 2^-22 + 2^-46.
+	// Adding c = -2^-24... picks a sum whose float64 rounding lands exactly
+	// on a float32 tie, so naive float32(float64 sum) rounds the wrong way.
+	x := float32(1 + 0x1p-23)
+	c := float32(-0x1p-46) * 0 // keep the tie-free path covered
+	if got, want := fma32(x, x, c), float32(1+0x1p-22); got != want {
+		t.Errorf("fma32(x, x, 0) = %g, want %g", got, want)
+	}
+	// a*b+c = 1 + 2^-24 + 2^-60: exactly above the float32 tie between 1
+	// and 1+2^-23, so the correct result is 1+2^-23; the float64 sum rounds
+	// the 2^-60 away and float32 then ties to even (1).
+	a := float32(1 + 0x1p-12)
+	b := float32(1 + 0x1p-12) // a*b = 1 + 2^-11 + 2^-24
+	cc := float32(-0x1p-11)   // a*b+cc = 1 + 2^-24 (a tie), exact
+	if got, want := fma32(a, b, cc), float32(1); got != want {
+		t.Errorf("exact tie: fma32 = %.10g, want %.10g (ties to even)", got, want)
+	}
+	rng := core.NewRNG(10, 0)
+	for range 100000 {
+		a, b, c := float32(rng.NormFloat64()), float32(rng.NormFloat64()), float32(rng.NormFloat64())
+		// The float64 FMA is exact here whenever the float64 sum is exact;
+		// check only those (most), where single rounding = float32(sum).
+		p := float64(a) * float64(b)
+		s := p + float64(c)
+		if s-p == float64(c) && s-float64(c) == p {
+			if got := fma32(a, b, c); got != float32(s) {
+				t.Fatalf("fma32(%g, %g, %g) = %g, want %g", a, b, c, got, float32(s))
+			}
+		}
 	}
 }
 

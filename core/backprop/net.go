@@ -100,6 +100,10 @@ type Pass struct {
 	maxRows int
 	vals    []float32
 	offs    []int32
+	v4      []float32 // four interleaved coefficient lists for accRows4
+	at      []float32 // a hidden layer's activities, transposed
+	pad     []float32 // four zero-padded input rows
+	pad4    []float32 // four zero-padded output rows
 	scratch []float32
 	wt      [][]float32 // transposed weights for the input gradients
 }
@@ -119,6 +123,10 @@ func NewPass(net *Net, maxRows int) *Pass {
 	}
 	p.vals = make([]float32, max(widest, maxRows))
 	p.offs = make([]int32, max(widest, maxRows))
+	p.v4 = make([]float32, 4*max(widest, maxRows))
+	p.at = make([]float32, widest*maxRows)
+	p.pad = make([]float32, 4*net.Sizes[0])
+	p.pad4 = make([]float32, 4*widest)
 	p.scratch = make([]float32, widest)
 	return p
 }
@@ -136,37 +144,73 @@ func (p *Pass) SetRows(rows int) {
 func (p *Pass) Input(r, d int) []float32 { return p.A[0][r*d : (r+1)*d] }
 
 // Forward computes every layer for the p.Rows input rows in p.A[0].
+//
+// The input layer is treated as dense (standardised inputs are almost never
+// zero): four rows at a time share the weight loads. Hidden layers are
+// sparse after ReLU and k-WTA, so each row lists only its non-zero units.
+// The choice depends on the layer, never on the data or the CPU, so the
+// arithmetic is the same on every run.
 func (n *Net) Forward(p *Pass) {
 	L := n.Layers()
 	for l := range L {
 		in, out := n.Sizes[l], n.Sizes[l+1]
 		w, b := n.W[l], n.B[l]
+		x, z := p.A[l], p.A[l+1]
 		for r := range p.Rows {
-			x := p.A[l][r*in : (r+1)*in]
-			z := p.A[l+1][r*out : (r+1)*out]
-			copy(z, b)
-			v, o := p.vals[:0], p.offs[:0]
-			for j, a := range x {
-				if a != 0 {
-					v = append(v, a)
-					o = append(o, int32(j*out))
+			copy(z[r*out:(r+1)*out], b)
+		}
+		if l == 0 {
+			o := p.offs[:in]
+			for j := range o {
+				o[j] = int32(j * out)
+			}
+			v4 := p.v4[:4*in]
+			for r := 0; r < p.Rows; r += 4 {
+				if r+4 <= p.Rows {
+					interleave4(v4, x[r*in:(r+1)*in], x[(r+1)*in:(r+2)*in], x[(r+2)*in:(r+3)*in], x[(r+3)*in:(r+4)*in])
+					accRows4(z[r*out:(r+4)*out], out, v4, o, w, out)
+					continue
 				}
+				// The last 1-3 rows go through the same kernel, padded
+				// with zero rows, so a row's result does not depend on its
+				// position in the batch.
+				nr := p.Rows - r
+				xs := p.pad[:4*in]
+				clear(xs)
+				copy(xs, x[r*in:p.Rows*in])
+				interleave4(v4, xs[:in], xs[in:2*in], xs[2*in:3*in], xs[3*in:])
+				cs := p.pad4[:4*out]
+				copy(cs, z[r*out:p.Rows*out])
+				accRows4(cs, out, v4, o, w, out)
+				copy(z[r*out:p.Rows*out], cs[:nr*out])
 			}
-			accRows(z, v, o, w)
-			if l == L-1 {
-				continue // linear readout
+		} else {
+			for r := range p.Rows {
+				v, o := nonZeros(p.vals, p.offs, x[r*in:(r+1)*in], out)
+				accRows(z[r*out:(r+1)*out], v, o, w)
 			}
-			var sup []bool
-			if p.Suppress != nil {
-				sup = p.Suppress[l+1]
+		}
+		if l == L-1 {
+			continue // linear readout
+		}
+		var sup []bool
+		if p.Suppress != nil {
+			sup = p.Suppress[l+1]
+		}
+		for r := range p.Rows {
+			zr := z[r*out : (r+1)*out]
+			for i, zi := range zr {
+				zr[i] = max(zi, 0)
 			}
-			for i, zi := range z {
-				if zi < 0 || (sup != nil && sup[i]) {
-					z[i] = 0
+			if sup != nil {
+				for i, s := range sup[:len(zr)] {
+					if s {
+						zr[i] = 0
+					}
 				}
 			}
 			if k := n.k[l+1]; k > 0 {
-				core.KWTAScratch(z, k, p.scratch)
+				core.KWTAScratch(zr, k, p.scratch)
 			}
 		}
 	}
@@ -185,16 +229,38 @@ func (n *Net) Backward(p *Pass, grad []float32) {
 		in, out := n.Sizes[l], n.Sizes[l+1]
 		a := p.A[l][:p.Rows*in]
 		d := p.D[l+1][:p.Rows*out]
-		// Weight gradient, row j: sum_r a[r,j] * d[r,:].
-		for j := range in {
-			v, o := p.vals[:0], p.offs[:0]
-			for r := range p.Rows {
-				if x := a[r*in+j]; x != 0 {
-					v = append(v, x)
-					o = append(o, int32(r*out))
-				}
+		// Weight gradient, row j: sum_r a[r,j] * d[r,:]; dense on the
+		// input layer (four rows j at a time), sparse on hidden layers.
+		if l == 0 {
+			o := p.offs[:p.Rows]
+			for r := range o {
+				o[r] = int32(r * out)
 			}
-			accRows(gw[l][j*out:(j+1)*out], v, o, d)
+			v4 := p.v4[:4*p.Rows]
+			for j := 0; j < in; j += 4 {
+				nj := min(4, in-j)
+				for r := range p.Rows {
+					w := v4[4*r : 4*r+4]
+					clear(w)
+					copy(w, a[r*in+j:r*in+j+nj])
+				}
+				if nj == 4 {
+					accRows4(gw[l][j*out:(j+4)*out], out, v4, o, d, out)
+					continue
+				}
+				cs := p.pad4[:4*out]
+				clear(cs)
+				copy(cs, gw[l][j*out:(j+nj)*out])
+				accRows4(cs, out, v4, o, d, out)
+				copy(gw[l][j*out:(j+nj)*out], cs[:nj*out])
+			}
+		} else {
+			at := p.at[:in*p.Rows]
+			transpose(at, a, p.Rows, in)
+			for j := range in {
+				v, o := nonZeros(p.vals, p.offs, at[j*p.Rows:(j+1)*p.Rows], out)
+				accRows(gw[l][j*out:(j+1)*out], v, o, d)
+			}
 		}
 		// Bias gradient: sum_r d[r,:].
 		v, o := p.vals[:p.Rows], p.offs[:p.Rows]
@@ -208,30 +274,14 @@ func (n *Net) Backward(p *Pass, grad []float32) {
 		// Input gradient through the transposed weights, then the
 		// activation's gate.
 		wt := p.wt[l]
-		w := n.W[l]
-		for j := range in {
-			for i := range out {
-				wt[i*in+j] = w[j*out+i]
-			}
-		}
+		transpose(wt, n.W[l], in, out)
 		dPrev := p.D[l][:p.Rows*in]
 		for r := range p.Rows {
-			dr := d[r*out : (r+1)*out]
-			v, o := p.vals[:0], p.offs[:0]
-			for i, x := range dr {
-				if x != 0 {
-					v = append(v, x)
-					o = append(o, int32(i*in))
-				}
-			}
+			v, o := nonZeros(p.vals, p.offs, d[r*out:(r+1)*out], in)
 			c := dPrev[r*in : (r+1)*in]
 			clear(c)
 			accRows(c, v, o, wt)
-			for j, x := range a[r*in : (r+1)*in] {
-				if !(x > 0) {
-					c[j] = 0
-				}
-			}
+			gate(c, a[r*in:(r+1)*in])
 		}
 	}
 }
@@ -250,5 +300,64 @@ func (n *Net) Predict(p *Pass, dst []int32) {
 			}
 		}
 		dst[r] = int32(best)
+	}
+}
+
+// nonZeros lists the non-zero entries of x as coefficients (into v) and
+// row offsets index*stride (into o), in index order, without branching on
+// the data (the sparsity pattern of ReLU layers is unpredictable).
+// v and o must hold len(x) entries.
+func nonZeros(v []float32, o []int32, x []float32, stride int) ([]float32, []int32) {
+	v, o = v[:len(x)], o[:len(x)]
+	c := 0
+	for j, a := range x {
+		v[c] = a
+		o[c] = int32(j * stride)
+		if a != 0 {
+			c++
+		}
+	}
+	return v[:c], o[:c]
+}
+
+// gate zeroes c[j] wherever a[j] is not positive: the derivative of the
+// rectifier, suppression and k-WTA at their output.
+func gate(c, a []float32) {
+	a = a[:len(c)]
+	for j, x := range a {
+		m := uint32(0)
+		if x > 0 {
+			m = ^uint32(0)
+		}
+		c[j] = math.Float32frombits(math.Float32bits(c[j]) & m)
+	}
+}
+
+// transpose writes the rows x cols matrix a, transposed, to dst, in 16x16
+// tiles so that both sides stay within a few cache lines.
+func transpose(dst, a []float32, rows, cols int) {
+	const tile = 16
+	for r0 := 0; r0 < rows; r0 += tile {
+		r1 := min(r0+tile, rows)
+		for c0 := 0; c0 < cols; c0 += tile {
+			c1 := min(c0+tile, cols)
+			for r := r0; r < r1; r++ {
+				src := a[r*cols+c0 : r*cols+c1]
+				for k, x := range src {
+					dst[(c0+k)*rows+r] = x
+				}
+			}
+		}
+	}
+}
+
+// interleave4 writes v4[4j+q] = xq[j] for the four rows.
+func interleave4(v4, x0, x1, x2, x3 []float32) {
+	n := len(x0)
+	v4 = v4[:4*n]
+	x1, x2, x3 = x1[:n], x2[:n], x3[:n]
+	for j := range n {
+		w := v4[4*j : 4*j+4 : 4*j+4]
+		w[0], w[1], w[2], w[3] = x0[j], x1[j], x2[j], x3[j]
 	}
 }
