@@ -2,10 +2,11 @@ package dataset
 
 import (
 	"bytes"
-	"compress/gzip"
 	"encoding/binary"
 	"fmt"
 	"io"
+
+	"github.com/klauspost/compress/gzip"
 )
 
 // IDX is a decoded IDX file with uint8 payload (the only element type the
