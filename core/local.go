@@ -38,6 +38,12 @@ type localRun struct {
 	evalP       *pass
 
 	sup       [][]float32 // suppression of the next waking forward (nil: none)
+	supBuf    [2][][]float32
+	supFlip   int
+	fired     [][]bool // scratch
+	maskBuf   [2][]layerMask
+	maskPtr   [2][]*layerMask
+	sampleBuf []int
 	awake     [][]bool    // awake sets of the current waking batch
 	ractive   [][]bool    // mirror: units fired by the last replay batch
 	haveRact  bool
@@ -109,6 +115,18 @@ func newLocalRun(cfg *LocalConfig, train, eval *Dataset, tasks []Task, seed int6
 		r.awake[l] = make([]bool, n)
 		r.ractive[l] = make([]bool, n)
 		r.pressure[l] = make([]float64, n)
+	}
+	r.fired = make([][]bool, L)
+	for l := 1; l < L; l++ {
+		r.fired[l] = make([]bool, r.nt.sizes[l])
+	}
+	for k := range 2 {
+		r.supBuf[k] = make([][]float32, L)
+		for l := 1; l < L; l++ {
+			r.supBuf[k][l] = make([]float32, r.nt.sizes[l])
+		}
+		r.maskBuf[k] = make([]layerMask, L+1)
+		r.maskPtr[k] = make([]*layerMask, L+1)
 	}
 	r.rhoSum = make([]float64, L-1)
 	r.sleepSum = make([]float64, L-1)
@@ -240,9 +258,9 @@ func (r *localRun) wakingStep(batch []int, etaWake, etaReplay float64) {
 		return
 	}
 	masks := r.replayMasks()
-	var sample []int
 	for range cfg.Burst {
-		sample = r.buf.Sample(sample, cfg.BatchReplay, r.rng)
+		sample := r.buf.Sample(r.sampleBuf, cfg.BatchReplay, r.rng)
+		r.sampleBuf = sample
 		rp := r.rep
 		rp.n = len(sample)
 		for b, j := range sample {
@@ -306,11 +324,15 @@ func (r *localRun) nextSuppression(p *pass, sb float64) [][]float32 {
 	if !r.rotationGate(sb) {
 		return nil
 	}
-	sup := make([][]float32, L)
+	// Two buffers: the current suppression stays valid for this batch.
+	r.supFlip ^= 1
+	sup := r.supBuf[r.supFlip]
 	for l := 1; l < L; l++ {
 		n := nt.sizes[l]
-		s := make([]float32, n)
-		fired := make([]bool, n)
+		s := sup[l]
+		clear(s)
+		fired := r.fired[l]
+		clear(fired)
 		for _, i := range p.act[l] {
 			fired[i] = true
 		}
@@ -397,21 +419,28 @@ func (r *localRun) replayMasks() []*layerMask {
 // leaves the readout unmasked.
 func (r *localRun) masksFrom(awake [][]bool, replay bool) []*layerMask {
 	cfg, L := r.cfg, r.nt.L
-	masks := make([]*layerMask, L+1)
+	k := 0
+	if !replay {
+		k = 1
+	}
+	masks, buf := r.maskPtr[k], r.maskBuf[k]
 	for l := 1; l < L; l++ {
-		m := &layerMask{post: awake[l]}
+		m := &buf[l]
+		*m = layerMask{post: awake[l]}
 		if l == 1 {
 			m.preAll = true
 		} else {
 			m.pre = awake[l-1]
 		}
 		if replay && cfg.ReplayReadoutOnly {
-			m = &layerMask{frozen: true}
+			*m = layerMask{frozen: true}
 		}
 		masks[l] = m
 	}
+	masks[L] = nil
 	if replay && cfg.Readout == "isolated" {
-		masks[L] = &layerMask{postAll: true, pre: awake[L-1]}
+		buf[L] = layerMask{postAll: true, pre: awake[L-1]}
+		masks[L] = &buf[L]
 	}
 	return masks
 }
@@ -421,7 +450,8 @@ func (r *localRun) masksFrom(awake [][]bool, replay bool) []*layerMask {
 func (r *localRun) logRho(rp *pass) {
 	for l := 1; l < r.nt.L; l++ {
 		n := r.nt.sizes[l]
-		fired := make([]bool, n)
+		fired := r.fired[l]
+		clear(fired)
 		for _, i := range rp.act[l] {
 			fired[i] = true
 		}

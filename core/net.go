@@ -28,8 +28,9 @@ type layer struct {
 	// Column view for the forward pass: stored synapses of pre j are
 	// colSyn[colPtr[j]:colPtr[j+1]], with post units colPost.
 	colPtr, colSyn, colPost []int32
-	// wT holds w in column order (wT[k] = w[colSyn[k]]) for the forward
-	// pass; pos[s] is synapse s's place in it.
+	// wT holds W^l densely in column order, wT[j*nOut+i] = W_ij (0 for
+	// absent synapses), for the vector forward product; pos[s] is stored
+	// synapse s's place in it.
 	wT  []float32
 	pos []int32
 
@@ -266,14 +267,14 @@ func newLayer(nIn, nOut int, w, fb []float32, keep []bool, storeAll bool, sign [
 	ly.colSyn = make([]int32, n)
 	ly.colPost = make([]int32, n)
 	ly.pos = make([]int32, n)
-	ly.wT = make([]float32, n)
+	ly.wT = make([]float32, nIn*nOut)
 	fill := slices.Clone(ly.colPtr[:nIn])
 	for i := range nOut {
 		for s := ly.rowPtr[i]; s < ly.rowPtr[i+1]; s++ {
 			j := ly.col[s]
 			ly.colSyn[fill[j]] = s
 			ly.colPost[fill[j]] = int32(i)
-			ly.pos[s] = fill[j]
+			ly.pos[s] = j*int32(nOut) + int32(i)
 			fill[j]++
 		}
 	}

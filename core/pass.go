@@ -22,6 +22,8 @@ type pass struct {
 	th     [][]float32 // kappa tanh(eps/kappa), same layout as eps
 	zbuf   []float32
 	kbuf   []float32
+	offBuf []int32
+	valBuf []float32
 	tmp    []float32
 }
 
@@ -46,6 +48,12 @@ func newPass(nt *net, capacity int) *pass {
 			p.actPtr[l] = make([]int32, capacity+1)
 		}
 	}
+	maxIn := 0
+	for _, n := range nt.sizes {
+		maxIn = max(maxIn, n)
+	}
+	p.offBuf = make([]int32, maxIn)
+	p.valBuf = make([]float32, maxIn)
 	p.zbuf = make([]float32, maxW)
 	p.kbuf = make([]float32, maxW)
 	p.tmp = make([]float32, maxW)
@@ -100,9 +108,9 @@ func (nt *net) forward(p *pass, sup [][]float32) {
 					z[i] += nt.c[i]
 				}
 				lo, hi := p.rPtr[b], p.rPtr[b+1]
-				ly.scatter(z, p.rIdx[lo:hi], p.rVal[lo:hi], nil)
+				ly.scatter(z, p.rIdx[lo:hi], p.rVal[lo:hi], nil, p.offBuf, p.valBuf)
 			} else {
-				ly.scatter(z, p.activeOf(l-1, b), nil, p.a[l-1][b*ly.nIn:(b+1)*ly.nIn])
+				ly.scatter(z, p.activeOf(l-1, b), nil, p.a[l-1][b*ly.nIn:(b+1)*ly.nIn], p.offBuf, p.valBuf)
 			}
 			if l == nt.L {
 				copy(p.z[b*nOut:(b+1)*nOut], z)
@@ -133,24 +141,21 @@ func (nt *net) forward(p *pass, sup [][]float32) {
 }
 
 // scatter adds the contribution of the listed pre units to z: for each pre
-// j = idx[t] with value val[t] (or dense[j] when val is nil), z[post] +=
-// value * w over j's stored synapses.
-func (ly *layer) scatter(z []float32, idx []int32, val []float32, dense []float32) {
-	colPtr, colPost, wT := ly.colPtr, ly.colPost, ly.wT
+// j = idx[t] with value val[t] (or dense[j] when val is nil), z += value *
+// column j of W^l. Per element of z the terms are added in ascending t.
+func (ly *layer) scatter(z []float32, idx []int32, val []float32, dense []float32, offBuf []int32, valBuf []float32) {
+	off := offBuf[:len(idx)]
+	v := valBuf[:len(idx)]
+	nOut := int32(ly.nOut)
 	for t, j := range idx {
-		var v float32
+		off[t] = j * nOut
 		if val != nil {
-			v = val[t]
+			v[t] = val[t]
 		} else {
-			v = dense[j]
-		}
-		lo, hi := colPtr[j], colPtr[j+1]
-		w := wT[lo:hi]
-		post := colPost[lo:hi][:len(w)]
-		for k, p := range post {
-			z[p] += v * w[k]
+			v[t] = dense[j]
 		}
 	}
+	addRows(z, v, off, ly.wT)
 }
 
 // sweep computes the top-down errors (learner.md §3.1): eps^L = y - z^L,

@@ -401,8 +401,9 @@ func (nt *net) sgdRows(ly *layer, l int, m *layerMask, op *optim, wd, lam float3
 		v := ly.m1[lo:hi][:n]
 		w := ly.w[lo:hi][:n]
 		col := ly.col[lo:hi][:n]
-		pos := ly.pos[lo:hi][:n]
 		wT := ly.wT
+		nOut := int32(ly.nOut)
+		i32 := int32(i)
 		if ly.fb == nil {
 			off := nt.off
 			var acc float32
@@ -417,8 +418,9 @@ func (nt *net) sgdRows(ly *layer, l int, m *layerMask, op *optim, wd, lam float3
 					ws -= lam * ws
 				}
 				w[s] = ws
-				wT[pos[s]] = ws
-				acc += ws * off[col[s]]
+				j := col[s]
+				wT[j*nOut+i32] = ws
+				acc += ws * off[j]
 			}
 			if l == 1 {
 				nt.c[i] = acc
@@ -453,7 +455,7 @@ func (nt *net) sgdRows(ly *layer, l int, m *layerMask, op *optim, wd, lam float3
 				}
 				w[s] = ws
 				fb[s] = bs
-				wT[pos[s]] = ws
+				wT[j*nOut+i32] = ws
 			}
 		}
 		if m.biasFree(i) {
@@ -465,7 +467,7 @@ func (nt *net) sgdRows(ly *layer, l int, m *layerMask, op *optim, wd, lam float3
 
 // syncT rewrites the column-order copy of the weights.
 func (ly *layer) syncT() {
-	for k, s := range ly.colSyn {
+	for s, k := range ly.pos {
 		ly.wT[k] = ly.w[s]
 	}
 }
@@ -480,8 +482,11 @@ func (ly *layer) syncT() {
 const tinyVelocity = 1e-30
 
 func flushTiny(v float32) float32 {
-	if v < tinyVelocity && v > -tinyVelocity {
-		return 0
-	}
-	return v
+	// Branch-free: the sign of the velocity's magnitude is random across
+	// synapses, so a branch would mispredict.
+	b := math.Float32bits(v)
+	keep := uint32(int32(tinyBits-1-(b&0x7fffffff)) >> 31) // all ones iff |v| >= tiny
+	return math.Float32frombits(b & keep)
 }
+
+var tinyBits = math.Float32bits(tinyVelocity)

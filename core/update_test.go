@@ -155,10 +155,22 @@ func checkInvariants(t *testing.T, nt *net, wantStored []int) {
 		if present != wantStored[l] {
 			t.Fatalf("layer %d: %d synapses present, want %d", l, present, wantStored[l])
 		}
-		for k, s := range ly.colSyn {
-			if ly.wT[k] != ly.w[s] {
-				t.Fatalf("layer %d: column copy stale at %d", l, k)
+		nzT, nzW := 0, 0
+		for _, v := range ly.wT {
+			if v != 0 {
+				nzT++
 			}
+		}
+		for s, k := range ly.pos {
+			if ly.wT[k] != ly.w[s] {
+				t.Fatalf("layer %d: column copy stale at synapse %d", l, s)
+			}
+			if ly.w[s] != 0 {
+				nzW++
+			}
+		}
+		if nzT != nzW {
+			t.Fatalf("layer %d: dense copy has %d non-zeros, stored synapses %d", l, nzT, nzW)
 		}
 	}
 }

@@ -1,0 +1,30 @@
+//go:build amd64
+
+package core
+
+import "golang.org/x/sys/cpu"
+
+// useAVX2 selects the vector kernel, a property of the CPU; both paths give
+// identical bits.
+var useAVX2 = cpu.X86.HasAVX2
+
+//go:noescape
+func addRowsAVX2(c, v []float32, off []int32, b []float32)
+
+func addRowsImpl(c, v []float32, off []int32, b []float32) {
+	n := len(c)
+	if !useAVX2 || n < 8 {
+		addRowsGo(c, v, off, b)
+		return
+	}
+	// The assembly does no bounds checks.
+	for _, o := range off {
+		if o < 0 || int(o)+n > len(b) {
+			panic("core: addRows column out of range")
+		}
+	}
+	addRowsAVX2(c, v, off, b)
+	if n8 := n &^ 7; n8 < n {
+		addRowsGo(c[n8:], v, off, b[n8:])
+	}
+}

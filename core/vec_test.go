@@ -1,0 +1,54 @@
+package core
+
+import (
+	"math"
+	"testing"
+)
+
+// TestAddRows checks the vector kernel against the portable loop bit for
+// bit, on every length around the strip sizes.
+func TestAddRows(t *testing.T) {
+	t.Parallel()
+	rng := NewRNG(2, StreamRun)
+	for _, n := range []int{1, 7, 8, 9, 63, 64, 65, 100, 256, 512, 515} {
+		for _, terms := range []int{0, 1, 3, 40} {
+			stride := n + rng.IntN(5)
+			b := make([]float32, stride*50)
+			for i := range b {
+				b[i] = float32(rng.NormFloat64())
+			}
+			v := make([]float32, terms)
+			off := make([]int32, terms)
+			for k := range v {
+				v[k] = float32(rng.NormFloat64())
+				off[k] = int32(rng.IntN(50) * stride)
+			}
+			c0 := make([]float32, n)
+			for i := range c0 {
+				c0[i] = float32(rng.NormFloat64())
+			}
+			want := append([]float32(nil), c0...)
+			addRowsGo(want, v, off, b)
+			got := append([]float32(nil), c0...)
+			addRows(got, v, off, b)
+			for i := range got {
+				if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+					t.Fatalf("n=%d terms=%d: element %d = %v, want %v", n, terms, i, got[i], want[i])
+				}
+			}
+		}
+	}
+}
+
+func TestFlushTiny(t *testing.T) {
+	t.Parallel()
+	tests := []struct{ in, want float32 }{
+		{0, 0}, {1, 1}, {-1, -1}, {1e-29, 1e-29}, {-1e-29, -1e-29}, {1e-31, 0}, {-1e-31, 0},
+		{tinyVelocity, tinyVelocity}, {math.SmallestNonzeroFloat32, 0}, {float32(math.Inf(1)), float32(math.Inf(1))},
+	}
+	for _, tc := range tests {
+		if got := flushTiny(tc.in); got != tc.want {
+			t.Errorf("flushTiny(%g) = %g, want %g", tc.in, got, tc.want)
+		}
+	}
+}
