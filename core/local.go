@@ -44,8 +44,8 @@ type localRun struct {
 	maskBuf   [2][]layerMask
 	maskPtr   [2][]*layerMask
 	sampleBuf []int
-	awake     [][]bool    // awake sets of the current waking batch
-	ractive   [][]bool    // mirror: units fired by the last replay batch
+	awake     [][]bool // awake sets of the current waking batch
+	ractive   [][]bool // mirror: units fired by the last replay batch
 	haveRact  bool
 	pressure  [][]float64 // homeostatic pressure per hidden unit
 	gstep     int
