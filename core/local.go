@@ -40,7 +40,8 @@ type localRun struct {
 	sup       [][]float32 // suppression of the next waking forward (nil: none)
 	supBuf    [2][][]float32
 	supFlip   int
-	fired     [][]bool // scratch
+	supWake   [][]float32 // the suppression of the last waking forward
+	fired     [][]bool    // scratch
 	maskBuf   [2][]layerMask
 	maskPtr   [2][]*layerMask
 	sampleBuf []int
@@ -194,6 +195,7 @@ func (r *localRun) wakingStep(batch []int, etaWake, etaReplay float64) {
 	L := nt.L
 	p.load(r.train, batch)
 	supWake := r.sup
+	r.supWake = supWake
 	nt.forward(p, supWake)
 	nt.sweep(p, float32(cfg.TgtScale))
 	r.res.WakingBatches++

@@ -101,24 +101,20 @@ func TestRotationResetAtTaskBoundary(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var sawSupAfterEpoch bool
-	var supAtStart [][]float32
-	r.hooks.Progress = func(done, total int) {
-		if done == 10/4*0+5 { // last batch of epoch 1 of task 0 (20 samples / 4)
-			sawSupAfterEpoch = r.sup != nil
-		}
-		if done == 11 {
-			supAtStart = r.sup // after the first batch of task 1
-		}
-	}
+	// 20 samples per task, batches of 4: 5 per epoch, 10 per task.
+	supAt := map[int]bool{}
+	r.hooks.Progress = func(done, total int) { supAt[done] = r.supWake != nil }
 	if _, err := r.run(); err != nil {
 		t.Fatal(err)
 	}
-	if !sawSupAfterEpoch || supAtStart == nil {
-		t.Fatal("rotation not running")
+	if !supAt[5] || !supAt[6] {
+		t.Error("rotation reset between epochs")
 	}
-	if r.sup != nil {
-		t.Error("suppression survives the final task boundary")
+	if supAt[11] || supAt[1] {
+		t.Error("the first batch of a task ran under suppression")
+	}
+	if !supAt[12] {
+		t.Error("rotation not running within a task")
 	}
 }
 
