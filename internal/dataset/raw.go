@@ -81,7 +81,11 @@ func DecodeMNISTFiles(files map[string][]byte) (train, test *Raw, err error) {
 // name (data_batch_1.bin ... data_batch_5.bin, test_batch.bin). Training
 // samples are in batch order 1 to 5.
 func DecodeCIFAR10Files(files map[string][]byte) (train, test *Raw, err error) {
-	var all []byte
+	size := 0
+	for _, name := range CIFAR10TrainFiles {
+		size += len(files[name])
+	}
+	all := make([]byte, 0, size)
 	for _, name := range CIFAR10TrainFiles {
 		b, ok := files[name]
 		if !ok {
