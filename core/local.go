@@ -126,8 +126,9 @@ func newLocalRun(cfg *LocalConfig, train, eval *Dataset, tasks []Task, seed int6
 		for l := 1; l < L; l++ {
 			r.supBuf[k][l] = make([]float32, r.nt.sizes[l])
 		}
-		r.maskBuf[k] = make([]layerMask, L+1)
-		r.maskPtr[k] = make([]*layerMask, L+1)
+		// Entries 1..L: W^l; entries L+1+l: the skip synapses S^l.
+		r.maskBuf[k] = make([]layerMask, 2*(L+1))
+		r.maskPtr[k] = make([]*layerMask, 2*(L+1))
 	}
 	r.rhoSum = make([]float64, L-1)
 	r.sleepSum = make([]float64, L-1)
@@ -239,7 +240,7 @@ func (r *localRun) wakingStep(batch []int, etaWake, etaReplay float64) {
 	}
 
 	r.gstep++
-	doReplay := cfg.Buffer > 0 && r.gstep%cfg.Cadence == 0
+	doReplay := cfg.Buffer > 0 && r.gstep%cfg.Cadence == 0 && cfg.Schedule == "local"
 	switch cfg.Gate {
 	case "pressure":
 		var sum float64
@@ -255,6 +256,9 @@ func (r *localRun) wakingStep(batch []int, etaWake, etaReplay float64) {
 		doReplay = cfg.Buffer > 0 && n > 0 && sum/float64(n) >= cfg.Theta
 	case "surprise":
 		doReplay = cfg.Buffer > 0 && sb >= cfg.Theta
+	}
+	if cfg.Schedule != "local" {
+		doReplay = false
 	}
 	if !doReplay || r.buf.Len() == 0 {
 		return
@@ -321,6 +325,9 @@ func (r *localRun) nextSuppression(p *pass, sb float64) [][]float32 {
 	switch cfg.Mask {
 	case "refractory", "random", "soft":
 	default:
+		return nil
+	}
+	if cfg.Schedule == "offline" {
 		return nil
 	}
 	if !r.rotationGate(sb) {
@@ -438,6 +445,17 @@ func (r *localRun) masksFrom(awake [][]bool, replay bool) []*layerMask {
 			*m = layerMask{frozen: true}
 		}
 		masks[l] = m
+	}
+	for l := 3; l < L; l++ {
+		if r.nt.skip[l] == nil {
+			continue
+		}
+		m := &buf[L+1+l]
+		*m = layerMask{post: awake[l], pre: awake[l-2]}
+		if replay && cfg.ReplayReadoutOnly {
+			*m = layerMask{frozen: true}
+		}
+		masks[L+1+l] = m
 	}
 	masks[L] = nil
 	if replay && cfg.Readout == "isolated" {

@@ -39,7 +39,11 @@ type LocalConfig struct {
 	KPAdapt     float64 `toml:"kp_adapt"`
 	KPAdaptMode string  `toml:"kp_adapt_mode"` // "drive" or "grad"
 
-	// Schedule.
+	// Schedule is "local" (the reference's run_local: waking replay under
+	// the masks) or "offline" (its run(): no rotation and no waking replay;
+	// with night = true, a night of buffer batches after every epoch, which
+	// is the offline-night reference of learner.md §4.9a).
+	Schedule    string `toml:"schedule"`
 	Epochs      int    `toml:"epochs"`       // epochs per task (1 = single pass)
 	Static      bool   `toml:"static"`       // one task holding all classes (i.i.d. protocol)
 	BatchWake   int    `toml:"batch_wake"`   // waking batch, 16
@@ -86,7 +90,7 @@ func DefaultLocalConfig() LocalConfig {
 		Opt: "sgd", Momentum: 0.9, AdamEps: 1e-3,
 		Eta: 0.02, NremGain: 3, KPDecay: 1e-3, InputL2: 1e-3, BaselineEMA: 0.01,
 		KPAdaptMode: "drive",
-		Epochs:      5, BatchWake: 16, BatchReplay: 16, Cadence: 1, Burst: 1, Buffer: 1000,
+		Schedule:    "local", Epochs: 5, BatchWake: 16, BatchReplay: 16, Cadence: 1, Burst: 1, Buffer: 1000,
 		Mask: "refractory", Readout: "free", SoftGain: 0.5,
 		Delta: 1, BetaNov: 1.3, GammaP: 0.3, Block: 2048,
 		NightBatches: 20, NightBatch: 256,
@@ -147,6 +151,8 @@ func (c *LocalConfig) Validate() error {
 		return bad("kp_adapt", c.KPAdapt, "must be >= 0")
 	case c.KPAdaptMode != "drive" && c.KPAdaptMode != "grad":
 		return bad("kp_adapt_mode", c.KPAdaptMode, `must be "drive" or "grad"`)
+	case c.Schedule != "local" && c.Schedule != "offline":
+		return bad("schedule", c.Schedule, `must be "local" or "offline"`)
 	case c.Epochs < 1:
 		return bad("epochs", c.Epochs, "must be >= 1")
 	case c.BatchWake < 1:

@@ -46,6 +46,8 @@ type layer struct {
 	anchorLam, anchorMu     float32
 	anchorFirst             bool
 	// Adaptive decay state (layers >= 2).
+	noBias  bool    // skip synapses: the bias belongs to W^l
+	lastLam float64 // the controller's lambda of the last call
 	uEMA    float64
 	uSet    bool
 	kpEff   float64
@@ -58,6 +60,7 @@ type net struct {
 	L     int   // number of weight layers; hidden layers are 1..L-1
 	k     []int // k-WTA winners per layer (index l, hidden only)
 	lay   []*layer
+	skip  []*layer    // skip[l]: S^l from layer l-2 (l >= 3 hidden), or nil
 	types [][]float32 // cell type (+1 exc, -1 inh) per hidden layer l
 	// Input offset o (the training set's per-pixel majority value, or 0) and
 	// c = W^1 o, kept current after every update of W^1: the forward pass
@@ -139,7 +142,7 @@ func connMask(rng *RNG, pre, post [][2]float64, density, lambda float64, mode st
 func newNet(cfg *LocalConfig, d, classes, height, width int, rng *RNG) *net {
 	sizes := append(append([]int{d}, cfg.Hidden...), classes)
 	L := len(sizes) - 1
-	nt := &net{sizes: sizes, L: L, k: make([]int, L+1), lay: make([]*layer, L+1),
+	nt := &net{sizes: sizes, L: L, k: make([]int, L+1), lay: make([]*layer, L+1), skip: make([]*layer, L+1),
 		types: make([][]float32, L), ebar: make([][]float32, L), kappa: float32(cfg.Kappa)}
 	for l := 1; l < L; l++ {
 		nt.k[l] = KWTAK(cfg.ActiveFrac, sizes[l])
@@ -159,6 +162,16 @@ func newNet(cfg *LocalConfig, d, classes, height, width int, rng *RNG) *net {
 	B := make([][]float32, L+1) // B[l] is the twin of W[l], i.e. B^{l-1}
 	for l := 2; l <= L; l++ {
 		B[l] = randn(sizes[l]*sizes[l-1], 1/math.Sqrt(float64(sizes[l-1])))
+	}
+	// Skip weights S^l and twins Bs^l, l = 3..L-1 (deep nets with skip).
+	S := make([][]float32, L+1)
+	Bs := make([][]float32, L+1)
+	if cfg.Skip {
+		for l := 3; l < L; l++ {
+			sc := 1 / math.Sqrt(float64(sizes[l-2]))
+			S[l] = randn(sizes[l]*sizes[l-2], sc)
+			Bs[l] = randn(sizes[l]*sizes[l-2], sc)
+		}
 	}
 	// Cell types: +1 in the first round(ei_frac n) places, then a permutation.
 	for l := 1; l < L; l++ {
@@ -181,6 +194,10 @@ func newNet(cfg *LocalConfig, d, classes, height, width int, rng *RNG) *net {
 	for l := 2; l <= L; l++ {
 		daleClamp(W[l], nt.types[l-1])
 		daleClamp(B[l], nt.types[l-1])
+		if S[l] != nil {
+			daleClamp(S[l], nt.types[l-2])
+			daleClamp(Bs[l], nt.types[l-2])
+		}
 	}
 	// Connectivity for W^l, l <= L-1 (the input layer included); the twin
 	// B^{l-1} shares W^l's mask; the readout is dense.
@@ -201,6 +218,10 @@ func newNet(cfg *LocalConfig, d, classes, height, width int, rng *RNG) *net {
 			sign = nt.types[l-1]
 		}
 		nt.lay[l] = newLayer(sizes[l-1], sizes[l], W[l], B[l], keep[l], storeAll, sign, cfg.Opt == "adam")
+		if S[l] != nil {
+			nt.skip[l] = newLayer(sizes[l-2], sizes[l], S[l], Bs[l], nil, false, nt.types[l-2], cfg.Opt == "adam")
+			nt.skip[l].noBias = true
+		}
 	}
 	nt.off = make([]float32, d)
 	nt.c = make([]float32, sizes[1])

@@ -112,6 +112,9 @@ func (nt *net) forward(p *pass, sup [][]float32) {
 			} else {
 				ly.scatter(z, p.activeOf(l-1, b), nil, p.a[l-1][b*ly.nIn:(b+1)*ly.nIn], p.offBuf, p.valBuf)
 			}
+			if sk := nt.skip[l]; sk != nil {
+				sk.scatter(z, p.activeOf(l-2, b), nil, p.a[l-2][b*sk.nIn:(b+1)*sk.nIn], p.offBuf, p.valBuf)
+			}
 			if l == nt.L {
 				copy(p.z[b*nOut:(b+1)*nOut], z)
 				continue
@@ -205,6 +208,19 @@ func (nt *net) sweep(p *pass, tgtScale float32) {
 				// th^{l+1} is zero off the active set: the burst gate.
 				for _, i := range p.activeOf(l+1, b) {
 					accum(int(i))
+				}
+			}
+			// Skip path: the gated burst of layer l+2 through Bs^{l+2}.
+			if l+2 < L && nt.skip[l+2] != nil {
+				sk := nt.skip[l+2]
+				th2 := p.th[l+2][b*sk.nOut : (b+1)*sk.nOut]
+				for _, i := range p.activeOf(l+2, b) {
+					u := th2[i]
+					lo, hi := sk.rowPtr[i], sk.rowPtr[i+1]
+					fb, col := sk.fb[lo:hi], sk.col[lo:hi]
+					for s, j := range col {
+						tmp[j] += u * fb[s]
+					}
 				}
 			}
 			e := p.eps[l][b*n : (b+1)*n]

@@ -80,12 +80,28 @@ func (nt *net) update(cfg *LocalConfig, p *pass, eta float64, masks []*layerMask
 		if masks != nil {
 			m = masks[l]
 		}
-		nt.updateLayer(cfg, p, l, &op, m, replay, anchor)
+		nt.updateLayer(cfg, p, l, &op, m, replay, anchor, false)
+		if nt.skip[l] != nil {
+			var ms *layerMask
+			if masks != nil {
+				ms = masks[nt.L+1+l]
+			}
+			nt.updateLayer(cfg, p, l, &op, ms, replay, false, true)
+		}
 	}
 }
 
-func (nt *net) updateLayer(cfg *LocalConfig, p *pass, l int, op *optim, m *layerMask, replay, anchor bool) {
+// updateLayer updates the synapses into layer l: W^l (with b^l and the twin
+// B^{l-1}) or, if skip, the skip synapses S^l from a^{l-2} (with their twin
+// Bs^l; no bias, no anchor, the decay lambda_l of W^l), which learn from the
+// same plasticity signal (learner.md §5.2).
+func (nt *net) updateLayer(cfg *LocalConfig, p *pass, l int, op *optim, m *layerMask, replay, anchor, skip bool) {
 	ly := nt.lay[l]
+	preL := l - 1
+	if skip {
+		ly = nt.skip[l]
+		preL = l - 2
+	}
 	L := nt.L
 	n := p.n
 	inv := 1 / float32(n)
@@ -93,10 +109,10 @@ func (nt *net) updateLayer(cfg *LocalConfig, p *pass, l int, op *optim, m *layer
 	// The plasticity signal e, accumulated straight into the gradient.
 	var pre []float32
 	preW := ly.nIn
-	if l == 1 {
+	if preL == 0 {
 		pre = p.x
 	} else {
-		pre = p.a[l-1]
+		pre = p.a[preL]
 	}
 	accumRow := func(i int, e float32, b int) {
 		if e == 0 {
@@ -127,7 +143,7 @@ func (nt *net) updateLayer(cfg *LocalConfig, p *pass, l int, op *optim, m *layer
 		nh := ly.nOut
 		th := p.th[l]
 		ebar := nt.ebar[l]
-		if !replay && cfg.BaselineEMA > 0 {
+		if !replay && cfg.BaselineEMA > 0 && !skip {
 			// Burst baseline: a waking-only EMA of the batch-mean bounded error.
 			a := float32(cfg.BaselineEMA)
 			mean := p.tmp[:nh]
@@ -156,12 +172,16 @@ func (nt *net) updateLayer(cfg *LocalConfig, p *pass, l int, op *optim, m *layer
 		lam = float32(cfg.KPDecay)
 	}
 	var wd float32
-	if l == 1 {
+	if preL == 0 {
 		wd = float32(cfg.InputL2)
 	}
 	ctrl := cfg.KPAdapt > 0 && l >= 2
+	if skip && ctrl {
+		// Skip synapses share the lambda the controller just set for W^l.
+		ctrl, lam = false, float32(nt.lay[l].lastLam)
+	}
 	if !op.adam && !ctrl && !anchor && !op.leak && ly.absent == nil {
-		nt.sgdRows(ly, l, m, op, wd, lam)
+		nt.sgdRows(ly, preL, m, op, wd, lam)
 		return
 	}
 	defer ly.syncT()
@@ -206,11 +226,11 @@ func (nt *net) updateLayer(cfg *LocalConfig, p *pass, l int, op *optim, m *layer
 			}
 			ly.finishSyn(s, lam, anchor)
 		}
-		if bf := m.biasFree(i); bf || op.leak {
+		if bf := m.biasFree(i); (bf || op.leak) && !ly.noBias {
 			ly.stepBias(i, op, bf)
 		}
 		ly.gb[i] = 0
-		if l == 1 {
+		if preL == 0 {
 			nt.c[i] = ly.rowDotOff(i, nt.off)
 		}
 	}
@@ -365,6 +385,7 @@ func (nt *net) controllerDecay(cfg *LocalConfig, ly *layer, m *layerMask, op *op
 		lam *= float64(op.eta)
 	}
 	lam = min(0.02, lam)
+	ly.lastLam = lam
 	if !ly.kpEffOK {
 		ly.kpEff, ly.kpEffOK = lam, true
 	} else {
@@ -384,7 +405,7 @@ func (nt *net) controllerDecay(cfg *LocalConfig, ly *layer, m *layerMask, op *op
 // decay and no anchor: one pass per row doing the optimiser step, the decay,
 // the Dale clamp, the column-order copy and (layer 1) c = W^1 o. It computes
 // exactly what the general path computes.
-func (nt *net) sgdRows(ly *layer, l int, m *layerMask, op *optim, wd, lam float32) {
+func (nt *net) sgdRows(ly *layer, preL int, m *layerMask, op *optim, wd, lam float32) {
 	mu, eta := op.mu, op.eta
 	for i := range ly.nOut {
 		if m != nil && m.rowFrozen(i) {
@@ -422,7 +443,7 @@ func (nt *net) sgdRows(ly *layer, l int, m *layerMask, op *optim, wd, lam float3
 				wT[j*nOut+i32] = ws
 				acc += ws * off[j]
 			}
-			if l == 1 {
+			if preL == 0 {
 				nt.c[i] = acc
 			}
 		} else {
@@ -458,7 +479,7 @@ func (nt *net) sgdRows(ly *layer, l int, m *layerMask, op *optim, wd, lam float3
 				wT[j*nOut+i32] = ws
 			}
 		}
-		if m.biasFree(i) {
+		if m.biasFree(i) && !ly.noBias {
 			ly.stepBias(i, op, true)
 		}
 		ly.gb[i] = 0

@@ -520,3 +520,87 @@ func TestDeepNet(t *testing.T) {
 		}
 	}
 }
+
+// TestSkipSynapses: with skips (4 hidden layers, S^3 and S^4) the skip path
+// carries drive, Dale's signs of layer l-2 hold after training steps, replay
+// masks two layers apart keep S^l's masked synapses frozen, and Proposition
+// 1 stays exact across the skip.
+func TestSkipSynapses(t *testing.T) {
+	t.Parallel()
+	cfg := tinyConfig()
+	cfg.Hidden = []int{24, 20, 16, 12}
+	cfg.Skip = true
+	r := newTinyRun(t, cfg, 2, 8)
+	nt := r.nt
+	if nt.skip[3] == nil || nt.skip[4] == nil || nt.skip[2] != nil || nt.skip[nt.L] != nil {
+		t.Fatal("skip synapses not where they belong (l = 3..L-1)")
+	}
+	for l := 3; l < nt.L; l++ {
+		sk := nt.skip[l]
+		for s, j := range sk.col {
+			if sg := nt.types[l-2][j]; sg*sk.w[s] < 0 || sg*sk.fb[s] < 0 {
+				t.Fatalf("S^%d synapse %d violates Dale", l, s)
+			}
+		}
+	}
+	// Masked replay step: S^l moves only where post asleep or pre silent.
+	masks := r.replayMasks()
+	sk := nt.skip[3]
+	w := slices.Clone(sk.w)
+	p := randomBatchPass(r, 4, NewRNG(9, StreamRun))
+	nt.forward(p, nil)
+	nt.sweep(p, 1)
+	nt.update(&cfg, p, 0.06, masks, true)
+	m := masks[nt.L+1+3]
+	if m == nil {
+		t.Fatal("no skip mask")
+	}
+	frozen, moved := 0, 0
+	for i := range sk.nOut {
+		for s := sk.rowPtr[i]; s < sk.rowPtr[i+1]; s++ {
+			if !m.synFree(i, int(sk.col[s])) {
+				frozen++
+				if sk.w[s] != w[s] {
+					t.Fatalf("masked skip synapse (%d,%d) moved", i, sk.col[s])
+				}
+			} else if sk.w[s] != w[s] {
+				moved++
+			}
+		}
+	}
+	if frozen == 0 || moved == 0 {
+		t.Errorf("degenerate skip mask: %d frozen, %d moved", frozen, moved)
+	}
+	// Proposition 1 across two layers.
+	nt.forward(p, r.sup)
+	before := snapshot(nt, p)
+	aw := awakeOf(nt, p)
+	rng := NewRNG(4, StreamRun)
+	n := 0
+	for l := 3; l < nt.L; l++ {
+		sk := nt.skip[l]
+		for s, j := range sk.col {
+			if !aw[l-2][j] {
+				sk.w[s] += float32(rng.NormFloat64() * 1e4)
+				n++
+			}
+		}
+		sk.syncT()
+	}
+	nt.forward(p, r.sup)
+	after := snapshot(nt, p)
+	for l := 1; l <= nt.L; l++ {
+		if !bitsEqual(before[l], after[l]) {
+			t.Errorf("layer %d changed after a pre-silent skip update of %d synapses", l, n)
+		}
+	}
+	// The skip path carries drive: zeroing S changes some activity.
+	for l := 3; l < nt.L; l++ {
+		clear(nt.skip[l].w)
+		nt.skip[l].syncT()
+	}
+	nt.forward(p, r.sup)
+	if gone := snapshot(nt, p); bitsEqual(before[3], gone[3]) && bitsEqual(before[4], gone[4]) {
+		t.Error("removing the skip synapses changed nothing")
+	}
+}
