@@ -280,6 +280,60 @@ func TestSlurmCLI(t *testing.T) {
 	})
 }
 
+// TestSlurmSmoke runs part of the repository's smoke profile (real MNIST,
+// from the data mirror) locally and through Slurm, and compares every
+// output digest. The default part is the cells of bp-static and everything
+// they need (download, prepare, split, streams, train: 7 cells, a minute
+// on a busy 2-core machine); REPRO_SLURM_SMOKE=full runs the whole profile
+// (about 130 cells; each of the two runs takes several minutes), any other
+// value is a --only glob.
+func TestSlurmSmoke(t *testing.T) {
+	requireSlurm(t)
+	config, err := filepath.Abs("../../pipeline.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(config); err != nil || !bytes.Contains(b, []byte("[profile.smoke]")) {
+		t.Skipf("slurm smoke test: %s has no [profile.smoke] (%v)", config, err)
+	}
+	only := os.Getenv("REPRO_SLURM_SMOKE")
+	switch only {
+	case "":
+		only = "train/bp-static/*/*/*"
+	case "full":
+		only = ""
+	}
+	bin := buildRepro(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 25*time.Minute)
+	defer cancel()
+	dir := t.TempDir()
+	args := func(store string, extra ...string) []string {
+		a := []string{"run", "-q", "-j", "2", "--config", config, "--profile", "smoke", "--store", filepath.Join(dir, store)}
+		if only != "" {
+			a = append(a, "--only", only)
+		}
+		return append(a, extra...)
+	}
+	t0 := time.Now()
+	out, code := repro(ctx, t, bin, dir, args("local")...)
+	if code != 0 {
+		t.Fatalf("local smoke run: exit %d\n%s", code, out)
+	}
+	local := time.Since(t0)
+	t0 = time.Now()
+	out, code = repro(ctx, t, bin, dir, args("slurm", "--executor", "slurm")...)
+	if code != 0 {
+		t.Fatalf("slurm smoke run: exit %d\n%s", code, out)
+	}
+	remote := time.Since(t0)
+	want, got := storeOutputs(t, filepath.Join(dir, "local")), storeOutputs(t, filepath.Join(dir, "slurm"))
+	t.Logf("smoke (--only %q): %d cells, -j 2: local %v, slurm %v; overhead %.2f s per cell",
+		only, len(want), local.Round(time.Millisecond), remote.Round(time.Millisecond), (remote-local).Seconds()/float64(max(len(want), 1)))
+	if len(want) == 0 || !mapsEqual(got, want) {
+		t.Errorf("slurm outputs differ from local:\n got %v\nwant %v", got, want)
+	}
+}
+
 func mapsEqual(a, b map[string]string) bool {
 	if len(a) != len(b) {
 		return false
