@@ -122,7 +122,7 @@ func TestFetchHTTP(t *testing.T) {
 
 // tinyArchive builds a CIFAR-like release: a tar.gz holding dir/a.bin,
 // dir/b.bin and an unrelated file.
-func tinyArchive(t *testing.T) (*Release, []byte) {
+func tinyArchive(t testing.TB) (*Release, []byte) {
 	t.Helper()
 	files := map[string][]byte{"a.bin": bytes.Repeat([]byte{1, 2, 3}, 100), "b.bin": []byte("hello")}
 	var buf bytes.Buffer
@@ -216,4 +216,26 @@ type failTransport struct{}
 
 func (failTransport) RoundTrip(*http.Request) (*http.Response, error) {
 	return nil, errors.New("network disabled in tests")
+}
+
+func FuzzExtractTarGz(f *testing.F) {
+	rel, arc := tinyArchive(f)
+	f.Add(arc)
+	f.Add(arc[:len(arc)/2])
+	f.Add([]byte{0x1f, 0x8b, 8, 0})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		out, err := ExtractTarGz(context.Background(), b, rel.ArchiveDir, rel.Members)
+		if err != nil {
+			if !errors.Is(err, ErrMalformed) && !errors.Is(err, ErrChecksum) {
+				t.Fatalf("error %v wraps neither ErrMalformed nor ErrChecksum", err)
+			}
+			return
+		}
+		// Success means every member is there with its published digest.
+		for _, m := range rel.Members {
+			if SHA256Hex(out[m.Name]) != m.SHA256 {
+				t.Fatalf("member %s extracted with the wrong digest", m.Name)
+			}
+		}
+	})
 }
