@@ -25,7 +25,10 @@
 // Like the rest of core, nothing here does I/O, logs or keeps global state;
 // all randomness comes from *core.RNG values (init stream for the weights,
 // run stream for everything else). Arithmetic is float32 in a fixed order,
-// single-threaded, so a run is bit-for-bit reproducible on one platform; the
-// vector kernels (accrows_amd64.s) use separate multiplies and adds, never
-// fused ones, and produce the same bits as the portable Go code.
+// single-threaded, so a run is bit-for-bit reproducible. The vector kernels
+// (accrows_amd64.s: AVX2, FMA, AVX-512, chosen by the CPU) give exactly the
+// bits of the portable Go code: the sparse row kernel and Adam use separate
+// multiplies and adds, the dense four-row kernel one fused multiply-add per
+// term, which the portable code reproduces with a correctly rounded fma32.
+// The tests check both paths against each other.
 package backprop

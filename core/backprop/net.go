@@ -271,11 +271,36 @@ func (n *Net) Backward(p *Pass, grad []float32) {
 		if l == 0 {
 			break
 		}
+		dPrev := p.D[l][:p.Rows*in]
+		if n.k[l] > 0 {
+			// k-WTA layer: only the few units active on a row pass
+			// gradient, so compute just those entries as dot products of
+			// the row's non-zero output gradients with the unit's weight
+			// row. Terms are added in ascending i without fusing, exactly
+			// as the transposed product below would add them.
+			w := n.W[l]
+			for r := range p.Rows {
+				v, o := nonZeros(p.vals, p.offs, d[r*out:(r+1)*out], 1)
+				c := dPrev[r*in : (r+1)*in]
+				for j, x := range a[r*in : (r+1)*in] {
+					if !(x > 0) {
+						c[j] = 0
+						continue
+					}
+					row := w[j*out : (j+1)*out]
+					var s float32
+					for t, i := range o {
+						s += float32(v[t] * row[i])
+					}
+					c[j] = s
+				}
+			}
+			continue
+		}
 		// Input gradient through the transposed weights, then the
 		// activation's gate.
 		wt := p.wt[l]
 		transpose(wt, n.W[l], in, out)
-		dPrev := p.D[l][:p.Rows*in]
 		for r := range p.Rows {
 			v, o := nonZeros(p.vals, p.offs, d[r*out:(r+1)*out], in)
 			c := dPrev[r*in : (r+1)*in]

@@ -1,0 +1,51 @@
+package backprop
+
+import (
+	"testing"
+
+	"repro/core"
+)
+
+// benchmarkStep times one training step of cfg on MNIST-shaped random data
+// (784 inputs, 10 classes) with a full buffer, reporting ms per waking
+// batch.
+func benchmarkStep(b *testing.B, cfg Config) {
+	const n, d = 4096, 784
+	rng := core.NewRNG(1, 0)
+	ds := &core.Dataset{X: make([]float32, n*d), Y: make([]int32, n), N: n, D: d, Classes: 10, Height: 28, Width: 28}
+	for i := range ds.X {
+		ds.X[i] = float32(rng.NormFloat64())
+	}
+	for i := range ds.Y {
+		ds.Y[i] = int32(rng.IntN(10))
+	}
+	r := newRunner(cfg, ds, ds, []core.Task{{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}}, 0, core.Hooks{})
+	if cfg.Method == MethodLocal {
+		r.step = r.newLocal()
+	} else {
+		r.step = r.newBatch()
+	}
+	idx := make([]int, cfg.Batch)
+	next := 0
+	batch := func() []int {
+		for k := range idx {
+			idx[k] = next % n
+			next++
+		}
+		return idx
+	}
+	for r.buf.Len() < r.buf.Cap() {
+		r.step(batch())
+	}
+	for b.Loop() {
+		r.step(batch())
+	}
+	b.ReportMetric(b.Elapsed().Seconds()*1e3/float64(b.N), "ms/batch")
+}
+
+func BenchmarkStep(b *testing.B) {
+	for _, name := range []string{"bp_er_1000", "bp_derpp_a0.03_b1.0_w512_ce", "bp_erace_1000", "bp_agem_1000_w512", "bpk_er_lr3e5", "bpk_iso_rot_lr1e4"} {
+		cfg, _ := Preset(name)
+		b.Run(name, func(b *testing.B) { benchmarkStep(b, cfg) })
+	}
+}
