@@ -7,12 +7,13 @@ import (
 // probeChunk is how many rows of X are widened to float64 at a time.
 const probeChunk = 2048
 
-// RidgeProbe fits a linear least-squares classifier with ridge penalty
-// lambda (one-hot targets; a bias column, unpenalised) on (trX, trY) and
-// returns its accuracy on (teX, teY). X are row-major [N*D]. It is the
-// check behind the paper's "linear probe ≈ 49%" for the V1 features. It
-// returns 0 if the normal equations are singular.
-func RidgeProbe(trX []float32, trY []int32, teX []float32, teY []int32, D, classes int, lambda float64) float64 {
+// RidgeProbe fits, for each ridge penalty in lambdas, a linear
+// least-squares classifier (one-hot targets; a bias column, unpenalised) on
+// (trX, trY) and returns its accuracy on (teX, teY), one per lambda. X are
+// row-major [N*D]. It is the check behind the paper's "linear probe ≈ 49%"
+// for the V1 features. An accuracy is 0 where the normal equations are
+// singular.
+func RidgeProbe(trX []float32, trY []int32, teX []float32, teY []int32, D, classes int, lambdas []float64) []float64 {
 	n := len(trY)
 	var A, B mat.Dense // A = Xᵀ X, B = Xᵀ Y, X with a final column of ones
 	A.ReuseAs(D+1, D+1)
@@ -36,13 +37,24 @@ func RidgeProbe(trX []float32, trY []int32, teX []float32, teY []int32, D, class
 		A.Add(&A, &a)
 		B.Add(&B, &b)
 	}
-	for j := range D {
-		A.Set(j, j, A.At(j, j)+lambda)
+	accs := make([]float64, len(lambdas))
+	for li, lambda := range lambdas {
+		var Al mat.Dense
+		Al.CloneFrom(&A)
+		for j := range D {
+			Al.Set(j, j, Al.At(j, j)+lambda)
+		}
+		var W mat.Dense
+		if err := W.Solve(&Al, &B); err != nil {
+			continue
+		}
+		accs[li] = accuracy(&W, teX, teY, D, classes)
 	}
-	var W mat.Dense
-	if err := W.Solve(&A, &B); err != nil {
-		return 0
-	}
+	return accs
+}
+
+// accuracy scores the linear classifier W ([D+1, classes], bias last).
+func accuracy(W *mat.Dense, teX []float32, teY []int32, D, classes int) float64 {
 	correct := 0
 	for i := range teY {
 		best, arg := 0.0, -1

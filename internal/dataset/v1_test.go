@@ -182,9 +182,9 @@ func TestV1LinearProbe(t *testing.T) {
 }
 
 func probe(t *testing.T, p *Prepared) {
-	for _, lambda := range []float64{1, 100, 1000} {
-		acc := RidgeProbe(p.TrainX, p.TrainY, p.TestX, p.TestY, p.D, p.Classes, lambda)
-		t.Logf("V1 features, ridge probe lambda=%g: test accuracy %.2f%%", lambda, 100*acc)
+	lambdas := []float64{1, 100, 1000}
+	for i, acc := range RidgeProbe(p.TrainX, p.TrainY, p.TestX, p.TestY, p.D, p.Classes, lambdas) {
+		t.Logf("V1 features, ridge probe lambda=%g: test accuracy %.2f%%", lambdas[i], 100*acc)
 		if acc < 0.40 {
 			t.Errorf("probe accuracy %.3f, paper says about 0.49", acc)
 		}
@@ -217,5 +217,29 @@ func TestV1RealCIFAR10(t *testing.T) {
 	}
 	if frac := float64(zeros) / float64(len(one)); frac > 0.5 {
 		t.Errorf("%.0f%% of pooled features are 0", 100*frac)
+	}
+}
+
+func TestRidgeProbeSeparable(t *testing.T) {
+	t.Parallel()
+	// Two classes told apart by the sign of feature 0: a linear probe is
+	// perfect; feature 1 is noise.
+	g := core.NewRNG(3, 3)
+	mk := func(n int) ([]float32, []int32) {
+		x, y := make([]float32, 2*n), make([]int32, n)
+		for i := range n {
+			y[i] = int32(i % 2)
+			x[2*i] = float32(2*float64(y[i])-1) * float32(1+g.Float64())
+			x[2*i+1] = float32(g.NormFloat64())
+		}
+		return x, y
+	}
+	trX, trY := mk(200)
+	teX, teY := mk(50)
+	accs := RidgeProbe(trX, trY, teX, teY, 2, 2, []float64{0.1, 10})
+	for i, a := range accs {
+		if a != 1 {
+			t.Errorf("lambda index %d: accuracy %g, want 1", i, a)
+		}
 	}
 }
