@@ -3,6 +3,7 @@ package dataset
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"repro/core"
 )
@@ -149,9 +150,14 @@ func (p *Prepared) TestSet() *core.Dataset {
 // Heldout returns the held-out protocol's data for split seed splitSeed
 // (1234 for split 1, 4321 for split 2): the training stream (the official
 // training set minus its stratified held-out tenth) and the held-out tenth
-// as the evaluation set. Both are fresh copies.
+// as the evaluation set, both in ascending order of training index (the
+// order the streams stage gives each task and the evaluation set, so a run
+// on these sets sees the same samples in the same order as the train
+// stage). Both are fresh copies.
 func (p *Prepared) Heldout(splitSeed int64) (stream, eval *core.Dataset) {
 	held, rest := StratifiedHoldout(p.TrainY, HeldoutFrac, splitSeed)
+	slices.Sort(held)
+	slices.Sort(rest)
 	all := p.TrainSet()
 	return all.Subset(rest), all.Subset(held)
 }
