@@ -1,7 +1,10 @@
 package slurm
 
 import (
+	"os"
+	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 )
@@ -213,4 +216,80 @@ func FuzzParseScontrol(f *testing.F) {
 			t.Fatalf("parseScontrol(%q, %q) = %v, %v, %v", b, id, st, ok, err)
 		}
 	})
+}
+
+func FuzzParseList(f *testing.F) {
+	f.Add([]byte("7|repro-r1-x|RUNNING|repro cell " + testKey(1) + " " + storeTag("/s") + "\n8|x|PENDING|(null)\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		m, err := parseList(b)
+		if err != nil {
+			return
+		}
+		for cell, j := range m {
+			key, tag, ok := strings.Cut(cell, " ")
+			if !ok || !isKey(key) || len(tag) != 12 || !isJobID(j.ID) || j.State.Terminal() {
+				t.Fatalf("parseList(%q): bad entry %q %+v", b, cell, j)
+			}
+		}
+	})
+}
+
+func FuzzParseSacct(f *testing.F) {
+	f.Add([]byte("10|COMPLETED|0:0\n11|CANCELLED by 0|0:15\n11.batch|CANCELLED|0:15\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		m, err := parseSacct(b)
+		if err != nil {
+			return
+		}
+		for id, st := range m {
+			if !isJobID(id) || strings.ContainsAny(string(st.State), " +") {
+				t.Fatalf("parseSacct(%q): bad entry %q %+v", b, id, st)
+			}
+		}
+	})
+}
+
+func FuzzParseSbatch(f *testing.F) {
+	f.Add([]byte("42;cluster\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		id, err := parseSbatch(b)
+		if err == nil && !isJobID(id) {
+			t.Fatalf("parseSbatch(%q) = %q", b, id)
+		}
+	})
+}
+
+func TestLastLine(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	long := strings.Repeat("x", 5000)
+	tests := []struct{ name, content, want string }{
+		{"empty", "", ""},
+		{"one line", "boom\n", "boom"},
+		{"trailing blank lines", "a\nerror: b \n\n\n", "error: b"},
+		{"long tail", "first\n" + long + "\nlast words\n", "last words"},
+		{"long last line", long, strings.Repeat("x", 300) + "..."},
+	}
+	for _, tt := range tests {
+		path := filepath.Join(dir, strings.ReplaceAll(tt.name, " ", "_"))
+		if err := os.WriteFile(path, []byte(tt.content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		if got := lastLine(path); got != tt.want {
+			t.Errorf("%s: lastLine = %q, want %q", tt.name, got, tt.want)
+		}
+	}
+	if got := lastLine(filepath.Join(dir, "missing")); got != "" {
+		t.Errorf("lastLine(missing) = %q", got)
+	}
+}
+
+func TestJobErrorMessage(t *testing.T) {
+	t.Parallel()
+	e := &JobError{JobID: "51", Name: "repro-r-abc", State: StateTimeout, ExitCode: "0:0", Reason: "TimeLimit",
+		Log: "/s/logs/k.log", SlurmLog: "/s/logs/k.slurm.log", LastLine: "slurmstepd: error: *** JOB 51 CANCELLED DUE TO TIME LIMIT ***"}
+	want := `slurm job 51 (repro-r-abc) TIMEOUT (exit 0:0, TimeLimit): "slurmstepd: error: *** JOB 51 CANCELLED DUE TO TIME LIMIT ***"; log /s/logs/k.log, slurm output /s/logs/k.slurm.log`
+	if got := e.Error(); got != want {
+		t.Errorf("Error() =\n %s\nwant\n %s", got, want)
+	}
 }
