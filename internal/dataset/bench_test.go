@@ -69,7 +69,7 @@ func BenchmarkV1Features(b *testing.B) {
 	train, _ := loadCIFAR10(b)
 	bank := NewV1Bank(train, V1CIFAR10())
 	thr := bank.Threshold(train, 500)
-	for _, n := range []int{1000, 10000} {
+	for _, n := range []int{1000, 10000, 50000} {
 		for _, w := range []int{1, 2} {
 			b.Run(fmt.Sprintf("n=%d/workers=%d", n, w), func(b *testing.B) {
 				sub := *train

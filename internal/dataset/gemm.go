@@ -11,7 +11,6 @@ func gemm(c, a, bt []float32, m, n, k int) {
 	if len(c) < m*n || len(a) < m*k || len(bt) < k*n {
 		panic("dataset: gemm slices too short")
 	}
-	i0, j0 := 0, 0
 	if useKernel && k > 0 {
 		mb, nb := m/4*4, n/64*64
 		for j := 0; j < nb; j += 64 {
@@ -24,7 +23,7 @@ func gemm(c, a, bt []float32, m, n, k int) {
 		gemmGo(c, a, bt, n, k, 0, mb, nb, n)
 		return
 	}
-	gemmGo(c, a, bt, n, k, i0, m, j0, n)
+	gemmGo(c, a, bt, n, k, 0, m, 0, n)
 }
 
 // gemmGo computes the block rows [i0, i1) x columns [j0, j1) of gemm.
