@@ -41,6 +41,11 @@ type layer struct {
 
 	bias, bm1, bm2 []float32
 	g, gb          []float32 // gradient scratch
+	// The plasticity signal of one call as per-row terms (CSR over posts):
+	// pre-row offset and e/n, ascending in the sample.
+	termPtr, termFill, termOff []int32
+	termCoef                   []float32
+	gRow                       []float32 // one row's dense gradient
 	// Anchor slow copies, cloned at the first waking call.
 	wSlow, fbSlow, biasSlow []float32
 	anchorLam, anchorMu     float32
@@ -273,6 +278,9 @@ func newLayer(nIn, nOut int, w, fb []float32, keep []bool, storeAll bool, sign [
 	ly.bias = make([]float32, nOut)
 	ly.bm1 = make([]float32, nOut)
 	ly.gb = make([]float32, nOut)
+	ly.termPtr = make([]int32, nOut+1)
+	ly.termFill = make([]int32, nOut)
+	ly.gRow = make([]float32, nIn)
 	if adam {
 		ly.m2 = make([]float32, n)
 		ly.bm2 = make([]float32, nOut)

@@ -114,57 +114,70 @@ func (nt *net) updateLayer(cfg *LocalConfig, p *pass, l int, op *optim, m *layer
 	} else {
 		pre = p.a[preL]
 	}
-	accumRow := func(i int, e float32, b int) {
-		if e == 0 {
-			return
-		}
-		if !visitAll && m.rowFrozen(i) {
-			return
-		}
-		ly.gb[i] += e * inv
-		coef := e * inv
-		lo, hi := ly.rowPtr[i], ly.rowPtr[i+1]
-		g, col := ly.g[lo:hi], ly.col[lo:hi]
-		g = g[:len(col)]
-		x := pre[b*preW : (b+1)*preW]
-		for s, j := range col {
-			g[s] += coef * x[j]
-		}
-	}
-	if l == L {
-		C := ly.nOut
-		for b := range n {
-			e := p.eps[L][b*C : (b+1)*C]
-			for i, v := range e {
-				accumRow(i, v, b)
-			}
-		}
-	} else {
-		nh := ly.nOut
-		th := p.th[l]
-		ebar := nt.ebar[l]
-		if !replay && cfg.BaselineEMA > 0 && !skip {
-			// Burst baseline: a waking-only EMA of the batch-mean bounded error.
-			a := float32(cfg.BaselineEMA)
-			mean := p.tmp[:nh]
-			clear(mean)
+	// The plasticity signal e as per-row lists of terms (b, e/n), ascending
+	// in b: G row i = sum_t coef_t * pre row b_t.
+	forTerms := func(fn func(i, b int, e float32)) {
+		if l == L {
+			C := ly.nOut
 			for b := range n {
-				t := th[b*nh : (b+1)*nh]
-				for _, i := range p.activeOf(l, b) {
-					mean[i] += t[i]
+				for i, v := range p.eps[L][b*C : (b+1)*C] {
+					fn(i, b, v)
 				}
 			}
-			for i := range ebar {
-				ebar[i] = (1-a)*ebar[i] + a*(mean[i]/float32(n))
-			}
+			return
 		}
+		nh := ly.nOut
+		th, ebar := p.th[l], nt.ebar[l]
 		for b := range n {
 			t := th[b*nh : (b+1)*nh]
 			for _, i := range p.activeOf(l, b) {
-				accumRow(int(i), t[i]-ebar[i], b)
+				fn(int(i), b, t[i]-ebar[i])
 			}
 		}
 	}
+	if l < L && !replay && cfg.BaselineEMA > 0 && !skip {
+		// Burst baseline: a waking-only EMA of the batch-mean bounded error.
+		nh := ly.nOut
+		th, ebar := p.th[l], nt.ebar[l]
+		a := float32(cfg.BaselineEMA)
+		mean := p.tmp[:nh]
+		clear(mean)
+		for b := range n {
+			t := th[b*nh : (b+1)*nh]
+			for _, i := range p.activeOf(l, b) {
+				mean[i] += t[i]
+			}
+		}
+		for i := range ebar {
+			ebar[i] = (1-a)*ebar[i] + a*(mean[i]/float32(n))
+		}
+	}
+	ptr := ly.termPtr
+	clear(ptr)
+	keep := func(i int, e float32) bool { return e != 0 && (visitAll || !m.rowFrozen(i)) }
+	forTerms(func(i, _ int, e float32) {
+		if keep(i, e) {
+			ptr[i+1]++
+		}
+	})
+	for i := range ly.nOut {
+		ptr[i+1] += ptr[i]
+	}
+	if need := int(ptr[ly.nOut]); cap(ly.termOff) < need {
+		ly.termOff = make([]int32, need)
+		ly.termCoef = make([]float32, need)
+	}
+	ly.termOff = ly.termOff[:ptr[ly.nOut]]
+	ly.termCoef = ly.termCoef[:ptr[ly.nOut]]
+	fill := ly.termFill
+	copy(fill, ptr[:ly.nOut])
+	forTerms(func(i, b int, e float32) {
+		if keep(i, e) {
+			ly.termOff[fill[i]] = int32(b * preW)
+			ly.termCoef[fill[i]] = e * inv
+			fill[i]++
+		}
+	})
 
 	// Decay: fixed, or the adaptive controller's (two passes).
 	lam := float32(0)
@@ -181,8 +194,23 @@ func (nt *net) updateLayer(cfg *LocalConfig, p *pass, l int, op *optim, m *layer
 		ctrl, lam = false, float32(nt.lay[l].lastLam)
 	}
 	if !op.adam && !ctrl && !anchor && !op.leak && ly.absent == nil {
-		nt.sgdRows(ly, preL, m, op, wd, lam)
+		nt.sgdRows(ly, preL, m, op, wd, lam, pre)
 		return
+	}
+	// General path: accumulate the gradient per synapse (ascending b, as
+	// the fast path).
+	for i := range ly.nOut {
+		lo, hi := ly.rowPtr[i], ly.rowPtr[i+1]
+		g, col := ly.g[lo:hi], ly.col[lo:hi]
+		g = g[:len(col)]
+		for t := ptr[i]; t < ptr[i+1]; t++ {
+			coef := ly.termCoef[t]
+			ly.gb[i] += coef
+			x := pre[ly.termOff[t]:][:preW]
+			for s, j := range col {
+				g[s] += coef * x[j]
+			}
+		}
 	}
 	defer ly.syncT()
 	var sumD, sumG float64
@@ -405,11 +433,25 @@ func (nt *net) controllerDecay(cfg *LocalConfig, ly *layer, m *layerMask, op *op
 // decay and no anchor: one pass per row doing the optimiser step, the decay,
 // the Dale clamp, the column-order copy and (layer 1) c = W^1 o. It computes
 // exactly what the general path computes.
-func (nt *net) sgdRows(ly *layer, preL int, m *layerMask, op *optim, wd, lam float32) {
+func (nt *net) sgdRows(ly *layer, preL int, m *layerMask, op *optim, wd, lam float32, pre []float32) {
 	mu, eta := op.mu, op.eta
 	for i := range ly.nOut {
 		if m != nil && m.rowFrozen(i) {
 			continue
+		}
+		// This row's gradient, densely over the pre units (vector kernel),
+		// read at the stored synapses below.
+		var gRow []float32
+		if t0, t1 := ly.termPtr[i], ly.termPtr[i+1]; t1 > t0 {
+			gRow = ly.gRow
+			clear(gRow)
+			coef := ly.termCoef[t0:t1]
+			addRows(gRow, coef, ly.termOff[t0:t1], pre)
+			var gb float32
+			for _, c := range coef {
+				gb += c
+			}
+			ly.gb[i] = gb
 		}
 		// A row whose post unit is awake moves only at silent pre units.
 		var preAwake []bool
@@ -417,10 +459,9 @@ func (nt *net) sgdRows(ly *layer, preL int, m *layerMask, op *optim, wd, lam flo
 			preAwake = m.pre
 		}
 		lo, hi := ly.rowPtr[i], ly.rowPtr[i+1]
-		g := ly.g[lo:hi]
-		n := len(g)
+		w := ly.w[lo:hi]
+		n := len(w)
 		v := ly.m1[lo:hi][:n]
-		w := ly.w[lo:hi][:n]
 		col := ly.col[lo:hi][:n]
 		wT := ly.wT
 		nOut := int32(ly.nOut)
@@ -428,10 +469,13 @@ func (nt *net) sgdRows(ly *layer, preL int, m *layerMask, op *optim, wd, lam flo
 		if ly.fb == nil {
 			off := nt.off
 			var acc float32
-			for s := range g {
+			for s := range w {
 				ws := w[s]
-				gs := g[s] - wd*ws
-				g[s] = 0
+				var gs float32
+				if gRow != nil {
+					gs = gRow[col[s]]
+				}
+				gs -= wd * ws
 				vs := flushTiny(mu*v[s] + gs)
 				v[s] = vs
 				ws += eta * vs
@@ -449,12 +493,14 @@ func (nt *net) sgdRows(ly *layer, preL int, m *layerMask, op *optim, wd, lam flo
 		} else {
 			fb := ly.fb[lo:hi][:n]
 			sign := ly.sign
-			for s := range g {
-				gs := g[s]
-				g[s] = 0
+			for s := range w {
 				j := col[s]
 				if preAwake != nil && preAwake[j] {
 					continue
+				}
+				var gs float32
+				if gRow != nil {
+					gs = gRow[j]
 				}
 				vs := flushTiny(mu*v[s] + gs)
 				v[s] = vs
