@@ -39,6 +39,8 @@ type fakeSlurm struct {
 	// lost to a timeout).
 	sbatchErr    []string
 	submitAnyway bool
+	// listErr fails that many `squeue --user` listings.
+	listErr int
 }
 
 type fakeJob struct {
@@ -111,6 +113,10 @@ func (f *fakeSlurm) Run(ctx context.Context, name string, args ...string) ([]byt
 	case "squeue":
 		var out strings.Builder
 		if strings.HasPrefix(args[1], "--user=") {
+			if f.listErr > 0 {
+				f.listErr--
+				return fail(name, "squeue: error: Unable to contact slurm controller (connect failure)\n")
+			}
 			for _, j := range f.sorted() {
 				if !j.state.Terminal() {
 					fmt.Fprintf(&out, "%s|%s|%s|%s\n", j.id, j.name, j.state, j.comment)

@@ -265,3 +265,28 @@ func waitTerminal(t *testing.T, id string) State {
 		time.Sleep(100 * time.Millisecond)
 	}
 }
+
+// TestSlurmTimeout lets a job run past its time limit (one minute, the
+// smallest sbatch accepts) and checks the TIMEOUT state is reported. It
+// takes one to two minutes, so it runs only with REPRO_SLURM_LONG=1.
+func TestSlurmTimeout(t *testing.T) {
+	requireSlurm(t)
+	if os.Getenv("REPRO_SLURM_LONG") != "1" {
+		t.Skip("slurm timeout test: takes over a minute; set REPRO_SLURM_LONG=1")
+	}
+	s := newFakeStore(t)
+	e, err := New(Options{Binary: s.bin, Check: s.check, ScriptDir: t.TempDir(), Time: "1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	job := s.job(400, "sleep600")
+	start := time.Now()
+	err = e.Execute(ctx, job)
+	var je *JobError
+	if !errors.As(err, &je) || je.State != StateTimeout {
+		t.Fatalf("Execute = %v, want TIMEOUT", err)
+	}
+	t.Logf("after %v: %v", time.Since(start).Round(time.Second), err)
+}

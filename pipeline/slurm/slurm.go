@@ -207,9 +207,9 @@ func (e *Executor) Execute(ctx context.Context, job *pipeline.Job) error {
 		return err
 	}
 	name := jobName(job.RunID, job.Key)
-	id, err := e.adopt(ctx, job.Key+" "+storeTag(job.StoreDir))
-	if err != nil {
-		return err
+	id := ""
+	if j, ok := e.adopt(ctx, job.Key+" "+storeTag(job.StoreDir)); ok {
+		id, name = j.ID, j.Name
 	}
 	if id == "" {
 		release, err := e.acquire(ctx)
@@ -469,30 +469,31 @@ func (e *Executor) findLive(ctx context.Context, cell string) (string, error) {
 	return m[cell].ID, nil
 }
 
-// adopt returns the ID of a live job already running the cell, or "";
-// cell is "<key> <store tag>".
-// The queue is listed once per Executor, at its first Execute: the jobs
-// worth adopting are those a previous driver left behind.
-func (e *Executor) adopt(ctx context.Context, cell string) (string, error) {
+// adopt returns the live job already computing cell ("<key> <store
+// tag>"), if any. The queue is listed once per Executor, at its first
+// Execute: the jobs worth adopting are those a previous driver left behind.
+// If listing fails (controller unreachable), nothing is adopted this time
+// and the next Execute tries again; submitting a second job for a cell is
+// safe, only wasteful, since exec-cell waits for the first to finish.
+func (e *Executor) adopt(ctx context.Context, cell string) (liveJob, bool) {
 	e.listMu.Lock()
 	defer e.listMu.Unlock()
 	if !e.listed {
 		out, _, err := e.command(ctx, "squeue", "-h", "--user="+e.uid, "-o", listFormat)
 		if err != nil {
-			return "", fmt.Errorf("slurm: list jobs to adopt: %w", err)
+			return liveJob{}, false
 		}
 		m, err := parseList(out)
 		if err != nil {
-			return "", fmt.Errorf("slurm: list jobs to adopt: %w", err)
+			return liveJob{}, false
 		}
 		e.adoptable, e.listed = m, true
 	}
 	j, ok := e.adoptable[cell]
-	if !ok {
-		return "", nil
+	if ok {
+		delete(e.adoptable, cell)
 	}
-	delete(e.adoptable, cell)
-	return j.ID, nil
+	return j, ok
 }
 
 // Adoptable returns how many live jobs found at the first Execute are not

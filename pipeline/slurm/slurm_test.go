@@ -367,3 +367,23 @@ func TestExecuteSubmitRetries(t *testing.T) {
 		})
 	}
 }
+
+// TestExecuteListFails: when the queue cannot be listed for adoption, cells
+// are still submitted, and the listing is tried again at the next Execute.
+func TestExecuteListFails(t *testing.T) {
+	t.Parallel()
+	f := newFake()
+	f.listErr = 1
+	old := testJob(t, 1)
+	f.addLive(old.Key, old.StoreDir, "RUNNING")
+	e := newTestExecutor(t, f, nil)
+	if err := e.Execute(context.Background(), testJob(t, 0)); err != nil {
+		t.Fatalf("Execute with the listing failing: %v", err)
+	}
+	if err := e.Execute(context.Background(), old); err != nil {
+		t.Fatal(err)
+	}
+	if n, lists := f.count("sbatch"), f.count("squeue -h --user="); n != 1 || lists != 2 {
+		t.Errorf("sbatch %d times, listings %d; want 1 (second cell adopted) and 2", n, lists)
+	}
+}
