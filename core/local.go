@@ -8,6 +8,17 @@ import (
 // TrainLocal runs the local learner with configuration cfg on a
 // class-incremental stream and reports its metrics (learner.md §4, §6).
 //
+// It follows the reference code where the fact sheet marks [CODE≠PAPER]
+// (burst baseline and re-bounded hidden signal, no decay on W^1, decay per
+// update call, rotation reset per task, pressure discharge only under the
+// pressure gate, the gates' warm-up clause). Port decisions that change no
+// mathematics: the forward pass computes W^1 x as W^1 o + W^1 (x - o) with o
+// the training set's per-pixel majority value (x - o is sparse on MNIST);
+// only existing synapses are stored; W^l and its twin share one velocity
+// (their gradients are identical); velocities below 1e-30 are flushed to 0
+// (see tinyVelocity). Torch's random streams cannot be reproduced, so runs
+// match the reference in distribution, not draw for draw.
+//
 // train holds the stream's samples; each task's stream is every train sample
 // whose label is in the task, in dataset order, reshuffled every epoch (or, if
 // cfg.Static, one task holding all classes). eval is evaluated after every
@@ -182,7 +193,8 @@ func (r *localRun) run() (*Result, error) {
 				r.night(etaReplay)
 			}
 		}
-		// The rotation state is reset at every task boundary (learner.md §4.1).
+		// [CODE≠PAPER] The rotation state is reset at every task boundary
+		// (not between epochs); the paper does not mention it.
 		r.sup = nil
 		r.res.Acc[ti] = r.evaluate(ti)
 	}
@@ -291,6 +303,8 @@ func (r *localRun) wakingStep(batch []int, etaWake, etaReplay float64) {
 			}
 			r.haveRact = true
 		}
+		// [CODE≠PAPER] Algorithm 1's discharge runs only under the
+		// pressure gate; the default accumulates S without using it.
 		if cfg.Gate == "pressure" {
 			for l := 1; l < L; l++ {
 				for i, a := range r.awake[l] {

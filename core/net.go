@@ -75,6 +75,8 @@ type net struct {
 	ebar  [][]float32 // burst baseline per hidden layer
 	kappa float32
 	t     int // update calls so far (Adam's shared step counter)
+	// generalOnly disables the SGD fast path (tests compare the two).
+	generalOnly bool
 }
 
 // sheet returns the coordinates of n units on a side x side grid (hidden

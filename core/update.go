@@ -135,6 +135,9 @@ func (nt *net) updateLayer(cfg *LocalConfig, p *pass, l int, op *optim, m *layer
 			}
 		}
 	}
+	// [CODE≠PAPER] The paper's Eq. (kp) uses eps^l; the code (followed
+	// here) uses the re-bounded kappa tanh(eps/kappa), minus the burst
+	// baseline, gated by 1[a > 0]; the readout uses the raw eps^L.
 	if l < L && !replay && cfg.BaselineEMA > 0 && !skip {
 		// Burst baseline: a waking-only EMA of the batch-mean bounded error.
 		nh := ly.nOut
@@ -179,7 +182,10 @@ func (nt *net) updateLayer(cfg *LocalConfig, p *pass, l int, op *optim, m *layer
 		}
 	})
 
-	// Decay: fixed, or the adaptive controller's (two passes).
+	// Decay: fixed, or the adaptive controller's (two passes), applied per
+	// update call and not scaled by eta. [CODE≠PAPER] W^1 has no
+	// Kolen-Pollack decay (the paper writes -lambda W for every layer); it
+	// has a coupled L2 of input_l2 inside its gradient instead.
 	lam := float32(0)
 	if l >= 2 {
 		lam = float32(cfg.KPDecay)
@@ -193,7 +199,7 @@ func (nt *net) updateLayer(cfg *LocalConfig, p *pass, l int, op *optim, m *layer
 		// Skip synapses share the lambda the controller just set for W^l.
 		ctrl, lam = false, float32(nt.lay[l].lastLam)
 	}
-	if !op.adam && !ctrl && !anchor && !op.leak && ly.absent == nil {
+	if !op.adam && !ctrl && !anchor && !op.leak && ly.absent == nil && !nt.generalOnly {
 		nt.sgdRows(ly, preL, m, op, wd, lam, pre)
 		return
 	}

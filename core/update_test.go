@@ -257,3 +257,28 @@ func TestDaleInit(t *testing.T) {
 		t.Errorf("mean kept distance %.3f vs all %.3f: not distance dependent", mk, ma)
 	}
 }
+
+// TestFastPathMatchesGeneral: the fused SGD fast path and the general
+// per-synapse path give bit-identical runs, masks and mirror included.
+func TestFastPathMatchesGeneral(t *testing.T) {
+	t.Parallel()
+	for _, mask := range []string{"refractory", "mirror", "none"} {
+		cfg := tinyConfig()
+		cfg.Mask = mask
+		cfg.Hidden = []int{24, 16, 12}
+		a := newTinyRun(t, cfg, 11, 0)
+		b := newTinyRun(t, cfg, 11, 0)
+		b.nt.generalOnly = true
+		stepN(a, 25)
+		stepN(b, 25)
+		for l := 1; l <= a.nt.L; l++ {
+			la, lb := a.nt.lay[l], b.nt.lay[l]
+			if !bitsEqual(la.w, lb.w) || !bitsEqual(la.m1, lb.m1) || !bitsEqual(la.bias, lb.bias) || !bitsEqual(la.wT, lb.wT) {
+				t.Fatalf("mask %s: layer %d differs between the fast and the general path", mask, l)
+			}
+		}
+		if !bitsEqual(a.nt.c, b.nt.c) {
+			t.Fatalf("mask %s: c = W^1 o differs", mask)
+		}
+	}
+}
