@@ -37,7 +37,7 @@ import (
 //	dataset = "mnist"               # mnist | cifar10 | cifar10f | cifar100 | cifar100f
 //	protocols = ["sequential", "static", "single_pass"]
 //	eval = "heldout"                # heldout (the split's tenth) | test (development)
-//	seeds = [0, 1, 2]               # optional: overrides the profile's seeds
+//	max_seeds = 3                   # optional: only the profile's first 3 seeds
 //	profiles = ["paper"]            # optional: only in these profiles
 //	[experiment.local]              # the learner config (fields of core.LocalConfig)
 //	[experiment.bp]                 # or of backprop.Config
@@ -85,7 +85,7 @@ type Experiment struct {
 	Dataset   string         `toml:"dataset"`
 	Protocols []string       `toml:"protocols"`
 	Eval      string         `toml:"eval"`
-	Seeds     []int64        `toml:"seeds"`
+	MaxSeeds  int            `toml:"max_seeds"`
 	Profiles  []string       `toml:"profiles"`
 	Local     toml.Primitive `toml:"local"`
 	BP        toml.Primitive `toml:"bp"`
@@ -224,6 +224,9 @@ func (c *Config) validate() error {
 		case "heldout", "test":
 		default:
 			return c.errAt(e.line, key+".eval", "%q: want heldout or test", e.Eval)
+		}
+		if e.MaxSeeds < 0 {
+			return c.errAt(e.line, key+".max_seeds", "must be >= 0")
 		}
 		for _, p := range e.Profiles {
 			if _, ok := c.Profiles[p]; !ok {

@@ -2,7 +2,10 @@ package stages
 
 import (
 	"fmt"
+	"maps"
 	"slices"
+
+	"github.com/BurntSushi/toml"
 
 	"repro/core"
 	"repro/core/backprop"
@@ -87,17 +90,37 @@ func paperCells(cfg *pipeline.Config, profile string) ([]*pipeline.Cell, error) 
 	if err != nil {
 		return nil, err
 	}
+	// Decode every profile's overrides, used or not, so that a typo in any
+	// of them is reported whatever profile runs.
+	for _, name := range slices.Sorted(maps.Keys(cfg.Profiles)) {
+		pr := cfg.Profiles[name]
+		lc, bc, tp := core.DefaultLocalConfig(), backprop.DefaultConfig(), TrainParams{}
+		for _, d := range []struct {
+			p   toml.Primitive
+			dst any
+		}{{pr.Local, &lc}, {pr.BP, &bc}, {pr.Train, &tp}} {
+			if err := cfg.Decode(d.p, d.dst); err != nil {
+				return nil, err
+			}
+		}
+	}
 	b := &builder{cfg: cfg, byID: map[string]*pipeline.Cell{}}
 	for _, e := range cfg.Experiments {
 		if len(e.Profiles) > 0 && !slices.Contains(e.Profiles, profile) {
+			// Not in this profile; still decoded, to report typos.
+			for _, protocol := range e.Protocols {
+				if _, err := trainParams(cfg, prof, e, protocol); err != nil {
+					return nil, err
+				}
+			}
 			continue
 		}
 		if _, ok := datasets[e.Dataset]; !ok {
 			return nil, fmt.Errorf("%s:%d: experiment %s.dataset: %q is not one of mnist, cifar10, cifar10f, cifar100, cifar100f", cfg.Path, e.Line(), e.Name, e.Dataset)
 		}
-		seeds := e.Seeds
-		if len(seeds) == 0 {
-			seeds = prof.Seeds
+		seeds := prof.Seeds
+		if e.MaxSeeds > 0 && e.MaxSeeds < len(seeds) {
+			seeds = seeds[:e.MaxSeeds]
 		}
 		splits := prof.SplitSeeds
 		evalName := func(s int64) string { return fmt.Sprintf("split%d", s) }
