@@ -7,6 +7,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -57,14 +58,14 @@ func TestHeadline(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		t0 := time.Now()
+		t0, c0 := time.Now(), cpuTime()
 		res, err := core.TrainLocal(cfg, stream, eval, tasks, seed, core.Hooks{})
 		if err != nil {
 			t.Fatal(err)
 		}
 		js, _ := json.Marshal(res)
-		t.Logf("seed %d: final %.2f%% F %.2f%% wake %d replay %d in %.1fs\n%s", seed,
-			100*res.FinalAcc, 100*res.Forgetting, res.WakingBatches, res.ReplayUpdates, time.Since(t0).Seconds(), js)
+		t.Logf("seed %d: final %.2f%% F %.2f%% wake %d replay %d in %.1fs (cpu %.1fs)\n%s", seed,
+			100*res.FinalAcc, 100*res.Forgetting, res.WakingBatches, res.ReplayUpdates, time.Since(t0).Seconds(), cpuTime()-c0, js)
 		accs = append(accs, res.FinalAcc)
 	}
 	var m, v float64
@@ -79,4 +80,13 @@ func TestHeadline(t *testing.T) {
 		v /= float64(len(accs) - 1)
 	}
 	t.Logf("final accuracy %.2f +- %.2f (n=%d)", 100*m, 100*math.Sqrt(v), len(accs))
+}
+
+// cpuTime is the process's user+system CPU time in seconds.
+func cpuTime() float64 {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		return 0
+	}
+	return float64(ru.Utime.Nano()+ru.Stime.Nano()) / 1e9
 }
