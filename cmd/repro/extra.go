@@ -10,3 +10,9 @@ func extraCommands() []*command { return nil }
 func whyNumber(ctx context.Context, e *env, w *workspace, arg string) (bool, error) {
 	return false, nil
 }
+
+// afterRun materialises what a run rendered (the paper's tables) into the
+// work tree; partial is true for a run restricted by --only.
+func afterRun(ctx context.Context, e *env, w *workspace, partial bool) error {
+	return nil
+}

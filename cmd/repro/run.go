@@ -98,6 +98,11 @@ func runRun(ctx context.Context, e *env, o *runOptions, args []string) error {
 	if err != nil {
 		return err
 	}
+	// Rendered outputs are copied into paper/ even when some cells failed:
+	// what could be rendered is, and the failures are listed below.
+	if err := afterRun(ctx, e, w, o.only != ""); err != nil {
+		return err
+	}
 	if rep.Executed == 0 && rep.Elsewhere == 0 && rep.Failed == 0 && rep.Skipped == 0 {
 		fmt.Fprintf(e.stdout, "nothing to do: %s cached (profile %s)\n", plural(rep.Cached, "cell"), w.profile)
 		return nil
