@@ -18,7 +18,8 @@ import (
 // TestHeadline runs the default system on held-out split 1 of MNIST. It is
 // skipped unless REPRO_DATA names the data directory (holding mnist/).
 // REPRO_SEEDS (default "0"), REPRO_PROTOCOL (sequential, static or single;
-// default sequential) and REPRO_MASK select the runs. It logs one JSON line
+// default sequential), REPRO_PRESET (a LocalPreset name; default the default
+// system) and REPRO_MASK select the runs. It logs one JSON line
 // per seed and the mean and s.d. of the final accuracy.
 //
 //	REPRO_DATA=/work/shared/data REPRO_SEEDS=0,1,2,3,4,5 go test -run TestHeadline -v -timeout 2h ./core/
@@ -32,6 +33,11 @@ func TestHeadline(t *testing.T) {
 		t.Fatal(err)
 	}
 	cfg := core.DefaultLocalConfig()
+	if name := os.Getenv("REPRO_PRESET"); name != "" {
+		if cfg, err = core.LocalPreset(name); err != nil {
+			t.Fatal(err)
+		}
+	}
 	switch p := os.Getenv("REPRO_PROTOCOL"); p {
 	case "", "sequential":
 	case "static":
