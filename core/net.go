@@ -70,11 +70,13 @@ type net struct {
 	// Input offset o (the training set's per-pixel majority value, or 0) and
 	// c = W^1 o, kept current after every update of W^1: the forward pass
 	// computes W^1 x as c + W^1 (x - o), where x - o is sparse on MNIST.
-	off   []float32
-	c     []float32
-	ebar  [][]float32 // burst baseline per hidden layer
-	kappa float32
-	t     int // update calls so far (Adam's shared step counter)
+	off    []float32
+	c      []float32
+	offIdx []int32     // j * n_1 for the inputs with o_j != 0
+	offVal []float32   // o_j there
+	ebar   [][]float32 // burst baseline per hidden layer
+	kappa  float32
+	t      int // update calls so far (Adam's shared step counter)
 	// generalOnly disables the SGD fast path (tests compare the two).
 	generalOnly bool
 }
@@ -317,10 +319,23 @@ func newLayer(nIn, nOut int, w, fb []float32, keep []bool, storeAll bool, sign [
 // recomputes c = W^1 o.
 func (nt *net) setOffset(o []float32) {
 	copy(nt.off, o)
-	ly := nt.lay[1]
-	for i := range ly.nOut {
-		nt.c[i] = ly.rowDotOff(i, nt.off)
+	nt.offIdx, nt.offVal = nt.offIdx[:0], nt.offVal[:0]
+	n1 := int32(nt.sizes[1])
+	for j, v := range nt.off {
+		if v != 0 {
+			nt.offIdx = append(nt.offIdx, int32(j)*n1)
+			nt.offVal = append(nt.offVal, v)
+		}
 	}
+	nt.refreshC()
+}
+
+// refreshC recomputes c = W^1 o with the vector kernel. Each c_i sums
+// o_j W_ij in ascending j, the order of row i's stored synapses; the terms
+// left out (o_j = 0 or W_ij absent) are exact zeros.
+func (nt *net) refreshC() {
+	clear(nt.c)
+	addRows(nt.c, nt.offVal, nt.offIdx, nt.lay[1].wT)
 }
 
 // rowDotOff returns sum_s w[s] o[col[s]] over row i.

@@ -264,9 +264,9 @@ func (nt *net) updateLayer(cfg *LocalConfig, p *pass, l int, op *optim, m *layer
 			ly.stepBias(i, op, bf)
 		}
 		ly.gb[i] = 0
-		if preL == 0 {
-			nt.c[i] = ly.rowDotOff(i, nt.off)
-		}
+	}
+	if preL == 0 {
+		nt.refreshC()
 	}
 	if ctrl {
 		var sumW float64
@@ -473,8 +473,6 @@ func (nt *net) sgdRows(ly *layer, preL int, m *layerMask, op *optim, wd, lam flo
 		nOut := int32(ly.nOut)
 		i32 := int32(i)
 		if ly.fb == nil {
-			off := nt.off
-			var acc float32
 			for s := range w {
 				ws := w[s]
 				var gs float32
@@ -489,12 +487,7 @@ func (nt *net) sgdRows(ly *layer, preL int, m *layerMask, op *optim, wd, lam flo
 					ws -= lam * ws
 				}
 				w[s] = ws
-				j := col[s]
-				wT[j*nOut+i32] = ws
-				acc += ws * off[j]
-			}
-			if preL == 0 {
-				nt.c[i] = acc
+				wT[col[s]*nOut+i32] = ws
 			}
 		} else {
 			fb := ly.fb[lo:hi][:n]
@@ -535,6 +528,9 @@ func (nt *net) sgdRows(ly *layer, preL int, m *layerMask, op *optim, wd, lam flo
 			ly.stepBias(i, op, true)
 		}
 		ly.gb[i] = 0
+	}
+	if preL == 0 {
+		nt.refreshC()
 	}
 }
 
