@@ -49,6 +49,19 @@ var localPresets = map[string]func(c *LocalConfig){
 	"g21_diag_free":          func(c *LocalConfig) { c.DiagDrift = true },
 	"g21_diag_isolated":      func(c *LocalConfig) { c.DiagDrift, c.Readout = true, "isolated" },
 	"g25_diag_postwake_free": func(c *LocalConfig) { c.DiagDrift, c.MaskPostWake = true, true },
+	// CIFAR (the data set is the stage's choice): eta 0.01 on raw and
+	// feature CIFAR-10 as coded ([CODE≠PAPER]: the appendix says 0.02);
+	// fixed-lambda CIFAR-100 cells use kp_decay 1e-4 with tgt_scale 3.
+	"cif_s10_sgd_refr":   func(c *LocalConfig) { c.Eta = 0.01 },
+	"cif_s10_sgd_none":   func(c *LocalConfig) { c.Eta, c.Mask = 0.01, "none" },
+	"cfeat_sgd_refr_s10": func(c *LocalConfig) { c.Eta = 0.01 },
+	"cfeat_s10_sgd_none": func(c *LocalConfig) { c.Eta, c.Mask = 0.01, "none" },
+	"c100_sgd_refr":      func(c *LocalConfig) { c.KPDecay, c.TgtScale = 1e-4, 3 },
+	"c100f_sgd_refr":     func(c *LocalConfig) { c.KPDecay, c.TgtScale = 1e-4, 3 },
+	"g19b_cifar":         func(c *LocalConfig) { c.Eta, c.KPAdapt = 0.01, 0.25 },
+	"g19b_cifarf":        func(c *LocalConfig) { c.Eta, c.KPAdapt = 0.01, 0.25 },
+	"g19b_c100":          func(c *LocalConfig) { c.KPAdapt = 0.25 },
+	"g19b_c100f":         func(c *LocalConfig) { c.KPAdapt = 0.25 },
 	// Controller and depth (MNIST).
 	"g19b_mnist":      func(c *LocalConfig) { c.KPAdapt = 0.25 },
 	"g20_d3_kad":      deep([]int{512, 256, 128}, 0.25, false),
@@ -84,7 +97,8 @@ var singlePass = map[string]string{
 	"g27_stream_readout_only": "g26_ctrl_readout_only", "g27_stream_random_rot": "g26_ctrl_random_rot",
 	"g26_stream_ctx_none": "g17_ctx_none_s10", "g26_stream_night": "g17_night_s10",
 	"g27_stream_night_narrow": "ctx_nrem_rand_1000", "g27_stream_mirror": "g17_mirror_s10",
-	"g27_stream_soft": "g17_soft_s10",
+	"g27_stream_soft": "g17_soft_s10", "cif_stream_sgd_refr": "cif_s10_sgd_refr",
+	"cif_stream_sgd_none": "cif_s10_sgd_none",
 }
 
 // LocalPreset returns the configuration of a reference config name
