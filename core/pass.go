@@ -200,7 +200,11 @@ func (nt *net) sweep(p *pass, tgtScale float32) {
 					tmp[j] += u * fb[s]
 				}
 			}
-			if l+1 == L {
+			if l+1 == L && len(up.col) == up.nOut*up.nIn {
+				// Dense readout twin: row i starts at rowPtr[i]; the vector
+				// kernel adds the rows in ascending i, as accum does.
+				addRows(tmp, upTh, up.rowPtr[:up.nOut], up.fb)
+			} else if l+1 == L {
 				for i := range upTh {
 					accum(i)
 				}
