@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"net/http"
+	"strings"
 
 	"repro/internal/dataset"
 	"repro/pipeline"
@@ -18,8 +19,15 @@ type DownloadParams struct {
 // release files (verified like downloads, so it is not part of the key).
 const SettingDataMirror = "data.mirror"
 
+// SettingDataURL is the host-local setting naming an HTTP mirror: a base URL
+// under which the release files are served by base name (e.g. a cluster's
+// file server). It is tried before the canonical URLs and verified the same
+// way, so it is not part of the key either.
+const SettingDataURL = "data.url"
+
 // Download fetches one data set's release files from their canonical URLs,
-// or first from the mirror directory in rc.Settings["data.mirror"], checks
+// or first from the mirror directory in rc.Settings["data.mirror"] and then
+// the HTTP mirror in rc.Settings["data.url"], checks
 // each against its published SHA-256 and stores one output per file (see
 // doc.go); CIFAR archives are extracted in Go and their members stored. A
 // checksum mismatch fails the cell with an error naming the file, the
@@ -38,6 +46,9 @@ func runDownload(ctx context.Context, rc *pipeline.RunContext) error {
 	if err != nil {
 		return err
 	}
+	if base := rc.Settings[SettingDataURL]; base != "" {
+		rel = withURLPrefix(rel, strings.TrimSuffix(base, "/")+"/")
+	}
 	f := &dataset.Fetcher{
 		Client:   &http.Client{},
 		Mirror:   rc.Settings[SettingDataMirror],
@@ -52,4 +63,21 @@ func runDownload(ctx context.Context, rc *pipeline.RunContext) error {
 		rc.Put(name, files[name])
 	}
 	return nil
+}
+
+// withURLPrefix returns a copy of rel whose files (or archive) are first
+// looked for at prefix + base name.
+func withURLPrefix(rel *dataset.Release, prefix string) *dataset.Release {
+	cp := *rel
+	cp.Files = make([]dataset.File, len(rel.Files))
+	for i, f := range rel.Files {
+		f.URLs = append([]string{prefix + f.Name}, f.URLs...)
+		cp.Files[i] = f
+	}
+	if rel.Archive != nil {
+		a := *rel.Archive
+		a.URLs = append([]string{prefix + a.Name}, a.URLs...)
+		cp.Archive = &a
+	}
+	return &cp
 }

@@ -3,9 +3,12 @@ package stages
 import (
 	"context"
 	"errors"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"repro/internal/dataset"
@@ -39,6 +42,25 @@ func TestDownloadMirror(t *testing.T) {
 			checkGolden(t, "download-"+ds, digestLines(out, order))
 		})
 	}
+}
+
+// TestDownloadHTTP serves the real MNIST bytes over HTTP (settings
+// data.url, no directory mirror) and checks the stage stores exactly the
+// published files. Failure modes of the HTTP path (truncated, corrupted
+// responses) are tested in internal/dataset.
+func TestDownloadHTTP(t *testing.T) {
+	dir := mirrorDir(t)
+	var hits atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		hits.Add(1)
+		http.ServeFile(w, r, filepath.Join(dir, "mnist", filepath.Base(r.URL.Path)))
+	}))
+	defer srv.Close()
+	out, order := runStage(t, Download, &DownloadParams{Dataset: "mnist"}, nil, map[string]string{SettingDataURL: srv.URL + "/mnist/"})
+	if hits.Load() != 4 {
+		t.Errorf("%d requests, want 4", hits.Load())
+	}
+	checkGolden(t, "download-mnist", digestLines(out, order))
 }
 
 func TestDownloadCorruptMirror(t *testing.T) {
