@@ -11,9 +11,9 @@ import (
 
 // SplitParams are the params of a split cell.
 type SplitParams struct {
-	Dataset string  `toml:"dataset"`
-	Seed    int64   `toml:"seed"` // 1234 (split 1) or 4321 (split 2)
-	Frac    float64 `toml:"frac"` // held-out fraction per class, rounded half to even
+	Dataset string  `toml:"dataset"` // names the cell; the labels come from input "prepare"
+	Seed    int64   `toml:"seed"`    // 1234 (split 1) or 4321 (split 2)
+	Frac    float64 `toml:"frac"`    // held-out fraction per class, rounded half to even
 }
 
 // Split draws the stratified held-out tenth of the official training set

@@ -13,7 +13,7 @@ import (
 
 // StreamsParams are the params of a streams cell.
 type StreamsParams struct {
-	Dataset  string `toml:"dataset"`
+	Dataset  string `toml:"dataset"`  // names the cell; labels and classes come from input "prepare"
 	Protocol string `toml:"protocol"` // "sequential" (class-incremental tasks) or "static" (one task, every class)
 	Eval     string `toml:"eval"`     // "heldout" (needs input "split") or "test" (official test set)
 }
