@@ -163,9 +163,10 @@ func (e *Executor) failAll(err error) {
 
 // query asks Slurm about ids and returns the terminal status of those that
 // ended (StateUnknown for those no source knows). squeue says which jobs
-// still live, in one call per queryChunk IDs; the ended ones are asked to
-// sacct (one call), or, without accounting, to scontrol (one call per
-// ended job, so once in each job's life). An error means squeue failed:
+// still live, in one call per queryChunk IDs, and which COMPLETED; the
+// others that ended are asked to sacct (one call) for their exit code, or,
+// without accounting, to scontrol (one call per such job, once in its
+// life). An error means squeue failed:
 // nothing is known about the jobs this tick.
 func (e *Executor) query(ctx context.Context, ids []string) (map[string]status, error) {
 	queue := make(map[string]status, len(ids))
@@ -184,12 +185,18 @@ func (e *Executor) query(ctx context.Context, ids []string) (map[string]status, 
 		}
 	}
 	var ended []string
+	final := make(map[string]status)
 	for _, id := range ids {
-		if st, ok := queue[id]; !ok || st.State.Terminal() {
+		st, ok := queue[id]
+		switch {
+		case ok && st.State == StateCompleted:
+			// Nothing more to learn from sacct or scontrol: conclude
+			// checks the store, which alone decides success.
+			final[id] = st
+		case !ok || st.State.Terminal():
 			ended = append(ended, id)
 		}
 	}
-	final := make(map[string]status, len(ended))
 	if len(ended) == 0 {
 		return final, nil
 	}
