@@ -290,7 +290,9 @@ func (c *Config) KeyLine(key string) int {
 		if table != "" {
 			full = table + "." + full
 		}
-		if full == key || strings.HasPrefix(full, key+".") {
+		// The key itself, a table it names, or a key inside an inline
+		// table on this line.
+		if full == key || strings.HasPrefix(full, key+".") || strings.HasPrefix(key, full+".") {
 			return i + 1
 		}
 	}

@@ -61,6 +61,7 @@ func TestParseConfigErrors(t *testing.T) {
 		{"wrong type", "seeds = [0, 1, 2]", "", 0},
 		{"syntax", "[[experiment]]\nname = ", "", 0},
 		{"missing learner", "learner = \"local\"", "learner", 16},
+		{"inline table key", "[experiment.local]\neta = 0.02", "experiment.local.rate.x", 18},
 		{"bad protocol", `protocols = ["sequential", "static"]`, "protocols", 16},
 		{"unknown profile", `default_profile = "paper"`, "default_profile", 4},
 	}
@@ -76,6 +77,8 @@ func TestParseConfigErrors(t *testing.T) {
 				src += "\n[[experiment]]\nname = \n"
 			case "missing learner":
 				src = strings.Replace(src, tc.edit, "", 1)
+			case "inline table key":
+				src = strings.Replace(src, tc.edit, "[experiment.local]\nrate = { x = 1 }", 1)
 			case "bad protocol":
 				src = strings.Replace(src, tc.edit, `protocols = ["sideways"]`, 1)
 			case "unknown profile":
@@ -83,6 +86,14 @@ func TestParseConfigErrors(t *testing.T) {
 			}
 			c, err := ParseConfig("p.toml", src)
 			if err == nil {
+				var prof struct {
+					Epochs int `toml:"epochs"`
+				}
+				c.Decode(c.Profiles["smoke"].Local, &prof)
+				for _, e := range c.Experiments {
+					var sub subParams
+					c.Decode(e.Local, &sub)
+				}
 				err = c.Finish()
 			}
 			var ce *ConfigError
