@@ -61,7 +61,7 @@ func TestParseConfigErrors(t *testing.T) {
 		{"wrong type", "seeds = [0, 1, 2]", "", 0},
 		{"syntax", "[[experiment]]\nname = ", "", 0},
 		{"missing learner", "learner = \"local\"", "learner", 16},
-		{"inline table key", "[experiment.local]\neta = 0.02", "experiment.local.rate.x", 18},
+		{"inline table key", "[experiment.local]\neta = 0.02", "experiment.local.rate", 22},
 		{"bad protocol", `protocols = ["sequential", "static"]`, "protocols", 16},
 		{"unknown profile", `default_profile = "paper"`, "default_profile", 4},
 	}
