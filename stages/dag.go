@@ -35,6 +35,10 @@ func Build(cfg *pipeline.Config, profile string) (*pipeline.Graph, error) {
 		return nil, err
 	}
 	cells = append(cells, cs...)
+	if cs, err = tableCells(cfg, profile, cells); err != nil {
+		return nil, err
+	}
+	cells = append(cells, cs...)
 	if err := cfg.Finish(); err != nil {
 		return nil, err
 	}

@@ -1,18 +1,206 @@
 package main
 
-import "context"
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
 
-// extraCommands are the paper-level commands (show, check, train).
-func extraCommands() []*command { return nil }
+	"repro/artifacts"
+	"repro/pipeline"
+	"repro/stages"
+)
 
-// whyNumber resolves a rendered number (table:row:column or its ID); it
-// reports whether arg was one.
-func whyNumber(ctx context.Context, e *env, w *workspace, arg string) (bool, error) {
-	return false, nil
-}
+// extraCommands are the paper-level commands (show, check).
+func extraCommands() []*command { return []*command{cmdShow(), cmdCheck()} }
 
 // afterRun materialises what a run rendered (the paper's tables) into the
-// work tree; partial is true for a run restricted by --only.
+// work tree; partial is true for a run restricted by --only, which then
+// says nothing of tables it did not render.
 func afterRun(ctx context.Context, e *env, w *workspace, partial bool) error {
+	wrote, missing, err := materialise(ctx, w)
+	if err != nil {
+		return err
+	}
+	for _, f := range wrote {
+		fmt.Fprintf(e.stdout, "wrote %s\n", f)
+	}
+	if !partial {
+		for _, m := range missing {
+			fmt.Fprintf(e.stderr, "not rendered: %s\n", m)
+		}
+	}
 	return nil
+}
+
+// whyNumber resolves a rendered number, given as
+// <path>.tex:<row>:<column> (row and column 1-based as the sidecar counts
+// them; column may be a protocol) or as a number ID such as
+// ablation/full/sequential or bpk/compare/rotation. It reports whether arg
+// was one.
+func whyNumber(ctx context.Context, e *env, w *workspace, arg string) (bool, error) {
+	tables := w.tableNames()
+	var table string
+	var sc *stages.Sidecar
+	var num *stages.NumberRef
+	var cmp *stages.Comparison
+	p, err := w.plan()
+	if err != nil {
+		return true, err
+	}
+	if file, loc, ok := strings.Cut(arg, ".tex:"); ok {
+		table = filepath.Base(file)
+		rowS, colS, ok := strings.Cut(loc, ":")
+		if !ok {
+			return true, usageErr("%s: want <table>.tex:<row>:<column>", arg)
+		}
+		row, err := strconv.Atoi(rowS)
+		if err != nil {
+			return true, usageErr("%s: row %q is not a number", arg, rowS)
+		}
+		if sc, err = committedSidecar(strings.TrimSuffix(file+".tex", ".tex") + ".ids.json"); err != nil {
+			return true, fmt.Errorf("%s: %w (the sidecar is written with the table by repro run)", arg, err)
+		}
+		for i := range sc.Numbers {
+			n := &sc.Numbers[i]
+			if n.Row == row && (strconv.Itoa(n.Column) == colS || n.Protocol == colS) {
+				num = n
+			}
+		}
+		if num == nil {
+			return true, fmt.Errorf("%s: no number at row %d, column %s", arg, row, colS)
+		}
+	} else {
+		t, _, _ := strings.Cut(arg, "/")
+		found := false
+		for _, x := range tables {
+			found = found || x == t
+		}
+		if !found {
+			return false, nil
+		}
+		table = t
+		cur, ok, _, err := currentSidecar(ctx, w, p, table)
+		if err != nil {
+			return true, err
+		}
+		sc = cur
+		if !ok {
+			if sc, err = committedSidecar(w.idsPath(table)); err != nil {
+				return true, fmt.Errorf("table %s is neither rendered in the store nor committed: %w", table, err)
+			}
+			fmt.Fprintf(e.stdout, "(table %s is not rendered for the current config; showing the committed %s)\n", table, rel(w, w.idsPath(table)))
+		}
+		for i := range sc.Numbers {
+			if sc.Numbers[i].ID == arg {
+				num = &sc.Numbers[i]
+			}
+		}
+		for i := range sc.Comparisons {
+			if sc.Comparisons[i].ID == arg {
+				cmp = &sc.Comparisons[i]
+			}
+		}
+		if num == nil && cmp == nil {
+			return true, fmt.Errorf("table %s has no number %s", table, arg)
+		}
+	}
+	if cmp != nil {
+		fmt.Fprintf(e.stdout, "number %s: %s - %s (%s), seed-paired bootstrap over %d seeds %v\n", cmp.ID, cmp.A, cmp.B, cmp.Protocol, cmp.N, cmp.Seeds)
+		if cmp.Status == "ok" {
+			fmt.Fprintf(e.stdout, "  difference %+.3f, 95%% interval [%+.3f, %+.3f]\n", cmp.Diff, cmp.Lo, cmp.Hi)
+		} else {
+			fmt.Fprintf(e.stdout, "  %s\n", cmp.Status)
+		}
+		for _, x := range []string{cmp.A, cmp.B} {
+			id := table + "/" + x + "/" + cmp.Protocol
+			for i := range sc.Numbers {
+				if sc.Numbers[i].ID == id {
+					printNumber(e, w, p, sc, &sc.Numbers[i])
+				}
+			}
+		}
+		return true, nil
+	}
+	printNumber(e, w, p, sc, num)
+	return true, nil
+}
+
+// printNumber prints one number's provenance: its cells, seeds, result
+// digests, configuration, data split and code revision.
+func printNumber(e *env, w *workspace, p *pipeline.Plan, sc *stages.Sidecar, n *stages.NumberRef) {
+	out := e.stdout
+	fmt.Fprintf(out, "number %s = %s\n", n.ID, n.Text)
+	fmt.Fprintf(out, "  table %s (profile %s), row %d %q, column %d (%s); from %s\n", sc.Table, sc.Profile, n.Row, n.Label, n.Column, n.Protocol, sc.Source)
+	if n.Status != "ok" {
+		fmt.Fprintf(out, "  %s\n", n.Status)
+		return
+	}
+	fmt.Fprintf(out, "  final accuracy x100: mean %.4f, sd %.4f (ddof 1) over n=%d of %d seeds %v", n.Acc.Mean, n.Acc.SD, n.N, n.Expected, n.Seeds)
+	if len(n.Missing) > 0 {
+		fmt.Fprintf(out, "; MISSING seeds %v", n.Missing)
+	}
+	fmt.Fprintf(out, "\n  forgetting x100: %.3f ± %.3f; replay updates: %.0f ± %.0f\n", n.Forgetting.Mean, n.Forgetting.SD, n.Replay.Mean, n.Replay.SD)
+	printedConfig := false
+	for i, id := range n.TrainCells {
+		fmt.Fprintf(out, "  seed %d: %s = %.4f, result sha256:%s\n", n.Seeds[i], id, n.Values[i], n.Results[i])
+		m := trainManifest(p, id)
+		if m == nil {
+			fmt.Fprintf(out, "    (not in the store under the current config: the number is stale; see repro check)\n")
+			continue
+		}
+		if d, _ := m.Output("result"); d.String() != n.Results[i] {
+			fmt.Fprintf(out, "    STALE: the store's current result is sha256:%s\n", d)
+		}
+		dirty := ""
+		if m.Provenance.Dirty {
+			dirty = " (dirty)"
+		}
+		fmt.Fprintf(out, "    key %s, stage %s v%d, code %s%s, %s, %s, %.0f s\n", m.Key, m.Stage, m.StageVersion, m.Provenance.Revision, dirty, m.Provenance.GoVersion, m.Provenance.Host, m.Provenance.WallSecs)
+		for _, d := range dataOf(w.store, m.Inputs, map[artifacts.Key]bool{}) {
+			fmt.Fprintf(out, "    data %s\n", d)
+		}
+		if !printedConfig {
+			printedConfig = true
+			ps, _ := pipeline.ParseParamsText(m.Params)
+			fmt.Fprintf(out, "    configuration (all seeds alike but train.seed):\n")
+			for _, pr := range ps {
+				fmt.Fprintf(out, "      %s = %s\n", pr.Name, pr.Value)
+			}
+		}
+	}
+	fmt.Fprintf(out, "  full provenance of a seed: repro why <train cell ID>\n")
+}
+
+// dataOf lists the split, stream and raw data digests upstream of inputs.
+func dataOf(st *artifacts.Store, inputs []artifacts.Input, seen map[artifacts.Key]bool) []string {
+	var out []string
+	for _, in := range inputs {
+		if seen[in.Key] {
+			continue
+		}
+		seen[in.Key] = true
+		stage, _, _ := strings.Cut(in.CellID, "/")
+		switch stage {
+		case "split", "download":
+			for _, o := range in.Outputs {
+				out = append(out, fmt.Sprintf("%s %s sha256:%s", in.CellID, o.Name, o.Digest))
+			}
+		}
+		if m, err := st.GetManifest(in.Key); err == nil {
+			out = append(out, dataOf(st, m.Inputs, seen)...)
+		}
+	}
+	return out
+}
+
+// readFileOr returns a file's content, or "" if it does not exist.
+func readFileOr(path string) (string, error) {
+	b, err := os.ReadFile(path)
+	if os.IsNotExist(err) {
+		return "", nil
+	}
+	return string(b), err
 }

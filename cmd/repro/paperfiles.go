@@ -1,0 +1,189 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"repro/artifacts"
+	"repro/pipeline"
+	"repro/stages"
+)
+
+// The rendered files in the work tree, relative to pipeline.toml's
+// directory: one .tex and one .ids.json sidecar per table, and the
+// reproduction report.
+const (
+	paperDir       = "paper"
+	tablesSubdir   = "tables"
+	reproductionTo = "reproduction.tex"
+)
+
+func (w *workspace) paperPath(elem ...string) string {
+	return filepath.Join(append([]string{w.cfg.Dir, paperDir}, elem...)...)
+}
+
+func (w *workspace) texPath(table string) string {
+	return w.paperPath(tablesSubdir, table+".tex")
+}
+
+func (w *workspace) idsPath(table string) string {
+	return w.paperPath(tablesSubdir, table+".ids.json")
+}
+
+// tableNames lists the tables of the graph (its render cells), in order.
+func (w *workspace) tableNames() []string {
+	var out []string
+	for _, c := range w.graph.Cells {
+		if c.Stage.Name == stages.Render.Name {
+			out = append(out, strings.TrimPrefix(c.ID, "render/"))
+		}
+	}
+	return out
+}
+
+// cellOutput reads one output of a cached planned cell. It returns ok false
+// (and the plan's reasons) when the cell would run.
+func cellOutput(ctx context.Context, w *workspace, p *pipeline.Plan, id, output string) (data []byte, ok bool, why string, err error) {
+	pc := p.Cell(id)
+	if pc == nil {
+		return nil, false, "no cell " + id + " in profile " + w.profile, nil
+	}
+	if pc.State != pipeline.Cached {
+		return nil, false, id + " would run: " + strings.Join(pc.Reasons, "; "), nil
+	}
+	d, found := pc.Manifest.Output(output)
+	if !found {
+		return nil, false, "", fmt.Errorf("cell %s has no output %s", id, output)
+	}
+	b, err := w.store.Get(d)
+	if err != nil {
+		return nil, false, "", fmt.Errorf("cell %s: output %s: %w", id, output, err)
+	}
+	return b, true, "", nil
+}
+
+// currentSidecar returns the sidecar the store holds for a table under the
+// current config, or ok false with the reason it is not computed.
+func currentSidecar(ctx context.Context, w *workspace, p *pipeline.Plan, table string) (*stages.Sidecar, bool, string, error) {
+	b, ok, why, err := cellOutput(ctx, w, p, "render/"+table, "ids")
+	if !ok || err != nil {
+		return nil, ok, why, err
+	}
+	sc := &stages.Sidecar{}
+	if err := json.Unmarshal(b, sc); err != nil {
+		return nil, false, "", fmt.Errorf("render/%s: ids: %w", table, err)
+	}
+	return sc, true, "", nil
+}
+
+// committedSidecar reads paper/tables/<table>.ids.json.
+func committedSidecar(path string) (*stages.Sidecar, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	sc := &stages.Sidecar{}
+	if err := json.Unmarshal(b, sc); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return sc, nil
+}
+
+// writeAtomic writes data to path through a synced temporary file in the
+// same directory and a rename, so a reader sees the old or the new file,
+// never a part. (artifacts' helper is unexported; this is its twin.)
+func writeAtomic(path string, data []byte) (err error) {
+	dir := filepath.Dir(path)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(f.Name())
+		}
+	}()
+	n, err := f.Write(data)
+	if err != nil {
+		return err
+	}
+	if n != len(data) {
+		return fmt.Errorf("write %s: short write", path)
+	}
+	if err := f.Sync(); err != nil {
+		return err
+	}
+	if err := f.Close(); err != nil {
+		return err
+	}
+	if err := os.Chmod(f.Name(), 0o644); err != nil {
+		return err
+	}
+	if err := os.Rename(f.Name(), path); err != nil {
+		return err
+	}
+	if d, err := os.Open(dir); err == nil {
+		d.Sync()
+		d.Close()
+	}
+	return nil
+}
+
+// materialise copies every rendered output that the store holds for the
+// current config into paper/; it returns what it wrote and what it could
+// not (with the plan's reasons).
+func materialise(ctx context.Context, w *workspace) (wrote, missing []string, err error) {
+	p, err := w.plan()
+	if err != nil {
+		return nil, nil, err
+	}
+	type file struct{ cell, output, path string }
+	var files []file
+	for _, t := range w.tableNames() {
+		files = append(files, file{"render/" + t, "tex", w.texPath(t)}, file{"render/" + t, "ids", w.idsPath(t)})
+	}
+	if w.graph.Cell("reproduction") != nil {
+		files = append(files, file{"reproduction", "tex", w.paperPath(reproductionTo)})
+	}
+	for _, f := range files {
+		b, ok, why, err := cellOutput(ctx, w, p, f.cell, f.output)
+		if err != nil {
+			return wrote, missing, err
+		}
+		if !ok {
+			missing = append(missing, fmt.Sprintf("%s (%s)", rel(w, f.path), why))
+			continue
+		}
+		if old, err := os.ReadFile(f.path); err == nil && string(old) == string(b) {
+			continue
+		}
+		if err := writeAtomic(f.path, b); err != nil {
+			return wrote, missing, err
+		}
+		wrote = append(wrote, rel(w, f.path))
+	}
+	return wrote, missing, nil
+}
+
+func rel(w *workspace, path string) string {
+	if r, err := filepath.Rel(w.cfg.Dir, path); err == nil {
+		return r
+	}
+	return path
+}
+
+// trainManifest returns the manifest of a cached train cell, or nil.
+func trainManifest(p *pipeline.Plan, id string) *artifacts.Manifest {
+	if pc := p.Cell(id); pc != nil && pc.State == pipeline.Cached {
+		return pc.Manifest
+	}
+	return nil
+}

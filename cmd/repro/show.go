@@ -1,0 +1,151 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/olekukonko/tablewriter"
+
+	"repro/stages"
+)
+
+func cmdShow() *command {
+	var g globalFlags
+	fs := newFlags("show", &g)
+	return &command{
+		name: "show", usage: "[--profile P] <table | reproduction>",
+		short: "print a rendered table, or the reproduction report, in the terminal",
+		long: `Show prints a table as the store renders it for the current config (or, if
+it is not rendered yet, as committed in paper/tables/), with each number's
+seed count; '*' marks a bold (best) value. 'repro show reproduction' prints
+the reproduction report: for every number the paper's value, ours, the
+difference and whether it lies within the seed noise.`,
+		flags: fs,
+		run: func(ctx context.Context, e *env, args []string) error {
+			if len(args) != 1 {
+				return usageErr("show takes one table name")
+			}
+			w, err := openWorkspace(e, &g)
+			if err != nil {
+				return err
+			}
+			return runShow(ctx, e, w, args[0])
+		},
+	}
+}
+
+func runShow(ctx context.Context, e *env, w *workspace, name string) error {
+	p, err := w.plan()
+	if err != nil {
+		return err
+	}
+	if name == "reproduction" {
+		b, ok, why, err := cellOutput(ctx, w, p, "reproduction", "report")
+		if err != nil {
+			return err
+		}
+		if !ok {
+			return fmt.Errorf("the reproduction report is not computed: %s", why)
+		}
+		var rep stages.ReproReport
+		if err := json.Unmarshal(b, &rep); err != nil {
+			return err
+		}
+		if rep.Stamp != "" {
+			fmt.Fprintln(e.stdout, rep.Stamp)
+		}
+		tw := tablewriter.NewWriter(e.stdout)
+		tw.Header("number", "published", "ours", "diff", "within noise", "note")
+		for _, r := range rep.Rows {
+			d := ""
+			if r.HasDiff {
+				d = fmt.Sprintf("%+.1f", r.Diff)
+			}
+			tw.Append(r.ID, r.Published, r.Ours, d, r.Within, r.Note)
+		}
+		tw.Render()
+		fmt.Fprintf(e.stdout, "%d numbers compared with the paper, %d within the seed noise, %d not run (profile %s)\n", rep.Compared, rep.Within, rep.NotRun, rep.Profile)
+		return nil
+	}
+	sc, ok, why, err := currentSidecar(ctx, w, p, name)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		known := false
+		for _, t := range w.tableNames() {
+			known = known || t == name
+		}
+		if !known {
+			return usageErr("no table %q (have %s, reproduction)", name, strings.Join(w.tableNames(), ", "))
+		}
+		if sc, err = committedSidecar(w.idsPath(name)); err != nil {
+			return fmt.Errorf("table %s is not rendered (%s) and not in the work tree: %w", name, why, err)
+		}
+		fmt.Fprintf(e.stdout, "(not rendered for the current config: %s; showing %s)\n", why, rel(w, w.idsPath(name)))
+	}
+	return showTable(e, sc)
+}
+
+func showTable(e *env, sc *stages.Sidecar) error {
+	if sc.Stamp != "" {
+		fmt.Fprintln(e.stdout, sc.Stamp)
+	}
+	var cols []string
+	rows := map[int][]string{}
+	var order []int
+	for _, n := range sc.Numbers {
+		if n.Row == 1 {
+			cols = append(cols, n.Protocol)
+		}
+		if _, ok := rows[n.Row]; !ok {
+			order = append(order, n.Row)
+			rows[n.Row] = []string{plainLaTeX(n.Label)}
+		}
+		rows[n.Row] = append(rows[n.Row], plainCell(&n))
+	}
+	tw := tablewriter.NewWriter(e.stdout)
+	tw.Header(append([]string{sc.Table}, cols...))
+	for _, r := range order {
+		tw.Append(rows[r])
+	}
+	tw.Render()
+	for _, c := range sc.Comparisons {
+		fmt.Fprintf(e.stdout, "%s: %s - %s (%s): %s\n", c.ID, c.A, c.B, c.Protocol, cmpText(c, true))
+	}
+	return nil
+}
+
+func plainCell(n *stages.NumberRef) string {
+	switch {
+	case n.Status == "n/a":
+		return "---"
+	case n.Status != "ok":
+		return ""
+	}
+	s := fmt.Sprintf("%.1f ± %.1f", n.Acc.Mean, n.Acc.SD)
+	if strings.Contains(n.Text, `\mathbf`) {
+		s = "*" + s
+	}
+	if n.N != n.Expected {
+		s += fmt.Sprintf(" (n=%d of %d)", n.N, n.Expected)
+	}
+	return s
+}
+
+var (
+	texCmdArg = regexp.MustCompile(`\\(textbf|emph|mathbf|texttt)\{([^{}]*)\}`)
+	texRef    = regexp.MustCompile(`~?\\ref\{([^{}]*)\}`)
+)
+
+// plainLaTeX turns a row label into terminal text (roughly).
+func plainLaTeX(s string) string {
+	s = texCmdArg.ReplaceAllString(s, "$2")
+	s = texRef.ReplaceAllString(s, " $1")
+	r := strings.NewReplacer(`\quad `, "  ", `\quad`, "  ", `\kwta{}`, "k-WTA", `{\cdot}`, "·", `\lambda`, "λ", `\mu`, "μ", `\eta`, "η",
+		`{=}`, "=", `\%`, "%", `$`, "", `~`, " ", `\ `, " ", "{", "", "}", "")
+	return r.Replace(s)
+}

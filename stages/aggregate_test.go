@@ -1,0 +1,175 @@
+package stages
+
+import (
+	"encoding/json"
+	"math"
+	"testing"
+
+	"repro/core"
+)
+
+func TestMeanSD(t *testing.T) {
+	t.Parallel()
+	// Values computed by hand: sd = sqrt(sum (x - m)^2 / (n - 1)).
+	cases := []struct {
+		name     string
+		x        []float64
+		mean, sd float64
+	}{
+		{"empty", nil, 0, 0},
+		{"one seed", []float64{91.6}, 91.6, 0},
+		{"1..4", []float64{1, 2, 3, 4}, 2.5, math.Sqrt(5.0 / 3)},
+		{"three seeds", []float64{91.2, 91.9, 91.7}, 91.6, math.Sqrt(0.26 / 2)},
+		{"constant", []float64{19.4, 19.4, 19.4}, 19.4, 0},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			got := MeanSD(c.x)
+			// Tolerance 1e-9: a few roundings of numbers near 100.
+			if math.Abs(got.Mean-c.mean) > 1e-9 || math.Abs(got.SD-c.sd) > 1e-9 {
+				t.Errorf("MeanSD(%v) = %+v, want mean %v sd %v", c.x, got, c.mean, c.sd)
+			}
+		})
+	}
+}
+
+func TestPairedBootstrap(t *testing.T) {
+	t.Parallel()
+	// The resampled mean of n draws takes few values for tiny n, so the
+	// percentile interval is known exactly:
+	//   {0, 1}: means 0, 1/2, 1 with probabilities 1/4, 1/2, 1/4: [0, 1].
+	//   {0, 0, 0, 3}: mean 3k/4, k ~ Bin(4, 1/4); P(k=0) = 0.316 > 0.025 so
+	//     lo = 0; P(k=4) = 0.0039 < 0.025 <= P(k>=3) = 0.0508 so hi = 9/4.
+	cases := []struct {
+		name         string
+		d            []float64
+		mean, lo, hi float64
+	}{
+		{"one seed", []float64{0.7}, 0.7, 0.7, 0.7},
+		{"all equal", []float64{-1, -1, -1}, -1, -1, -1},
+		{"two", []float64{0, 1}, 0.5, 0, 1},
+		{"skewed", []float64{0, 0, 0, 3}, 0.75, 0, 2.25},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			m, lo, hi := PairedBootstrap(c.d, 10000, core.NewRNG(1, core.StreamBootstrap))
+			if math.Abs(m-c.mean) > 1e-12 || math.Abs(lo-c.lo) > 1e-12 || math.Abs(hi-c.hi) > 1e-12 {
+				t.Errorf("PairedBootstrap(%v) = %v [%v, %v], want %v [%v, %v]", c.d, m, lo, hi, c.mean, c.lo, c.hi)
+			}
+		})
+	}
+	// Normal differences: the interval brackets the mean, is about
+	// 2 x 1.96 sd/sqrt(n) wide, and is the same for the same seed.
+	rng := core.NewRNG(5, core.StreamInit)
+	d := make([]float64, 50)
+	for i := range d {
+		d[i] = 0.5 + rng.NormFloat64()
+	}
+	m, lo, hi := PairedBootstrap(d, 10000, core.NewRNG(3, core.StreamBootstrap))
+	sd := MeanSD(d).SD
+	width, want := hi-lo, 2*1.96*sd/math.Sqrt(50)
+	if lo >= m || hi <= m || math.Abs(width-want) > 0.15*want {
+		t.Errorf("normal: %v [%v, %v], width %v, want about %v", m, lo, hi, width, want)
+	}
+	_, lo2, hi2 := PairedBootstrap(d, 10000, core.NewRNG(3, core.StreamBootstrap))
+	if lo2 != lo || hi2 != hi {
+		t.Errorf("same seed, different interval: [%v, %v] then [%v, %v]", lo, hi, lo2, hi2)
+	}
+}
+
+func TestWithinNoise(t *testing.T) {
+	t.Parallel()
+	cases := []struct {
+		name     string
+		ours, so float64
+		no       int
+		pub, sp  float64
+		np       int
+		want     bool
+	}{
+		// se = sqrt(0.3^2/6 + 0.3^2/6) = 0.1732; 1.96 se + 0.05 = 0.3895.
+		{"inside", 91.9, 0.3, 6, 91.6, 0.3, 6, true},
+		{"outside", 92.0, 0.3, 6, 91.6, 0.3, 6, false},
+		// Zero spread on both sides: only the published rounding remains.
+		{"rounding only", 19.44, 0, 6, 19.4, 0, 6, true},
+		{"beyond rounding", 19.46, 0, 6, 19.4, 0, 6, false},
+	}
+	for _, c := range cases {
+		if got := WithinNoise(c.ours, c.so, c.no, c.pub, c.sp, c.np); got != c.want {
+			t.Errorf("%s: WithinNoise = %v, want %v", c.name, got, c.want)
+		}
+	}
+}
+
+// tinyRecord is a train result with the given accuracy and forgetting.
+func tinyRecord(seed int64, acc, fgt float64, replay int) []byte {
+	b, _ := json.Marshal(&TrainRecord{Learner: "local", Protocol: "sequential", Seed: seed,
+		Result: &core.Result{FinalAcc: acc, Forgetting: fgt, ReplayUpdates: replay, Acc: [][]float64{{acc}}}})
+	return b
+}
+
+// tinyAggregate is a 3-row x 2-column table: row "a" complete, row "b" with
+// seed 1 missing (a failed train cell in a degraded aggregate) and its
+// static cell not applicable, row "c" not configured.
+func tinyAggregate() (*AggregateParams, map[string]outputs) {
+	p := Aggregate.NewParams().(*AggregateParams)
+	p.Table, p.DefaultSeeds = "tiny", 3
+	p.Rows = []string{"a", "b", "c"}
+	p.Protocols = []string{"sequential", "static"}
+	p.Status = []string{"run", "run", "run", "n/a", `not run: no experiment "c" in pipeline.toml`, "not run: x"}
+	p.Seeds = []string{"0 1 2", "0 1 2", "0 1 2", "", "", ""}
+	p.Cells = []string{"train/a/sequential/split1", "train/a/static/split1", "train/b/sequential/split1", "", "", ""}
+	p.CompareIDs = []string{"a-b", "a-c"}
+	p.CompareA = []string{"a", "a"}
+	p.CompareB = []string{"b", "c"}
+	p.CompareProtocol = []string{"sequential", "sequential"}
+	in := map[string]outputs{}
+	accA := []float64{0.916, 0.913, 0.919}
+	accB := []float64{0.880, 0, 0.874}
+	for s := 0; s < 3; s++ {
+		in[inputName(0, 0, s)] = outputs{"result": tinyRecord(int64(s), accA[s], 0.06, 100)}
+		in[inputName(0, 1, s)] = outputs{"result": tinyRecord(int64(s), 0.941, 0, 100+s)}
+		if s != 1 {
+			in[inputName(1, 0, s)] = outputs{"result": tinyRecord(int64(s), accB[s], 0.1, 50)}
+		}
+	}
+	return p, in
+}
+
+func TestAggregate(t *testing.T) {
+	t.Parallel()
+	p, in := tinyAggregate()
+	out, order := runStage(t, Aggregate, p, in, nil)
+	var rec AggregateRecord
+	if err := json.Unmarshal(out["aggregate"], &rec); err != nil {
+		t.Fatal(err)
+	}
+	a := rec.Cell("tiny/a/sequential")
+	if a.N != 3 || math.Abs(a.Acc.Mean-91.6) > 1e-9 || math.Abs(a.Acc.SD-0.3) > 1e-9 || math.Abs(a.Forgetting.Mean-6) > 1e-9 {
+		t.Errorf("row a: %+v, want n 3, 91.6 ± 0.3, forgetting 6", a)
+	}
+	b := rec.Cell("tiny/b/sequential")
+	if b.N != 2 || b.Expected != 3 || len(b.Missing) != 1 || b.Missing[0] != 1 || math.Abs(b.Acc.Mean-87.7) > 1e-9 {
+		t.Errorf("row b: %+v, want n 2 of 3, seed 1 missing, mean 87.7", b)
+	}
+	if b.TrainCells[1] != "train/b/sequential/split1/seed2" {
+		t.Errorf("row b train cells %v", b.TrainCells)
+	}
+	if s := rec.Cell("tiny/b/static").Status; s != "n/a" {
+		t.Errorf("b static: status %q", s)
+	}
+	if s := rec.Cell("tiny/c/sequential").Status; s[:7] != "not run" {
+		t.Errorf("c sequential: status %q", s)
+	}
+	// a - b paired over seeds 0 and 2: (91.6 - 88.0) and (91.9 - 87.4).
+	ab := rec.Comparisons[0]
+	if ab.N != 2 || math.Abs(ab.Diff-(3.6+4.5)/2) > 1e-9 || ab.Lo > ab.Diff || ab.Hi < ab.Diff {
+		t.Errorf("a - b: %+v, want n 2, diff 4.05", ab)
+	}
+	if ac := rec.Comparisons[1]; ac.Status == "ok" {
+		t.Errorf("a - c computed against a row that was not run: %+v", ac)
+	}
+	checkGolden(t, "aggregate-tiny", digestLines(out, order))
+}

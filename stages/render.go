@@ -1,0 +1,473 @@
+package stages
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"repro/pipeline"
+)
+
+// RenderParams lay out one table's LaTeX (per-row slices follow the rows of
+// the aggregate input).
+type RenderParams struct {
+	Table      string   `toml:"table"`
+	Label      string   `toml:"label"`
+	Caption    string   `toml:"caption"`
+	Size       string   `toml:"size"`
+	Header     string   `toml:"header"`
+	Titles     []string `toml:"titles"`
+	Bold       []string `toml:"bold"`
+	ParamTitle string   `toml:"param_title"`
+	Params     []string `toml:"params"` // per row, LaTeX ("" without a param column)
+	Labels     []string `toml:"labels"`
+	Midrule    []bool   `toml:"midrule"`
+	Reference  []bool   `toml:"reference"`
+	Stamp      string   `toml:"stamp"`
+	Profile    string   `toml:"profile"`
+}
+
+// NumberRef is one rendered number, as the sidecar ("ids" output) lists it:
+// where it is in the table and what it came from.
+type NumberRef struct {
+	ID       string `json:"id"`
+	Row      int    `json:"row"`    // 1-based, data rows of the table
+	Column   int    `json:"column"` // 1-based, protocol columns
+	Label    string `json:"label"`
+	Protocol string `json:"protocol"`
+	Text     string `json:"text"` // the LaTeX cell
+	AggCell
+}
+
+// Sidecar is the "ids" output of a render cell: every number of the
+// rendered table with its provenance (train cells and result digests).
+type Sidecar struct {
+	Table       string       `json:"table"`
+	Profile     string       `json:"profile"`
+	Stamp       string       `json:"stamp,omitempty"`
+	Source      string       `json:"source"` // the aggregate cell
+	Numbers     []NumberRef  `json:"numbers"`
+	Comparisons []Comparison `json:"comparisons"`
+}
+
+// Render writes one table as LaTeX ("tex", booktabs) and its sidecar
+// ("ids", JSON) from an aggregate cell (input "aggregate").
+var Render = &pipeline.Stage{
+	Name:      "render",
+	Version:   1,
+	NewParams: func() any { return &RenderParams{} },
+	Run: func(ctx context.Context, rc *pipeline.RunContext) error {
+		p := rc.Params.(*RenderParams)
+		b, err := rc.Input("aggregate").Read(ctx, "aggregate")
+		if err != nil {
+			return fmt.Errorf("input aggregate: %w", err)
+		}
+		var rec AggregateRecord
+		if err := json.Unmarshal(b, &rec); err != nil {
+			return fmt.Errorf("input aggregate: %w", err)
+		}
+		tex, side, err := RenderTable(p, &rec)
+		if err != nil {
+			return err
+		}
+		sb, err := json.MarshalIndent(side, "", " ")
+		if err != nil {
+			return err
+		}
+		rc.Put("tex", []byte(tex))
+		rc.Put("ids", append(sb, '\n'))
+		return nil
+	},
+}
+
+// fmt1 formats x with one decimal, without a negative zero.
+func fmt1(x float64) string {
+	s := strconv.FormatFloat(x, 'f', 1, 64)
+	if s == "-0.0" {
+		return "0.0"
+	}
+	return s
+}
+
+// signed1 formats x with one decimal and a sign: +0.5, -7.0.
+func signed1(x float64) string {
+	s := fmt1(x)
+	if !strings.HasPrefix(s, "-") {
+		s = "+" + s
+	}
+	return s
+}
+
+// cellText renders one table cell: --- (not applicable), blank (not run or
+// no seed), $m\pm s$, bold when best, with n when it differs from the
+// row's expected seed count.
+func cellText(c *AggCell, bold bool) string {
+	switch {
+	case c.Status == "n/a":
+		return "---"
+	case c.Status != "ok":
+		return ""
+	}
+	body := fmt1(c.Acc.Mean)
+	if c.N > 1 {
+		body += `\pm` + fmt1(c.Acc.SD)
+	}
+	if bold {
+		body = `\mathbf{` + body + `}`
+	}
+	s := "$" + body + "$"
+	if c.N != c.Expected {
+		s += fmt.Sprintf(`\,{\scriptsize($n{=}%d$)}`, c.N)
+	}
+	return s
+}
+
+// bestRows returns, per bold column, the rows whose displayed mean equals
+// the best displayed mean among the competing rows: not a reference row,
+// every expected seed present, and the table's default seed count (rows run
+// on fewer seeds by design are shown but do not compete).
+func bestRows(p *RenderParams, rec *AggregateRecord) map[[2]int]bool {
+	out := map[[2]int]bool{}
+	for c, protocol := range rec.Protocols {
+		if !contains(p.Bold, protocol) {
+			continue
+		}
+		best := math.Inf(-1)
+		var cand []int
+		for r := range rec.Rows {
+			x := &rec.Rows[r][c]
+			if r < len(p.Reference) && p.Reference[r] || x.Status != "ok" || x.N != x.Expected || x.N != rec.DefaultSeeds {
+				continue
+			}
+			v, _ := strconv.ParseFloat(fmt1(x.Acc.Mean), 64)
+			cand = append(cand, r)
+			best = math.Max(best, v)
+		}
+		for _, r := range cand {
+			if v, _ := strconv.ParseFloat(fmt1(rec.Rows[r][c].Acc.Mean), 64); v == best {
+				out[[2]int{r, c}] = true
+			}
+		}
+	}
+	return out
+}
+
+func contains(xs []string, s string) bool {
+	for _, x := range xs {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// RenderTable renders rec with layout p: the .tex text and its sidecar.
+func RenderTable(p *RenderParams, rec *AggregateRecord) (string, *Sidecar, error) {
+	if len(p.Labels) != len(rec.Rows) || len(p.Titles) != len(rec.Protocols) {
+		return "", nil, fmt.Errorf("render %s: %d labels for %d rows, %d titles for %d columns", p.Table, len(p.Labels), len(rec.Rows), len(p.Titles), len(rec.Protocols))
+	}
+	hasParam := p.ParamTitle != ""
+	side := &Sidecar{Table: p.Table, Profile: p.Profile, Stamp: p.Stamp, Source: "aggregate/" + rec.Table, Comparisons: rec.Comparisons}
+	best := bestRows(p, rec)
+	var b strings.Builder
+	fmt.Fprintf(&b, "%% %s.tex: generated by repro (render/%s, profile %s) from aggregate/%s. Do not edit:\n", p.Table, p.Table, p.Profile, rec.Table)
+	fmt.Fprintf(&b, "%% change pipeline.toml and run `make paper`. Each row's comment gives its number IDs;\n")
+	fmt.Fprintf(&b, "%% `repro why paper/tables/%s.tex:<row>:<column>` or `repro why <ID>` traces a number.\n", p.Table)
+	b.WriteString("\\begin{table}[t]\n\\centering\n")
+	fmt.Fprintf(&b, "\\caption{%s}\n", p.Caption)
+	if p.Label != "" {
+		fmt.Fprintf(&b, "\\label{%s}\n", p.Label)
+	}
+	if p.Stamp != "" {
+		fmt.Fprintf(&b, "\\fbox{\\parbox{0.95\\linewidth}{\\centering\\footnotesize\\textbf{%s}}}\\par\\medskip\n", latexEscape(p.Stamp))
+	}
+	if p.Size != "" {
+		b.WriteString(p.Size + "\n")
+	}
+	cols := "l"
+	if hasParam {
+		cols += "c"
+	}
+	cols += strings.Repeat("c", len(rec.Protocols))
+	fmt.Fprintf(&b, "\\begin{tabular}{@{}%s@{}}\n\\toprule\n", cols)
+	head := []string{p.Header}
+	if hasParam {
+		head = append(head, p.ParamTitle)
+	}
+	head = append(head, p.Titles...)
+	b.WriteString(strings.Join(head, " & ") + ` \\` + "\n\\midrule\n")
+	for r, row := range rec.Rows {
+		if r < len(p.Midrule) && p.Midrule[r] && r > 0 {
+			b.WriteString("\\midrule\n")
+		}
+		fields := []string{p.Labels[r]}
+		if hasParam {
+			v := ""
+			if r < len(p.Params) {
+				v = p.Params[r]
+			}
+			fields = append(fields, v)
+		}
+		var ids []string
+		for c := range row {
+			x := row[c]
+			txt := cellText(&x, best[[2]int{r, c}])
+			fields = append(fields, txt)
+			side.Numbers = append(side.Numbers, NumberRef{ID: x.ID, Row: r + 1, Column: c + 1, Label: p.Labels[r], Protocol: x.Protocol, Text: txt, AggCell: x})
+			note := ""
+			switch {
+			case x.Status == "ok" && len(x.Missing) > 0:
+				note = fmt.Sprintf(" (n=%d of %d; missing seeds %v)", x.N, x.Expected, x.Missing)
+			case x.Status != "ok" && x.Status != "n/a":
+				note = " (" + x.Status + ")"
+			}
+			ids = append(ids, x.ID+note)
+		}
+		line := strings.TrimRight(strings.Join(fields, " & "), " ")
+		fmt.Fprintf(&b, "%s \\\\ %% row %d: %s\n", line, r+1, strings.Join(ids, ", "))
+	}
+	b.WriteString("\\bottomrule\n\\end{tabular}\n")
+	for _, c := range rec.Comparisons {
+		if c.Status == "ok" {
+			fmt.Fprintf(&b, "%% %s: %s - %s (%s, %d paired seeds): %s [%s, %s]\n", c.ID, c.A, c.B, c.Protocol, c.N, signed1(c.Diff), signed1(c.Lo), signed1(c.Hi))
+		} else {
+			fmt.Fprintf(&b, "%% %s: %s - %s (%s): %s\n", c.ID, c.A, c.B, c.Protocol, c.Status)
+		}
+	}
+	b.WriteString("\\end{table}\n")
+	return b.String(), side, nil
+}
+
+// latexEscape escapes the characters LaTeX treats specially in text.
+func latexEscape(s string) string {
+	r := strings.NewReplacer(`\`, `\textbackslash{}`, `&`, `\&`, `%`, `\%`, `$`, `\$`, `#`, `\#`, `_`, `\_`, `{`, `\{`, `}`, `\}`, `~`, `\textasciitilde{}`, `^`, `\textasciicircum{}`)
+	return r.Replace(s)
+}
+
+// ReproductionParams are the paper's published values (parallel slices, in
+// the published file's order) and the tables they are compared with.
+type ReproductionParams struct {
+	Tables  []string  `toml:"tables"` // input names: the tables' aggregate cells
+	IDs     []string  `toml:"ids"`
+	Means   []float64 `toml:"means"`
+	SDs     []float64 `toml:"sds"` // -1: not published
+	Ns      []int     `toml:"ns"`  // 0: the row's expected seed count
+	CI      []bool    `toml:"ci"`
+	Los     []float64 `toml:"los"`
+	His     []float64 `toml:"his"`
+	Cites   []string  `toml:"cites"`
+	Stamp   string    `toml:"stamp"`
+	Profile string    `toml:"profile"`
+}
+
+// ReproRow is one number of the reproduction report.
+type ReproRow struct {
+	ID        string  `json:"id"`
+	Cite      string  `json:"cite,omitempty"`
+	Published string  `json:"published"` // "" when the paper has no value
+	Ours      string  `json:"ours"`      // "" when not computed
+	Diff      float64 `json:"diff"`
+	HasDiff   bool    `json:"has_diff"`
+	// Within is "yes" when ours agrees with the published value within the
+	// seed noise, "no" when not, "" when there is nothing to compare.
+	Within string `json:"within"`
+	Note   string `json:"note,omitempty"`
+}
+
+// ReproReport is the "report" output of the reproduction cell.
+type ReproReport struct {
+	Profile string     `json:"profile"`
+	Stamp   string     `json:"stamp,omitempty"`
+	Rows    []ReproRow `json:"rows"`
+	// Counts: numbers compared, within noise, not run.
+	Compared, Within, NotRun int
+}
+
+// roundingSlack is half the last published digit: the paper prints %.1f.
+const roundingSlack = 0.05
+
+// WithinNoise reports whether our mean (sd so over no seeds) agrees with a
+// published mean (sd sp over np seeds): |diff| <= 1.96 se + 0.05, where se is
+// the standard error of the difference of the two means and 0.05 the
+// published rounding.
+func WithinNoise(ours, so float64, no int, pub, sp float64, np int) bool {
+	v := 0.0
+	if no > 0 {
+		v += so * so / float64(no)
+	}
+	if np > 0 && sp > 0 {
+		v += sp * sp / float64(np)
+	}
+	return math.Abs(ours-pub) <= 1.96*math.Sqrt(v)+roundingSlack+1e-9
+}
+
+// Reproduction compares every number of the tables (inputs: one aggregate
+// cell per table, named by the table) with the paper's published values.
+// Outputs: "tex" (paper/reproduction.tex) and "report" (JSON ReproReport).
+var Reproduction = &pipeline.Stage{
+	Name:      "reproduction",
+	Version:   1,
+	NewParams: func() any { return &ReproductionParams{} },
+	Run: func(ctx context.Context, rc *pipeline.RunContext) error {
+		p := rc.Params.(*ReproductionParams)
+		var recs []*AggregateRecord
+		for _, t := range p.Tables {
+			b, err := rc.Input(t).Read(ctx, "aggregate")
+			if err != nil {
+				return fmt.Errorf("input %s: %w", t, err)
+			}
+			rec := &AggregateRecord{}
+			if err := json.Unmarshal(b, rec); err != nil {
+				return fmt.Errorf("input %s: %w", t, err)
+			}
+			recs = append(recs, rec)
+		}
+		rep, err := Reproduce(p, recs)
+		if err != nil {
+			return err
+		}
+		b, err := json.MarshalIndent(rep, "", " ")
+		if err != nil {
+			return err
+		}
+		rc.Put("tex", []byte(ReproductionTeX(rep)))
+		rc.Put("report", append(b, '\n'))
+		return nil
+	},
+}
+
+// Reproduce lists every number of recs against the published values.
+func Reproduce(p *ReproductionParams, recs []*AggregateRecord) (*ReproReport, error) {
+	n := len(p.IDs)
+	if len(p.Means) != n || len(p.SDs) != n || len(p.Ns) != n || len(p.CI) != n || len(p.Los) != n || len(p.His) != n || len(p.Cites) != n {
+		return nil, fmt.Errorf("reproduction: published slices of unequal length")
+	}
+	pub := make(map[string]int, n)
+	for i, id := range p.IDs {
+		pub[id] = i
+	}
+	used := map[string]bool{}
+	rep := &ReproReport{Profile: p.Profile, Stamp: p.Stamp}
+	for _, rec := range recs {
+		for _, row := range rec.Rows {
+			for _, c := range row {
+				if c.Status == "n/a" {
+					continue
+				}
+				r := ReproRow{ID: c.ID}
+				i, has := pub[c.ID]
+				if has {
+					used[c.ID] = true
+					r.Cite = p.Cites[i]
+					r.Published = fmt1(p.Means[i])
+					if p.SDs[i] >= 0 {
+						r.Published += " ± " + fmt1(p.SDs[i])
+					}
+				}
+				if c.Status != "ok" {
+					r.Note = c.Status
+					if strings.HasPrefix(c.Status, "not run") || strings.HasPrefix(c.Status, "missing") {
+						rep.NotRun++
+					}
+					rep.Rows = append(rep.Rows, r)
+					continue
+				}
+				r.Ours = fmt1(c.Acc.Mean) + " ± " + fmt1(c.Acc.SD)
+				if c.N != c.Expected {
+					r.Note = fmt.Sprintf("n=%d of %d (missing seeds %v)", c.N, c.Expected, c.Missing)
+				}
+				if has {
+					np := p.Ns[i]
+					if np == 0 {
+						np = c.Expected
+					}
+					r.Diff, r.HasDiff = c.Acc.Mean-p.Means[i], true
+					r.Within = "no"
+					if WithinNoise(c.Acc.Mean, c.Acc.SD, c.N, p.Means[i], math.Max(p.SDs[i], 0), np) {
+						r.Within = "yes"
+						rep.Within++
+					}
+					rep.Compared++
+				}
+				rep.Rows = append(rep.Rows, r)
+			}
+		}
+		for _, c := range rec.Comparisons {
+			r := ReproRow{ID: c.ID}
+			i, has := pub[c.ID]
+			if has {
+				used[c.ID] = true
+				r.Cite = p.Cites[i]
+				r.Published = signed1(p.Means[i])
+				if p.CI[i] {
+					r.Published += " [" + signed1(p.Los[i]) + ", " + signed1(p.His[i]) + "]"
+				}
+			}
+			if c.Status != "ok" {
+				r.Note = c.Status
+				rep.NotRun++
+				rep.Rows = append(rep.Rows, r)
+				continue
+			}
+			r.Ours = fmt.Sprintf("%s [%s, %s]", signed1(c.Diff), signed1(c.Lo), signed1(c.Hi))
+			r.Note = fmt.Sprintf("%s - %s, %s, %d paired seeds", c.A, c.B, c.Protocol, c.N)
+			if has {
+				// A stated difference agrees when the published estimate
+				// lies in our paired interval (widened by its rounding).
+				r.Diff, r.HasDiff = c.Diff-p.Means[i], true
+				r.Within = "no"
+				if p.Means[i] >= c.Lo-roundingSlack && p.Means[i] <= c.Hi+roundingSlack {
+					r.Within = "yes"
+					rep.Within++
+				}
+				rep.Compared++
+			}
+			rep.Rows = append(rep.Rows, r)
+		}
+	}
+	for i, id := range p.IDs {
+		if !used[id] {
+			rep.Rows = append(rep.Rows, ReproRow{ID: id, Cite: p.Cites[i], Published: fmt1(p.Means[i]), Note: "published, but no table renders this ID"})
+		}
+	}
+	return rep, nil
+}
+
+// ReproductionTeX renders the report as a longtable.
+func ReproductionTeX(rep *ReproReport) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "%% reproduction.tex: generated by repro (reproduction, profile %s). Do not edit.\n", rep.Profile)
+	b.WriteString("\\section*{Reproduction report}\n")
+	if rep.Stamp != "" {
+		fmt.Fprintf(&b, "\\noindent\\fbox{\\parbox{0.97\\linewidth}{\\centering\\textbf{%s}}}\\par\\medskip\n", latexEscape(rep.Stamp))
+	}
+	fmt.Fprintf(&b, "\\noindent Profile \\texttt{%s}. For every number: the paper's published value, ours, the difference (ours $-$ published) and whether it lies within the seed noise ", latexEscape(rep.Profile))
+	b.WriteString("(table cells: $|d| \\le 1.96\\sqrt{s_o^2/n_o + s_p^2/n_p} + 0.05$; stated differences: the published estimate inside our seed-paired 95\\% bootstrap interval $\\pm0.05$). ")
+	fmt.Fprintf(&b, "%d numbers compared, %d within the noise, %d not run.\n\n", rep.Compared, rep.Within, rep.NotRun)
+	b.WriteString("{\\footnotesize\n\\begin{longtable}{@{}lllrl@{}}\n\\toprule\nID & published & ours & diff. & within \\\\\n\\midrule\n\\endhead\n")
+	for _, r := range rep.Rows {
+		d := ""
+		if r.HasDiff {
+			d = "$" + signed1(r.Diff) + "$"
+		}
+		w := r.Within
+		if w == "" && r.Note != "" {
+			w = latexEscape(r.Note)
+		} else if r.Note != "" {
+			w += " {\\scriptsize(" + latexEscape(r.Note) + ")}"
+		}
+		fmt.Fprintf(&b, "\\texttt{%s} & %s & %s & %s & %s \\\\\n", latexEscape(r.ID), texPM(r.Published), texPM(r.Ours), d, w)
+	}
+	b.WriteString("\\bottomrule\n\\end{longtable}}\n")
+	return b.String()
+}
+
+func texPM(s string) string {
+	if s == "" {
+		return ""
+	}
+	return "$" + strings.ReplaceAll(s, " ± ", `\pm`) + "$"
+}

@@ -1,0 +1,129 @@
+package stages
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+func tinyRender() *RenderParams {
+	return &RenderParams{Table: "tiny", Label: "tab:tiny", Caption: `\textbf{Tiny} table`, Size: `\small`, Header: "Variant",
+		Titles: []string{"Sequential", `i.i.d.\ (static)`}, Bold: []string{"sequential"},
+		ParamTitle: "lr", Params: []string{`$10^{-4}$`, `$3{\cdot}10^{-5}$`, ""},
+		Labels: []string{"row a", `\quad row b`, "row c"}, Midrule: []bool{false, false, true}, Reference: []bool{false, false, true},
+		Stamp: "SMOKE_TEST 100%", Profile: "smoke"}
+}
+
+// TestRender renders the tiny aggregate: the .tex is pinned by a golden
+// file (readable, so a layout change shows as a diff), and the sidecar
+// lists every number with its provenance.
+func TestRender(t *testing.T) {
+	t.Parallel()
+	p, in := tinyAggregate()
+	agg, _ := runStage(t, Aggregate, p, in, nil)
+	out, order := runStage(t, Render, tinyRender(), map[string]outputs{"aggregate": agg}, nil)
+	tex := string(out["tex"])
+	checkGolden(t, "render-tiny.tex", tex)
+	checkGolden(t, "render-tiny", digestLines(out, order))
+	for _, want := range []string{
+		`row a & $10^{-4}$ & $\mathbf{91.6\pm0.3}$ & $94.1\pm0.0$ \\`, // best sequential value is bold
+		`$87.7\pm0.4$\,{\scriptsize($n{=}2$)} & --- \\`,               // a missing seed shows n; n/a shows ---
+		"\\midrule\nrow c &  &  & \\\\",                               // not run: blank
+		`\toprule`, `\bottomrule`, `SMOKE\_TEST 100\%`,
+	} {
+		if !strings.Contains(tex, want) {
+			t.Errorf("tex lacks %q:\n%s", want, tex)
+		}
+	}
+	var sc Sidecar
+	if err := json.Unmarshal(out["ids"], &sc); err != nil {
+		t.Fatal(err)
+	}
+	if len(sc.Numbers) != 6 || sc.Numbers[2].ID != "tiny/b/sequential" || sc.Numbers[2].Row != 2 || sc.Numbers[2].Column != 1 || len(sc.Numbers[2].Results) != 2 {
+		t.Errorf("sidecar numbers: %+v", sc.Numbers)
+	}
+}
+
+func TestBestRows(t *testing.T) {
+	t.Parallel()
+	cell := func(m float64, n, exp int) AggCell {
+		return AggCell{Status: "ok", N: n, Expected: exp, Acc: Stat{Mean: m}}
+	}
+	cases := []struct {
+		name string
+		col  []AggCell
+		ref  []bool
+		want []int
+	}{
+		{"max", []AggCell{cell(91.6, 6, 6), cell(91.5, 6, 6)}, nil, []int{0}},
+		{"fewer seeds by design do not compete", []AggCell{cell(91.6, 6, 6), cell(91.8, 3, 3)}, nil, []int{0}},
+		{"a missing seed does not compete", []AggCell{cell(91.6, 6, 6), cell(91.8, 5, 6)}, nil, []int{0}},
+		{"reference rows do not compete", []AggCell{cell(91.6, 6, 6), cell(92.0, 6, 6)}, []bool{false, true}, []int{0}},
+		{"ties after rounding", []AggCell{cell(91.64, 6, 6), cell(91.56, 6, 6), cell(91.0, 6, 6)}, nil, []int{0, 1}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			rec := &AggregateRecord{DefaultSeeds: 6, Protocols: []string{"sequential"}}
+			for _, x := range c.col {
+				rec.Rows = append(rec.Rows, []AggCell{x})
+			}
+			ref := c.ref
+			if ref == nil {
+				ref = make([]bool, len(c.col))
+			}
+			got := bestRows(&RenderParams{Bold: []string{"sequential"}, Reference: ref}, rec)
+			if len(got) != len(c.want) {
+				t.Fatalf("bold %v, want rows %v", got, c.want)
+			}
+			for _, r := range c.want {
+				if !got[[2]int{r, 0}] {
+					t.Errorf("row %d not bold; bold %v", r, got)
+				}
+			}
+		})
+	}
+}
+
+func TestReproduction(t *testing.T) {
+	t.Parallel()
+	p, in := tinyAggregate()
+	agg, _ := runStage(t, Aggregate, p, in, nil)
+	rp := &ReproductionParams{Tables: []string{"tiny"}, Profile: "smoke"}
+	sd := func(x float64) *float64 { return &x }
+	rp.addPublished(&Published{Value: []PublishedValue{
+		{ID: "tiny/a/sequential", Mean: 91.7, SD: sd(0.3), N: 3, Cite: "Table tiny, row 1"},
+		{ID: "tiny/b/sequential", Mean: 80.0, SD: sd(0.5), N: 3, Cite: "Table tiny, row 2"},
+		{ID: "tiny/c/sequential", Mean: 50.0, SD: sd(1), N: 3, Cite: "Table tiny, row 3"},
+		{ID: "tiny/compare/a-b", Mean: 4.0, Lo: sd(3.0), Hi: sd(5.0), Cite: "text"},
+		{ID: "tiny/gone/static", Mean: 1, Cite: "nowhere"},
+	}})
+	out, order := runStage(t, Reproduction, rp, map[string]outputs{"tiny": agg}, nil)
+	checkGolden(t, "reproduction-tiny", digestLines(out, order))
+	var rep ReproReport
+	if err := json.Unmarshal(out["report"], &rep); err != nil {
+		t.Fatal(err)
+	}
+	by := map[string]ReproRow{}
+	for _, r := range rep.Rows {
+		by[r.ID] = r
+	}
+	if r := by["tiny/a/sequential"]; r.Within != "yes" || r.Published != "91.7 ± 0.3" || r.Ours != "91.6 ± 0.3" {
+		t.Errorf("a: %+v", r)
+	}
+	if r := by["tiny/b/sequential"]; r.Within != "no" || !strings.Contains(r.Note, "n=2 of 3") {
+		t.Errorf("b: %+v", r)
+	}
+	if r := by["tiny/c/sequential"]; r.Ours != "" || !strings.HasPrefix(r.Note, "not run") {
+		t.Errorf("c: %+v", r)
+	}
+	if r := by["tiny/compare/a-b"]; r.Within != "yes" {
+		t.Errorf("a-b: %+v", r)
+	}
+	if r := by["tiny/gone/static"]; !strings.Contains(r.Note, "no table") {
+		t.Errorf("gone: %+v", r)
+	}
+	if rep.Compared != 3 || rep.Within != 2 {
+		t.Errorf("compared %d, within %d; want 3, 2", rep.Compared, rep.Within)
+	}
+}
