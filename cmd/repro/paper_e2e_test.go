@@ -1,0 +1,184 @@
+package main
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// paperTestConfig is a two-row table over real MNIST: backprop rows (the
+// fastest learner), every 50th stream sample, two seeds.
+const paperTestConfig = `
+[settings]
+store = "store"
+data_mirror = "%MIRROR%"
+default_profile = "smoke"
+
+[profile.smoke]
+seeds = [0, 1]
+split_seeds = [1234]
+stamp = "SMOKE TEST OUTPUT"
+[profile.smoke.train]
+stream_stride = 50
+eval_stride = 10
+
+[[experiment]]
+name = "a"
+learner = "bp"
+dataset = "mnist"
+protocols = ["sequential", "static"]
+
+[[experiment]]
+name = "b"
+learner = "bp"
+dataset = "mnist"
+protocols = ["sequential"]
+[experiment.bp]
+lr = 3e-3
+
+# ---- tables (stages/tables.go) ----
+[[table]]
+name = "t"
+label = "tab:t"
+caption = "Two rows."
+header = "Variant"
+columns = ["sequential", "static"]
+titles = ["Sequential", "Static"]
+bold = ["sequential"]
+param = "bp.lr"
+param_title = "lr"
+published = "paper/published.toml"
+[[table.row]]
+experiment = "a"
+label = "row a"
+[[table.row]]
+experiment = "b"
+label = "row b"
+[[table.row]]
+experiment = "night"
+label = "not configured"
+na = ["static"]
+[[table.compare]]
+id = "a-b"
+a = "a"
+b = "b"
+protocol = "sequential"
+`
+
+const paperTestPublished = `
+[[value]]
+id = "t/a/sequential"
+mean = 88.8
+sd = 0.3
+n = 6
+cite = "Table tab:ablation, row BP+ER"
+`
+
+// TestPaperEndToEnd runs the real CLI on real MNIST: the run renders the
+// table into paper/; check passes; changing one row's config makes check
+// name exactly that row's number, the rerun executes only that row's cells
+// and the table cells, and check passes again.
+func TestPaperEndToEnd(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains on real MNIST; about a minute")
+	}
+	mirror := os.Getenv("REPRO_DATA_MIRROR")
+	if mirror == "" {
+		mirror = "/work/shared/data"
+	}
+	if abs, err := filepath.Abs(mirror); err == nil {
+		mirror = abs
+	}
+	if _, err := os.Stat(filepath.Join(mirror, "mnist")); err != nil {
+		t.Skipf("no MNIST mirror at %s (set REPRO_DATA_MIRROR)", mirror)
+	}
+	dir := t.TempDir()
+	cfg := strings.Replace(paperTestConfig, "%MIRROR%", mirror, 1)
+	write := func(name, text string) {
+		t.Helper()
+		os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755)
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("pipeline.toml", cfg)
+	write("paper/published.toml", paperTestPublished)
+
+	out := mustRepro(t, dir, "run", "-j", "2", "-q")
+	for _, want := range []string{"wrote paper/tables/t.tex", "wrote paper/tables/t.ids.json", "wrote paper/reproduction.tex"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("run output lacks %q:\n%s", want, out)
+		}
+	}
+	tex, err := os.ReadFile(filepath.Join(dir, "paper/tables/t.tex"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`\toprule`, `row a & $10^{-3}$ & $`, `row b & $3{\cdot}10^{-3}$ & $`, "SMOKE TEST OUTPUT", "% row 1: t/a/sequential, t/a/static", `not configured &  &  & --- \\`} {
+		if !strings.Contains(string(tex), want) {
+			t.Errorf("t.tex lacks %q:\n%s", want, tex)
+		}
+	}
+	if out := mustRepro(t, dir, "check"); !strings.Contains(out, "paper/ is current") {
+		t.Fatalf("check after the run: %s", out)
+	}
+	why := mustRepro(t, dir, "why", "paper/tables/t.tex:1:1")
+	for _, want := range []string{"number t/a/sequential", "train/a/sequential/split1234/seed0", "train/a/sequential/split1234/seed1", "result sha256:", "split/mnist-1234", "code ", "train.bp.lr = "} {
+		if !strings.Contains(why, want) {
+			t.Errorf("why lacks %q:\n%s", want, why)
+		}
+	}
+	if why2 := mustRepro(t, dir, "why", "t/a/sequential"); !strings.Contains(why2, "number t/a/sequential") {
+		t.Errorf("why by ID: %s", why2)
+	}
+	if why3 := mustRepro(t, dir, "why", "t/compare/a-b"); !strings.Contains(why3, "seed-paired bootstrap over 2 seeds") {
+		t.Errorf("why of a comparison: %s", why3)
+	}
+	show := mustRepro(t, dir, "show", "t")
+	if !strings.Contains(show, "row a") || !strings.Contains(show, "±") {
+		t.Errorf("show: %s", show)
+	}
+	rep := mustRepro(t, dir, "show", "reproduction")
+	if !strings.Contains(rep, "t/a/sequential") || !strings.Contains(rep, "88.8 ± 0.3") {
+		t.Errorf("show reproduction: %s", rep)
+	}
+
+	// Change row b's learning rate: check names b's number (and the
+	// comparison that uses it), not a's.
+	write("pipeline.toml", strings.Replace(cfg, "lr = 3e-3", "lr = 2e-3", 1))
+	out, err = repro(t, dir, "check")
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
+		t.Fatalf("check after a config change: err %v\n%s", err, out)
+	}
+	if !strings.Contains(out, "t/b/sequential (row 2, column 1") || !strings.Contains(out, "config changed: train.bp.lr 0.003 -> 0.002") {
+		t.Errorf("check does not name the stale number and why:\n%s", out)
+	}
+	if strings.Contains(out, "t/a/sequential") {
+		t.Errorf("check names row a, which did not change:\n%s", out)
+	}
+	plan := mustRepro(t, dir, "plan")
+	if !strings.Contains(plan, "5 to run") {
+		t.Errorf("plan after changing row b (want b's 2 train cells, aggregate, render, reproduction):\n%s", plan)
+	}
+	for _, line := range strings.Split(plan, "\n") {
+		if strings.HasPrefix(line, "run    train/") && !strings.Contains(line, "train/b/") {
+			t.Errorf("plan reruns another row: %s", line)
+		}
+	}
+	out = mustRepro(t, dir, "run", "-j", "2", "-q")
+	if !strings.Contains(out, "ran 5 cells") || !strings.Contains(out, "wrote paper/tables/t.tex") {
+		t.Errorf("rerun after the change:\n%s", out)
+	}
+	if tex2, _ := os.ReadFile(filepath.Join(dir, "paper/tables/t.tex")); !strings.Contains(string(tex2), `row b & $2{\cdot}10^{-3}$`) {
+		t.Errorf("re-rendered table does not show the new lr:\n%s", tex2)
+	}
+	if out := mustRepro(t, dir, "check"); !strings.Contains(out, "paper/ is current") {
+		t.Fatalf("check after the rerun: %s", out)
+	}
+	// Nothing changed: a second run does no work and rewrites nothing.
+	if out := mustRepro(t, dir, "run", "-q"); !strings.HasPrefix(out, "nothing to do") {
+		t.Errorf("third run: %s", out)
+	}
+}
