@@ -59,6 +59,9 @@ func runTrain(ctx context.Context, rc *pipeline.RunContext) error {
 	if err != nil {
 		return err
 	}
+	if train.N == 0 || eval.N == 0 {
+		return fmt.Errorf("%d stream and %d evaluation samples: both must be > 0", train.N, eval.N)
+	}
 	fmt.Fprintf(rc.Log, "%s learner, %s protocol, seed %d: %d stream samples, %d evaluation samples, %d tasks\n",
 		p.Learner, p.Protocol, p.Seed, train.N, eval.N, len(tasks))
 	hooks := core.Hooks{
