@@ -39,6 +39,7 @@ import (
 //	eval = "heldout"                # heldout (the split's tenth) | test (development)
 //	max_seeds = 3                   # optional: only the profile's first 3 seeds
 //	profiles = ["paper"]            # optional: only in these profiles
+//	preset = "g17_sgd_none_s10"     # optional: start from a named reference config
 //	[experiment.local]              # the learner config (fields of core.LocalConfig)
 //	[experiment.bp]                 # or of backprop.Config
 //
@@ -85,6 +86,7 @@ type Experiment struct {
 	Dataset   string         `toml:"dataset"`
 	Protocols []string       `toml:"protocols"`
 	Eval      string         `toml:"eval"`
+	Preset    string         `toml:"preset"`
 	MaxSeeds  int            `toml:"max_seeds"`
 	Profiles  []string       `toml:"profiles"`
 	Local     toml.Primitive `toml:"local"`

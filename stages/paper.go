@@ -161,6 +161,12 @@ func trainParams(cfg *pipeline.Config, prof *pipeline.Profile, e *pipeline.Exper
 	switch e.Learner {
 	case "local":
 		lc := core.DefaultLocalConfig()
+		if e.Preset != "" {
+			var err error
+			if lc, err = core.LocalPreset(e.Preset); err != nil {
+				return nil, fmt.Errorf("%s:%d: experiment %s.preset: %w", cfg.Path, e.Line(), e.Name, err)
+			}
+		}
 		if err := cfg.Decode(e.Local, &lc); err != nil {
 			return nil, err
 		}
@@ -174,6 +180,12 @@ func trainParams(cfg *pipeline.Config, prof *pipeline.Profile, e *pipeline.Exper
 		p.Local = &lc
 	case "bp":
 		bc := backprop.DefaultConfig()
+		if e.Preset != "" {
+			var ok bool
+			if bc, ok = backprop.Preset(e.Preset); !ok {
+				return nil, fmt.Errorf("%s:%d: experiment %s.preset: unknown backprop config %q", cfg.Path, e.Line(), e.Name, e.Preset)
+			}
+		}
 		if err := cfg.Decode(e.BP, &bc); err != nil {
 			return nil, err
 		}
