@@ -20,9 +20,10 @@ import (
 // Defaults for Options fields left zero.
 const (
 	// DefaultPollMin is the first poll interval after a submission: a
-	// trivial job takes about 0.3 s from sbatch to COMPLETED on an idle
-	// single-node cluster (measured, .ci/slurm), so polling sooner only
-	// costs the controller.
+	// trivial job takes 0.4-1 s from sbatch to COMPLETED on an idle
+	// single-node cluster (measured with .ci/slurm: slurmctld starts
+	// queued jobs from a once-a-second loop), so polling sooner only costs
+	// the controller.
 	DefaultPollMin = 250 * time.Millisecond
 	// DefaultPollMax caps the interval: one squeue every 3 s for all the
 	// executor's jobs is negligible load, and adds at most 3 s to a cell.
