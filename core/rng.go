@@ -19,6 +19,13 @@ import "math/rand/v2"
 //   - the V1 front-end draws its patches from NewRNG(7, StreamV1);
 //   - the bootstrap of the statistics uses NewRNG(seed, StreamBootstrap).
 //
+// The data stages (internal/dataset) draw bounded integers and shuffles
+// with their own Lemire multiply-shift and Fisher-Yates over these
+// generators, so split and V1 draws do not depend on the standard library's
+// helpers; the learners use math/rand/v2's IntN and Perm on them, which a
+// Go release could in principle change (every cell key includes the stage
+// version, and the golden tests catch such a change).
+//
 // Torch's and numpy's streams cannot be reproduced in Go, so the draws differ
 // from the reference's; the structure (which stream feeds which decision, and
 // in which order) is kept.

@@ -124,61 +124,10 @@ func runLocked(ctx context.Context, st *artifacts.Store, sp *artifacts.Spec, sta
 		return err
 	}
 
-	params := stage.NewParams()
-	ps, err := ParseParamsText(sp.Params)
+	rc, mInputs, err := bindCell(st, sp, stage, opt, log)
 	if err != nil {
 		return fail(err)
 	}
-	if err := DecodeParams(stage.Name, ps, params); err != nil {
-		return fail(err)
-	}
-	canon, err := EncodeParams(stage.Name, params)
-	if err != nil {
-		return fail(err)
-	}
-	// The spec must describe exactly this key: recompute it from the stored
-	// params and the inputs' manifests, so a stale or tampered spec cannot
-	// publish outputs under the wrong key.
-	rc := &RunContext{
-		CellID: sp.CellID, Params: params, Log: log,
-		Settings: map[string]string{},
-		inputs:   map[string]*InputRef{}, outputs: map[string][]byte{},
-		progress: opt.Progress,
-	}
-	for k, v := range sp.Settings {
-		rc.Settings[k] = v
-	}
-	for k, v := range opt.Settings {
-		if v != "" {
-			rc.Settings[k] = v
-		}
-	}
-	keyInputs := map[string][]artifacts.Output{}
-	var mInputs []artifacts.Input
-	for _, in := range sp.Inputs {
-		um, err := st.Lookup(in.Key)
-		if err != nil {
-			return fail(fmt.Errorf("input %s (%s): %w", in.Name, in.CellID, err))
-		}
-		ref := &InputRef{CellID: in.CellID, outputs: map[string]blobGetter{}}
-		for _, o := range um.Outputs {
-			d := o.Digest
-			ref.outputs[o.Name] = func(context.Context) ([]byte, error) {
-				b, err := st.Get(d)
-				if errors.Is(err, artifacts.ErrCorrupt) {
-					st.Quarantine(d) // the next plan recomputes the producer
-				}
-				return b, err
-			}
-		}
-		rc.inputs[in.Name] = ref
-		keyInputs[in.Name] = um.Outputs
-		mInputs = append(mInputs, artifacts.Input{Name: in.Name, CellID: in.CellID, Key: in.Key, Outputs: um.Outputs})
-	}
-	if k := KeyOf(KeyText(stage.Name, stage.Version, canon, keyInputs)); k != sp.Key {
-		return fail(fmt.Errorf("spec does not match its key (recomputed %s)", k.Short()))
-	}
-
 	fmt.Fprintf(log, "cell %s key %s stage %s v%d on %s\n", sp.CellID, sp.Key, stage.Name, stage.Version, artifacts.Hostname())
 	runtime.LockOSThread()
 	cpu0 := threadCPU()
@@ -195,6 +144,10 @@ func runLocked(ctx context.Context, st *artifacts.Store, sp *artifacts.Spec, sta
 	fmt.Fprintf(log, "done in %.2fs wall, %.2fs cpu\n", end.Sub(start).Seconds(), cpu)
 	logf.Close()
 
+	canon, err := EncodeParams(stage.Name, rc.Params)
+	if err != nil {
+		return fail(err)
+	}
 	m := &artifacts.Manifest{
 		Key: sp.Key, CellID: sp.CellID, Stage: stage.Name, StageVersion: stage.Version,
 		Params: ParamsText(canon), Inputs: mInputs,
@@ -232,4 +185,111 @@ func threadCPU() float64 {
 		return 0
 	}
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
+}
+
+// bindCell builds the RunContext of the cell described by sp: its params
+// decoded from the canonical text, its inputs bound to the upstream
+// manifests' blobs, its settings. It checks that the spec describes exactly
+// sp.Key (recomputed from the params and the inputs' output digests), so a
+// stale or tampered spec can never publish outputs under the wrong key.
+func bindCell(st *artifacts.Store, sp *artifacts.Spec, stage *Stage, opt ExecOptions, log io.Writer) (*RunContext, []artifacts.Input, error) {
+	params := stage.NewParams()
+	ps, err := ParseParamsText(sp.Params)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := DecodeParams(stage.Name, ps, params); err != nil {
+		return nil, nil, err
+	}
+	canon, err := EncodeParams(stage.Name, params)
+	if err != nil {
+		return nil, nil, err
+	}
+	rc := &RunContext{
+		CellID: sp.CellID, Params: params, Log: log,
+		Settings: map[string]string{},
+		inputs:   map[string]*InputRef{}, outputs: map[string][]byte{},
+		progress: opt.Progress,
+	}
+	for k, v := range sp.Settings {
+		rc.Settings[k] = v
+	}
+	for k, v := range opt.Settings {
+		if v != "" {
+			rc.Settings[k] = v
+		}
+	}
+	keyInputs := map[string][]artifacts.Output{}
+	var mInputs []artifacts.Input
+	for _, in := range sp.Inputs {
+		um, err := st.Lookup(in.Key)
+		if err != nil {
+			return nil, nil, fmt.Errorf("input %s (%s): %w", in.Name, in.CellID, err)
+		}
+		ref := &InputRef{CellID: in.CellID, outputs: map[string]blobGetter{}}
+		for _, o := range um.Outputs {
+			d := o.Digest
+			ref.outputs[o.Name] = func(context.Context) ([]byte, error) {
+				b, err := st.Get(d)
+				if errors.Is(err, artifacts.ErrCorrupt) {
+					st.Quarantine(d) // the next plan recomputes the producer
+				}
+				return b, err
+			}
+		}
+		rc.inputs[in.Name] = ref
+		keyInputs[in.Name] = um.Outputs
+		mInputs = append(mInputs, artifacts.Input{Name: in.Name, CellID: in.CellID, Key: in.Key, Outputs: um.Outputs})
+	}
+	if k := KeyOf(KeyText(stage.Name, stage.Version, canon, keyInputs)); k != sp.Key {
+		return nil, nil, fmt.Errorf("spec does not match its key (recomputed %s)", k.Short())
+	}
+	return rc, mInputs, nil
+}
+
+// Mismatch is an output whose recomputation gave other bytes.
+type Mismatch struct {
+	Output      string
+	Stored, Now artifacts.Digest // Now is zero if the output was not written
+}
+
+// RecomputeCell runs the finished cell key again in memory and compares its
+// outputs with the stored ones (Go's GOCACHEVERIFY): a non-empty result
+// means the stage is not deterministic, or its code changed outputs without
+// a Version bump. Nothing is written to the store.
+func RecomputeCell(ctx context.Context, st *artifacts.Store, key artifacts.Key, opt ExecOptions) ([]Mismatch, error) {
+	m, err := st.Lookup(key)
+	if err != nil {
+		return nil, err
+	}
+	sp, err := st.GetSpec(key)
+	if err != nil {
+		return nil, err
+	}
+	stage := opt.Stages[sp.Stage]
+	if stage == nil || stage.Version != sp.StageVersion {
+		return nil, fmt.Errorf("cell %s: this binary does not have %s version %d", sp.CellID, sp.Stage, sp.StageVersion)
+	}
+	rc, _, err := bindCell(st, sp, stage, opt, io.Discard)
+	if err != nil {
+		return nil, fmt.Errorf("cell %s: %w", sp.CellID, err)
+	}
+	if err := stage.Run(ctx, rc); err != nil {
+		return nil, fmt.Errorf("cell %s: %w", sp.CellID, err)
+	}
+	var bad []Mismatch
+	for _, o := range m.Outputs {
+		data, ok := rc.outputs[o.Name]
+		var now artifacts.Digest
+		if ok {
+			now = artifacts.Sum(data)
+		}
+		if now != o.Digest {
+			bad = append(bad, Mismatch{Output: o.Name, Stored: o.Digest, Now: now})
+		}
+	}
+	if len(rc.outputs) != len(m.Outputs) {
+		bad = append(bad, Mismatch{Output: fmt.Sprintf("(%d outputs now, %d stored)", len(rc.outputs), len(m.Outputs))})
+	}
+	return bad, nil
 }
