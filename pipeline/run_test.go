@@ -237,3 +237,35 @@ func TestKeyIgnoresCellID(t *testing.T) {
 		t.Fatal("cells with equal stage, params and inputs have different keys")
 	}
 }
+
+func TestRecomputeCellFindsNondeterminism(t *testing.T) {
+	t.Parallel()
+	var calls int
+	var mu sync.Mutex
+	flaky := &Stage{Name: "flaky", Version: 1, NewParams: func() any { return &valParams{} },
+		Run: func(ctx context.Context, rc *RunContext) error {
+			mu.Lock()
+			calls++
+			n := calls
+			mu.Unlock()
+			rc.Put("out", []byte(fmt.Sprint(n)))
+			return nil
+		}}
+	cnt := &counter{n: map[string]int{}}
+	steady := newStage("steady", 1, cnt)
+	g, err := NewGraph([]*Cell{{ID: "flaky/0", Stage: flaky, Params: &valParams{}}, {ID: "steady/0", Stage: steady, Params: &valParams{}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, _ := artifacts.Open(t.TempDir(), artifacts.Options{})
+	run(t, st, g, 1)
+	p, _ := MakePlan(st, g, "p")
+	opt := ExecOptions{Stages: g.Stages}
+	if mm, err := RecomputeCell(context.Background(), st, p.Cell("steady/0").Key, opt); err != nil || len(mm) != 0 {
+		t.Fatalf("steady cell: %v %v", mm, err)
+	}
+	mm, err := RecomputeCell(context.Background(), st, p.Cell("flaky/0").Key, opt)
+	if err != nil || len(mm) != 1 || mm[0].Output != "out" {
+		t.Fatalf("flaky cell: %v %v, want one differing output", mm, err)
+	}
+}

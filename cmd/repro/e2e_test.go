@@ -232,6 +232,16 @@ func TestFlippedByteIsFoundAndRecomputed(t *testing.T) {
 	}
 }
 
+func TestVerifyRecompute(t *testing.T) {
+	t.Parallel()
+	dir := workdir(t, "cells = 6\nwidth = 3\nfan_in = 1\nwork = 10\n")
+	mustRepro(t, dir, "run")
+	out := mustRepro(t, dir, "verify", "--recompute", "synth/l1/*")
+	if !strings.Contains(out, "recomputed 3 cached cells matching \"synth/l1/*\": 0 differing output(s)") {
+		t.Fatalf("verify --recompute: %s", out)
+	}
+}
+
 func TestFailingCellExitStatus(t *testing.T) {
 	t.Parallel()
 	dir := workdir(t, "cells = 6\nwidth = 3\nfan_in = 1\nfail = [1]\n")

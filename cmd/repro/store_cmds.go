@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"path"
 	"strings"
 
 	"repro/artifacts"
@@ -16,15 +17,26 @@ func parseKey(s string) (artifacts.Key, error) { return artifacts.ParseKey(s) }
 func cmdVerify() *command {
 	var g globalFlags
 	fs := newFlags("verify", &g)
+	recompute := fs.String("recompute", "", "also re-run the cached cells whose ID matches this glob and compare their outputs")
 	return &command{
-		name: "verify", usage: "[--store DIR]",
+		name: "verify", usage: "[--store DIR] [--recompute GLOB]",
 		short: "re-hash every stored blob; move corrupt ones aside",
 		long: `Verify decompresses and re-hashes every blob of the store and parses every
 manifest. A blob whose content does not match its name (a flipped bit, a
 truncated file) is reported and moved into corrupt/, so the next run
-recomputes the cells that need it. Exit status 1 when anything was wrong.`,
+recomputes the cells that need it. Exit status 1 when anything was wrong.
+
+With --recompute GLOB it also re-runs, in memory, every cached cell of the
+profile whose ID matches GLOB and compares the outputs with the stored ones
+(as Go's GOCACHEVERIFY): a difference means a stage is not deterministic or
+its code changed outputs without a Version bump.`,
 		flags: fs,
 		run: func(ctx context.Context, e *env, args []string) error {
+			if *recompute != "" {
+				if err := recomputeCells(ctx, e, &g, *recompute); err != nil {
+					return err
+				}
+			}
 			st, err := openStoreOnly(e, &g)
 			if err != nil {
 				return err
@@ -193,4 +205,41 @@ computing the same cell. REPRO_DATA_MIRROR overrides the data mirror.`,
 			return err
 		},
 	}
+}
+
+// recomputeCells re-runs the cached cells matching glob and reports any
+// whose outputs differ from the stored ones.
+func recomputeCells(ctx context.Context, e *env, g *globalFlags, glob string) error {
+	if _, err := path.Match(glob, ""); err != nil {
+		return usageErr("--recompute %q: %v", glob, err)
+	}
+	w, err := openWorkspace(e, g)
+	if err != nil {
+		return err
+	}
+	p, err := w.plan()
+	if err != nil {
+		return err
+	}
+	opt := pipeline.ExecOptions{Stages: stages.Stages(), Settings: w.settings, Executor: "verify"}
+	checked, bad := 0, 0
+	for _, pc := range p.Cells {
+		if ok, _ := path.Match(glob, pc.Cell.ID); !ok || pc.State != pipeline.Cached {
+			continue
+		}
+		mm, err := pipeline.RecomputeCell(ctx, w.store, pc.Key, opt)
+		if err != nil {
+			return err
+		}
+		checked++
+		for _, m := range mm {
+			bad++
+			fmt.Fprintf(e.stdout, "DIFFERS %s output %s: stored %s, recomputed %s\n", pc.Cell.ID, m.Output, m.Stored.Short(), m.Now.Short())
+		}
+	}
+	fmt.Fprintf(e.stdout, "recomputed %s matching %q: %d differing output(s)\n", plural(checked, "cached cell"), glob, bad)
+	if bad > 0 {
+		return &exitError{code: 1}
+	}
+	return nil
 }
