@@ -27,11 +27,7 @@ func cmdPlan() *command {
 and how many cells are cached.`,
 		flags: fs,
 		run: func(ctx context.Context, e *env, args []string) error {
-			w, err := openWorkspace(e, &g)
-			if err != nil {
-				return err
-			}
-			p, err := w.plan()
+			w, p, err := openPlan(e, &g)
 			if err != nil {
 				return err
 			}

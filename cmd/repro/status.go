@@ -20,11 +20,7 @@ func cmdStatus() *command {
 stale (would run) and failed (stale, and their last attempt failed).`,
 		flags: fs,
 		run: func(ctx context.Context, e *env, args []string) error {
-			w, err := openWorkspace(e, &g)
-			if err != nil {
-				return err
-			}
-			p, err := w.plan()
+			w, p, err := openPlan(e, &g)
 			if err != nil {
 				return err
 			}

@@ -91,11 +91,7 @@ stage versions, other profiles. Entries younger than an hour are kept, so a
 concurrent run is safe. Without --apply it only lists what it would remove.`,
 		flags: fs,
 		run: func(ctx context.Context, e *env, args []string) error {
-			w, err := openWorkspace(e, &g)
-			if err != nil {
-				return err
-			}
-			p, err := w.plan()
+			w, p, err := openPlan(e, &g)
 			if err != nil {
 				return err
 			}

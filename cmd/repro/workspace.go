@@ -43,6 +43,16 @@ func openWorkspace(e *env, g *globalFlags) (*workspace, error) {
 	return &workspace{cfg: cfg, profile: name, prof: prof, store: st, graph: graph, settings: cfg.HostSettings(e.getenv)}, nil
 }
 
+// openPlan opens the workspace and plans it.
+func openPlan(e *env, g *globalFlags) (*workspace, *pipeline.Plan, error) {
+	w, err := openWorkspace(e, g)
+	if err != nil {
+		return nil, nil, err
+	}
+	p, err := w.plan()
+	return w, p, err
+}
+
 func (w *workspace) plan() (*pipeline.Plan, error) {
 	return pipeline.MakePlan(w.store, w.graph, w.profile)
 }
