@@ -46,6 +46,7 @@ type layer struct {
 	termPtr, termFill, termOff []int32
 	termCoef                   []float32
 	gRow                       []float32 // one row's dense gradient
+	zeroRow                    []float32 // all +0: the gradient of a silent row
 	// Anchor slow copies, cloned at the first waking call.
 	wSlow, fbSlow, biasSlow []float32
 	anchorLam, anchorMu     float32
@@ -285,6 +286,7 @@ func newLayer(nIn, nOut int, w, fb []float32, keep []bool, storeAll bool, sign [
 	ly.termPtr = make([]int32, nOut+1)
 	ly.termFill = make([]int32, nOut)
 	ly.gRow = make([]float32, nIn)
+	ly.zeroRow = make([]float32, nIn)
 	if adam {
 		ly.m2 = make([]float32, n)
 		ly.bm2 = make([]float32, nOut)

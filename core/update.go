@@ -472,7 +472,18 @@ func (nt *net) sgdRows(ly *layer, preL int, m *layerMask, op *optim, wd, lam flo
 		wT := ly.wT
 		nOut := int32(ly.nOut)
 		i32 := int32(i)
-		if ly.fb == nil {
+		if ly.fb == nil && lam == 0 {
+			// W^1: the vector row step, then the column copy.
+			g := gRow
+			if g == nil {
+				g = ly.zeroRow
+			}
+			k := sgdCoef{wd: wd, mu: mu, eta: eta, tiny: tinyVelocity}
+			sgdRowInput(w, v, col, g, &k)
+			for s, j := range col {
+				wT[j*nOut+i32] = w[s]
+			}
+		} else if ly.fb == nil {
 			for s := range w {
 				ws := w[s]
 				var gs float32

@@ -266,8 +266,16 @@ func TestFastPathMatchesGeneral(t *testing.T) {
 		cfg := tinyConfig()
 		cfg.Mask = mask
 		cfg.Hidden = []int{24, 16, 12}
-		a := newTinyRun(t, cfg, 11, 0)
-		b := newTinyRun(t, cfg, 11, 0)
+		// A 10x10 input gives W^1 rows of ~30 synapses, long enough for the
+		// vector kernels.
+		mk := func() *localRun {
+			r, err := newLocalRun(&cfg, tinyData(11, 20, 4, 10, 10), tinyData(12, 5, 4, 10, 10), pairTasks(4), 11, Hooks{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			return r
+		}
+		a, b := mk(), mk()
 		b.nt.generalOnly = true
 		stepN(a, 25)
 		stepN(b, 25)

@@ -26,3 +26,36 @@ func addRowsGo(c, v []float32, off []int32, b []float32) {
 		}
 	}
 }
+
+// sgdCoef holds the constants of one heavy-ball row step without decay.
+type sgdCoef struct {
+	wd, mu, eta float32
+	tiny        float32 // tinyVelocity
+}
+
+// sgdRowInput is the heavy-ball step of one row of W^1 (no decay, no Dale):
+// for each stored synapse s,
+//
+//	gs = g[col[s]] - wd*w[s]
+//	v[s] = flushTiny(mu*v[s] + gs)
+//	w[s] = w[s] + eta*v[s]
+//
+// with g the row's dense gradient (all +0 for a row without one). The
+// vector kernel performs the same float32 operations in the same order, so
+// both give identical bits (a NaN velocity, which cannot arise, would be
+// flushed by the kernel and kept by the loop).
+func sgdRowInput(w, v []float32, col []int32, g []float32, k *sgdCoef) {
+	sgdRowInputImpl(w, v, col, g, k)
+}
+
+func sgdRowInputGo(w, v []float32, col []int32, g []float32, k *sgdCoef) {
+	v = v[:len(w)]
+	col = col[:len(w)]
+	for s, ws := range w {
+		gs := g[col[s]]
+		gs -= float32(k.wd * ws)
+		vs := flushTiny(float32(k.mu*v[s]) + gs)
+		v[s] = vs
+		w[s] = ws + float32(k.eta*vs)
+	}
+}

@@ -28,3 +28,27 @@ func addRowsImpl(c, v []float32, off []int32, b []float32) {
 		addRowsGo(c[n8:], v, off, b[n8:])
 	}
 }
+
+//go:noescape
+func sgdRowInputAVX2(w, v []float32, col []int32, g []float32, k *sgdCoef)
+
+func sgdRowInputImpl(w, v []float32, col []int32, g []float32, k *sgdCoef) {
+	n := len(w)
+	if !useAVX2 || n < 8 {
+		sgdRowInputGo(w, v, col, g, k)
+		return
+	}
+	if len(v) < n || len(col) < n {
+		panic("core: sgdRowInput length mismatch")
+	}
+	// The gather does no bounds checks.
+	for _, j := range col[:n] {
+		if j < 0 || int(j) >= len(g) {
+			panic("core: sgdRowInput column out of range")
+		}
+	}
+	sgdRowInputAVX2(w, v, col, g, k)
+	if n8 := n &^ 7; n8 < n {
+		sgdRowInputGo(w[n8:], v[n8:n], col[n8:n], g, k)
+	}
+}

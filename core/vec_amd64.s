@@ -100,3 +100,53 @@ store8:
 done:
 	VZEROUPPER
 	RET
+
+// func sgdRowInputAVX2(w, v []float32, col []int32, g []float32, k *sgdCoef)
+//
+// sgdRowInputGo on the first len(w) rounded down to 8 elements: separate
+// multiplies and adds (no FMA) in the loop's order; the flush keeps v iff
+// |v| >= tiny.
+TEXT ·sgdRowInputAVX2(SB), NOSPLIT, $0-104
+	MOVQ w_base+0(FP), DI
+	MOVQ w_len+8(FP), CX
+	MOVQ v_base+24(FP), SI
+	MOVQ col_base+48(FP), DX
+	MOVQ g_base+72(FP), R8
+	MOVQ k+96(FP), BX
+	VBROADCASTSS 0(BX), Y8   // wd
+	VBROADCASTSS 4(BX), Y9   // mu
+	VBROADCASTSS 8(BX), Y10  // eta
+	VBROADCASTSS 12(BX), Y12 // tiny
+	MOVL $0x7fffffff, R9
+	MOVL R9, X11
+	VPBROADCASTD X11, Y11    // abs mask
+	VPCMPEQD Y13, Y13, Y13   // all ones (gather mask)
+	SHRQ $3, CX
+	SHLQ $5, CX              // bytes in whole blocks of 8
+	XORQ AX, AX
+
+loop:
+	CMPQ AX, CX
+	JGE  done
+	VMOVUPS (DI)(AX*1), Y0       // ws
+	VMOVDQU (DX)(AX*1), Y1       // col
+	VMOVDQU Y13, Y7
+	VXORPS  Y2, Y2, Y2
+	VGATHERDPS Y7, (R8)(Y1*4), Y2 // g[col]
+	VMULPS  Y0, Y8, Y3           // wd*ws
+	VSUBPS  Y3, Y2, Y2           // gs = g - wd*ws
+	VMULPS  (SI)(AX*1), Y9, Y4   // mu*v
+	VADDPS  Y2, Y4, Y4           // mu*v + gs
+	VANDPS  Y11, Y4, Y5          // |.|
+	VCMPPS  $0x0D, Y12, Y5, Y6   // |.| >= tiny
+	VANDPS  Y6, Y4, Y4           // flushed velocity
+	VMOVUPS Y4, (SI)(AX*1)
+	VMULPS  Y4, Y10, Y3          // eta*v
+	VADDPS  Y3, Y0, Y0           // ws + eta*v
+	VMOVUPS Y0, (DI)(AX*1)
+	ADDQ $32, AX
+	JMP  loop
+
+done:
+	VZEROUPPER
+	RET

@@ -52,3 +52,41 @@ func TestFlushTiny(t *testing.T) {
 		}
 	}
 }
+
+// TestSGDRowInput checks the vector row step against the loop bit for bit,
+// including velocities that flush and rows without a gradient.
+func TestSGDRowInput(t *testing.T) {
+	t.Parallel()
+	rng := NewRNG(4, StreamRun)
+	k := &sgdCoef{wd: 1e-3, mu: 0.9, eta: 0.00125, tiny: tinyVelocity}
+	for _, n := range []int{0, 1, 7, 8, 9, 31, 235, 513} {
+		for _, zeroG := range []bool{false, true} {
+			g := make([]float32, 784)
+			if !zeroG {
+				for j := range g {
+					g[j] = float32(rng.NormFloat64() * 0.01)
+				}
+			}
+			w := make([]float32, n)
+			v := make([]float32, n)
+			col := make([]int32, n)
+			for s := range w {
+				w[s] = float32(rng.NormFloat64() * 0.05)
+				v[s] = float32(rng.NormFloat64() * 0.01)
+				switch rng.IntN(4) {
+				case 0:
+					v[s] = float32(rng.NormFloat64() * 1e-31)
+				case 1:
+					w[s] = 0
+				}
+				col[s] = int32(rng.IntN(784))
+			}
+			w2, v2 := append([]float32(nil), w...), append([]float32(nil), v...)
+			sgdRowInputGo(w, v, col, g, k)
+			sgdRowInput(w2, v2, col, g, k)
+			if !bitsEqual(w, w2) || !bitsEqual(v, v2) {
+				t.Fatalf("n=%d zeroG=%v: kernel differs from the loop", n, zeroG)
+			}
+		}
+	}
+}
