@@ -2,6 +2,38 @@
 
 #include "textflag.h"
 
+// Constants of the Adam kernels' flushes to zero: 2^-100 for stored
+// values, 2^-55 for the decayed gradient (see flushStore, flushGrad).
+DATA absmask<>+0(SB)/4, $0x7fffffff
+DATA absmask<>+4(SB)/4, $0x7fffffff
+DATA absmask<>+8(SB)/4, $0x7fffffff
+DATA absmask<>+12(SB)/4, $0x7fffffff
+DATA absmask<>+16(SB)/4, $0x7fffffff
+DATA absmask<>+20(SB)/4, $0x7fffffff
+DATA absmask<>+24(SB)/4, $0x7fffffff
+DATA absmask<>+28(SB)/4, $0x7fffffff
+GLOBL absmask<>(SB), RODATA|NOPTR, $32
+
+DATA thrstore<>+0(SB)/4, $0x0d800000
+DATA thrstore<>+4(SB)/4, $0x0d800000
+DATA thrstore<>+8(SB)/4, $0x0d800000
+DATA thrstore<>+12(SB)/4, $0x0d800000
+DATA thrstore<>+16(SB)/4, $0x0d800000
+DATA thrstore<>+20(SB)/4, $0x0d800000
+DATA thrstore<>+24(SB)/4, $0x0d800000
+DATA thrstore<>+28(SB)/4, $0x0d800000
+GLOBL thrstore<>(SB), RODATA|NOPTR, $32
+
+DATA thrgrad<>+0(SB)/4, $0x24000000
+DATA thrgrad<>+4(SB)/4, $0x24000000
+DATA thrgrad<>+8(SB)/4, $0x24000000
+DATA thrgrad<>+12(SB)/4, $0x24000000
+DATA thrgrad<>+16(SB)/4, $0x24000000
+DATA thrgrad<>+20(SB)/4, $0x24000000
+DATA thrgrad<>+24(SB)/4, $0x24000000
+DATA thrgrad<>+28(SB)/4, $0x24000000
+GLOBL thrgrad<>(SB), RODATA|NOPTR, $32
+
 // func accRowsAVX2(c, v []float32, off []int32, b []float32)
 //
 // For j in [0, len(c)) rounded down to a multiple of 8:
@@ -83,15 +115,23 @@ done:
 	VZEROUPPER
 	RET
 
+// flushY zeroes the lanes of y whose magnitude is below the threshold
+// constant thr (uses Y4).
+#define flushY(y, thr) \
+	VANDPS  absmask<>(SB), y, Y4 \
+	VCMPPS  $1, thr<>(SB), Y4, Y4 \
+	VANDNPS y, Y4, y
+
 // adamBody computes one block of 8 parameters at byte offset AX. Inputs:
 // DI p, SI g, DX m, R8 v; Y8..Y15 the broadcast coefficients wd, b1, 1-b1,
 // b2, 1-b2, 1/sqrt(bc2), eps, step. Leaves new p in Y0, m in Y3, v in Y6,
-// in the operation order of adamStepGo.
+// in the operation order of adamStepGo, with its flushes to zero.
 #define adamBody \
 	VMOVUPS (DI)(AX*1), Y0 \
 	VMOVUPS (SI)(AX*1), Y1 \
 	VMULPS  Y0, Y8, Y2 \
 	VADDPS  Y2, Y1, Y1 \
+	flushY(Y1, thrgrad) \
 	VMULPS  (DX)(AX*1), Y9, Y3 \
 	VMULPS  Y1, Y10, Y4 \
 	VADDPS  Y4, Y3, Y3 \
@@ -104,7 +144,11 @@ done:
 	VADDPS  Y14, Y7, Y7 \
 	VDIVPS  Y7, Y3, Y2 \
 	VMULPS  Y2, Y15, Y2 \
-	VSUBPS  Y2, Y0, Y0
+	VSUBPS  Y2, Y0, Y0 \
+	flushY(Y0, thrstore) \
+	flushY(Y3, thrstore) \
+	flushY(Y6, thrstore)
+
 
 // func adamAVX2(p, g, m, v []float32, mask []uint32, k *adamCoef)
 //

@@ -111,6 +111,12 @@ func TestAdamMatchesGo(t *testing.T) {
 						}
 					}
 				}
+				if n > 8 {
+					// Values at the edge of the normal range, to exercise
+					// the flush to zero.
+					p[1], m[2], v[3], g[4] = 1.5e-30, -1.3e-30, 1e-30, 0
+					p[4], m[4], g[5], g[6] = 3e-31, 2e-30, 1e-17, -3e-17
+				}
 				ps, ms, vs := slices.Clone(p), slices.Clone(m), slices.Clone(v)
 				adamStepGo(ps, g, ms, vs, mask, &k)
 				adamStep(p, g, m, v, mask, &k)
@@ -119,6 +125,13 @@ func TestAdamMatchesGo(t *testing.T) {
 						math.Float32bits(v[i]) != math.Float32bits(vs[i]) {
 						t.Fatalf("step %d n=%d masked=%v: element %d differs: (%g %g %g), portable (%g %g %g)",
 							step, n, masked, i, p[i], m[i], v[i], ps[i], ms[i], vs[i])
+					}
+					if mask == nil || mask[i] != 0 {
+						for _, x := range []float32{p[i], m[i], v[i]} {
+							if x != 0 && math.Abs(float64(x)) < storeFloor {
+								t.Fatalf("step %d n=%d: element %d stored %g below the floor", step, n, i, x)
+							}
+						}
 					}
 				}
 			}
