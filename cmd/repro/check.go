@@ -178,18 +178,32 @@ func staleInputs(w *workspace, p *pipeline.Plan, table string, old *stages.Sidec
 	want := currentCells(w, table)
 	for _, n := range old.Numbers {
 		var why []string
-		if cur, ok := want[n.ID]; ok && strings.Join(cur, " ") != strings.Join(n.TrainCells, " ") {
-			why = append(why, fmt.Sprintf("its cells changed: now %d seed(s) %s", len(cur), strings.Join(cur, " ")))
-		}
+		committed := map[string]string{}
 		for i, id := range n.TrainCells {
+			committed[id] = n.Results[i]
+		}
+		cur, inGraph := want[n.ID]
+		for _, id := range cur {
+			if _, ok := committed[id]; ok {
+				continue
+			}
+			w := id + " is missing from the committed table"
+			if pc := p.Cell(id); pc != nil && pc.State != pipeline.Cached {
+				w += " and would run: " + strings.Join(pc.Reasons, "; ")
+			} else {
+				w += " and is now in the store"
+			}
+			why = append(why, w)
+		}
+		for _, id := range n.TrainCells {
 			pc := p.Cell(id)
 			switch {
-			case pc == nil:
-				why = append(why, id+" is no longer in the pipeline")
+			case pc == nil || inGraph && !containsString(cur, id):
+				why = append(why, id+" is no longer in the table's cells")
 			case pc.State != pipeline.Cached:
 				why = append(why, id+" would run: "+strings.Join(pc.Reasons, "; "))
 			default:
-				if d, _ := pc.Manifest.Output("result"); d.String() != n.Results[i] {
+				if d, _ := pc.Manifest.Output("result"); d.String() != committed[id] {
 					why = append(why, id+" has another result in the store")
 				}
 			}
@@ -222,4 +236,13 @@ func currentCells(w *workspace, table string) map[string][]string {
 		out[id] = append(out[id], in.Cell.ID)
 	}
 	return out
+}
+
+func containsString(xs []string, s string) bool {
+	for _, x := range xs {
+		if x == s {
+			return true
+		}
+	}
+	return false
 }

@@ -20,7 +20,30 @@ func extraCommands() []*command { return []*command{cmdShow(), cmdCheck()} }
 // work tree; partial is true for a run restricted by --only, which then
 // says nothing of tables it did not render.
 func afterRun(ctx context.Context, e *env, w *workspace, partial bool) error {
-	wrote, missing, err := materialise(ctx, w)
+	g := w.graph
+	if !partial {
+		// Tables whose train cells did not all compute are rendered from
+		// the seeds that did, showing n and naming the missing seeds.
+		dg, notes, err := degradedGraph(w)
+		if err != nil {
+			return err
+		}
+		if dg != nil {
+			for _, n := range notes {
+				fmt.Fprintln(e.stderr, n)
+			}
+			ex := &pipeline.LocalExecutor{Store: w.store, Stages: stages.Stages(), Settings: w.settings}
+			rep, err := pipeline.Run(ctx, w.store, dg, pipeline.RunOptions{Profile: w.profile, Jobs: 1, Executor: ex, Settings: w.settings})
+			if err != nil {
+				return err
+			}
+			if err := rep.Err(); err != nil {
+				fmt.Fprintf(e.stderr, "rendering the incomplete tables: %v\n", err)
+			}
+			g = dg
+		}
+	}
+	wrote, missing, err := materialise(ctx, w, g)
 	if err != nil {
 		return err
 	}
@@ -143,7 +166,8 @@ func printNumber(e *env, w *workspace, p *pipeline.Plan, sc *stages.Sidecar, n *
 		fmt.Fprintf(out, "; MISSING seeds %v", n.Missing)
 	}
 	fmt.Fprintf(out, "\n  forgetting x100: %.3f ± %.3f; replay updates: %.0f ± %.0f\n", n.Forgetting.Mean, n.Forgetting.SD, n.Replay.Mean, n.Replay.SD)
-	printedConfig := false
+	printedConfig, prevData := false, ""
+
 	for i, id := range n.TrainCells {
 		fmt.Fprintf(out, "  seed %d: %s = %.4f, result sha256:%s\n", n.Seeds[i], id, n.Values[i], n.Results[i])
 		m := trainManifest(p, id)
@@ -159,8 +183,14 @@ func printNumber(e *env, w *workspace, p *pipeline.Plan, sc *stages.Sidecar, n *
 			dirty = " (dirty)"
 		}
 		fmt.Fprintf(out, "    key %s, stage %s v%d, code %s%s, %s, %s, %.0f s\n", m.Key, m.Stage, m.StageVersion, m.Provenance.Revision, dirty, m.Provenance.GoVersion, m.Provenance.Host, m.Provenance.WallSecs)
-		for _, d := range dataOf(w.store, m.Inputs, map[artifacts.Key]bool{}) {
-			fmt.Fprintf(out, "    data %s\n", d)
+		data := dataOf(w.store, m.Inputs, map[artifacts.Key]bool{})
+		if d := strings.Join(data, "\n"); d == prevData {
+			fmt.Fprintf(out, "    data as above\n")
+		} else {
+			prevData = d
+			for _, d := range data {
+				fmt.Fprintf(out, "    data %s\n", d)
+			}
 		}
 		if !printedConfig {
 			printedConfig = true

@@ -181,4 +181,25 @@ func TestPaperEndToEnd(t *testing.T) {
 	if out := mustRepro(t, dir, "run", "-q"); !strings.HasPrefix(out, "nothing to do") {
 		t.Errorf("third run: %s", out)
 	}
+
+	// A row whose train cells fail: the run fails, yet renders the table
+	// with the row's n (0) and names the failed cells; check flags them.
+	bad := strings.Replace(cfg, "# ---- tables", "[[experiment]]\nname = \"c\"\nlearner = \"bp\"\ndataset = \"mnist\"\nprotocols = [\"sequential\"]\n[experiment.bp]\nmethod = \"bogus\"\n\n# ---- tables", 1)
+	bad = strings.Replace(bad, "[[table.row]]\nexperiment = \"night\"", "[[table.row]]\nexperiment = \"c\"\nlabel = \"row c\"\n[[table.row]]\nexperiment = \"night\"", 1)
+	write("pipeline.toml", bad)
+	out, err = repro(t, dir, "run", "-q")
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
+		t.Fatalf("run with a failing row: err %v\n%s", err, out)
+	}
+	if !strings.Contains(out, "table t: rendered without 2 of 8 train cells") || !strings.Contains(out, "wrote paper/tables/t.tex") {
+		t.Errorf("run with a failing row:\n%s", out)
+	}
+	tex, _ = os.ReadFile(filepath.Join(dir, "paper/tables/t.tex"))
+	if !strings.Contains(string(tex), `row c & $10^{-3}$ & {\scriptsize($n{=}0$)} &`) || !strings.Contains(string(tex), "t/c/sequential (missing: no seed has a result)") {
+		t.Errorf("failed row not shown with n=0:\n%s", tex)
+	}
+	out, err = repro(t, dir, "check")
+	if err == nil || !strings.Contains(out, "train/c/sequential/split1234/seed0 is missing from the committed table and would run: failed last time") {
+		t.Errorf("check after a failed row: %v\n%s", err, out)
+	}
 }

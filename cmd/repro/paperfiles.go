@@ -140,8 +140,8 @@ func writeAtomic(path string, data []byte) (err error) {
 // materialise copies every rendered output that the store holds for the
 // current config into paper/; it returns what it wrote and what it could
 // not (with the plan's reasons).
-func materialise(ctx context.Context, w *workspace) (wrote, missing []string, err error) {
-	p, err := w.plan()
+func materialise(ctx context.Context, w *workspace, g *pipeline.Graph) (wrote, missing []string, err error) {
+	p, err := pipeline.MakePlan(w.store, g, w.profile)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -150,7 +150,7 @@ func materialise(ctx context.Context, w *workspace) (wrote, missing []string, er
 	for _, t := range w.tableNames() {
 		files = append(files, file{"render/" + t, "tex", w.texPath(t)}, file{"render/" + t, "ids", w.idsPath(t)})
 	}
-	if w.graph.Cell("reproduction") != nil {
+	if g.Cell("reproduction") != nil {
 		files = append(files, file{"reproduction", "tex", w.paperPath(reproductionTo)})
 	}
 	for _, f := range files {

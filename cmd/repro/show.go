@@ -104,11 +104,18 @@ func showTable(e *env, sc *stages.Sidecar) error {
 		if _, ok := rows[n.Row]; !ok {
 			order = append(order, n.Row)
 			rows[n.Row] = []string{plainLaTeX(n.Label)}
+			if sc.ParamTitle != "" {
+				rows[n.Row] = append(rows[n.Row], plainLaTeX(n.Param))
+			}
 		}
 		rows[n.Row] = append(rows[n.Row], plainCell(&n))
 	}
 	tw := tablewriter.NewWriter(e.stdout)
-	tw.Header(append([]string{sc.Table}, cols...))
+	head := []string{sc.Table}
+	if sc.ParamTitle != "" {
+		head = append(head, plainLaTeX(sc.ParamTitle))
+	}
+	tw.Header(append(head, cols...))
 	for _, r := range order {
 		tw.Append(rows[r])
 	}
