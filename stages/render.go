@@ -313,7 +313,7 @@ func WithinNoise(ours, so float64, no int, pub, sp float64, np int) bool {
 // Outputs: "tex" (paper/reproduction.tex) and "report" (JSON ReproReport).
 var Reproduction = &pipeline.Stage{
 	Name:      "reproduction",
-	Version:   1,
+	Version:   2,
 	NewParams: func() any { return &ReproductionParams{} },
 	Run: func(ctx context.Context, rc *pipeline.RunContext) error {
 		p := rc.Params.(*ReproductionParams)
@@ -451,7 +451,7 @@ func ReproductionTeX(rep *ReproReport) string {
 	fmt.Fprintf(&b, "\\noindent Profile \\texttt{%s}. For every number: the paper's published value, ours, the difference (ours $-$ published) and whether it lies within the seed noise ", latexEscape(rep.Profile))
 	b.WriteString("(table cells: $|d| \\le 1.96\\sqrt{s_o^2/n_o + s_p^2/n_p} + 0.05$; stated differences: the published estimate inside our seed-paired 95\\% bootstrap interval $\\pm0.05$). ")
 	fmt.Fprintf(&b, "%d numbers compared, %d within the noise, %d not run.\n\n", rep.Compared, rep.Within, rep.NotRun)
-	b.WriteString("{\\footnotesize\n\\begin{longtable}{@{}lllrl@{}}\n\\toprule\nID & published & ours & diff. & within \\\\\n\\midrule\n\\endhead\n")
+	b.WriteString("{\\footnotesize\n\\begin{longtable}{@{}lllrlp{4.2cm}@{}}\n\\toprule\nID & published & ours & diff. & within & source of the published value \\\\\n\\midrule\n\\endhead\n")
 	for _, r := range rep.Rows {
 		d := ""
 		if r.HasDiff {
@@ -463,7 +463,7 @@ func ReproductionTeX(rep *ReproReport) string {
 		} else if r.Note != "" {
 			w += " {\\scriptsize(" + latexEscape(r.Note) + ")}"
 		}
-		fmt.Fprintf(&b, "\\texttt{%s} & %s & %s & %s & %s \\\\\n", latexEscape(r.ID), texPM(r.Published), texPM(r.Ours), d, w)
+		fmt.Fprintf(&b, "\\texttt{%s} & %s & %s & %s & %s & {\\scriptsize %s} \\\\\n", latexEscape(r.ID), texPM(r.Published), texPM(r.Ours), d, w, latexEscape(r.Cite))
 	}
 	b.WriteString("\\bottomrule\n\\end{longtable}}\n")
 	return b.String()
@@ -473,5 +473,7 @@ func texPM(s string) string {
 	if s == "" {
 		return ""
 	}
-	return "$" + strings.ReplaceAll(s, " ± ", `\pm`) + "$"
+	s = strings.ReplaceAll(s, " ± ", `\pm`)
+	s = strings.ReplaceAll(s, " [", `\ [`)
+	return "$" + strings.ReplaceAll(s, ", ", `,\ `) + "$"
 }
