@@ -286,8 +286,12 @@ type ReproReport struct {
 	Profile string     `json:"profile"`
 	Stamp   string     `json:"stamp,omitempty"`
 	Rows    []ReproRow `json:"rows"`
-	// Counts: numbers compared, within noise, not run.
-	Compared, Within, NotRun int
+	// Compared counts the numbers with a published value and ours, Within
+	// those that agree within the noise, NotRun the published numbers we
+	// have no value for.
+	Compared int `json:"compared"`
+	Within   int `json:"within"`
+	NotRun   int `json:"not_run"`
 }
 
 // roundingSlack is half the last published digit: the paper prints %.1f.
@@ -313,7 +317,7 @@ func WithinNoise(ours, so float64, no int, pub, sp float64, np int) bool {
 // Outputs: "tex" (paper/reproduction.tex) and "report" (JSON ReproReport).
 var Reproduction = &pipeline.Stage{
 	Name:      "reproduction",
-	Version:   2,
+	Version:   3,
 	NewParams: func() any { return &ReproductionParams{} },
 	Run: func(ctx context.Context, rc *pipeline.RunContext) error {
 		p := rc.Params.(*ReproductionParams)
@@ -372,8 +376,12 @@ func Reproduce(p *ReproductionParams, recs []*AggregateRecord) (*ReproReport, er
 					}
 				}
 				if c.Status != "ok" {
+					// Blank in the paper and here: nothing to report.
+					if !has && strings.HasPrefix(c.Status, "not run") {
+						continue
+					}
 					r.Note = c.Status
-					if strings.HasPrefix(c.Status, "not run") || strings.HasPrefix(c.Status, "missing") {
+					if has {
 						rep.NotRun++
 					}
 					rep.Rows = append(rep.Rows, r)
@@ -412,7 +420,9 @@ func Reproduce(p *ReproductionParams, recs []*AggregateRecord) (*ReproReport, er
 			}
 			if c.Status != "ok" {
 				r.Note = c.Status
-				rep.NotRun++
+				if has {
+					rep.NotRun++
+				}
 				rep.Rows = append(rep.Rows, r)
 				continue
 			}
@@ -451,19 +461,19 @@ func ReproductionTeX(rep *ReproReport) string {
 	fmt.Fprintf(&b, "\\noindent Profile \\texttt{%s}. For every number: the paper's published value, ours, the difference (ours $-$ published) and whether it lies within the seed noise ", latexEscape(rep.Profile))
 	b.WriteString("(table cells: $|d| \\le 1.96\\sqrt{s_o^2/n_o + s_p^2/n_p} + 0.05$; stated differences: the published estimate inside our seed-paired 95\\% bootstrap interval $\\pm0.05$). ")
 	fmt.Fprintf(&b, "%d numbers compared, %d within the noise, %d not run.\n\n", rep.Compared, rep.Within, rep.NotRun)
-	b.WriteString("{\\footnotesize\n\\begin{longtable}{@{}lllrlp{4.2cm}@{}}\n\\toprule\nID & published & ours & diff. & within & source of the published value \\\\\n\\midrule\n\\endhead\n")
+	b.WriteString("{\\footnotesize\n\\begin{longtable}{@{}lllrlp{5.2cm}@{}}\n\\toprule\nID & published & ours & diff. & within & note; source of the published value \\\\\n\\midrule\n\\endhead\n")
 	for _, r := range rep.Rows {
 		d := ""
 		if r.HasDiff {
 			d = "$" + signed1(r.Diff) + "$"
 		}
-		w := r.Within
-		if w == "" && r.Note != "" {
-			w = latexEscape(r.Note)
-		} else if r.Note != "" {
-			w += " {\\scriptsize(" + latexEscape(r.Note) + ")}"
+		var notes []string
+		for _, n := range []string{r.Note, r.Cite} {
+			if n != "" {
+				notes = append(notes, latexEscape(n))
+			}
 		}
-		fmt.Fprintf(&b, "\\texttt{%s} & %s & %s & %s & %s & {\\scriptsize %s} \\\\\n", latexEscape(r.ID), texPM(r.Published), texPM(r.Ours), d, w, latexEscape(r.Cite))
+		fmt.Fprintf(&b, "{\\scriptsize\\texttt{%s}} & %s & %s & %s & %s & {\\scriptsize\\raggedright %s\\par} \\\\\n", latexEscape(r.ID), texPM(r.Published), texPM(r.Ours), d, r.Within, strings.Join(notes, "; "))
 	}
 	b.WriteString("\\bottomrule\n\\end{longtable}}\n")
 	return b.String()
