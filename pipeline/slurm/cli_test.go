@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/BurntSushi/toml"
+
 	"repro/artifacts"
 )
 
@@ -289,12 +291,47 @@ func TestSlurmCLI(t *testing.T) {
 // value is a --only glob.
 func TestSlurmSmoke(t *testing.T) {
 	requireSlurm(t)
-	config, err := filepath.Abs("../../pipeline.toml")
+	repoConfig, err := filepath.Abs("../../pipeline.toml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if b, err := os.ReadFile(config); err != nil || !bytes.Contains(b, []byte("[profile.smoke]")) {
-		t.Skipf("slurm smoke test: %s has no [profile.smoke] (%v)", config, err)
+	src, err := os.ReadFile(repoConfig)
+	if err != nil || !bytes.Contains(src, []byte("[profile.smoke]")) {
+		t.Skipf("slurm smoke test: %s has no [profile.smoke] (%v)", repoConfig, err)
+	}
+	// Run on a copy of the config, so that what the run renders next to it
+	// (paper/) lands in a temporary directory, not in the checkout. The
+	// data mirror, relative to the original, is passed by environment.
+	dir := t.TempDir()
+	config := filepath.Join(dir, "pipeline.toml")
+	if err := os.WriteFile(config, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	// Inputs the config names next to itself (paper/published.toml).
+	tomls, _ := filepath.Glob(filepath.Join(filepath.Dir(repoConfig), "paper", "*.toml"))
+	for _, f := range tomls {
+		b, err := os.ReadFile(f)
+		if err == nil {
+			os.MkdirAll(filepath.Join(dir, "paper"), 0o755)
+			err = os.WriteFile(filepath.Join(dir, "paper", filepath.Base(f)), b, 0o644)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	if os.Getenv("REPRO_DATA_MIRROR") == "" {
+		var c struct {
+			Settings struct {
+				DataMirror string `toml:"data_mirror"`
+			} `toml:"settings"`
+		}
+		if _, err := toml.Decode(string(src), &c); err == nil && c.Settings.DataMirror != "" {
+			mirror := c.Settings.DataMirror
+			if !filepath.IsAbs(mirror) {
+				mirror = filepath.Join(filepath.Dir(repoConfig), mirror)
+			}
+			t.Setenv("REPRO_DATA_MIRROR", mirror)
+		}
 	}
 	only := os.Getenv("REPRO_SLURM_SMOKE")
 	switch only {
@@ -306,7 +343,6 @@ func TestSlurmSmoke(t *testing.T) {
 	bin := buildRepro(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 25*time.Minute)
 	defer cancel()
-	dir := t.TempDir()
 	args := func(store string, extra ...string) []string {
 		a := []string{"run", "-q", "-j", "2", "--config", config, "--profile", "smoke", "--store", filepath.Join(dir, store)}
 		if only != "" {
