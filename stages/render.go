@@ -317,7 +317,7 @@ func WithinNoise(ours, so float64, no int, pub, sp float64, np int) bool {
 // Outputs: "tex" (paper/reproduction.tex) and "report" (JSON ReproReport).
 var Reproduction = &pipeline.Stage{
 	Name:      "reproduction",
-	Version:   3,
+	Version:   6,
 	NewParams: func() any { return &ReproductionParams{} },
 	Run: func(ctx context.Context, rc *pipeline.RunContext) error {
 		p := rc.Params.(*ReproductionParams)
@@ -461,7 +461,7 @@ func ReproductionTeX(rep *ReproReport) string {
 	fmt.Fprintf(&b, "\\noindent Profile \\texttt{%s}. For every number: the paper's published value, ours, the difference (ours $-$ published) and whether it lies within the seed noise ", latexEscape(rep.Profile))
 	b.WriteString("(table cells: $|d| \\le 1.96\\sqrt{s_o^2/n_o + s_p^2/n_p} + 0.05$; stated differences: the published estimate inside our seed-paired 95\\% bootstrap interval $\\pm0.05$). ")
 	fmt.Fprintf(&b, "%d numbers compared, %d within the noise, %d not run.\n\n", rep.Compared, rep.Within, rep.NotRun)
-	b.WriteString("{\\footnotesize\n\\begin{longtable}{@{}lllrlp{5.2cm}@{}}\n\\toprule\nID & published & ours & diff. & within & note; source of the published value \\\\\n\\midrule\n\\endhead\n")
+	b.WriteString("{\\scriptsize\n\\begin{longtable}{@{}lllrl@{}}\n\\toprule\nID & published & ours & diff. & within \\\\\n\\quad\\textit{note; source of the published value} &&&& \\\\\n\\midrule\n\\endhead\n")
 	for _, r := range rep.Rows {
 		d := ""
 		if r.HasDiff {
@@ -473,7 +473,14 @@ func ReproductionTeX(rep *ReproReport) string {
 				notes = append(notes, latexEscape(n))
 			}
 		}
-		fmt.Fprintf(&b, "{\\scriptsize\\texttt{%s}} & %s & %s & %s & %s & {\\scriptsize\\raggedright %s\\par} \\\\\n", latexEscape(r.ID), texPM(r.Published), texPM(r.Ours), d, r.Within, strings.Join(notes, "; "))
+		end := `\\`
+		if len(notes) > 0 {
+			end = `\\*` // longtable: no page break before the note
+		}
+		fmt.Fprintf(&b, "\\texttt{%s} & %s & %s & %s & %s %s\n", latexEscape(r.ID), texPM(r.Published), texPM(r.Ours), d, r.Within, end)
+		if len(notes) > 0 {
+			fmt.Fprintf(&b, "\\multicolumn{5}{@{\\quad}p{0.92\\linewidth}@{}}{\\textit{%s}} \\\\[2pt]\n", strings.Join(notes, "; "))
+		}
 	}
 	b.WriteString("\\bottomrule\n\\end{longtable}}\n")
 	return b.String()
