@@ -39,9 +39,9 @@ from. It exits 1 when anything is stale, 0 when paper/ is current.`,
 				fmt.Fprintln(e.stdout, s)
 			}
 			if len(stale) > 0 {
-				return &exitError{code: 1, err: fmt.Errorf("%d stale item(s) in %s/; run repro run (make paper) and commit paper/", len(stale), paperDir)}
+				return &exitError{code: 1, err: fmt.Errorf("%d stale item(s) in %s/; run repro run (make paper) and commit them", len(stale), rel(w, w.paperPath()))}
 			}
-			fmt.Fprintf(e.stdout, "paper/ is current: %d table(s) match profile %s\n", len(w.tableNames()), w.profile)
+			fmt.Fprintf(e.stdout, "%s/ is current: %d table(s) match profile %s\n", rel(w, w.paperPath()), len(w.tableNames()), w.profile)
 			return nil
 		},
 	}

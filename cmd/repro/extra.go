@@ -156,7 +156,7 @@ func whyNumber(ctx context.Context, e *env, w *workspace, arg string) (bool, err
 func printNumber(e *env, w *workspace, p *pipeline.Plan, sc *stages.Sidecar, n *stages.NumberRef) {
 	out := e.stdout
 	fmt.Fprintf(out, "number %s = %s\n", n.ID, n.Text)
-	fmt.Fprintf(out, "  table %s (profile %s), row %d %q, column %d (%s); from %s\n", sc.Table, sc.Profile, n.Row, n.Label, n.Column, n.Protocol, sc.Source)
+	fmt.Fprintf(out, "  table %s (profile %s), row %d \"%s\", column %d (%s); from %s\n", sc.Table, sc.Profile, n.Row, n.Label, n.Column, n.Protocol, sc.Source)
 	if n.Status != "ok" {
 		fmt.Fprintf(out, "  %s\n", n.Status)
 		return

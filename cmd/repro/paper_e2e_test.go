@@ -24,6 +24,15 @@ stamp = "SMOKE TEST OUTPUT"
 stream_stride = 50
 eval_stride = 10
 
+# The same cells on one seed: a profile other than the default renders
+# into paper/one/, never over the default profile's tables.
+[profile.one]
+seeds = [0]
+split_seeds = [1234]
+[profile.one.train]
+stream_stride = 50
+eval_stride = 10
+
 [[experiment]]
 name = "a"
 learner = "bp"
@@ -135,6 +144,13 @@ func TestPaperEndToEnd(t *testing.T) {
 	}
 	if why3 := mustRepro(t, dir, "why", "t/compare/a-b"); !strings.Contains(why3, "seed-paired bootstrap over 2 seeds") {
 		t.Errorf("why of a comparison: %s", why3)
+	}
+	out = mustRepro(t, dir, "run", "--profile", "one", "-q")
+	if !strings.Contains(out, "wrote paper/one/tables/t.tex") || !strings.Contains(out, "ran 3 cells") {
+		t.Errorf("run --profile one (train cells shared with smoke's seed 0; want only aggregate, render, reproduction):\n%s", out)
+	}
+	if tex2, _ := os.ReadFile(filepath.Join(dir, "paper/tables/t.tex")); string(tex2) != string(tex) {
+		t.Errorf("another profile overwrote the default profile's table")
 	}
 	show := mustRepro(t, dir, "show", "t")
 	if !strings.Contains(show, "row a") || !strings.Contains(show, "±") {

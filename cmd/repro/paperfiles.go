@@ -22,8 +22,16 @@ const (
 	reproductionTo = "reproduction.tex"
 )
 
+// paperPath is a rendered file's path. The default profile's files go to
+// paper/ (what main.tex inputs and what is committed); any other profile's
+// to paper/<profile>/, so that `make smoke` never overwrites the paper's
+// tables with stamped smoke output.
 func (w *workspace) paperPath(elem ...string) string {
-	return filepath.Join(append([]string{w.cfg.Dir, paperDir}, elem...)...)
+	base := []string{w.cfg.Dir, paperDir}
+	if w.profile != w.cfg.Settings.DefaultProfile {
+		base = append(base, w.profile)
+	}
+	return filepath.Join(append(base, elem...)...)
 }
 
 func (w *workspace) texPath(table string) string {
