@@ -133,6 +133,7 @@ func TestPaperEndToEnd(t *testing.T) {
 	if out := mustRepro(t, dir, "check"); !strings.Contains(out, "paper/ is current") {
 		t.Fatalf("check after the run: %s", out)
 	}
+	compileTeX(t, filepath.Join(dir, "paper"))
 	why := mustRepro(t, dir, "why", "paper/tables/t.tex:1:1")
 	for _, want := range []string{"number t/a/sequential", "train/a/sequential/split1234/seed0", "train/a/sequential/split1234/seed1", "result sha256:", "split/mnist-1234", "code ", "train.bp.lr = "} {
 		if !strings.Contains(why, want) {
@@ -217,5 +218,25 @@ func TestPaperEndToEnd(t *testing.T) {
 	out, err = repro(t, dir, "check")
 	if err == nil || !strings.Contains(out, "train/c/sequential/split1234/seed0 is missing from the committed table and would run: failed last time") {
 		t.Errorf("check after a failed row: %v\n%s", err, out)
+	}
+}
+
+// compileTeX compiles the rendered table and report with pdflatex, with
+// the packages paper/main.tex loads, when pdflatex is installed.
+func compileTeX(t *testing.T, paper string) {
+	t.Helper()
+	if _, err := exec.LookPath("pdflatex"); err != nil {
+		t.Log("no pdflatex: rendered LaTeX not compiled")
+		return
+	}
+	doc := "\\documentclass{article}\\usepackage{booktabs}\\usepackage{array}\\usepackage{longtable}\\usepackage{amsmath}\n" +
+		"\\begin{document}\n\\input{tables/t.tex}\n\\input{reproduction.tex}\n\\end{document}\n"
+	if err := os.WriteFile(filepath.Join(paper, "doc.tex"), []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("pdflatex", "-interaction=nonstopmode", "-halt-on-error", "doc.tex")
+	cmd.Dir = paper
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Errorf("pdflatex on the rendered files: %v\n%s", err, out)
 	}
 }
