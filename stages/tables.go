@@ -383,10 +383,21 @@ type PublishedValue struct {
 
 // LoadPublished reads and checks a published-values file.
 func LoadPublished(path string) (*Published, error) {
-	p := &Published{}
-	md, err := toml.DecodeFile(path, p)
+	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
+	}
+	return ParsePublished(path, string(b))
+}
+
+// ParsePublished decodes and checks the content src of a published-values
+// file (path names it in errors): known keys only, unique IDs, a cite for
+// every value, lo and hi together.
+func ParsePublished(path, src string) (*Published, error) {
+	p := &Published{}
+	md, err := toml.Decode(src, p)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	if u := md.Undecoded(); len(u) > 0 {
 		return nil, fmt.Errorf("%s: unknown key %s", path, u[0])
@@ -399,6 +410,11 @@ func LoadPublished(path string) (*Published, error) {
 		seen[v.ID] = true
 		if v.Cite == "" {
 			return nil, fmt.Errorf("%s: value %s: no cite", path, v.ID)
+		}
+		for _, x := range []*float64{&v.Mean, v.SD, v.Lo, v.Hi} {
+			if x != nil && (math.IsNaN(*x) || math.IsInf(*x, 0)) {
+				return nil, fmt.Errorf("%s: value %s: not a finite number", path, v.ID)
+			}
 		}
 		if (v.Lo == nil) != (v.Hi == nil) {
 			return nil, fmt.Errorf("%s: value %s: lo and hi go together", path, v.ID)
