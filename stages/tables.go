@@ -14,6 +14,24 @@ import (
 	"repro/pipeline"
 )
 
+// The paper's tables are three stages on top of the train cells:
+//
+// aggregate/<table> (Aggregate): inputs "rXXcYsZ", the train cell of seed
+// index Z in row XX, column Y; output "aggregate", canonical JSON
+// (AggregateRecord): per table cell the seeds, their final accuracy x100,
+// mean and sample s.d., forgetting and replay counts, the missing seeds and
+// the result digests; and the seed-paired bootstrap intervals of the
+// differences the paper states.
+//
+// render/<table> (Render): input "aggregate"; outputs "tex" (the booktabs
+// table, one comment per row naming its number IDs) and "ids" (JSON
+// Sidecar: every number with its row, column and provenance). `repro run`
+// copies them to paper/tables/<table>.tex and .ids.json.
+//
+// reproduction (Reproduction): one input per table, named by the table;
+// outputs "tex" (paper/reproduction.tex) and "report" (JSON ReproReport):
+// every number against the paper's published value (paper/published.toml).
+
 // TableSpec is one [[table]] entry of pipeline.toml: the layout of one of
 // the paper's tables, with every cell named by an experiment and a protocol.
 //

@@ -38,6 +38,8 @@ name = "a"
 learner = "bp"
 dataset = "mnist"
 protocols = ["sequential", "static"]
+[experiment.bp]
+lr = 1e-3
 
 [[experiment]]
 name = "b"
