@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -49,6 +50,16 @@ func afterRun(ctx context.Context, e *env, w *workspace, partial bool) error {
 	}
 	for _, f := range wrote {
 		fmt.Fprintf(e.stdout, "wrote %s\n", f)
+	}
+	if len(wrote) > 0 {
+		if p, err := pipeline.MakePlan(w.store, g, w.profile); err == nil {
+			if b, ok, _, _ := cellOutput(ctx, w, p, "reproduction", "report"); ok {
+				var rep stages.ReproReport
+				if json.Unmarshal(b, &rep) == nil {
+					fmt.Fprintf(e.stdout, "reproduction: %d of %d published numbers within the seed noise, %d not run (repro show reproduction)\n", rep.Within, rep.Compared+rep.NotRun, rep.NotRun)
+				}
+			}
+		}
 	}
 	if !partial {
 		for _, m := range missing {
