@@ -8,7 +8,7 @@ JOBS     ?= $(shell nproc 2>/dev/null || echo 2)
 REPRO_DATA_MIRROR ?= $(wildcard ../shared/data)
 export REPRO_DATA_MIRROR
 
-.PHONY: all build paper smoke test test-short bench vet fmt clean
+.PHONY: all build paper pdf check smoke test test-short bench vet fmt clean
 
 all: build
 
@@ -19,6 +19,18 @@ build:
 
 paper: build
 	$(BIN) run --profile $(PROFILE) -j $(JOBS)
+	$(MAKE) pdf
+
+# pdflatex twice, so that cross-references resolve.
+pdf:
+	@if command -v pdflatex >/dev/null; then \
+	  cd paper && pdflatex -interaction=nonstopmode -halt-on-error main.tex >/dev/null && \
+	  pdflatex -interaction=nonstopmode -halt-on-error main.tex >/dev/null && echo "wrote paper/main.pdf"; \
+	else echo "pdflatex not installed: paper/tables/*.tex written, PDF skipped"; fi
+
+# Exit non-zero, naming each number, if a committed table is stale.
+check: build
+	$(BIN) check --profile $(PROFILE)
 
 smoke: build
 	$(BIN) run --profile smoke -j $(JOBS)

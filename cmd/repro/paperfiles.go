@@ -101,49 +101,9 @@ func committedSidecar(path string) (*stages.Sidecar, error) {
 	return sc, nil
 }
 
-// writeAtomic writes data to path through a synced temporary file in the
-// same directory and a rename, so a reader sees the old or the new file,
-// never a part. (artifacts' helper is unexported; this is its twin.)
-func writeAtomic(path string, data []byte) (err error) {
-	dir := filepath.Dir(path)
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(f.Name())
-		}
-	}()
-	n, err := f.Write(data)
-	if err != nil {
-		return err
-	}
-	if n != len(data) {
-		return fmt.Errorf("write %s: short write", path)
-	}
-	if err := f.Sync(); err != nil {
-		return err
-	}
-	if err := f.Close(); err != nil {
-		return err
-	}
-	if err := os.Chmod(f.Name(), 0o644); err != nil {
-		return err
-	}
-	if err := os.Rename(f.Name(), path); err != nil {
-		return err
-	}
-	if d, err := os.Open(dir); err == nil {
-		d.Sync()
-		d.Close()
-	}
-	return nil
-}
+// writeAtomic writes data to path the way the store writes its files
+// (temporary file, fsync, rename, fsync of the directory).
+func writeAtomic(path string, data []byte) error { return artifacts.WriteFile(path, data, 0o644) }
 
 // materialise copies every rendered output that the store holds for the
 // current config into paper/; it returns what it wrote and what it could
