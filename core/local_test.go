@@ -192,3 +192,17 @@ func TestConfigTOML(t *testing.T) {
 		t.Errorf("decoded %+v", cfg)
 	}
 }
+
+// TestStopHook: a Stop hook that fires ends the run with ErrStopped, polled
+// between epochs.
+func TestStopHook(t *testing.T) {
+	t.Parallel()
+	cfg := tinyConfig()
+	cfg.Epochs = 3
+	calls := 0
+	_, err := TrainLocal(cfg, tinyData(1, 10, 4, 4, 5), tinyData(2, 5, 4, 4, 5), pairTasks(4), 0,
+		Hooks{Stop: func() bool { calls++; return calls == 2 }})
+	if !errors.Is(err, ErrStopped) || calls != 2 {
+		t.Errorf("err = %v after %d polls, want ErrStopped after 2", err, calls)
+	}
+}
