@@ -20,16 +20,15 @@ const missLimit = 2
 // probe is one Options.Check (a stat of the manifest's path while it is
 // missing), which costs the controller nothing, so the store is probed more
 // often than squeue is asked: the interval grows by half from probeMin to
-// probeMax. Measured on the loopback cluster, 8 synthetic cells sleeping
-// 2 s, -j 4: 7.9 s with probes capped at 3 s like squeue, 6.4 s capped at
-// 1 s (local executor: 4.4 s; Slurm itself starts a job 0.4-0.9 s after
-// sbatch).
+// a cap of probeFloor, or probeBudget per waiting job when that is more, so
+// that probes never exceed 200 stats per second in all (1,000 jobs in
+// flight: each probed every 5 s). Measured on the loopback cluster, 8
+// synthetic cells sleeping 2 s, -j 4: 7.9 s with probes backing off to 3 s
+// like squeue, 6.4 s with a 1 s cap (local executor: 4.4 s; Slurm itself
+// starts a job 0.4-0.9 s after sbatch).
 const (
-	probeMin = 50 * time.Millisecond
-	probeMax = time.Second
-	// probeBudget bounds the probe rate when many jobs are in flight: the
-	// cap grows to 5 ms per waiting job (1,000 jobs: one stat each 5 s, 200
-	// stats per second in all).
+	probeMin    = 50 * time.Millisecond
+	probeFloor  = 200 * time.Millisecond
 	probeBudget = 5 * time.Millisecond
 )
 
@@ -119,7 +118,7 @@ func (e *Executor) probe(ws []*waiter) int {
 	}
 	now := time.Now()
 	e.mu.Lock()
-	limit := max(probeMax, time.Duration(len(e.waiters))*probeBudget)
+	limit := max(probeFloor, time.Duration(len(e.waiters))*probeBudget)
 	for _, w := range ws {
 		w.probeEvery = min(w.probeEvery+w.probeEvery/2, limit)
 		w.probeAt = now.Add(w.probeEvery)
