@@ -535,8 +535,11 @@ func (nt *net) sgdRows(ly *layer, preL int, m *layerMask, op *optim, wd, lam flo
 				wT[j*nOut+i32] = ws
 			}
 		}
-		if m.biasFree(i) && !ly.noBias {
-			ly.stepBias(i, op, true)
+		if !ly.noBias && m.biasFree(i) {
+			// stepBias's heavy-ball branch, inline.
+			bv := flushTiny(mu*ly.bm1[i] + ly.gb[i])
+			ly.bm1[i] = bv
+			ly.bias[i] += eta * bv
 		}
 		ly.gb[i] = 0
 	}
