@@ -199,8 +199,12 @@ func (nt *net) updateLayer(cfg *LocalConfig, p *pass, l int, op *optim, m *layer
 		// Skip synapses share the lambda the controller just set for W^l.
 		ctrl, lam = false, float32(nt.lay[l].lastLam)
 	}
-	if !op.adam && !ctrl && !anchor && !op.leak && ly.absent == nil && !nt.generalOnly {
-		nt.sgdRows(ly, preL, m, op, wd, lam, pre)
+	if !ctrl && !anchor && !op.leak && ly.absent == nil && !nt.generalOnly {
+		if op.adam {
+			nt.adamRows(ly, preL, m, op, wd, lam, pre)
+		} else {
+			nt.sgdRows(ly, preL, m, op, wd, lam, pre)
+		}
 		return
 	}
 	// General path: accumulate the gradient per synapse (ascending b, as
@@ -447,18 +451,7 @@ func (nt *net) sgdRows(ly *layer, preL int, m *layerMask, op *optim, wd, lam flo
 		}
 		// This row's gradient, densely over the pre units (vector kernel),
 		// read at the stored synapses below.
-		var gRow []float32
-		if t0, t1 := ly.termPtr[i], ly.termPtr[i+1]; t1 > t0 {
-			gRow = ly.gRow
-			clear(gRow)
-			coef := ly.termCoef[t0:t1]
-			addRows(gRow, coef, ly.termOff[t0:t1], pre)
-			var gb float32
-			for _, c := range coef {
-				gb += c
-			}
-			ly.gb[i] = gb
-		}
+		gRow := ly.rowGrad(i, pre)
 		// A row whose post unit is awake moves only at silent pre units.
 		var preAwake []bool
 		if m != nil && m.postAwake(i) {
@@ -573,3 +566,97 @@ func flushTiny(v float32) float32 {
 }
 
 var tinyBits = math.Float32bits(tinyVelocity)
+
+// rowGrad computes row i's dense gradient into ly.gRow from the call's terms
+// (and its bias gradient into ly.gb[i]); it returns nil for a row without
+// terms, whose gradient is 0.
+func (ly *layer) rowGrad(i int, pre []float32) []float32 {
+	t0, t1 := ly.termPtr[i], ly.termPtr[i+1]
+	if t1 == t0 {
+		return nil
+	}
+	g := ly.gRow
+	clear(g)
+	coef := ly.termCoef[t0:t1]
+	addRows(g, coef, ly.termOff[t0:t1], pre)
+	var gb float32
+	for _, c := range coef {
+		gb += c
+	}
+	ly.gb[i] = gb
+	return g
+}
+
+// adamRows is the fast path of updateLayer for masked Adam with confined
+// moments, a fixed decay and no anchor; it computes exactly what the general
+// path computes.
+func (nt *net) adamRows(ly *layer, preL int, m *layerMask, op *optim, wd, lam float32, pre []float32) {
+	nOut := int32(ly.nOut)
+	for i := range ly.nOut {
+		if m != nil && m.rowFrozen(i) {
+			continue
+		}
+		gRow := ly.rowGrad(i, pre)
+		var preAwake []bool
+		if m != nil && m.postAwake(i) {
+			preAwake = m.pre
+		}
+		lo, hi := ly.rowPtr[i], ly.rowPtr[i+1]
+		w := ly.w[lo:hi]
+		n := len(w)
+		m1, m2 := ly.m1[lo:hi][:n], ly.m2[lo:hi][:n]
+		col := ly.col[lo:hi][:n]
+		var fb []float32
+		if ly.fb != nil {
+			fb = ly.fb[lo:hi][:n]
+		}
+		i32 := int32(i)
+		for s := range w {
+			j := col[s]
+			if preAwake != nil && preAwake[j] {
+				continue
+			}
+			var gs float32
+			if gRow != nil {
+				gs = gRow[j]
+			}
+			ws := w[s]
+			if wd != 0 {
+				gs -= wd * ws
+			}
+			a := op.b1*m1[s] + (1-op.b1)*gs
+			b := op.b2*m2[s] + (1-op.b2)*gs*gs
+			m1[s], m2[s] = a, b
+			d := op.eta * (a / op.bc1) / (float32(math.Sqrt(float64(b/op.bc2))) + op.eps)
+			ws += d
+			if lam != 0 {
+				ws -= lam * ws
+			}
+			if fb != nil {
+				bs := fb[s] + d
+				if lam != 0 {
+					bs -= lam * bs
+				}
+				if ly.sign != nil {
+					sg := ly.sign[j]
+					if (sg > 0 && ws < 0) || (sg < 0 && ws > 0) {
+						ws = 0
+					}
+					if (sg > 0 && bs < 0) || (sg < 0 && bs > 0) {
+						bs = 0
+					}
+				}
+				fb[s] = bs
+			}
+			w[s] = ws
+			ly.wT[j*nOut+i32] = ws
+		}
+		if !ly.noBias && m.biasFree(i) {
+			ly.stepBias(i, op, true)
+		}
+		ly.gb[i] = 0
+	}
+	if preL == 0 {
+		nt.refreshC()
+	}
+}

@@ -262,9 +262,12 @@ func TestDaleInit(t *testing.T) {
 // per-synapse path give bit-identical runs, masks and mirror included.
 func TestFastPathMatchesGeneral(t *testing.T) {
 	t.Parallel()
-	for _, mask := range []string{"refractory", "mirror", "none"} {
+	for _, mask := range []string{"refractory", "mirror", "none", "adam"} {
 		cfg := tinyConfig()
 		cfg.Mask = mask
+		if mask == "adam" {
+			cfg.Mask, cfg.Opt, cfg.Eta = "refractory", "adam", 1e-3
+		}
 		cfg.Hidden = []int{24, 16, 12}
 		// A 10x10 input gives W^1 rows of ~30 synapses, long enough for the
 		// vector kernels.
@@ -281,7 +284,7 @@ func TestFastPathMatchesGeneral(t *testing.T) {
 		stepN(b, 25)
 		for l := 1; l <= a.nt.L; l++ {
 			la, lb := a.nt.lay[l], b.nt.lay[l]
-			if !bitsEqual(la.w, lb.w) || !bitsEqual(la.m1, lb.m1) || !bitsEqual(la.bias, lb.bias) || !bitsEqual(la.wT, lb.wT) {
+			if !bitsEqual(la.w, lb.w) || !bitsEqual(la.m1, lb.m1) || !bitsEqual(la.m2, lb.m2) || !bitsEqual(la.bias, lb.bias) || !bitsEqual(la.wT, lb.wT) {
 				t.Fatalf("mask %s: layer %d differs between the fast and the general path", mask, l)
 			}
 		}
