@@ -12,7 +12,7 @@ type LocalExecutor struct {
 	Stages   map[string]*Stage
 	Settings map[string]string
 	// Progress, if set, receives each running cell's own progress.
-	Progress func(key string, done, total int64)
+	Progress func(key, cellID string, done, total int64)
 }
 
 // Name implements Executor.
@@ -26,7 +26,7 @@ func (e *LocalExecutor) Execute(ctx context.Context, job *Job) error {
 	}
 	opt := ExecOptions{Stages: e.Stages, Settings: e.Settings, Executor: "local"}
 	if e.Progress != nil {
-		opt.Progress = func(done, total int64) { e.Progress(job.Key, done, total) }
+		opt.Progress = func(done, total int64) { e.Progress(job.Key, job.CellID, done, total) }
 	}
 	ran, err := ExecuteCell(ctx, e.Store, k, opt)
 	job.Ran = ran

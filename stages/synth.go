@@ -60,12 +60,14 @@ var Synth = &pipeline.Stage{
 			s := sha256.Sum256(sum)
 			sum = s[:]
 		}
-		if p.SleepMS > 0 {
+		// Sleep in ten steps, reporting progress like a long stage would.
+		for step := int64(1); p.SleepMS > 0 && step <= 10; step++ {
 			select {
 			case <-ctx.Done():
 				return ctx.Err()
-			case <-time.After(time.Duration(p.SleepMS) * time.Millisecond):
+			case <-time.After(time.Duration(p.SleepMS) * time.Millisecond / 10):
 			}
+			rc.Progress(step, 10)
 		}
 		if p.Fail {
 			return fmt.Errorf("synthetic cell %d fails on purpose", p.Index)

@@ -27,11 +27,15 @@ type progress struct {
 	ran      int
 	ranWall  time.Duration
 	lineLen  int
+	// cells maps a running cell's key to its own progress (fraction done).
+	cells map[string]float64
+	ids   map[string]string
 }
 
 func newProgress(w io.Writer, quiet bool, executor string, jobs int) *progress {
 	now := time.Now()
-	p := &progress{w: w, quiet: quiet, executor: executor, jobs: jobs, start: now, last: now}
+	p := &progress{w: w, quiet: quiet, executor: executor, jobs: jobs, start: now, last: now,
+		cells: map[string]float64{}, ids: map[string]string{}}
 	if f, ok := w.(*os.File); ok {
 		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
 			p.tty = true
@@ -48,7 +52,9 @@ func (p *progress) event(ev pipeline.Event) {
 	case pipeline.EventDone:
 		p.ran++
 		p.ranWall += ev.Wall
+		delete(p.cells, ev.Key.String())
 	case pipeline.EventFailed:
+		delete(p.cells, ev.Key.String())
 		p.clear()
 		fmt.Fprintf(p.w, "FAILED %s: %v\n", ev.Cell.ID, firstLine(ev.Err.Error()))
 	}
@@ -75,6 +81,16 @@ func (p *progress) event(ev pipeline.Event) {
 func (p *progress) line() string {
 	ev := p.ev
 	s := fmt.Sprintf("[%s] %d/%d cells done, %d running, %d failed", p.executor, ev.Done, ev.Total, ev.Running, ev.Failed)
+	// The running cell furthest along, with its own progress.
+	best, bestKey := -1.0, ""
+	for k, f := range p.cells {
+		if f > best || f == best && k < bestKey {
+			best, bestKey = f, k
+		}
+	}
+	if bestKey != "" {
+		s += fmt.Sprintf("; %s %.0f%%", p.ids[bestKey], 100*best)
+	}
 	if p.ran > 0 && ev.Done < ev.Total {
 		// Remaining cells at the mean wall time of the cells run so far,
 		// spread over the workers.
@@ -103,4 +119,15 @@ func (p *progress) finish() {
 func firstLine(s string) string {
 	s, _, _ = strings.Cut(s, "\n")
 	return s
+}
+
+// cell records a running cell's own progress (from the local executor).
+func (p *progress) cell(key, id string, done, total int64) {
+	if total <= 0 {
+		return
+	}
+	p.mu.Lock()
+	p.cells[key] = float64(done) / float64(total)
+	p.ids[key] = id
+	p.mu.Unlock()
 }

@@ -92,6 +92,9 @@ func runRun(ctx context.Context, e *env, o *runOptions, args []string) error {
 		ropt.Only = func(c *pipeline.Cell) bool { ok, _ := path.Match(o.only, c.ID); return ok }
 	}
 	prog := newProgress(e.stderr, o.quiet, ex.Name(), o.jobs)
+	if lx, ok := ex.(*pipeline.LocalExecutor); ok {
+		lx.Progress = func(key, id string, done, total int64) { prog.cell(key, id, done, total) }
+	}
 	ropt.Events = prog.event
 	rep, err := pipeline.Run(ctx, w.store, w.graph, ropt)
 	prog.finish()
