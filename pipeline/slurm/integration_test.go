@@ -28,7 +28,8 @@ func requireSlurm(t *testing.T) {
 		t.Skip("slurm integration test: sbatch not found in PATH; run .ci/slurm/start.sh (as root) for a local cluster")
 	}
 	if out, err := exec.Command("scontrol", "ping").CombinedOutput(); err != nil || !strings.Contains(string(out), "UP") {
-		msg := fmt.Sprintf("slurm integration test: sbatch is installed but no controller answers (scontrol ping: %s %v); run .ci/slurm/start.sh", strings.TrimSpace(string(out)), err)
+		first, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
+		msg := fmt.Sprintf("slurm integration test: sbatch is installed but no controller answers (scontrol ping: %q, %v); run .ci/slurm/start.sh", first, err)
 		if os.Getenv("REPRO_SLURM_REQUIRED") == "1" {
 			t.Fatal(msg)
 		}
