@@ -12,8 +12,10 @@
 # Must run as root.  Knobs (environment):
 #   SLURM_LOCAL_STATE  state/log/pid dir        (default /tmp/repro-slurm/state)
 #   SLURM_CONF         config path               (default /etc/slurm/slurm.conf)
-#   SLURM_LOCAL_CPUS   advertise this many CPUs  (default: real count; a larger
-#                      value lets more jobs run at once, via config_overrides)
+#   SLURM_LOCAL_CPUS   advertise this many CPUs  (default: the real count, but
+#                      at least 4, so the integration tests' 4 concurrent jobs
+#                      all run; more than the real count works through
+#                      config_overrides)
 #   SLURM_LOCAL_FRESH  1 = wipe controller state (job ids restart at 1)
 #   SLURM_LOCAL_WAIT   seconds to wait for the node to become idle (default 60)
 set -euo pipefail
@@ -82,6 +84,7 @@ declare -A HW
 for kv in $(slurmd -C | head -1); do HW[${kv%%=*}]=${kv#*=}; done
 CPUS=${HW[CPUs]}; SOCK=${HW[SocketsPerBoard]}; CORES=${HW[CoresPerSocket]}; THR=${HW[ThreadsPerCore]}; MEM=${HW[RealMemory]}
 OVERRIDE=""
+[ -z "${SLURM_LOCAL_CPUS:-}" ] && [ "$CPUS" -lt 4 ] && SLURM_LOCAL_CPUS=4
 if [ -n "${SLURM_LOCAL_CPUS:-}" ] && [ "$SLURM_LOCAL_CPUS" != "$CPUS" ]; then
   CPUS=$SLURM_LOCAL_CPUS; SOCK=1; CORES=$CPUS; THR=1
   OVERRIDE="SlurmdParameters=config_overrides"
