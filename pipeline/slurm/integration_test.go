@@ -19,7 +19,7 @@ import (
 // filesystem: .ci/slurm/start.sh brings one up on loopback (as root).
 // Without sbatch they skip; with sbatch but no answering controller they
 // skip too, unless REPRO_SLURM_REQUIRED=1 (set by .ci/run), when they fail.
-func requireSlurm(t *testing.T) {
+func requireSlurm(t testing.TB) {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("slurm integration test: skipped in -short mode")
@@ -61,7 +61,7 @@ type fakeStore struct {
 	bin string
 }
 
-func newFakeStore(t *testing.T) *fakeStore {
+func newFakeStore(t testing.TB) *fakeStore {
 	t.Helper()
 	dir := t.TempDir()
 	for _, d := range []string{"runs", "mode", "cells", "logs", "bin"} {
@@ -98,7 +98,7 @@ func (s *fakeStore) runs(key string) []string {
 	return splitLines(b)
 }
 
-func (s *fakeStore) executor(t *testing.T) *Executor {
+func (s *fakeStore) executor(t testing.TB) *Executor {
 	t.Helper()
 	e, err := New(Options{Binary: s.bin, Check: s.check, ScriptDir: t.TempDir()})
 	if err != nil {
@@ -290,4 +290,42 @@ func TestSlurmTimeout(t *testing.T) {
 		t.Fatalf("Execute = %v, want TIMEOUT", err)
 	}
 	t.Logf("after %v: %v", time.Since(start).Round(time.Second), err)
+}
+
+// BenchmarkExecute measures what a trivial cell costs through Slurm (the
+// fake exec-cell: a shell script that writes one file) against running the
+// same command directly, with j cells in flight. It reports s/cell.
+func BenchmarkExecute(b *testing.B) {
+	requireSlurm(b)
+	for _, j := range []int{1, 4} {
+		b.Run(fmt.Sprintf("slurm/j=%d", j), func(b *testing.B) { benchmarkExecute(b, j, true) })
+		b.Run(fmt.Sprintf("exec/j=%d", j), func(b *testing.B) { benchmarkExecute(b, j, false) })
+	}
+}
+
+func benchmarkExecute(b *testing.B, j int, viaSlurm bool) {
+	s := newFakeStore(b)
+	e := s.executor(b)
+	ctx := context.Background()
+	next := 0
+	for b.Loop() {
+		var wg sync.WaitGroup
+		for range j {
+			job := s.job(1000+next, "ok")
+			next++
+			wg.Go(func() {
+				var err error
+				if viaSlurm {
+					err = e.Execute(ctx, job)
+				} else {
+					err = exec.Command(s.bin, "exec-cell", "--executor", "local", "--store", s.dir, job.Key).Run()
+				}
+				if err != nil {
+					b.Error(err)
+				}
+			})
+		}
+		wg.Wait()
+	}
+	b.ReportMetric(b.Elapsed().Seconds()/float64(next), "s/cell")
 }
