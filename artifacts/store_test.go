@@ -209,6 +209,7 @@ func TestGC(t *testing.T) {
 		out, _ := s.Put([]byte("out " + name))
 		lg, _ := s.Put([]byte("log " + name))
 		k := Key(Sum([]byte(name)))
+		os.WriteFile(s.LogPath(k), []byte("running log"), 0o644)
 		s.PutSpec(&Spec{Key: k, CellID: name})
 		if err := s.PutManifest(&Manifest{Key: k, CellID: name, Log: lg, Outputs: []Output{{Name: "o", Digest: out}}}); err != nil {
 			t.Fatal(err)
@@ -229,8 +230,8 @@ func TestGC(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if r.Manifests != 1 || r.Specs != 1 || r.Blobs != 2 {
-		t.Fatalf("dry-run GC = %+v, want 1 manifest, 1 spec, 2 blobs", r)
+	if r.Manifests != 1 || r.Specs != 1 || r.Blobs != 2 || r.Logs != 1 {
+		t.Fatalf("dry-run GC = %+v, want 1 manifest, 1 spec, 2 blobs, 1 log", r)
 	}
 	if _, err := s.Lookup(drop); err != nil {
 		t.Fatalf("dry run deleted something: %v", err)

@@ -96,7 +96,7 @@ const GCGrace = time.Hour
 
 // GCReport lists what gc removed (or would remove, on a dry run).
 type GCReport struct {
-	Manifests, Specs, Blobs int
+	Manifests, Specs, Blobs, Logs int
 	Bytes                   int64 // compressed bytes
 	Paths                   []string
 }
@@ -162,7 +162,24 @@ func (s *Store) GC(ctx context.Context, keep map[Key]bool, apply bool) (*GCRepor
 			return r, err
 		}
 	}
-	err := walkFiles(filepath.Join(s.root, "blobs"), ".zst", func(path, name string) error {
+	// Running logs (logs/<key>.log, <key>.slurm.log) of cells not kept: a
+	// finished cell's log is a blob referenced by its manifest.
+	err := walkFiles(filepath.Join(s.root, "logs"), ".log", func(path, name string) error {
+		k, err := ParseKey(strings.TrimSuffix(name, ".slurm"))
+		if err != nil || keep[k] {
+			return nil
+		}
+		size, isOld := old(path)
+		if !isOld {
+			return nil
+		}
+		r.Logs++
+		return remove(path, size)
+	})
+	if err != nil {
+		return r, err
+	}
+	err = walkFiles(filepath.Join(s.root, "blobs"), ".zst", func(path, name string) error {
 		d, err := ParseDigest(name)
 		if err != nil || live[d] {
 			return nil

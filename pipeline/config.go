@@ -23,6 +23,9 @@ import (
 //	data_mirror = "../shared/data"  # local mirror of the data releases
 //	default_profile = "paper"
 //
+//	[executor.slurm]                # defaults of run --executor slurm's flags
+//	partition = "cpu"               # also time, mem, cpus_per_task, array_limit, jobs, binary
+//
 //	[profile.NAME]                  # a scale of the whole matrix
 //	seeds = [0, 1, 2]               # run seeds of every experiment (unless it sets its own)
 //	split_seeds = [1234]            # held-out splits
@@ -49,6 +52,7 @@ type Config struct {
 	Path, Dir string
 
 	Settings    Settings            `toml:"settings"`
+	Executor    ExecutorSettings    `toml:"executor"`
 	Profiles    map[string]*Profile `toml:"profile"`
 	Experiments []*Experiment       `toml:"experiment"`
 	Tables      []toml.Primitive    `toml:"table"`
@@ -65,6 +69,24 @@ type Settings struct {
 	Store          string `toml:"store"`
 	DataMirror     string `toml:"data_mirror"`
 	DefaultProfile string `toml:"default_profile"`
+}
+
+// ExecutorSettings are the defaults of `repro run --executor ...` flags
+// (host-local: never part of a key).
+type ExecutorSettings struct {
+	Slurm SlurmSettings `toml:"slurm"`
+}
+
+// SlurmSettings is the [executor.slurm] table: sbatch options and how many
+// jobs to keep in flight. Command-line flags override each.
+type SlurmSettings struct {
+	Partition   string `toml:"partition"`
+	Time        string `toml:"time"`
+	Mem         string `toml:"mem"`
+	CPUsPerTask int    `toml:"cpus_per_task"`
+	ArrayLimit  int    `toml:"array_limit"`
+	Jobs        int    `toml:"jobs"`   // -j for the slurm executor (default 100)
+	Binary      string `toml:"binary"` // repro binary on the shared filesystem
 }
 
 // Profile scales the matrix. Its overrides are part of the resolved config

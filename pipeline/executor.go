@@ -28,8 +28,10 @@ type Job struct {
 	CellID string
 	// StoreDir is the absolute path of the store root.
 	StoreDir string
-	// LogPath is where the cell's combined output should go (absolute; its
-	// directory exists).
+	// LogPath is the cell's own log (absolute; its directory exists), which
+	// ExecuteCell creates and writes while the cell runs. An executor that
+	// captures a process's output (a Slurm job's) writes it beside it, at
+	// LogPath with ".log" replaced by ".slurm.log", not to LogPath itself.
 	LogPath string
 	// RunID identifies this driver's run (for job names), stable across a
 	// driver restart on the same plan.

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"flag"
 	"fmt"
 	"path"
 	"runtime"
@@ -14,6 +15,7 @@ import (
 
 type runOptions struct {
 	g        globalFlags
+	flags    *flag.FlagSet
 	jobs     int
 	executor string
 	only     string
@@ -25,7 +27,8 @@ type runOptions struct {
 func cmdRun() *command {
 	o := &runOptions{}
 	fs := newFlags("run", &o.g)
-	fs.IntVar(&o.jobs, "j", runtime.NumCPU(), "cells to run at once (local: worker goroutines; slurm: jobs in flight)")
+	o.flags = fs
+	fs.IntVar(&o.jobs, "j", runtime.NumCPU(), "cells to run at once (local: worker goroutines, default the core count; slurm: jobs in flight, default 100 or executor.slurm.jobs)")
 	fs.StringVar(&o.executor, "executor", "local", "where cells run: local or slurm")
 	fs.StringVar(&o.only, "only", "", "run only cells whose ID matches this glob (and what they need)")
 	fs.BoolVar(&o.quiet, "q", false, "no progress line")
@@ -70,6 +73,31 @@ func runRun(ctx context.Context, e *env, o *runOptions, args []string) error {
 		ex = &pipeline.LocalExecutor{Store: w.store, Stages: stages.Stages(), Settings: w.settings}
 	case "slurm":
 		so := o.slurm
+		set := map[string]bool{}
+		o.flags.Visit(func(f *flag.Flag) { set[f.Name] = true })
+		cs := w.cfg.Executor.Slurm
+		for _, d := range []struct {
+			flag string
+			dst  *string
+			val  string
+		}{{"partition", &so.Partition, cs.Partition}, {"time", &so.Time, cs.Time}, {"mem", &so.Mem, cs.Mem}, {"binary", &so.Binary, cs.Binary}} {
+			if !set[d.flag] && d.val != "" {
+				*d.dst = d.val
+			}
+		}
+		if !set["cpus-per-task"] && cs.CPUsPerTask > 0 {
+			so.CPUsPerTask = cs.CPUsPerTask
+		}
+		if !set["array-limit"] && cs.ArrayLimit > 0 {
+			so.ArrayLimit = cs.ArrayLimit
+		}
+		if !set["j"] {
+			// Jobs in flight on a cluster, not local cores.
+			o.jobs = 100
+			if cs.Jobs > 0 {
+				o.jobs = cs.Jobs
+			}
+		}
 		store := w.store
 		so.Check = func(ctx context.Context, job *pipeline.Job) (bool, error) {
 			k, err := parseKey(job.Key)

@@ -109,8 +109,8 @@ concurrent run is safe. Without --apply it only lists what it would remove.`,
 			if *apply {
 				verb = "removed"
 			}
-			fmt.Fprintf(e.stdout, "%s %s, %s, %s (%.1f MB compressed); kept %d cells of profile %s\n",
-				verb, plural(r.Manifests, "cell record"), plural(r.Specs, "spec"), plural(r.Blobs, "blob"), float64(r.Bytes)/1e6, len(keep), w.profile)
+			fmt.Fprintf(e.stdout, "%s %s, %s, %s, %s (%.1f MB); kept %d cells of profile %s\n",
+				verb, plural(r.Manifests, "cell record"), plural(r.Specs, "spec"), plural(r.Blobs, "blob"), plural(r.Logs, "log"), float64(r.Bytes)/1e6, len(keep), w.profile)
 			if !*apply && len(r.Paths) > 0 {
 				fmt.Fprintln(e.stdout, "run 'repro gc --apply' to delete them")
 			}
