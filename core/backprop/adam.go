@@ -47,9 +47,10 @@ func (a *Adam) Step(params, grad []float32, lr float64) {
 // schedule produces: per weight layer, the presynaptic units that are awake
 // (Pre) and the postsynaptic units that are awake (Post). A weight may move
 // iff its presynaptic unit is asleep or its postsynaptic unit is asleep; a
-// bias iff its unit is asleep. Pre[l] nil means every presynaptic unit
-// counts as awake (the input layer); Post[l] nil likewise for the
-// postsynaptic units. A layer with both nil is unmasked, as the readout is.
+// bias iff its unit is asleep. When only one of Pre[l], Post[l] is nil,
+// that side counts as all awake (Pre[0] nil: the input is always awake).
+// A layer with both nil is exempt from the mask and takes the full step, as
+// the readout does.
 type Mask struct {
 	Pre, Post [][]bool
 }
