@@ -40,7 +40,8 @@ type sgdCoef struct {
 //	v[s] = flushTiny(mu*v[s] + gs)
 //	w[s] = w[s] + eta*v[s]
 //
-// with g the row's dense gradient (all +0 for a row without one). The
+// with g the row's dense gradient (all +0 for a row without one) and col
+// ascending, as a row's stored synapses are. The
 // vector kernel performs the same float32 operations in the same order, so
 // both give identical bits (a NaN velocity, which cannot arise, would be
 // flushed by the kernel and kept by the loop).

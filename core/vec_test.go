@@ -2,6 +2,7 @@ package core
 
 import (
 	"math"
+	"slices"
 	"testing"
 )
 
@@ -81,6 +82,7 @@ func TestSGDRowInput(t *testing.T) {
 				}
 				col[s] = int32(rng.IntN(784))
 			}
+			slices.Sort(col) // a row's columns are ascending
 			w2, v2 := append([]float32(nil), w...), append([]float32(nil), v...)
 			sgdRowInputGo(w, v, col, g, k)
 			sgdRowInput(w2, v2, col, g, k)
