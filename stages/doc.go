@@ -32,7 +32,8 @@
 //	task_classes int32 [T, C]   classes of each task, in presentation order
 //	task_offsets int32 [T+1]    task t's training samples are
 //	task_idx     int32 [S]      task_idx[task_offsets[t]:task_offsets[t+1]] (into train_x)
-//	eval_idx     int32 [E]      evaluation samples, into eval_set's array
+//	eval_idx     int32 [E]      evaluation samples, into eval_set's array (held-out:
+//	                            the split's order, grouped by class as the reference's)
 //	eval_set     uint8 [1]      0: eval_idx indexes train_x (held-out tenth), 1: test_x
 //
 // train/<row>/<protocol>/<eval>/seed<s>: one run; output "result" is the
