@@ -97,8 +97,8 @@ const GCGrace = time.Hour
 // GCReport lists what gc removed (or would remove, on a dry run).
 type GCReport struct {
 	Manifests, Specs, Blobs, Logs int
-	Bytes                   int64 // compressed bytes
-	Paths                   []string
+	Bytes                         int64 // compressed bytes
+	Paths                         []string
 }
 
 // GC removes every manifest, spec and failure record whose key is not in
