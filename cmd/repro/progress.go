@@ -20,21 +20,19 @@ type progress struct {
 	tty      bool
 	quiet    bool
 	executor string
-	jobs     int
 	start    time.Time
 	last     time.Time
 	ev       pipeline.Event
 	ran      int
-	ranWall  time.Duration
 	lineLen  int
 	// cells maps a running cell's key to its own progress (fraction done).
 	cells map[string]float64
 	ids   map[string]string
 }
 
-func newProgress(w io.Writer, quiet bool, executor string, jobs int) *progress {
+func newProgress(w io.Writer, quiet bool, executor string) *progress {
 	now := time.Now()
-	p := &progress{w: w, quiet: quiet, executor: executor, jobs: jobs, start: now, last: now,
+	p := &progress{w: w, quiet: quiet, executor: executor, start: now, last: now,
 		cells: map[string]float64{}, ids: map[string]string{}}
 	if f, ok := w.(*os.File); ok {
 		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
@@ -51,7 +49,6 @@ func (p *progress) event(ev pipeline.Event) {
 	switch ev.Kind {
 	case pipeline.EventDone:
 		p.ran++
-		p.ranWall += ev.Wall
 		delete(p.cells, ev.Key.String())
 	case pipeline.EventFailed:
 		delete(p.cells, ev.Key.String())
@@ -92,10 +89,11 @@ func (p *progress) line() string {
 		s += fmt.Sprintf("; %s %.0f%%", p.ids[bestKey], 100*best)
 	}
 	if p.ran > 0 && ev.Done < ev.Total {
-		// Remaining cells at the mean wall time of the cells run so far,
-		// spread over the workers.
-		per := p.ranWall / time.Duration(p.ran)
-		left := time.Duration(ev.Total-ev.Done) * per / time.Duration(max(1, p.jobs))
+		// Remaining cells at the throughput seen so far (cells computed
+		// per second of this run), which holds for any executor: local
+		// workers or a cluster whose real parallelism -j does not tell.
+		per := time.Since(p.start) / time.Duration(p.ran)
+		left := time.Duration(ev.Total-ev.Done) * per
 		s += fmt.Sprintf(", ETA %s", left.Round(time.Second))
 	}
 	return s

@@ -119,7 +119,7 @@ func runRun(ctx context.Context, e *env, o *runOptions, args []string) error {
 	if o.only != "" {
 		ropt.Only = func(c *pipeline.Cell) bool { ok, _ := path.Match(o.only, c.ID); return ok }
 	}
-	prog := newProgress(e.stderr, o.quiet, ex.Name(), o.jobs)
+	prog := newProgress(e.stderr, o.quiet, ex.Name())
 	if lx, ok := ex.(*pipeline.LocalExecutor); ok {
 		lx.Progress = func(key, id string, done, total int64) { prog.cell(key, id, done, total) }
 	}
