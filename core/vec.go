@@ -16,6 +16,10 @@ func addRows(c, v []float32, off []int32, b []float32) {
 	addRowsImpl(c, v, off, b)
 }
 
+// AddRows is addRows for the other learners (core/backprop's forward and
+// gradient products): one vector kernel, with the same bits on every CPU.
+func AddRows(c, v []float32, off []int32, b []float32) { addRows(c, v, off, b) }
+
 func addRowsGo(c, v []float32, off []int32, b []float32) {
 	n := len(c)
 	for t, a := range v {

@@ -2,45 +2,17 @@ package backprop
 
 import "math"
 
-// The three inner loops of the package. Each has a portable Go version
+// The inner loops of the package (the sparse product is core.AddRows). Each has a portable Go version
 // (below) and, on amd64 with AVX2, a vector version in accrows_amd64.s that
 // performs the same float32 operations element by element in the same order
 // (separate multiply and add, never fused), so both give identical bits; the
 // tests check this. Which one runs is fixed by the CPU, not by state.
 
-// accRows adds sum_t v[t] * b[off[t] : off[t]+len(c)] to c, accumulating
-// each element of c in ascending t. It is the one product kernel: a forward
-// row is a list of (activity, weight row) pairs, a weight-gradient row a
-// list of (presynaptic activity, output-gradient row) pairs. Zero entries are
-// left out of the list by the caller, which is how k-WTA sparsity is used.
-// It panics (index out of range) if a row of b is too short.
-func accRows(c, v []float32, off []int32, b []float32) {
-	if len(v) != len(off) {
-		panic("backprop: accRows length mismatch")
-	}
-	if len(c) == 0 || len(v) == 0 {
-		return
-	}
-	accRowsImpl(c, v, off, b)
-}
-
-func accRowsGo(c, v []float32, off []int32, b []float32) {
-	n := len(c)
-	for t, a := range v {
-		row := b[off[t] : int(off[t])+n]
-		for j := range c {
-			// The conversion keeps the compiler from fusing into an FMA,
-			// which would differ from the vector kernel.
-			c[j] += float32(a * row[j])
-		}
-	}
-}
-
 // accRows4 is the dense product kernel: for four rows of c at once (row q
 // at c[q*ldc : q*ldc+n]) sharing one offset list, with row q's coefficients
 // v4[4*t+q], it sets c = fma(v, b, c) term by term in ascending t: one fused
-// multiply-add, rounded once, per term (unlike accRows's separate multiply
-// and add). Sharing the loads of b across rows and fusing make the dense
+// multiply-add, rounded once, per term (unlike core.AddRows's separate
+// multiply and add). Sharing the loads of b across rows and fusing make the dense
 // products (the input layer's forward pass and weight gradient, most of a
 // BP+ER step) several times faster with 512-bit vectors. The portable
 // version rounds exactly as the hardware FMA (fma32), so every path gives

@@ -13,9 +13,6 @@ var (
 )
 
 //go:noescape
-func accRowsAVX2(c, v []float32, off []int32, b []float32)
-
-//go:noescape
 func adamAVX2(p, g, m, v []float32, mask []uint32, k *adamCoef)
 
 //go:noescape
@@ -51,19 +48,6 @@ func checkRows(off []int32, n, lenB int) {
 		if o < 0 || int(o)+n > lenB {
 			panic("backprop: kernel row out of range")
 		}
-	}
-}
-
-func accRowsImpl(c, v []float32, off []int32, b []float32) {
-	n := len(c)
-	if !useAVX2 || n < 8 {
-		accRowsGo(c, v, off, b)
-		return
-	}
-	checkRows(off, n, len(b))
-	accRowsAVX2(c, v, off, b)
-	if n8 := n &^ 7; n8 < n {
-		accRowsGo(c[n8:], v, off, b[n8:])
 	}
 }
 

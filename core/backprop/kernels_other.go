@@ -2,8 +2,6 @@
 
 package backprop
 
-func accRowsImpl(c, v []float32, off []int32, b []float32) { accRowsGo(c, v, off, b) }
-
 func adamStep(p, g, m, v []float32, mask []uint32, k *adamCoef) { adamStepGo(p, g, m, v, mask, k) }
 
 func accRows4Impl(c []float32, ldc int, v4 []float32, off []int32, b []float32, n int) {

@@ -19,34 +19,6 @@ func randVec(rng *core.RNG, n int) []float32 {
 	return x
 }
 
-// TestAccRowsMatchesGo checks the dispatched kernel (AVX2 where available)
-// against the portable loop bit for bit, over lengths that exercise the
-// 32-, 8- and scalar tails.
-func TestAccRowsMatchesGo(t *testing.T) {
-	t.Parallel()
-	rng := core.NewRNG(1, 0)
-	for _, n := range []int{1, 7, 8, 9, 31, 32, 33, 40, 100, 256} {
-		for _, T := range []int{0, 1, 5, 64} {
-			stride := n + rng.IntN(5)
-			b := randVec(rng, (T+1)*stride)
-			v := randVec(rng, T)
-			off := make([]int32, T)
-			for i := range off {
-				off[i] = int32(rng.IntN(T+1) * stride)
-			}
-			c0 := randVec(rng, n)
-			want, got := slices.Clone(c0), slices.Clone(c0)
-			accRowsGo(want, v, off, b)
-			accRows(got, v, off, b)
-			for j := range want {
-				if math.Float32bits(want[j]) != math.Float32bits(got[j]) {
-					t.Fatalf("n=%d T=%d: c[%d] = %g, portable %g", n, T, j, got[j], want[j])
-				}
-			}
-		}
-	}
-}
-
 // TestAccRows4MatchesRows checks the four-row kernel (AVX-512, FMA or
 // portable, whichever the CPU selects) against a row-by-row loop of fma32,
 // bit for bit.
@@ -167,26 +139,6 @@ func TestAdamAgainstFloat64(t *testing.T) {
 		if math.Abs(th-float64(p[i])) > 1e-6 {
 			t.Errorf("param %d: %g, float64 formula %g", i, p[i], th)
 		}
-	}
-}
-
-func BenchmarkAccRows(b *testing.B) {
-	for _, n := range []int{256, 512} {
-		b.Run("n="+itoa(n), func(b *testing.B) {
-			rng := core.NewRNG(1, 0)
-			T := 784
-			w := randVec(rng, T*n)
-			v := randVec(rng, T)
-			off := make([]int32, T)
-			for i := range off {
-				off[i] = int32(i * n)
-			}
-			c := make([]float32, n)
-			for b.Loop() {
-				accRows(c, v, off, w)
-			}
-			b.ReportMetric(float64(T*n)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GMAC/s")
-		})
 	}
 }
 

@@ -187,7 +187,7 @@ func (n *Net) Forward(p *Pass) {
 		} else {
 			for r := range p.Rows {
 				v, o := nonZeros(p.vals, p.offs, x[r*in:(r+1)*in], out)
-				accRows(z[r*out:(r+1)*out], v, o, w)
+				core.AddRows(z[r*out:(r+1)*out], v, o, w)
 			}
 		}
 		if l == L-1 {
@@ -259,7 +259,7 @@ func (n *Net) Backward(p *Pass, grad []float32) {
 			transpose(at, a, p.Rows, in)
 			for j := range in {
 				v, o := nonZeros(p.vals, p.offs, at[j*p.Rows:(j+1)*p.Rows], out)
-				accRows(gw[l][j*out:(j+1)*out], v, o, d)
+				core.AddRows(gw[l][j*out:(j+1)*out], v, o, d)
 			}
 		}
 		// Bias gradient: sum_r d[r,:].
@@ -267,7 +267,7 @@ func (n *Net) Backward(p *Pass, grad []float32) {
 		for r := range p.Rows {
 			v[r], o[r] = 1, int32(r*out)
 		}
-		accRows(gb[l], v, o, d)
+		core.AddRows(gb[l], v, o, d)
 		if l == 0 {
 			break
 		}
@@ -305,7 +305,7 @@ func (n *Net) Backward(p *Pass, grad []float32) {
 			v, o := nonZeros(p.vals, p.offs, d[r*out:(r+1)*out], in)
 			c := dPrev[r*in : (r+1)*in]
 			clear(c)
-			accRows(c, v, o, wt)
+			core.AddRows(c, v, o, wt)
 			gate(c, a[r*in:(r+1)*in])
 		}
 	}
