@@ -52,14 +52,14 @@ func BenchmarkStore(b *testing.B) {
 	b.Run("raw/write", func(b *testing.B) {
 		b.SetBytes(int64(len(data)))
 		for b.Loop() {
-			if err := writeFile(filepath.Join(b.TempDir(), "x"), data, 0o644); err != nil {
+			if err := WriteFile(filepath.Join(b.TempDir(), "x"), data, 0o644); err != nil {
 				b.Fatal(err)
 			}
 		}
 	})
 	b.Run("raw/read", func(b *testing.B) {
 		p := filepath.Join(b.TempDir(), "x")
-		writeFile(p, data, 0o644)
+		WriteFile(p, data, 0o644)
 		b.SetBytes(int64(len(data)))
 		for b.Loop() {
 			got, err := os.ReadFile(p)

@@ -11,9 +11,7 @@ import (
 // On any error the temporary file is removed and path is untouched. Every
 // file of the store, and every file repro writes into the work tree, goes
 // through it.
-func WriteFile(path string, data []byte, perm os.FileMode) error { return writeFile(path, data, perm) }
-
-func writeFile(path string, data []byte, perm os.FileMode) (err error) {
+func WriteFile(path string, data []byte, perm os.FileMode) (err error) {
 	dir := filepath.Dir(path)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return err

@@ -126,7 +126,7 @@ func (s *Store) putRecord(kind string, k Key, v any) error {
 	if err != nil {
 		return err
 	}
-	return writeFile(s.recordPath(kind, k), append(b, '\n'), 0o644)
+	return WriteFile(s.recordPath(kind, k), append(b, '\n'), 0o644)
 }
 
 func (s *Store) getRecord(kind string, k Key, format string, v any) error {

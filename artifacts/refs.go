@@ -38,7 +38,7 @@ func safeName(s string) string {
 // PutRef records that cellID had key k under profile.
 func (s *Store) PutRef(profile, cellID string, k Key) error {
 	b, _ := json.Marshal(Ref{Profile: profile, CellID: cellID, Key: k})
-	return writeFile(s.refPath(profile, cellID), append(b, '\n'), 0o644)
+	return WriteFile(s.refPath(profile, cellID), append(b, '\n'), 0o644)
 }
 
 // GetRef returns the key cellID had when last planned under profile.

@@ -71,7 +71,7 @@ func Open(root string, opt Options) (*Store, error) {
 	}
 	readme := filepath.Join(abs, "README")
 	if _, err := os.Stat(readme); errors.Is(err, fs.ErrNotExist) {
-		if err := writeFile(readme, []byte(storeREADME), 0o644); err != nil {
+		if err := WriteFile(readme, []byte(storeREADME), 0o644); err != nil {
 			return nil, fmt.Errorf("store %s: %w", abs, err)
 		}
 	}
@@ -128,7 +128,7 @@ func (s *Store) Put(data []byte) (Digest, error) {
 	if err != nil || Sum(back) != d {
 		return d, fmt.Errorf("blob %s: compressed copy does not verify", d.Short())
 	}
-	if err := writeFile(s.BlobPath(d), z, 0o444); err != nil {
+	if err := WriteFile(s.BlobPath(d), z, 0o444); err != nil {
 		return d, fmt.Errorf("blob %s: %w", d.Short(), err)
 	}
 	return d, nil

@@ -164,8 +164,8 @@ func Run(ctx context.Context, st *artifacts.Store, g *Graph, opt RunOptions) (*R
 			opt.Events(Event{Kind: kind, Cell: c, Key: k, Err: err, Wall: d, Done: done, Total: total, Running: running, Failed: rep.Failed + rep.Skipped})
 		}
 	}
-	var skip func(c *Cell, why error)
-	skip = func(c *Cell, why error) {
+	var skip func(c *Cell)
+	skip = func(c *Cell) {
 		for _, u := range users[c] {
 			if failed[u] {
 				continue
@@ -176,7 +176,7 @@ func Run(ctx context.Context, st *artifacts.Store, g *Graph, opt RunOptions) (*R
 			err := fmt.Errorf("input %s failed", c.ID)
 			rep.Failures = append(rep.Failures, CellFailure{CellID: u.ID, Err: err})
 			emit(EventSkipped, u, artifacts.Key{}, err, 0)
-			skip(u, why)
+			skip(u)
 		}
 	}
 	finish := func(c *Cell, m *artifacts.Manifest) {
@@ -203,7 +203,7 @@ func Run(ctx context.Context, st *artifacts.Store, g *Graph, opt RunOptions) (*R
 					done++
 					rep.Failures = append(rep.Failures, CellFailure{CellID: c.ID, Err: err})
 					emit(EventFailed, c, k, err, 0)
-					skip(c, err)
+					skip(c)
 					continue
 				}
 				if m, err := st.Lookup(k); err == nil {
@@ -260,7 +260,7 @@ func Run(ctx context.Context, st *artifacts.Store, g *Graph, opt RunOptions) (*R
 					done++
 					rep.Failures = append(rep.Failures, CellFailure{CellID: c.ID, Key: r.key, Err: r.err})
 					emit(EventFailed, c, r.key, r.err, r.dur)
-					skip(c, r.err)
+					skip(c)
 					continue
 				}
 				finish(c, m)

@@ -28,7 +28,6 @@ var datasets = map[string]dataSource{
 
 // builder memoises the shared cells (data, splits, streams) of a graph.
 type builder struct {
-	cfg   *pipeline.Config
 	cells []*pipeline.Cell
 	byID  map[string]*pipeline.Cell
 }
@@ -104,7 +103,7 @@ func paperCells(cfg *pipeline.Config, profile string) ([]*pipeline.Cell, error) 
 			}
 		}
 	}
-	b := &builder{cfg: cfg, byID: map[string]*pipeline.Cell{}}
+	b := &builder{byID: map[string]*pipeline.Cell{}}
 	for _, e := range cfg.Experiments {
 		if len(e.Profiles) > 0 && !slices.Contains(e.Profiles, profile) {
 			// Not in this profile; still decoded, to report typos.
