@@ -28,10 +28,14 @@ type layer struct {
 	// Column view for the forward pass: stored synapses of pre j are
 	// colSyn[colPtr[j]:colPtr[j+1]], with post units colPost.
 	colPtr, colSyn, colPost []int32
-	// wT holds W^l densely in column order, wT[j*nOut+i] = W_ij (0 for
+	// wT holds W^l densely in column order, wT[j*ldT+i] = W_ij (0 for
 	// absent synapses), for the vector forward product; pos[s] is stored
-	// synapse s's place in it.
+	// synapse s's place in it. ldT is nOut padded so that columns do not
+	// start a power-of-two distance apart: an update writes one row, i.e.
+	// one element of every column, and at a 2 KiB stride those elements
+	// fall into two sets of the L1 cache and evict each other.
 	wT  []float32
+	ldT int
 	pos []int32
 
 	w, fb  []float32 // W^l and its twin B^{l-1} (nil for l = 1)
@@ -47,6 +51,7 @@ type layer struct {
 	termCoef                   []float32
 	gRow                       []float32 // one row's dense gradient
 	zeroRow                    []float32 // all +0: the gradient of a silent row
+	zeroWord, frozenPre        []int32   // per pre unit: all 0; 1 where awake (replay)
 	// Anchor slow copies, cloned at the first waking call.
 	wSlow, fbSlow, biasSlow []float32
 	anchorLam, anchorMu     float32
@@ -249,6 +254,15 @@ func daleClamp(w []float32, sign []float32) {
 	}
 }
 
+// paddedStride returns the column stride of wT for n rows: n, plus one
+// cache line when n floats span a multiple of 256 bytes.
+func paddedStride(n int) int {
+	if n*4%256 == 0 {
+		return n + 16
+	}
+	return n
+}
+
 func newLayer(nIn, nOut int, w, fb []float32, keep []bool, storeAll bool, sign []float32, adam bool) *layer {
 	ly := &layer{nIn: nIn, nOut: nOut, sign: sign, rowPtr: make([]int32, nOut+1)}
 	for i := range nOut {
@@ -287,6 +301,8 @@ func newLayer(nIn, nOut int, w, fb []float32, keep []bool, storeAll bool, sign [
 	ly.termFill = make([]int32, nOut)
 	ly.gRow = make([]float32, nIn)
 	ly.zeroRow = make([]float32, nIn)
+	ly.zeroWord = make([]int32, nIn)
+	ly.frozenPre = make([]int32, nIn)
 	if adam {
 		ly.m2 = make([]float32, n)
 		ly.bm2 = make([]float32, nOut)
@@ -302,14 +318,15 @@ func newLayer(nIn, nOut int, w, fb []float32, keep []bool, storeAll bool, sign [
 	ly.colSyn = make([]int32, n)
 	ly.colPost = make([]int32, n)
 	ly.pos = make([]int32, n)
-	ly.wT = make([]float32, nIn*nOut)
+	ly.ldT = paddedStride(nOut)
+	ly.wT = make([]float32, nIn*ly.ldT)
 	fill := slices.Clone(ly.colPtr[:nIn])
 	for i := range nOut {
 		for s := ly.rowPtr[i]; s < ly.rowPtr[i+1]; s++ {
 			j := ly.col[s]
 			ly.colSyn[fill[j]] = s
 			ly.colPost[fill[j]] = int32(i)
-			ly.pos[s] = j*int32(nOut) + int32(i)
+			ly.pos[s] = j*int32(ly.ldT) + int32(i)
 			fill[j]++
 		}
 	}
@@ -322,7 +339,7 @@ func newLayer(nIn, nOut int, w, fb []float32, keep []bool, storeAll bool, sign [
 func (nt *net) setOffset(o []float32) {
 	copy(nt.off, o)
 	nt.offIdx, nt.offVal = nt.offIdx[:0], nt.offVal[:0]
-	n1 := int32(nt.sizes[1])
+	n1 := int32(nt.lay[1].ldT)
 	for j, v := range nt.off {
 		if v != 0 {
 			nt.offIdx = append(nt.offIdx, int32(j)*n1)

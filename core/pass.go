@@ -149,9 +149,9 @@ func (nt *net) forward(p *pass, sup [][]float32) {
 func (ly *layer) scatter(z []float32, idx []int32, val []float32, dense []float32, offBuf []int32, valBuf []float32) {
 	off := offBuf[:len(idx)]
 	v := valBuf[:len(idx)]
-	nOut := int32(ly.nOut)
+	ld := int32(ly.ldT)
 	for t, j := range idx {
-		off[t] = j * nOut
+		off[t] = j * ld
 		if val != nil {
 			v[t] = val[t]
 		} else {

@@ -445,6 +445,21 @@ func (nt *net) controllerDecay(cfg *LocalConfig, ly *layer, m *layerMask, op *op
 // exactly what the general path computes.
 func (nt *net) sgdRows(ly *layer, preL int, m *layerMask, op *optim, wd, lam float32, pre []float32) {
 	mu, eta := op.mu, op.eta
+	// The vector twin step needs a decay and Dale signs (always so for
+	// l >= 2 in the paper's configurations) and the awake pre units as a
+	// word per unit.
+	vecFB := ly.fb != nil && lam != 0 && ly.sign != nil
+	fbk := sgdFBCoef{mu: mu, eta: eta, lam: lam, tiny: tinyVelocity}
+	var frozenPre []int32
+	if vecFB && m != nil && m.pre != nil {
+		frozenPre = ly.frozenPre
+		for j, a := range m.pre {
+			frozenPre[j] = 0
+			if a {
+				frozenPre[j] = 1
+			}
+		}
+	}
 	for i := range ly.nOut {
 		if m != nil && m.rowFrozen(i) {
 			continue
@@ -463,7 +478,7 @@ func (nt *net) sgdRows(ly *layer, preL int, m *layerMask, op *optim, wd, lam flo
 		v := ly.m1[lo:hi][:n]
 		col := ly.col[lo:hi][:n]
 		wT := ly.wT
-		nOut := int32(ly.nOut)
+		ldT := int32(ly.ldT)
 		i32 := int32(i)
 		if ly.fb == nil && lam == 0 {
 			// W^1: the vector row step, then the column copy.
@@ -474,7 +489,7 @@ func (nt *net) sgdRows(ly *layer, preL int, m *layerMask, op *optim, wd, lam flo
 			k := sgdCoef{wd: wd, mu: mu, eta: eta, tiny: tinyVelocity}
 			sgdRowInput(w, v, col, g, &k)
 			for s, j := range col {
-				wT[j*nOut+i32] = w[s]
+				wT[j*ldT+i32] = w[s]
 			}
 		} else if ly.fb == nil {
 			for s := range w {
@@ -491,7 +506,20 @@ func (nt *net) sgdRows(ly *layer, preL int, m *layerMask, op *optim, wd, lam flo
 					ws -= lam * ws
 				}
 				w[s] = ws
-				wT[col[s]*nOut+i32] = ws
+				wT[col[s]*ldT+i32] = ws
+			}
+		} else if vecFB {
+			g := gRow
+			if g == nil {
+				g = ly.zeroRow
+			}
+			fr := ly.zeroWord
+			if preAwake != nil {
+				fr = frozenPre
+			}
+			sgdRowFB(w, ly.fb[lo:hi], v, col, g, fr, ly.sign, &fbk)
+			for s, j := range col {
+				wT[j*ldT+i32] = w[s]
 			}
 		} else {
 			fb := ly.fb[lo:hi][:n]
@@ -525,7 +553,7 @@ func (nt *net) sgdRows(ly *layer, preL int, m *layerMask, op *optim, wd, lam flo
 				}
 				w[s] = ws
 				fb[s] = bs
-				wT[j*nOut+i32] = ws
+				wT[j*ldT+i32] = ws
 			}
 		}
 		if !ly.noBias && m.biasFree(i) {
@@ -591,7 +619,7 @@ func (ly *layer) rowGrad(i int, pre []float32) []float32 {
 // moments, a fixed decay and no anchor; it computes exactly what the general
 // path computes.
 func (nt *net) adamRows(ly *layer, preL int, m *layerMask, op *optim, wd, lam float32, pre []float32) {
-	nOut := int32(ly.nOut)
+	ldT := int32(ly.ldT)
 	for i := range ly.nOut {
 		if m != nil && m.rowFrozen(i) {
 			continue
@@ -649,7 +677,7 @@ func (nt *net) adamRows(ly *layer, preL int, m *layerMask, op *optim, wd, lam fl
 				fb[s] = bs
 			}
 			w[s] = ws
-			ly.wT[j*nOut+i32] = ws
+			ly.wT[j*ldT+i32] = ws
 		}
 		if !ly.noBias && m.biasFree(i) {
 			ly.stepBias(i, op, true)

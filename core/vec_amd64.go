@@ -51,3 +51,26 @@ func sgdRowInputImpl(w, v []float32, col []int32, g []float32, k *sgdCoef) {
 		sgdRowInputGo(w[n8:], v[n8:n], col[n8:n], g, k)
 	}
 }
+
+//go:noescape
+func sgdRowFBAVX2(w, fb, v []float32, col []int32, g []float32, awake []int32, sign []float32, k *sgdFBCoef)
+
+func sgdRowFBImpl(w, fb, v []float32, col []int32, g []float32, awake []int32, sign []float32, k *sgdFBCoef) {
+	n := len(w)
+	if !useAVX2 || n < 8 {
+		sgdRowFBGo(w, fb, v, col, g, awake, sign, k)
+		return
+	}
+	if len(fb) < n || len(v) < n || len(col) < n {
+		panic("core: sgdRowFB length mismatch")
+	}
+	// The gathers do no bounds checks; col is ascending (a row's stored
+	// synapses), so its ends bound every entry.
+	if col[0] < 0 || int(col[n-1]) >= min(len(g), len(awake), len(sign)) {
+		panic("core: sgdRowFB column out of range")
+	}
+	sgdRowFBAVX2(w, fb, v, col, g, awake, sign, k)
+	if n8 := n &^ 7; n8 < n {
+		sgdRowFBGo(w[n8:], fb[n8:n], v[n8:n], col[n8:n], g, awake, sign, k)
+	}
+}

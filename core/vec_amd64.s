@@ -150,3 +150,85 @@ loop:
 done:
 	VZEROUPPER
 	RET
+
+// func sgdRowFBAVX2(w, fb, v []float32, col []int32, g []float32, awake []int32, sign []float32, k *sgdFBCoef)
+//
+// sgdRowFBGo on the first len(w) rounded down to 8 elements: the same
+// float32 operations in the same order (no FMA); frozen lanes (awake[col]
+// != 0) are blended back to their old values. MAX with +0 as the second
+// source returns +0 for -0 (Go's max(-0, 0)); MIN with the weight as the
+// second source returns it for either zero (Go's min(x, 0)).
+TEXT ·sgdRowFBAVX2(SB), NOSPLIT, $0-176
+	MOVQ w_base+0(FP), DI
+	MOVQ w_len+8(FP), CX
+	MOVQ fb_base+24(FP), R10
+	MOVQ v_base+48(FP), SI
+	MOVQ col_base+72(FP), DX
+	MOVQ g_base+96(FP), R8
+	MOVQ awake_base+120(FP), R11
+	MOVQ sign_base+144(FP), R12
+	MOVQ k+168(FP), BX
+	VBROADCASTSS 0(BX), Y9   // mu
+	VBROADCASTSS 4(BX), Y10  // eta
+	VBROADCASTSS 8(BX), Y14  // lam
+	VBROADCASTSS 12(BX), Y12 // tiny
+	MOVL $0x7fffffff, R9
+	MOVL R9, X11
+	VPBROADCASTD X11, Y11    // abs mask
+	VPCMPEQD Y13, Y13, Y13   // all ones (gather mask)
+	VXORPS Y15, Y15, Y15     // +0
+	SHRQ $3, CX
+	SHLQ $5, CX              // bytes in whole blocks of 8
+	XORQ AX, AX
+
+fbloop:
+	CMPQ AX, CX
+	JGE  fbdone
+	VMOVDQU (DX)(AX*1), Y1        // col
+	VMOVDQU Y13, Y7
+	VXORPS  Y2, Y2, Y2
+	VGATHERDPS Y7, (R8)(Y1*4), Y2 // g[col]
+	VMOVDQU Y13, Y7
+	VPXOR   Y3, Y3, Y3
+	VPGATHERDD Y7, (R11)(Y1*4), Y3 // awake[col]
+	VPCMPEQD Y15, Y3, Y3
+	VPXOR   Y13, Y3, Y3           // frozen lanes: all ones
+	VMOVDQU Y13, Y7
+	VXORPS  Y4, Y4, Y4
+	VGATHERDPS Y7, (R12)(Y1*4), Y4 // sign[col]
+	VCMPPS  $0x0E, Y15, Y4, Y4    // sign > 0
+	VMOVUPS (SI)(AX*1), Y0        // v
+	VMULPS  Y0, Y9, Y5            // mu*v
+	VADDPS  Y2, Y5, Y5            // + g
+	VANDPS  Y11, Y5, Y6
+	VCMPPS  $0x0D, Y12, Y6, Y6    // |.| >= tiny
+	VANDPS  Y6, Y5, Y5            // vs
+	VMULPS  Y5, Y10, Y6           // d = eta*vs
+	VBLENDVPS Y3, Y0, Y5, Y0      // frozen ? v : vs
+	VMOVUPS Y0, (SI)(AX*1)
+	// w
+	VMOVUPS (DI)(AX*1), Y8
+	VADDPS  Y6, Y8, Y7            // ws = w + d
+	VMULPS  Y7, Y14, Y1           // lam*ws
+	VSUBPS  Y1, Y7, Y7            // ws - lam*ws
+	VMAXPS  Y15, Y7, Y1           // max(ws, 0)
+	VMINPS  Y7, Y15, Y2           // min(ws, 0)
+	VBLENDVPS Y4, Y1, Y2, Y7      // sign > 0 ? max : min
+	VBLENDVPS Y3, Y8, Y7, Y7      // frozen ? w : ws
+	VMOVUPS Y7, (DI)(AX*1)
+	// fb
+	VMOVUPS (R10)(AX*1), Y8
+	VADDPS  Y6, Y8, Y7
+	VMULPS  Y7, Y14, Y1
+	VSUBPS  Y1, Y7, Y7
+	VMAXPS  Y15, Y7, Y1
+	VMINPS  Y7, Y15, Y2
+	VBLENDVPS Y4, Y1, Y2, Y7
+	VBLENDVPS Y3, Y8, Y7, Y7
+	VMOVUPS Y7, (R10)(AX*1)
+	ADDQ $32, AX
+	JMP  fbloop
+
+fbdone:
+	VZEROUPPER
+	RET

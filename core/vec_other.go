@@ -7,3 +7,7 @@ func addRowsImpl(c, v []float32, off []int32, b []float32) { addRowsGo(c, v, off
 func sgdRowInputImpl(w, v []float32, col []int32, g []float32, k *sgdCoef) {
 	sgdRowInputGo(w, v, col, g, k)
 }
+
+func sgdRowFBImpl(w, fb, v []float32, col []int32, g []float32, awake []int32, sign []float32, k *sgdFBCoef) {
+	sgdRowFBGo(w, fb, v, col, g, awake, sign, k)
+}
