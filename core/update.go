@@ -478,8 +478,7 @@ func (nt *net) sgdRows(ly *layer, preL int, m *layerMask, op *optim, wd, lam flo
 		v := ly.m1[lo:hi][:n]
 		col := ly.col[lo:hi][:n]
 		wT := ly.wT
-		ldT := int32(ly.ldT)
-		i32 := int32(i)
+		base, stride := ly.colBase(i)
 		if ly.fb == nil && lam == 0 {
 			// W^1: the vector row step, then the column copy.
 			g := gRow
@@ -488,9 +487,7 @@ func (nt *net) sgdRows(ly *layer, preL int, m *layerMask, op *optim, wd, lam flo
 			}
 			k := sgdCoef{wd: wd, mu: mu, eta: eta, tiny: tinyVelocity}
 			sgdRowInput(w, v, col, g, &k)
-			for s, j := range col {
-				wT[j*ldT+i32] = w[s]
-			}
+			copyColumn(wT[base:], w, col, stride)
 		} else if ly.fb == nil {
 			for s := range w {
 				ws := w[s]
@@ -506,7 +503,7 @@ func (nt *net) sgdRows(ly *layer, preL int, m *layerMask, op *optim, wd, lam flo
 					ws -= lam * ws
 				}
 				w[s] = ws
-				wT[col[s]*ldT+i32] = ws
+				wT[base+int(col[s])*stride] = ws
 			}
 		} else if vecFB {
 			g := gRow
@@ -518,9 +515,7 @@ func (nt *net) sgdRows(ly *layer, preL int, m *layerMask, op *optim, wd, lam flo
 				fr = frozenPre
 			}
 			sgdRowFB(w, ly.fb[lo:hi], v, col, g, fr, ly.sign, &fbk)
-			for s, j := range col {
-				wT[j*ldT+i32] = w[s]
-			}
+			copyColumn(wT[base:], w, col, stride)
 		} else {
 			fb := ly.fb[lo:hi][:n]
 			sign := ly.sign
@@ -553,7 +548,7 @@ func (nt *net) sgdRows(ly *layer, preL int, m *layerMask, op *optim, wd, lam flo
 				}
 				w[s] = ws
 				fb[s] = bs
-				wT[j*ldT+i32] = ws
+				wT[base+int(j)*stride] = ws
 			}
 		}
 		if !ly.noBias && m.biasFree(i) {
@@ -619,7 +614,6 @@ func (ly *layer) rowGrad(i int, pre []float32) []float32 {
 // moments, a fixed decay and no anchor; it computes exactly what the general
 // path computes.
 func (nt *net) adamRows(ly *layer, preL int, m *layerMask, op *optim, wd, lam float32, pre []float32) {
-	ldT := int32(ly.ldT)
 	for i := range ly.nOut {
 		if m != nil && m.rowFrozen(i) {
 			continue
@@ -638,7 +632,7 @@ func (nt *net) adamRows(ly *layer, preL int, m *layerMask, op *optim, wd, lam fl
 		if ly.fb != nil {
 			fb = ly.fb[lo:hi][:n]
 		}
-		i32 := int32(i)
+		base, stride := ly.colBase(i)
 		for s := range w {
 			j := col[s]
 			if preAwake != nil && preAwake[j] {
@@ -677,7 +671,7 @@ func (nt *net) adamRows(ly *layer, preL int, m *layerMask, op *optim, wd, lam fl
 				fb[s] = bs
 			}
 			w[s] = ws
-			ly.wT[j*ldT+i32] = ws
+			ly.wT[base+int(j)*stride] = ws
 		}
 		if !ly.noBias && m.biasFree(i) {
 			ly.stepBias(i, op, true)

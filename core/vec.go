@@ -117,3 +117,33 @@ func sgdRowFBGo(w, fb, v []float32, col []int32, g []float32, awake []int32, sig
 		fb[s] = bs
 	}
 }
+
+// copyColumn writes a row's stored weights into the column-order copy:
+// wT[col[s]*ld] = w[s].
+func copyColumn(wT, w []float32, col []int32, ld int) {
+	for s, j := range col[:len(w)] {
+		wT[int(j)*ld] = w[s]
+	}
+}
+
+// addTiles adds sum_t v[t] * column off[t] of a tiled matrix b (tiles of
+// 8 rows, ts floats apart; column j of a tile at offset j*8) to c, whose
+// len(c)/8 tiles start at b[0]: per element of c in ascending t, multiply
+// and add separate, as addRows. Offsets are multiples of 8 below ts, which
+// the callers guarantee by construction (pre units j < nIn, ts = nIn*8),
+// so only the shape is checked.
+func addTiles(c, v []float32, off []int32, b []float32, ts int) {
+	if len(c)%tile != 0 || len(v) != len(off) || len(b) < len(c)/tile*ts {
+		panic("core: addTiles shape")
+	}
+	if len(v) == 0 {
+		return
+	}
+	addTilesImpl(c, v, off, b, ts)
+}
+
+func addTilesGo(c, v []float32, off []int32, b []float32, ts int) {
+	for q := range len(c) / tile {
+		addRowsGo(c[q*tile:(q+1)*tile], v, off, b[q*ts:])
+	}
+}

@@ -74,3 +74,21 @@ func sgdRowFBImpl(w, fb, v []float32, col []int32, g []float32, awake []int32, s
 		sgdRowFBGo(w[n8:], fb[n8:n], v[n8:n], col[n8:n], g, awake, sign, k)
 	}
 }
+
+//go:noescape
+func addTiles8AVX2(c, v []float32, off []int32, b []float32, ts int)
+
+func addTilesImpl(c, v []float32, off []int32, b []float32, ts int) {
+	if !useAVX2 {
+		addTilesGo(c, v, off, b, ts)
+		return
+	}
+	const strip = 8 * tile
+	q := 0
+	for ; q+strip <= len(c); q += strip {
+		addTiles8AVX2(c[q:q+strip], v, off, b[q/tile*ts:], ts)
+	}
+	for ; q < len(c); q += tile {
+		addRowsAVX2(c[q:q+tile], v, off, b[q/tile*ts:])
+	}
+}

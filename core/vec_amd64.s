@@ -232,3 +232,66 @@ fbloop:
 fbdone:
 	VZEROUPPER
 	RET
+
+// func addTiles8AVX2(c, v []float32, off []int32, b []float32, ts int)
+//
+// addRowsAVX2's strip of 64 on a tiled matrix: c has 64 elements, those of
+// 8 consecutive tiles of 8 rows, and tile q's column j starts at
+// b[q*ts + off[t]] (ts counted in floats). c[8q+e] += v[t]*b[q*ts+off[t]+e],
+// t ascending, multiply and add separate. The caller checks bounds.
+TEXT ·addTiles8AVX2(SB), NOSPLIT, $0-104
+	MOVQ c_base+0(FP), DI
+	MOVQ v_base+24(FP), SI
+	MOVQ v_len+32(FP), R8
+	MOVQ off_base+48(FP), R9
+	MOVQ b_base+72(FP), R10
+	MOVQ ts+96(FP), DX
+	SHLQ $2, DX              // tile stride in bytes
+	LEAQ (DX)(DX*2), CX      // 3 tile strides
+	VMOVUPS 0(DI), Y0
+	VMOVUPS 32(DI), Y1
+	VMOVUPS 64(DI), Y2
+	VMOVUPS 96(DI), Y3
+	VMOVUPS 128(DI), Y4
+	VMOVUPS 160(DI), Y5
+	VMOVUPS 192(DI), Y6
+	VMOVUPS 224(DI), Y7
+	XORQ BX, BX
+
+tiles8:
+	CMPQ BX, R8
+	JGE  tiles8done
+	VBROADCASTSS (SI)(BX*4), Y15
+	MOVLQSX (R9)(BX*4), R13
+	LEAQ (R10)(R13*4), R14
+	LEAQ (R14)(DX*4), R15
+	VMULPS (R14), Y15, Y8
+	VMULPS (R14)(DX*1), Y15, Y9
+	VMULPS (R14)(DX*2), Y15, Y10
+	VMULPS (R14)(CX*1), Y15, Y11
+	VADDPS Y8, Y0, Y0
+	VADDPS Y9, Y1, Y1
+	VADDPS Y10, Y2, Y2
+	VADDPS Y11, Y3, Y3
+	VMULPS (R15), Y15, Y8
+	VMULPS (R15)(DX*1), Y15, Y9
+	VMULPS (R15)(DX*2), Y15, Y10
+	VMULPS (R15)(CX*1), Y15, Y11
+	VADDPS Y8, Y4, Y4
+	VADDPS Y9, Y5, Y5
+	VADDPS Y10, Y6, Y6
+	VADDPS Y11, Y7, Y7
+	INCQ BX
+	JMP  tiles8
+
+tiles8done:
+	VMOVUPS Y0, 0(DI)
+	VMOVUPS Y1, 32(DI)
+	VMOVUPS Y2, 64(DI)
+	VMOVUPS Y3, 96(DI)
+	VMOVUPS Y4, 128(DI)
+	VMOVUPS Y5, 160(DI)
+	VMOVUPS Y6, 192(DI)
+	VMOVUPS Y7, 224(DI)
+	VZEROUPPER
+	RET

@@ -11,3 +11,5 @@ func sgdRowInputImpl(w, v []float32, col []int32, g []float32, k *sgdCoef) {
 func sgdRowFBImpl(w, fb, v []float32, col []int32, g []float32, awake []int32, sign []float32, k *sgdFBCoef) {
 	sgdRowFBGo(w, fb, v, col, g, awake, sign, k)
 }
+
+func addTilesImpl(c, v []float32, off []int32, b []float32, ts int) { addTilesGo(c, v, off, b, ts) }

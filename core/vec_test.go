@@ -149,3 +149,36 @@ func TestSGDRowFB(t *testing.T) {
 		}
 	}
 }
+
+// TestAddTiles checks the tiled product against the portable loop bit for
+// bit, for whole strips of 8 tiles and for leftover tiles.
+func TestAddTiles(t *testing.T) {
+	t.Parallel()
+	rng := NewRNG(8, StreamRun)
+	const nIn = 37
+	ts := nIn * tile
+	for _, n := range []int{8, 16, 64, 72, 512} {
+		for _, terms := range []int{0, 1, 5, 40} {
+			b := make([]float32, n/tile*ts)
+			for i := range b {
+				b[i] = float32(rng.NormFloat64())
+			}
+			v := make([]float32, terms)
+			off := make([]int32, terms)
+			for k := range v {
+				v[k] = float32(rng.NormFloat64())
+				off[k] = int32(rng.IntN(nIn) * tile)
+			}
+			c0 := make([]float32, n)
+			for i := range c0 {
+				c0[i] = float32(rng.NormFloat64())
+			}
+			want, got := slices.Clone(c0), slices.Clone(c0)
+			addTilesGo(want, v, off, b, ts)
+			addTiles(got, v, off, b, ts)
+			if !bitsEqual(got, want) {
+				t.Fatalf("n=%d terms=%d: kernel differs from the loop", n, terms)
+			}
+		}
+	}
+}
