@@ -33,9 +33,9 @@ type layer struct {
 	// Untiled, wT[j*ldT+i] = W_ij, with ldT = nOut padded so that columns
 	// do not start a power-of-two distance apart (an update writes one
 	// row, i.e. one element of every column, and at a 2 KiB stride those
-	// fall into two sets of the L1 cache and evict each other). Tiled (W^1),
-	// rows come in tiles of 8: wT[(i/8)*nIn*8 + j*8 + i%8] = W_ij, so the 8
-	// rows of a tile (25 KB on MNIST) stay in L1 both while an update
+	// fall into two sets of the L1 cache and evict each other). Tiled (every
+	// layer whose width is a multiple of 8), rows come in tiles of 8: wT[(i/8)*nIn*8 + j*8 + i%8] = W_ij, so the 8
+	// rows of a tile (25 KB for W^1 on MNIST) stay in L1 both while an update
 	// writes them row by row and while the forward pass reads them for
 	// every sample of a batch.
 	wT    []float32
@@ -237,9 +237,9 @@ func newNet(cfg *LocalConfig, d, classes, height, width int, rng *RNG) *net {
 		if l >= 2 {
 			sign = nt.types[l-1]
 		}
-		nt.lay[l] = newLayer(sizes[l-1], sizes[l], W[l], B[l], keep[l], storeAll, sign, cfg.Opt == "adam", l == 1 && sizes[1]%tile == 0)
+		nt.lay[l] = newLayer(sizes[l-1], sizes[l], W[l], B[l], keep[l], storeAll, sign, cfg.Opt == "adam", sizes[l]%tile == 0)
 		if S[l] != nil {
-			nt.skip[l] = newLayer(sizes[l-2], sizes[l], S[l], Bs[l], nil, false, nt.types[l-2], cfg.Opt == "adam", false)
+			nt.skip[l] = newLayer(sizes[l-2], sizes[l], S[l], Bs[l], nil, false, nt.types[l-2], cfg.Opt == "adam", sizes[l]%tile == 0)
 			nt.skip[l].noBias = true
 		}
 	}

@@ -192,14 +192,18 @@ func (nt *net) drive1(p *pass) {
 func (ly *layer) scatter(z []float32, idx []int32, val []float32, dense []float32, offBuf []int32, valBuf []float32) {
 	off := offBuf[:len(idx)]
 	v := valBuf[:len(idx)]
-	ld := int32(ly.ldT)
+	_, stride := ly.colBase(0)
 	for t, j := range idx {
-		off[t] = j * ld
+		off[t] = j * int32(stride)
 		if val != nil {
 			v[t] = val[t]
 		} else {
 			v[t] = dense[j]
 		}
+	}
+	if ly.tiled {
+		addTiles(z, v, off, ly.wT, ly.nIn*tile)
+		return
 	}
 	addRows(z, v, off, ly.wT)
 }
