@@ -14,13 +14,17 @@ import (
 )
 
 // loadMNISTTrain reads the official MNIST training set from
-// $REPRO_DATA/mnist and standardises it per pixel (population s.d., s.d. <
-// 1e-6 -> 1), as learner.md §1.1. It skips the benchmark when unset. (The
-// core package cannot import internal/dataset, which imports core.)
+// $REPRO_DATA/mnist (or $REPRO_DATA_MIRROR/mnist, which make test sets)
+// and standardises it per pixel (population s.d., s.d. < 1e-6 -> 1), as
+// learner.md §1.1. It skips the test or benchmark when neither is set.
+// (The core package cannot import internal/dataset, which imports core.)
 func loadMNISTTrain(b testing.TB) *Dataset {
 	dir := os.Getenv("REPRO_DATA")
 	if dir == "" {
-		b.Skip("REPRO_DATA not set")
+		dir = os.Getenv("REPRO_DATA_MIRROR")
+	}
+	if dir == "" {
+		b.Skip("neither REPRO_DATA nor REPRO_DATA_MIRROR is set")
 	}
 	read := func(name string) []byte {
 		f, err := os.ReadFile(filepath.Join(dir, "mnist", name))

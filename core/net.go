@@ -56,7 +56,8 @@ type layer struct {
 	termCoef                   []float32
 	gRow                       []float32 // one row's dense gradient
 	zeroRow                    []float32 // all +0: the gradient of a silent row
-	zeroWord, frozenPre        []int32   // per pre unit: all 0; 1 where awake (replay)
+	zeroWord, oneWord          []int32   // per pre unit: all 0, all 1
+	frozenPre                  []int32   // per pre unit: 1 where awake (replay)
 	// Anchor slow copies, cloned at the first waking call.
 	wSlow, fbSlow, biasSlow []float32
 	anchorLam, anchorMu     float32
@@ -319,6 +320,10 @@ func newLayer(nIn, nOut int, w, fb []float32, keep []bool, storeAll bool, sign [
 	ly.gRow = make([]float32, nIn)
 	ly.zeroRow = make([]float32, nIn)
 	ly.zeroWord = make([]int32, nIn)
+	ly.oneWord = make([]int32, nIn)
+	for j := range ly.oneWord {
+		ly.oneWord[j] = 1
+	}
 	ly.frozenPre = make([]int32, nIn)
 	if adam {
 		ly.m2 = make([]float32, n)

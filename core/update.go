@@ -199,7 +199,9 @@ func (nt *net) updateLayer(cfg *LocalConfig, p *pass, l int, op *optim, m *layer
 		// Skip synapses share the lambda the controller just set for W^l.
 		ctrl, lam = false, float32(nt.lay[l].lastLam)
 	}
-	if !ctrl && !anchor && !op.leak && ly.absent == nil && !nt.generalOnly {
+	// Leaking moments have a fast path in masked Adam's vector row step.
+	leakOK := !op.leak || (op.adam && (ly.fb == nil || ly.sign != nil))
+	if !ctrl && !anchor && leakOK && ly.absent == nil && !nt.generalOnly {
 		if op.adam {
 			nt.adamRows(ly, preL, m, op, wd, lam, pre)
 		} else {
@@ -222,7 +224,6 @@ func (nt *net) updateLayer(cfg *LocalConfig, p *pass, l int, op *optim, m *layer
 			}
 		}
 	}
-	defer ly.syncT()
 	var sumD, sumG float64
 	for i := range ly.nOut {
 		if !visitAll && m.rowFrozen(i) {
@@ -269,9 +270,6 @@ func (nt *net) updateLayer(cfg *LocalConfig, p *pass, l int, op *optim, m *layer
 		}
 		ly.gb[i] = 0
 	}
-	if preL == 0 {
-		nt.refreshC()
-	}
 	if ctrl {
 		var sumW float64
 		for _, w := range ly.w {
@@ -283,6 +281,13 @@ func (nt *net) updateLayer(cfg *LocalConfig, p *pass, l int, op *optim, m *layer
 		ly.anchorBias()
 	}
 	ly.anchorFirst = false
+	// The column copy first: c = W^1 o is computed from it. (Until train
+	// version 2 the copy was deferred past this point, so c lagged one
+	// update behind W^1 on this path.)
+	ly.syncT()
+	if preL == 0 {
+		nt.refreshC()
+	}
 }
 
 // finishSyn applies to stored synapse s, after its optimiser step, the decay
@@ -614,8 +619,24 @@ func (ly *layer) rowGrad(i int, pre []float32) []float32 {
 // moments, a fixed decay and no anchor; it computes exactly what the general
 // path computes.
 func (nt *net) adamRows(ly *layer, preL int, m *layerMask, op *optim, wd, lam float32, pre []float32) {
+	// The vector row step needs Dale signs on a twin layer and the awake
+	// pre units as a word per unit.
+	vec := ly.fb == nil || ly.sign != nil
+	k := newAdamCoef(op, wd, lam)
+	var frozenPre []int32
+	if vec && m != nil && m.pre != nil {
+		frozenPre = ly.frozenPre
+		for j, a := range m.pre {
+			frozenPre[j] = 0
+			if a {
+				frozenPre[j] = 1
+			}
+		}
+	}
 	for i := range ly.nOut {
-		if m != nil && m.rowFrozen(i) {
+		// A frozen row's moments still advance when they leak.
+		rowFrozen := m != nil && m.rowFrozen(i)
+		if rowFrozen && !op.leak {
 			continue
 		}
 		gRow := ly.rowGrad(i, pre)
@@ -633,6 +654,26 @@ func (nt *net) adamRows(ly *layer, preL int, m *layerMask, op *optim, wd, lam fl
 			fb = ly.fb[lo:hi][:n]
 		}
 		base, stride := ly.colBase(i)
+		if vec {
+			g := gRow
+			if g == nil {
+				g = ly.zeroRow
+			}
+			fr := ly.zeroWord
+			switch {
+			case rowFrozen:
+				fr = ly.oneWord
+			case preAwake != nil:
+				fr = frozenPre
+			}
+			adamRow(w, fb, m1, m2, col, g, fr, ly.sign, k)
+			copyColumn(ly.wT[base:], w, col, stride)
+			if bf := m.biasFree(i); (bf || op.leak) && !ly.noBias {
+				ly.stepBias(i, op, bf)
+			}
+			ly.gb[i] = 0
+			continue
+		}
 		for s := range w {
 			j := col[s]
 			if preAwake != nil && preAwake[j] {

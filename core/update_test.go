@@ -262,17 +262,22 @@ func TestDaleInit(t *testing.T) {
 // per-synapse path give bit-identical runs, masks and mirror included.
 func TestFastPathMatchesGeneral(t *testing.T) {
 	t.Parallel()
-	for _, mask := range []string{"refractory", "mirror", "none", "adam"} {
+	for _, mask := range []string{"refractory", "mirror", "none", "adam", "adam-leak", "adam-readout-only"} {
 		cfg := tinyConfig()
 		cfg.Mask = mask
-		if mask == "adam" {
+		switch mask {
+		case "adam":
 			cfg.Mask, cfg.Opt, cfg.Eta = "refractory", "adam", 1e-3
+		case "adam-leak":
+			cfg.Mask, cfg.Opt, cfg.Eta, cfg.LeakMoments = "refractory", "adam", 1e-3, true
+		case "adam-readout-only":
+			cfg.Mask, cfg.Opt, cfg.Eta, cfg.LeakMoments, cfg.ReplayReadoutOnly = "refractory", "adam", 1e-3, true, true
 		}
 		cfg.Hidden = []int{24, 16, 12}
 		// A 10x10 input gives W^1 rows of ~30 synapses, long enough for the
 		// vector kernels.
 		mk := func() *localRun {
-			r, err := newLocalRun(&cfg, tinyData(11, 20, 4, 10, 10), tinyData(12, 5, 4, 10, 10), pairTasks(4), 11, Hooks{})
+			r, err := newLocalRun(&cfg, withBackground(tinyData(11, 20, 4, 10, 10), 1), withBackground(tinyData(12, 5, 4, 10, 10), 2), pairTasks(4), 11, Hooks{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -280,11 +285,12 @@ func TestFastPathMatchesGeneral(t *testing.T) {
 		}
 		a, b := mk(), mk()
 		b.nt.generalOnly = true
-		stepN(a, 25)
-		stepN(b, 25)
+		stepN(a, 200)
+		stepN(b, 200)
 		for l := 1; l <= a.nt.L; l++ {
 			la, lb := a.nt.lay[l], b.nt.lay[l]
-			if !bitsEqual(la.w, lb.w) || !bitsEqual(la.m1, lb.m1) || !bitsEqual(la.m2, lb.m2) || !bitsEqual(la.bias, lb.bias) || !bitsEqual(la.wT, lb.wT) {
+			if !bitsEqual(la.w, lb.w) || !bitsEqual(la.fb, lb.fb) || !bitsEqual(la.m1, lb.m1) || !bitsEqual(la.m2, lb.m2) ||
+				!bitsEqual(la.bias, lb.bias) || !bitsEqual(la.bm1, lb.bm1) || !bitsEqual(la.bm2, lb.bm2) || !bitsEqual(la.wT, lb.wT) {
 				t.Fatalf("mask %s: layer %d differs between the fast and the general path", mask, l)
 			}
 		}
@@ -300,50 +306,67 @@ func TestFastPathMatchesGeneral(t *testing.T) {
 // forward pass equals the direct W^1 x up to rounding.
 func TestOffsetDrive(t *testing.T) {
 	t.Parallel()
-	train := tinyData(1, 20, 4, 4, 5)
-	eval := tinyData(2, 10, 4, 4, 5)
-	rng := NewRNG(5, StreamRun)
-	for _, ds := range []*Dataset{train, eval} {
-		for i := range ds.X {
-			if i%ds.D != 0 && (ds.X[i] == 0 || rng.IntN(3) == 0) {
-				ds.X[i] = -0.4242 // background
+	// Every update path, including the general one (anchor, leaking Adam
+	// moments, the adaptive decay controller), must leave c current: until
+	// train version 2 the general path computed it from the weights before
+	// the update.
+	variants := map[string]func(*LocalConfig){
+		"default":    func(*LocalConfig) {},
+		"anchor":     func(c *LocalConfig) { c.Anchor = []float64{3e-4, 3e-4} },
+		"adam-leak":  func(c *LocalConfig) { c.Opt, c.Eta, c.LeakMoments = "adam", 1e-3, true },
+		"controller": func(c *LocalConfig) { c.KPAdapt = 0.25 },
+	}
+	for name, set := range variants {
+		train := withBackground(tinyData(1, 20, 4, 4, 5), 5)
+		eval := withBackground(tinyData(2, 10, 4, 4, 5), 6)
+		cfg := tinyConfig()
+		set(&cfg)
+		r, err := newLocalRun(&cfg, train, eval, pairTasks(4), 3, Hooks{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		nonzero := 0
+		for _, o := range r.nt.off {
+			if o != 0 {
+				nonzero++
+			}
+		}
+		if nonzero < 10 {
+			t.Fatalf("only %d non-zero offsets", nonzero)
+		}
+		stepN(r, 20)
+		nt := r.nt
+		for i := range nt.sizes[1] {
+			if want := nt.lay[1].rowDotOff(i, nt.off); math.Float32bits(want) != math.Float32bits(nt.c[i]) && want != nt.c[i] {
+				t.Fatalf("%s: c[%d] = %g, want %g", name, i, nt.c[i], want)
+			}
+		}
+		p := randomBatchPass(r, 3, NewRNG(1, StreamRun))
+		nt.forward(p, nil)
+		// Direct drive of layer 1 in float64, compared with the kept activity.
+		ly := nt.lay[1]
+		for b := range p.n {
+			for _, i := range p.activeOf(1, b) {
+				z := float64(ly.bias[i])
+				for s := ly.rowPtr[i]; s < ly.rowPtr[i+1]; s++ {
+					z += float64(ly.w[s]) * float64(p.x[b*nt.sizes[0]+int(ly.col[s])])
+				}
+				if a := float64(p.a[1][b*nt.sizes[1]+int(i)]); math.Abs(a-z) > 1e-4*(1+math.Abs(z)) {
+					t.Fatalf("%s: sample %d unit %d: a = %g, direct W x + b = %g", name, b, i, a, z)
+				}
 			}
 		}
 	}
-	cfg := tinyConfig()
-	r, err := newLocalRun(&cfg, train, eval, pairTasks(4), 3, Hooks{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	nonzero := 0
-	for _, o := range r.nt.off {
-		if o != 0 {
-			nonzero++
+}
+
+// withBackground gives ds a majority background value per pixel (as
+// standardised MNIST has), so that the input offset o is non-zero.
+func withBackground(ds *Dataset, seed int64) *Dataset {
+	rng := NewRNG(seed, StreamRun)
+	for i := range ds.X {
+		if i%ds.D != 0 && (ds.X[i] == 0 || rng.IntN(3) == 0) {
+			ds.X[i] = -0.4242
 		}
 	}
-	if nonzero < 10 {
-		t.Fatalf("only %d non-zero offsets", nonzero)
-	}
-	stepN(r, 20)
-	nt := r.nt
-	for i := range nt.sizes[1] {
-		if want := nt.lay[1].rowDotOff(i, nt.off); math.Float32bits(want) != math.Float32bits(nt.c[i]) && want != nt.c[i] {
-			t.Fatalf("c[%d] = %g, want %g", i, nt.c[i], want)
-		}
-	}
-	p := randomBatchPass(r, 3, NewRNG(1, StreamRun))
-	nt.forward(p, nil)
-	// Direct drive of layer 1 in float64, compared with the kept activity.
-	ly := nt.lay[1]
-	for b := range p.n {
-		for _, i := range p.activeOf(1, b) {
-			z := float64(ly.bias[i])
-			for s := ly.rowPtr[i]; s < ly.rowPtr[i+1]; s++ {
-				z += float64(ly.w[s]) * float64(p.x[b*nt.sizes[0]+int(ly.col[s])])
-			}
-			if a := float64(p.a[1][b*nt.sizes[1]+int(i)]); math.Abs(a-z) > 1e-4*(1+math.Abs(z)) {
-				t.Fatalf("sample %d unit %d: a = %g, direct W x + b = %g", b, i, a, z)
-			}
-		}
-	}
+	return ds
 }

@@ -1,5 +1,7 @@
 package core
 
+import "math"
+
 // addRows adds sum_t v[t] * b[off[t] : off[t]+len(c)] to c, each element of
 // c accumulating in ascending t with a separate multiply and add (never
 // fused), so the vector kernel (vec_amd64.s, AVX2) and the portable loop
@@ -145,5 +147,108 @@ func addTiles(c, v []float32, off []int32, b []float32, ts int) {
 func addTilesGo(c, v []float32, off []int32, b []float32, ts int) {
 	for q := range len(c) / tile {
 		addRowsGo(c[q*tile:(q+1)*tile], v, off, b[q*ts:])
+	}
+}
+
+// adamCoef holds the constants of one masked-Adam row step, each
+// broadcast to a vector's 8 lanes for the kernel's memory operands.
+type adamCoef struct {
+	b1, c1, b2, c2 [8]float32 // c = 1 - beta, rounded as the loop rounds it
+	bc1, bc2       [8]float32 // bias corrections
+	eta, eps       [8]float32
+	wd, lam        [8]float32
+	hasWD, hasLam  int32 // apply the coupled L2 / the decay (the loop skips them at 0)
+	leak           int32 // moments advance at frozen synapses too (leaking Adam)
+}
+
+func newAdamCoef(op *optim, wd, lam float32) *adamCoef {
+	k := &adamCoef{}
+	for i := range 8 {
+		k.b1[i], k.c1[i] = op.b1, 1-op.b1
+		k.b2[i], k.c2[i] = op.b2, 1-op.b2
+		k.bc1[i], k.bc2[i] = op.bc1, op.bc2
+		k.eta[i], k.eps[i] = op.eta, op.eps
+		k.wd[i], k.lam[i] = wd, lam
+	}
+	if wd != 0 {
+		k.hasWD = 1
+	}
+	if lam != 0 {
+		k.hasLam = 1
+	}
+	if op.leak {
+		k.leak = 1
+	}
+	return k
+}
+
+// adamRow is the masked-Adam step of one row with confined moments
+// (learner.md §3.9): for each stored synapse s whose pre unit j = col[s]
+// may move (frozen[j] == 0),
+//
+//	gs = g[j] - wd*w[s]                      (if wd != 0)
+//	m1 = b1*m1 + (1-b1)*gs; m2 = b2*m2 + (1-b2)*gs*gs
+//	d = eta*(m1/bc1) / (sqrt(m2/bc2) + eps)
+//	w[s] = clamp_j(w[s] + d - lam*(w[s] + d))  (decay if lam != 0)
+//	fb[s] = clamp_j(fb[s] + d - lam*(fb[s] + d)) (if fb != nil)
+//
+// where clamp_j (if fb != nil) zeroes a weight of the wrong Dale sign:
+// negative at an excitatory pre unit (sign[j] > 0), positive otherwise.
+// Synapses with frozen[j] != 0 keep their weights and, unless the moments
+// leak (learner.md §3.9, leak_moments), their moments. The vector
+// kernel performs the same float32 operations in the same order (a
+// float32 square root is the float64 one rounded), so both give identical
+// bits, signed zeros included.
+func adamRow(w, fb, m1, m2 []float32, col []int32, g []float32, frozen []int32, sign []float32, k *adamCoef) {
+	adamRowImpl(w, fb, m1, m2, col, g, frozen, sign, k)
+}
+
+func adamRowGo(w, fb, m1, m2 []float32, col []int32, g []float32, frozen []int32, sign []float32, k *adamCoef) {
+	m1, m2, col = m1[:len(w)], m2[:len(w)], col[:len(w)]
+	for s := range w {
+		j := col[s]
+		frz := frozen[j] != 0
+		if frz && k.leak == 0 {
+			continue
+		}
+		gs := g[j]
+		ws := w[s]
+		if k.hasWD != 0 {
+			gs -= float32(k.wd[0] * ws)
+		}
+		a := float32(k.b1[0]*m1[s]) + float32(k.c1[0]*gs)
+		b := float32(k.b2[0]*m2[s]) + float32(float32(k.c2[0]*gs)*gs)
+		m1[s], m2[s] = a, b
+		if frz {
+			continue
+		}
+		d := float32(k.eta[0]*(a/k.bc1[0])) / (float32(math.Sqrt(float64(b/k.bc2[0]))) + k.eps[0])
+		ws += d
+		if k.hasLam != 0 {
+			ws -= float32(k.lam[0] * ws)
+		}
+		if fb != nil {
+			bs := fb[s] + d
+			if k.hasLam != 0 {
+				bs -= float32(k.lam[0] * bs)
+			}
+			if sg := sign[j]; sg > 0 {
+				if ws < 0 {
+					ws = 0
+				}
+				if bs < 0 {
+					bs = 0
+				}
+			} else {
+				if ws > 0 {
+					ws = 0
+				}
+				if bs > 0 {
+					bs = 0
+				}
+			}
+			fb[s] = bs
+		}
+		w[s] = ws
 	}
 }

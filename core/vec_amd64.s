@@ -295,3 +295,115 @@ tiles8done:
 	VMOVUPS Y7, 224(DI)
 	VZEROUPPER
 	RET
+
+// func adamRowAVX2(w, fb, m1, m2 []float32, col []int32, g []float32, frozen []int32, sign []float32, k *adamCoef)
+//
+// adamRowGo on the first len(w) rounded down to 8 elements: the same
+// float32 operations in the same order (no FMA; VSQRTPS is the correctly
+// rounded square root); frozen lanes are blended back to their old values
+// (their moments too unless k.leak).
+// MAX/MIN with the weight as the second source keep a zero weight's sign,
+// as the loop's "zero if the sign is wrong" does. fb has length 0 when the
+// row has no twin (then sign is not read).
+TEXT ·adamRowAVX2(SB), NOSPLIT, $0-200
+	MOVQ w_base+0(FP), DI
+	MOVQ w_len+8(FP), CX
+	MOVQ fb_base+24(FP), R10
+	MOVQ fb_len+32(FP), R15
+	MOVQ m1_base+48(FP), R12
+	MOVQ m2_base+72(FP), R13
+	MOVQ col_base+96(FP), DX
+	MOVQ g_base+120(FP), R8
+	MOVQ frozen_base+144(FP), R11
+	MOVQ sign_base+168(FP), R14
+	MOVQ k+192(FP), BX
+	VPCMPEQD Y13, Y13, Y13   // all ones (gather mask)
+	VXORPS Y15, Y15, Y15     // +0
+	VMOVDQU Y13, Y12         // moments follow the frozen mask ...
+	CMPL 328(BX), $0
+	JEQ  adamstart
+	VPXOR Y12, Y12, Y12      // ... unless they leak
+
+adamstart:
+	SHRQ $3, CX
+	SHLQ $5, CX              // bytes in whole blocks of 8
+	XORQ AX, AX
+
+adamloop:
+	CMPQ AX, CX
+	JGE  adamdone
+	VMOVUPS (DI)(AX*1), Y0         // ws
+	VMOVDQU (DX)(AX*1), Y1         // col
+	VMOVDQU Y13, Y7
+	VXORPS  Y2, Y2, Y2
+	VGATHERDPS Y7, (R8)(Y1*4), Y2  // gs = g[col]
+	VMOVDQU Y13, Y7
+	VPXOR   Y3, Y3, Y3
+	VPGATHERDD Y7, (R11)(Y1*4), Y3 // frozen[col]
+	VPCMPEQD Y15, Y3, Y3
+	VPXOR   Y13, Y3, Y3            // frozen lanes: all ones
+	VPAND   Y12, Y3, Y9            // lanes whose moments stay
+	CMPL 320(BX), $0
+	JEQ  adamnowd
+	VMULPS  256(BX), Y0, Y4        // wd*ws
+	VSUBPS  Y4, Y2, Y2             // gs - wd*ws
+
+adamnowd:
+	VMOVUPS (R12)(AX*1), Y4        // m1
+	VMULPS  0(BX), Y4, Y5          // b1*m1
+	VMULPS  32(BX), Y2, Y6         // c1*gs
+	VADDPS  Y6, Y5, Y5             // a
+	VBLENDVPS Y9, Y4, Y5, Y4
+	VMOVUPS Y4, (R12)(AX*1)
+	VMOVUPS (R13)(AX*1), Y4        // m2
+	VMULPS  64(BX), Y4, Y6         // b2*m2
+	VMULPS  96(BX), Y2, Y7         // c2*gs
+	VMULPS  Y2, Y7, Y7             // (c2*gs)*gs
+	VADDPS  Y7, Y6, Y6             // b
+	VBLENDVPS Y9, Y4, Y6, Y4
+	VMOVUPS Y4, (R13)(AX*1)
+	VDIVPS  128(BX), Y5, Y5        // a/bc1
+	VMULPS  192(BX), Y5, Y5        // eta*(a/bc1)
+	VDIVPS  160(BX), Y6, Y6        // b/bc2
+	VSQRTPS Y6, Y6
+	VADDPS  224(BX), Y6, Y6        // + eps
+	VDIVPS  Y6, Y5, Y5             // d
+	VADDPS  Y5, Y0, Y4             // ws + d
+	CMPL 324(BX), $0
+	JEQ  adamnolam
+	VMULPS  288(BX), Y4, Y6        // lam*ws
+	VSUBPS  Y6, Y4, Y4
+
+adamnolam:
+	TESTQ R15, R15
+	JZ   adamstorew
+	VMOVDQU Y13, Y7
+	VXORPS  Y6, Y6, Y6
+	VGATHERDPS Y7, (R14)(Y1*4), Y6 // sign[col]
+	VCMPPS  $0x0E, Y15, Y6, Y6     // sign > 0
+	VMAXPS  Y4, Y15, Y7            // ws < 0 ? +0 : ws
+	VMINPS  Y4, Y15, Y1            // ws > 0 ? +0 : ws
+	VBLENDVPS Y6, Y7, Y1, Y4
+	VMOVUPS (R10)(AX*1), Y8        // fb
+	VADDPS  Y5, Y8, Y7             // bs = fb + d
+	CMPL 324(BX), $0
+	JEQ  adamfbnolam
+	VMULPS  288(BX), Y7, Y1
+	VSUBPS  Y1, Y7, Y7
+
+adamfbnolam:
+	VMAXPS  Y7, Y15, Y1
+	VMINPS  Y7, Y15, Y2
+	VBLENDVPS Y6, Y1, Y2, Y7
+	VBLENDVPS Y3, Y8, Y7, Y7
+	VMOVUPS Y7, (R10)(AX*1)
+
+adamstorew:
+	VBLENDVPS Y3, Y0, Y4, Y4
+	VMOVUPS Y4, (DI)(AX*1)
+	ADDQ $32, AX
+	JMP  adamloop
+
+adamdone:
+	VZEROUPPER
+	RET

@@ -13,3 +13,7 @@ func sgdRowFBImpl(w, fb, v []float32, col []int32, g []float32, awake []int32, s
 }
 
 func addTilesImpl(c, v []float32, off []int32, b []float32, ts int) { addTilesGo(c, v, off, b, ts) }
+
+func adamRowImpl(w, fb, m1, m2 []float32, col []int32, g []float32, frozen []int32, sign []float32, k *adamCoef) {
+	adamRowGo(w, fb, m1, m2, col, g, frozen, sign, k)
+}

@@ -72,9 +72,6 @@ func ExecuteCell(ctx context.Context, st *artifacts.Store, key artifacts.Key, op
 	if stage == nil {
 		return false, fmt.Errorf("cell %s: this binary has no stage %q", sp.CellID, sp.Stage)
 	}
-	if stage.Version != sp.StageVersion {
-		return false, fmt.Errorf("cell %s: spec wants %s version %d, this binary has %d", sp.CellID, sp.Stage, sp.StageVersion, stage.Version)
-	}
 	wait := opt.LockWait
 	if wait == 0 {
 		wait = 250 * time.Millisecond
@@ -128,7 +125,7 @@ func runLocked(ctx context.Context, st *artifacts.Store, sp *artifacts.Spec, sta
 	if err != nil {
 		return fail(err)
 	}
-	fmt.Fprintf(log, "cell %s key %s stage %s v%d on %s\n", sp.CellID, sp.Key, stage.Name, stage.Version, artifacts.Hostname())
+	fmt.Fprintf(log, "cell %s key %s stage %s v%d on %s\n", sp.CellID, sp.Key, stage.Name, sp.StageVersion, artifacts.Hostname())
 	runtime.LockOSThread()
 	cpu0 := threadCPU()
 	err = stage.Run(ctx, rc)
@@ -149,7 +146,7 @@ func runLocked(ctx context.Context, st *artifacts.Store, sp *artifacts.Spec, sta
 		return fail(err)
 	}
 	m := &artifacts.Manifest{
-		Key: sp.Key, CellID: sp.CellID, Stage: stage.Name, StageVersion: stage.Version,
+		Key: sp.Key, CellID: sp.CellID, Stage: stage.Name, StageVersion: sp.StageVersion,
 		Params: ParamsText(canon), Inputs: mInputs,
 	}
 	for _, name := range rc.order {
@@ -201,6 +198,9 @@ func bindCell(st *artifacts.Store, sp *artifacts.Spec, stage *Stage, opt ExecOpt
 	if err := DecodeParams(stage.Name, ps, params); err != nil {
 		return nil, nil, err
 	}
+	if v := stage.CellVersion(params); v != sp.StageVersion {
+		return nil, nil, fmt.Errorf("spec wants %s version %d, this binary has %d", sp.Stage, sp.StageVersion, v)
+	}
 	canon, err := EncodeParams(stage.Name, params)
 	if err != nil {
 		return nil, nil, err
@@ -241,7 +241,7 @@ func bindCell(st *artifacts.Store, sp *artifacts.Spec, stage *Stage, opt ExecOpt
 		keyInputs[in.Name] = um.Outputs
 		mInputs = append(mInputs, artifacts.Input{Name: in.Name, CellID: in.CellID, Key: in.Key, Outputs: um.Outputs})
 	}
-	if k := KeyOf(KeyText(stage.Name, stage.Version, canon, keyInputs)); k != sp.Key {
+	if k := KeyOf(KeyText(stage.Name, sp.StageVersion, canon, keyInputs)); k != sp.Key {
 		return nil, nil, fmt.Errorf("spec does not match its key (recomputed %s)", k.Short())
 	}
 	return rc, mInputs, nil
@@ -267,8 +267,8 @@ func RecomputeCell(ctx context.Context, st *artifacts.Store, key artifacts.Key, 
 		return nil, err
 	}
 	stage := opt.Stages[sp.Stage]
-	if stage == nil || stage.Version != sp.StageVersion {
-		return nil, fmt.Errorf("cell %s: this binary does not have %s version %d", sp.CellID, sp.Stage, sp.StageVersion)
+	if stage == nil {
+		return nil, fmt.Errorf("cell %s: this binary has no stage %q", sp.CellID, sp.Stage)
 	}
 	rc, _, err := bindCell(st, sp, stage, opt, io.Discard)
 	if err != nil {

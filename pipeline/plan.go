@@ -93,7 +93,7 @@ func planCell(st *artifacts.Store, p *Plan, c *Cell) (*PlannedCell, error) {
 	}
 	var lookupErr error
 	if known {
-		pc.Key = KeyOf(KeyText(c.Stage.Name, c.Stage.Version, params, inputs))
+		pc.Key = KeyOf(KeyText(c.Stage.Name, c.Stage.CellVersion(c.Params), params, inputs))
 		pc.KeyKnown = true
 		m, err := st.Lookup(pc.Key)
 		if err == nil {
@@ -143,8 +143,8 @@ func reasons(st *artifacts.Store, p *Plan, pc *PlannedCell, lookupErr error) []s
 	if err != nil {
 		return []string{"changed (previous record " + ref.Short() + " gone)"}
 	}
-	if prev.StageVersion != c.Stage.Version {
-		rs = append(rs, fmt.Sprintf("stage version %s %d -> %d", c.Stage.Name, prev.StageVersion, c.Stage.Version))
+	if v := c.Stage.CellVersion(c.Params); prev.StageVersion != v {
+		rs = append(rs, fmt.Sprintf("stage version %s %d -> %d", c.Stage.Name, prev.StageVersion, v))
 	}
 	if old, err := ParseParamsText(prev.Params); err == nil {
 		if d := DiffParams(old, pc.Params); d != "" {

@@ -295,14 +295,15 @@ func resolveCell(st *artifacts.Store, c *Cell, manifests map[*Cell]*artifacts.Ma
 		inputs[in.Name] = m.Outputs
 		specIn = append(specIn, artifacts.SpecInput{Name: in.Name, CellID: in.Cell.ID, Key: m.Key})
 	}
-	k := KeyOf(KeyText(c.Stage.Name, c.Stage.Version, params, inputs))
+	version := c.Stage.CellVersion(c.Params)
+	k := KeyOf(KeyText(c.Stage.Name, version, params, inputs))
 	if prev, err := st.GetRef(opt.Profile, c.ID); err != nil || prev != k {
 		if err := st.PutRef(opt.Profile, c.ID, k); err != nil {
 			return k, err
 		}
 	}
 	if !st.HasSpec(k) {
-		sp := &artifacts.Spec{Key: k, CellID: c.ID, Stage: c.Stage.Name, StageVersion: c.Stage.Version,
+		sp := &artifacts.Spec{Key: k, CellID: c.ID, Stage: c.Stage.Name, StageVersion: version,
 			Params: ParamsText(params), Inputs: specIn, Settings: opt.Settings}
 		if err := st.PutSpec(sp); err != nil {
 			return k, err

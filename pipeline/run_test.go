@@ -160,6 +160,28 @@ func TestRunCachesAndRerunsExactlyTheDependents(t *testing.T) {
 		t.Fatalf("after a version bump executed %v, want b/0 and b/1", cnt.n)
 	}
 
+	// A version of some cells only (Stage.VersionOf): a fix that changes
+	// the outputs of b/1's params reruns b/1 alone.
+	cnt.reset()
+	d.B = newStage("b", 2, cnt)
+	d.B.VersionOf = func(params any) int {
+		if params.(*valParams).Name == "b/1" {
+			return 3
+		}
+		return 2
+	}
+	p, _ = MakePlan(st, d.graph(t), "p")
+	if rs := strings.Join(p.Cell("b/1").Reasons, "; "); !strings.Contains(rs, "stage version b 2 -> 3") {
+		t.Errorf("plan b/1 reasons = %q", rs)
+	}
+	if p.Cell("b/0").State != Cached {
+		t.Errorf("plan b/0 = %v %v, want cached", p.Cell("b/0").State, p.Cell("b/0").Reasons)
+	}
+	run(t, st, d.graph(t), 2)
+	if cnt.total() != 1 || cnt.n["b/1"] != 1 {
+		t.Fatalf("after a per-cell version bump executed %v, want b/1 only", cnt.n)
+	}
+
 	// An output removed from the store: that cell reruns (and nothing
 	// downstream, since it reproduces the same bytes).
 	cnt.reset()

@@ -16,6 +16,12 @@ type Stage struct {
 	// params and inputs (a code change that alters numbers). It is part of
 	// every cell key, so a bump reruns the stage and all that depends on it.
 	Version int
+	// VersionOf, if set, gives one cell's version from its resolved params,
+	// for a fix that changes the outputs of some configurations only: it
+	// returns a higher number for the affected params and Version for the
+	// others, so only the affected cells (and what depends on them) rerun.
+	// For any params it must never return less than it did before.
+	VersionOf func(params any) int
 	// NewParams returns a pointer to the stage's params struct, filled with
 	// its defaults. Exported fields carry `toml:"name"` tags; supported field
 	// kinds are bool, int, int64, float64, string, slices of those, and
@@ -102,4 +108,13 @@ type MissingOutputError struct{ Cell, Output string }
 
 func (e *MissingOutputError) Error() string {
 	return "input " + e.Cell + " has no output " + e.Output
+}
+
+// CellVersion returns the version of the stage's cell with the resolved
+// params: VersionOf(params) if set, else Version.
+func (s *Stage) CellVersion(params any) int {
+	if s.VersionOf != nil {
+		return s.VersionOf(params)
+	}
+	return s.Version
 }

@@ -42,12 +42,30 @@ type TrainRecord struct {
 // Train runs one learner on one stream (inputs "data": a prepare or v1 cell;
 // "stream": a streams cell) and writes "result" (TrainRecord JSON).
 var Train = &pipeline.Stage{
-	Name:    "train",
-	Version: 1,
+	Name:      "train",
+	Version:   1,
+	VersionOf: trainVersion,
 	NewParams: func() any {
 		return &TrainParams{Learner: "local", Protocol: "sequential", StreamStride: 1, EvalStride: 1}
 	},
 	Run: runTrain,
+}
+
+// trainVersion is a train cell's version. History:
+//
+//   - 1: the initial learners.
+//   - 2: local configurations whose W^1 updates took the general update
+//     path, the two-timescale anchor and leaking Adam moments: it computed
+//     c = W^1 o (the input offset's share of the layer-1 drive) from the
+//     weights before the update, so the next forward pass saw W^1 one
+//     update late in that share. Fixed; other configurations never took
+//     that path and keep version 1.
+func trainVersion(params any) int {
+	p := params.(*TrainParams)
+	if p.Learner == "local" && p.Local != nil && (p.Local.LeakMoments || len(p.Local.Anchor) == 2) {
+		return 2
+	}
+	return 1
 }
 
 func runTrain(ctx context.Context, rc *pipeline.RunContext) error {
