@@ -64,16 +64,9 @@ func KthLargest(xs []float32, k int, scratch []float32) float32 {
 	if k < 1 || k > len(xs) {
 		panic("core: KthLargest k out of range")
 	}
-	buf := scratch[:0]
-	nonneg := true
-	for _, v := range xs {
-		if v > 0 {
-			buf = append(buf, v)
-		} else if v < 0 || v != v {
-			nonneg = false
-		}
-	}
-	if !nonneg {
+	n, bad := compressPositive(scratch[:len(xs)], xs)
+	buf := scratch[:n]
+	if bad {
 		buf = append(scratch[:0], xs...)
 	} else if len(buf) < k {
 		return 0
@@ -124,4 +117,24 @@ func selectKth(a []float32, k int) float32 {
 		}
 	}
 	return a[t]
+}
+
+// compressPositive copies the entries of src that are > 0 into dst, in
+// order (the vector kernel left-packs them without a branch per entry,
+// whose outcome is a coin flip on a rectified layer), and returns their
+// number; bad reports an entry < 0 or a NaN. len(dst) >= len(src).
+func compressPositive(dst, src []float32) (n int, bad bool) {
+	return compressPositiveImpl(dst, src)
+}
+
+func compressPositiveGo(dst, src []float32) (n int, bad bool) {
+	for _, v := range src {
+		if v > 0 {
+			dst[n] = v
+			n++
+		} else if v < 0 || v != v {
+			bad = true
+		}
+	}
+	return n, bad
 }

@@ -127,3 +127,35 @@ func adamRowImpl(w, fb, m1, m2 []float32, col []int32, g []float32, frozen []int
 		adamRowGo(w[n8:], fbt, m1[n8:n], m2[n8:n], col[n8:n], g, frozen, sign, k)
 	}
 }
+
+//go:noescape
+func compressPosAVX2(dst, src []float32, perm *[256][8]int32) (n int, bad bool)
+
+// packPerm[m] lists the set bits of m, then zeros: the lane order that
+// left-packs the lanes selected by m.
+var packPerm = func() *[256][8]int32 {
+	var t [256][8]int32
+	for m := range 256 {
+		k := 0
+		for b := range 8 {
+			if m&(1<<b) != 0 {
+				t[m][k] = int32(b)
+				k++
+			}
+		}
+	}
+	return &t
+}()
+
+func compressPositiveImpl(dst, src []float32) (int, bool) {
+	if !useAVX2 || len(src) < 8 {
+		return compressPositiveGo(dst, src)
+	}
+	if len(dst) < len(src) {
+		panic("core: compressPositive dst too short")
+	}
+	n8 := len(src) &^ 7
+	n, bad := compressPosAVX2(dst, src[:n8], packPerm)
+	m, bad2 := compressPositiveGo(dst[n:], src[n8:])
+	return n + m, bad || bad2
+}

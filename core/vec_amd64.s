@@ -407,3 +407,45 @@ adamstorew:
 adamdone:
 	VZEROUPPER
 	RET
+
+// func compressPosAVX2(dst, src []float32, perm *[256][8]int32) (n int, bad bool)
+//
+// Left-packs the entries of src (len a multiple of 8) that are > 0 into
+// dst, in order, and returns their number; bad reports an entry < 0 or a
+// NaN. perm[m] lists the set bits of m, then zeros. Each block of 8 is
+// stored whole at dst[n:], so dst needs len(src) elements.
+TEXT ·compressPosAVX2(SB), NOSPLIT, $0-65
+	MOVQ dst_base+0(FP), DI
+	MOVQ src_base+24(FP), SI
+	MOVQ src_len+32(FP), CX
+	MOVQ perm+48(FP), BX
+	VXORPS Y15, Y15, Y15
+	VXORPS Y5, Y5, Y5        // bad lanes
+	XORQ R11, R11            // n
+	XORQ AX, AX
+
+cploop:
+	CMPQ AX, CX
+	JGE  cpdone
+	VMOVUPS (SI)(AX*4), Y0
+	VCMPPS  $0x0E, Y15, Y0, Y1 // > 0
+	VCMPPS  $0x09, Y15, Y0, Y4 // < 0 or NaN
+	VORPS   Y4, Y5, Y5
+	VMOVMSKPS Y1, R9
+	MOVQ    R9, R10
+	SHLQ    $5, R10
+	VMOVDQU (BX)(R10*1), Y2
+	VPERMPS Y0, Y2, Y3
+	VMOVUPS Y3, (DI)(R11*4)
+	POPCNTL R9, R9
+	ADDQ    R9, R11
+	ADDQ    $8, AX
+	JMP     cploop
+
+cpdone:
+	MOVQ R11, n+56(FP)
+	VMOVMSKPS Y5, R9
+	TESTL R9, R9
+	SETNE bad+64(FP)
+	VZEROUPPER
+	RET

@@ -17,3 +17,5 @@ func addTilesImpl(c, v []float32, off []int32, b []float32, ts int) { addTilesGo
 func adamRowImpl(w, fb, m1, m2 []float32, col []int32, g []float32, frozen []int32, sign []float32, k *adamCoef) {
 	adamRowGo(w, fb, m1, m2, col, g, frozen, sign, k)
 }
+
+func compressPositiveImpl(dst, src []float32) (int, bool) { return compressPositiveGo(dst, src) }

@@ -251,3 +251,36 @@ func TestAdamRow(t *testing.T) {
 		}
 	}
 }
+
+// TestCompressPositive checks the vector left-pack against the loop on
+// rows with zeros, negatives and NaNs, at every length around a vector.
+func TestCompressPositive(t *testing.T) {
+	t.Parallel()
+	rng := NewRNG(10, StreamRun)
+	for _, n := range []int{0, 1, 7, 8, 9, 15, 16, 17, 255, 256, 512, 515} {
+		for trial := range 20 {
+			src := make([]float32, n)
+			for i := range src {
+				switch rng.IntN(4) {
+				case 0:
+					src[i] = 0
+				default:
+					src[i] = float32(rng.NormFloat64())
+				}
+				if trial%2 == 0 {
+					src[i] = max(src[i], 0)
+				}
+			}
+			if trial == 3 && n > 0 {
+				src[n/2] = float32(math.NaN())
+			}
+			want := make([]float32, n)
+			got := make([]float32, n)
+			wn, wbad := compressPositiveGo(want, src)
+			gn, gbad := compressPositive(got, src)
+			if wn != gn || wbad != gbad || !bitsEqual(want[:wn], got[:gn]) {
+				t.Fatalf("n=%d trial %d: got %d %v, want %d %v", n, trial, gn, gbad, wn, wbad)
+			}
+		}
+	}
+}
