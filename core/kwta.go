@@ -30,20 +30,10 @@ func KWTA(row []float32, k int) {
 // len(row)); it returns the threshold used. It panics if k < 1 or scratch
 // is too short.
 func KWTAScratch(row []float32, k int, scratch []float32) float32 {
-	if k < 1 {
-		panic("core: KWTA with k < 1")
-	}
+	thr := kwtaThreshold(row, k, scratch)
 	if k >= len(row) {
-		if len(row) == 0 {
-			return 0
-		}
-		m := row[0]
-		for _, v := range row {
-			m = min(m, v)
-		}
-		return m
+		return thr
 	}
-	thr := KthLargest(row, k, scratch)
 	for i, v := range row {
 		if v < thr {
 			row[i] = 0
@@ -137,4 +127,45 @@ func compressPositiveGo(dst, src []float32) (n int, bad bool) {
 		}
 	}
 	return n, bad
+}
+
+// thresholdList zeroes the entries of a below thr (k-WTA's last step) and
+// writes the indices of the non-zero entries that remain, ascending, to
+// idx (len(idx) >= len(a)); it returns their number.
+func thresholdList(a []float32, thr float32, idx []int32) int {
+	return thresholdListImpl(a, thr, idx)
+}
+
+// thresholdListGo is thresholdList with index base added to every index.
+func thresholdListGo(a []float32, thr float32, idx []int32, base int) int {
+	n := 0
+	for i, v := range a {
+		if v < thr {
+			a[i] = 0
+			continue
+		}
+		if v != 0 {
+			idx[n] = int32(base + i)
+			n++
+		}
+	}
+	return n
+}
+
+// kwtaThreshold is KWTAScratch's threshold without applying it.
+func kwtaThreshold(row []float32, k int, scratch []float32) float32 {
+	if k < 1 {
+		panic("core: KWTA with k < 1")
+	}
+	if k >= len(row) {
+		if len(row) == 0 {
+			return 0
+		}
+		m := row[0]
+		for _, v := range row {
+			m = min(m, v)
+		}
+		return m
+	}
+	return KthLargest(row, k, scratch)
 }

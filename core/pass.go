@@ -131,14 +131,12 @@ func (nt *net) forward(p *pass, sup [][]float32) {
 				}
 				a[i] = v
 			}
-			KWTAScratch(a, nt.k[l], p.kbuf)
-			p.actPtr[l][b] = int32(len(p.act[l]))
-			for i, v := range a {
-				if v != 0 {
-					p.act[l] = append(p.act[l], int32(i))
-				}
-			}
-			p.actPtr[l][b+1] = int32(len(p.act[l]))
+			thr := kwtaThreshold(a, nt.k[l], p.kbuf)
+			start := len(p.act[l])
+			p.actPtr[l][b] = int32(start)
+			cnt := thresholdList(a, thr, p.act[l][start:start+nOut])
+			p.act[l] = p.act[l][:start+cnt]
+			p.actPtr[l][b+1] = int32(start + cnt)
 		}
 	}
 }

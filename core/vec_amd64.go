@@ -159,3 +159,20 @@ func compressPositiveImpl(dst, src []float32) (int, bool) {
 	m, bad2 := compressPositiveGo(dst[n:], src[n8:])
 	return n + m, bad || bad2
 }
+
+//go:noescape
+func thresholdListAVX2(a []float32, thr float32, idx []int32, perm *[256][8]int32, lanes *[8]int32) int
+
+var laneIdx = &[8]int32{0, 1, 2, 3, 4, 5, 6, 7}
+
+func thresholdListImpl(a []float32, thr float32, idx []int32) int {
+	if !useAVX2 || len(a) < 8 {
+		return thresholdListGo(a, thr, idx, 0)
+	}
+	if len(idx) < len(a) {
+		panic("core: thresholdList idx too short")
+	}
+	n8 := len(a) &^ 7
+	n := thresholdListAVX2(a[:n8], thr, idx, packPerm, laneIdx)
+	return n + thresholdListGo(a[n8:], thr, idx[n:], n8)
+}

@@ -449,3 +449,49 @@ cpdone:
 	SETNE bad+64(FP)
 	VZEROUPPER
 	RET
+
+// func thresholdListAVX2(a []float32, thr float32, idx []int32, perm *[256][8]int32, lanes *[8]int32) int
+//
+// On len(a) (a multiple of 8) entries: a[i] = 0 where a[i] < thr, then
+// left-packs the indices of the non-zero entries into idx (each block of 8
+// stored whole, so idx needs len(a) elements) and returns their number.
+// lanes holds 0..7.
+TEXT ·thresholdListAVX2(SB), NOSPLIT, $0-80
+	MOVQ a_base+0(FP), SI
+	MOVQ a_len+8(FP), CX
+	VBROADCASTSS thr+24(FP), Y14
+	MOVQ idx_base+32(FP), DI
+	MOVQ perm+56(FP), BX
+	MOVQ lanes+64(FP), R10
+	VMOVDQU (R10), Y13          // indices of the current block
+	MOVL $8, R9
+	VMOVD R9, X12
+	VPBROADCASTD X12, Y12       // 8
+	VXORPS Y15, Y15, Y15
+	XORQ R11, R11               // n
+	XORQ AX, AX
+
+tlloop:
+	CMPQ AX, CX
+	JGE  tldone
+	VMOVUPS (SI)(AX*4), Y0
+	VCMPPS  $0x01, Y14, Y0, Y1  // a < thr
+	VANDNPS Y0, Y1, Y0          // zero those
+	VMOVUPS Y0, (SI)(AX*4)
+	VCMPPS  $0x04, Y15, Y0, Y2  // a != 0 (or NaN)
+	VMOVMSKPS Y2, R9
+	MOVQ    R9, R10
+	SHLQ    $5, R10
+	VMOVDQU (BX)(R10*1), Y3
+	VPERMD  Y13, Y3, Y4
+	VMOVDQU Y4, (DI)(R11*4)
+	POPCNTL R9, R9
+	ADDQ    R9, R11
+	VPADDD  Y12, Y13, Y13
+	ADDQ    $8, AX
+	JMP     tlloop
+
+tldone:
+	MOVQ R11, ret+72(FP)
+	VZEROUPPER
+	RET

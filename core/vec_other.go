@@ -19,3 +19,7 @@ func adamRowImpl(w, fb, m1, m2 []float32, col []int32, g []float32, frozen []int
 }
 
 func compressPositiveImpl(dst, src []float32) (int, bool) { return compressPositiveGo(dst, src) }
+
+func thresholdListImpl(a []float32, thr float32, idx []int32) int {
+	return thresholdListGo(a, thr, idx, 0)
+}

@@ -284,3 +284,28 @@ func TestCompressPositive(t *testing.T) {
 		}
 	}
 }
+
+// TestThresholdList checks the vector threshold-and-list against the loop.
+func TestThresholdList(t *testing.T) {
+	t.Parallel()
+	rng := NewRNG(11, StreamRun)
+	for _, n := range []int{0, 1, 7, 8, 9, 16, 26, 256, 512, 515} {
+		for trial := range 10 {
+			a := make([]float32, n)
+			for i := range a {
+				a[i] = max(0, float32(rng.NormFloat64()))
+			}
+			thr := float32(rng.Float64())
+			if trial == 0 {
+				thr = 0
+			}
+			a1, a2 := slices.Clone(a), slices.Clone(a)
+			i1, i2 := make([]int32, n), make([]int32, n)
+			n1 := thresholdListGo(a1, thr, i1, 0)
+			n2 := thresholdList(a2, thr, i2)
+			if n1 != n2 || !bitsEqual(a1, a2) || !slices.Equal(i1[:n1], i2[:n2]) {
+				t.Fatalf("n=%d trial %d: kernel differs from the loop", n, trial)
+			}
+		}
+	}
+}
