@@ -65,3 +65,14 @@ func TestPlainLaTeX(t *testing.T) {
 		}
 	}
 }
+
+func TestCPUText(t *testing.T) {
+	for _, tc := range []struct {
+		s    float64
+		want string
+	}{{0, "0.0s"}, {41.24, "41.2s"}, {185, "3m05s"}, {8040, "2h14m"}} {
+		if got := cpuText(tc.s); got != tc.want {
+			t.Errorf("cpuText(%v) = %q, want %q", tc.s, got, tc.want)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sort"
+	"time"
 
 	"github.com/olekukonko/tablewriter"
 
@@ -17,14 +18,18 @@ func cmdStatus() *command {
 		name: "status", usage: "[--profile P]",
 		short: "cached / stale / failed counts per stage and per table",
 		long: `Status counts, per stage and per rendered table, the cells that are cached,
-stale (would run) and failed (stale, and their last attempt failed).`,
+stale (would run) and failed (stale, and their last attempt failed), and
+the CPU time the cached cells took when they ran.`,
 		flags: fs,
 		run: func(ctx context.Context, e *env, args []string) error {
 			w, p, err := openPlan(e, &g)
 			if err != nil {
 				return err
 			}
-			type counts struct{ cached, stale, failed int }
+			type counts struct {
+				cached, stale, failed int
+				cpu                   float64 // seconds, cached cells
+			}
 			byStage, byTable := map[string]*counts{}, map[string]*counts{}
 			add := func(m map[string]*counts, k string, pc *pipeline.PlannedCell) {
 				c := m[k]
@@ -35,6 +40,7 @@ stale (would run) and failed (stale, and their last attempt failed).`,
 				switch {
 				case pc.State == pipeline.Cached:
 					c.cached++
+					c.cpu += pc.Manifest.Provenance.CPUSecs
 				case pc.Failure != nil:
 					c.failed++
 				default:
@@ -54,10 +60,10 @@ stale (would run) and failed (stale, and their last attempt failed).`,
 			}
 			render := func(title string, order []string, m map[string]*counts) {
 				tw := tablewriter.NewWriter(e.stdout)
-				tw.Header(title, "cached", "stale", "failed", "total")
+				tw.Header(title, "cached", "stale", "failed", "total", "cpu")
 				for _, k := range order {
 					c := m[k]
-					tw.Append(k, fmt.Sprint(c.cached), fmt.Sprint(c.stale), fmt.Sprint(c.failed), fmt.Sprint(c.cached+c.stale+c.failed))
+					tw.Append(k, fmt.Sprint(c.cached), fmt.Sprint(c.stale), fmt.Sprint(c.failed), fmt.Sprint(c.cached+c.stale+c.failed), cpuText(c.cpu))
 				}
 				tw.Render()
 			}
@@ -74,4 +80,17 @@ stale (would run) and failed (stale, and their last attempt failed).`,
 			return nil
 		},
 	}
+}
+
+// cpuText formats CPU seconds for the status table: "41.2s", "3m05s",
+// "2h14m".
+func cpuText(s float64) string {
+	d := time.Duration(s * float64(time.Second)).Round(time.Second)
+	switch {
+	case s < 60:
+		return fmt.Sprintf("%.1fs", s)
+	case d < time.Hour:
+		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
+	}
+	return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
 }
