@@ -76,3 +76,23 @@ func TestCPUText(t *testing.T) {
 		}
 	}
 }
+
+func TestCellMatch(t *testing.T) {
+	id := "train/full/sequential/split1234/seed0"
+	for glob, want := range map[string]bool{
+		"train/full":                     true,
+		"train/full/*":                   true,
+		"train/*/sequential/*/seed0":     true,
+		"train/*/static/*/seed0":         false,
+		"train/ful":                      false,
+		"train/full*":                    true,
+		"*":                              true,
+		"train/full/sequential/*/seed1":  false,
+		id:                               true,
+		"train/full/sequential/split123": false,
+	} {
+		if got := cellMatch(glob, id); got != want {
+			t.Errorf("cellMatch(%q) = %v, want %v", glob, got, want)
+		}
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"path"
 	"sort"
 	"strings"
 	"syscall"
@@ -144,4 +145,22 @@ func usage(w io.Writer, commands []*command) {
 
 func usageErr(format string, args ...any) error {
 	return &exitError{code: 2, err: fmt.Errorf(format, args...)}
+}
+
+// cellMatch reports whether the cell ID matches glob (path.Match syntax,
+// whose * stops at a slash), either whole or in its leading segments: so
+// "train/full" and "train/full/*" select every cell under train/full, and
+// "train/*/static/*/seed0" the static seed-0 cell of every experiment.
+func cellMatch(glob, id string) bool {
+	if ok, _ := path.Match(glob, id); ok {
+		return true
+	}
+	for i := range len(id) {
+		if id[i] == '/' {
+			if ok, _ := path.Match(glob, id[:i]); ok {
+				return true
+			}
+		}
+	}
+	return false
 }

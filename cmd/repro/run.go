@@ -30,7 +30,7 @@ func cmdRun() *command {
 	o.flags = fs
 	fs.IntVar(&o.jobs, "j", runtime.NumCPU(), "cells to run at once (local: worker goroutines, default the core count; slurm: jobs in flight, default 100 or executor.slurm.jobs)")
 	fs.StringVar(&o.executor, "executor", "local", "where cells run: local or slurm")
-	fs.StringVar(&o.only, "only", "", "run only cells whose ID matches this glob (and what they need)")
+	fs.StringVar(&o.only, "only", "", "run only cells whose ID, or leading segments of it, match this glob (and what they need): train/full, train/*/static/*/seed0")
 	fs.BoolVar(&o.quiet, "q", false, "no progress line")
 	fs.StringVar(&o.slurm.Partition, "partition", "", "slurm: partition")
 	fs.StringVar(&o.slurm.Time, "time", "", "slurm: time limit per cell (sbatch --time)")
@@ -117,7 +117,7 @@ func runRun(ctx context.Context, e *env, o *runOptions, args []string) error {
 	}
 	ropt := pipeline.RunOptions{Profile: w.profile, Jobs: o.jobs, Executor: ex, Settings: w.settings}
 	if o.only != "" {
-		ropt.Only = func(c *pipeline.Cell) bool { ok, _ := path.Match(o.only, c.ID); return ok }
+		ropt.Only = func(c *pipeline.Cell) bool { return cellMatch(o.only, c.ID) }
 	}
 	prog := newProgress(e.stderr, o.quiet, ex.Name())
 	if lx, ok := ex.(*pipeline.LocalExecutor); ok {

@@ -220,7 +220,7 @@ func recomputeCells(ctx context.Context, e *env, g *globalFlags, glob string) er
 	opt := pipeline.ExecOptions{Stages: stages.Stages(), Settings: w.settings, Executor: "verify"}
 	checked, bad := 0, 0
 	for _, pc := range p.Cells {
-		if ok, _ := path.Match(glob, pc.Cell.ID); !ok || pc.State != pipeline.Cached {
+		if !cellMatch(glob, pc.Cell.ID) || pc.State != pipeline.Cached {
 			continue
 		}
 		mm, err := pipeline.RecomputeCell(ctx, w.store, pc.Key, opt)
