@@ -5,7 +5,7 @@ PROFILE  ?= paper
 JOBS     ?= $(shell nproc 2>/dev/null || echo 2)
 # The data mirror: a local copy of the releases (checked against their
 # published SHA-256 like a download). Unset, the download stage fetches.
-REPRO_DATA_MIRROR ?= $(wildcard ../shared/data)
+REPRO_DATA_MIRROR ?= $(abspath $(wildcard ../shared/data))
 export REPRO_DATA_MIRROR
 
 .PHONY: all build paper pdf check smoke test test-short bench vet fmt clean

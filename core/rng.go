@@ -14,27 +14,28 @@ import "math/rand/v2"
 //     StreamRun) for everything during the run (epoch permutations, reservoir
 //     writes, replay draws, random rotation), mirroring the reference's one
 //     init generator and one run generator both seeded by the run seed;
-//   - the held-out split uses NewRNG(splitSeed, StreamSplit) with split seed
-//     1234 (split 1) or 4321 (split 2), independent of any run seed;
+//   - the held-out split is drawn exactly as the reference draws it, with
+//     numpy's RandomState(splitSeed) (MT19937, internal/dataset/mt19937.go),
+//     split seed 1234 (split 1) or 4321 (split 2), independent of any run
+//     seed, so the held-out tenth is the paper's own;
 //   - the V1 front-end draws its patches from NewRNG(7, StreamV1);
 //   - the bootstrap of the statistics uses NewRNG(seed, StreamBootstrap).
 //
-// The data stages (internal/dataset) draw bounded integers and shuffles
-// with their own Lemire multiply-shift and Fisher-Yates over these
-// generators, so split and V1 draws do not depend on the standard library's
+// The V1 front-end (internal/dataset) draws bounded integers and shuffles
+// with its own Lemire multiply-shift and Fisher-Yates over these
+// generators, so its draws do not depend on the standard library's
 // helpers; the learners use math/rand/v2's IntN and Perm on them, which a
 // Go release could in principle change (every cell key includes the stage
 // version, and the golden tests catch such a change).
 //
-// Torch's and numpy's streams cannot be reproduced in Go, so the draws differ
-// from the reference's; the structure (which stream feeds which decision, and
-// in which order) is kept.
+// Apart from the split, the draws differ from the reference's (torch's
+// generators are not reproduced); the structure (which stream feeds which
+// decision, and in which order) is kept.
 type Stream uint64
 
 const (
 	StreamInit      Stream = 0x696e6974 // "init"
 	StreamRun       Stream = 0x72756e   // "run"
-	StreamSplit     Stream = 0x73706c74 // "splt"
 	StreamV1        Stream = 0x7631     // "v1"
 	StreamBootstrap Stream = 0x626f6f74 // "boot"
 )

@@ -3,6 +3,7 @@ package stages
 import (
 	"context"
 	"fmt"
+	"math"
 
 	"repro/artifacts"
 	"repro/internal/dataset"
@@ -20,9 +21,12 @@ type SplitParams struct {
 // (dataset.StratifiedHoldout) from input "prepare"'s train_y and writes
 // heldout_idx and stream_idx (doc.go). Its log reports the per-class
 // held-out counts and the overlap with the other paper split's held-out set.
+//
+// Version 2 draws the reference's own tenth (numpy's MT19937 and shuffle);
+// version 1 drew a tenth of the same sizes from core/rng.go's generator.
 var Split = &pipeline.Stage{
 	Name:      "split",
-	Version:   1,
+	Version:   2,
 	NewParams: func() any { return &SplitParams{Dataset: "mnist", Seed: dataset.SplitSeed1, Frac: dataset.HeldoutFrac} },
 	Run:       runSplit,
 }
@@ -30,7 +34,10 @@ var Split = &pipeline.Stage{
 func runSplit(ctx context.Context, rc *pipeline.RunContext) error {
 	p := rc.Params.(*SplitParams)
 	if p.Frac <= 0 || p.Frac >= 1 {
-		return fmt.Errorf("split: frac %g is not in (0, 1)", p.Frac)
+		return fmt.Errorf("split.frac: %g is not in (0, 1)", p.Frac)
+	}
+	if p.Seed < 0 || p.Seed > math.MaxUint32 {
+		return fmt.Errorf("split.seed: %d is outside [0, 2^32), the seeds numpy's RandomState takes", p.Seed)
 	}
 	y, _, err := readInt32s(ctx, rc, "prepare", "train_y", 1)
 	if err != nil {
