@@ -24,13 +24,3 @@ func intN(r *core.RNG, n int) int {
 	}
 	return int(hi)
 }
-
-// shuffle permutes idx in place with the Fisher-Yates algorithm, drawing
-// j = intN(r, i+1) for i = len-1 down to 1 (numpy's RandomState.shuffle
-// order; the generator differs).
-func shuffle(r *core.RNG, idx []int) {
-	for i := len(idx) - 1; i > 0; i-- {
-		j := intN(r, i+1)
-		idx[i], idx[j] = idx[j], idx[i]
-	}
-}
