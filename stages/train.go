@@ -3,7 +3,11 @@ package stages
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"math"
+	"reflect"
+	"strings"
 
 	"repro/artifacts"
 	"repro/core"
@@ -109,8 +113,16 @@ func runTrain(ctx context.Context, rc *pipeline.RunContext) error {
 	for i, row := range res.Acc {
 		fmt.Fprintf(rc.Log, "after task %d: %.4f\n", i, row)
 	}
-	b, err := json.MarshalIndent(&TrainRecord{Learner: p.Learner, Protocol: p.Protocol, Seed: p.Seed,
-		Stream: train.N, Eval: eval.N, Result: res}, "", " ")
+	rec := &TrainRecord{Learner: p.Learner, Protocol: p.Protocol, Seed: p.Seed, Stream: train.N, Eval: eval.N, Result: res}
+	b, err := json.MarshalIndent(rec, "", " ")
+	if ue := (*json.UnsupportedValueError)(nil); errors.As(err, &ue) {
+		// A diverged run (non-finite weights) leaves NaN or Inf in metrics
+		// that JSON cannot hold. The accuracies stay (a network whose
+		// outputs are NaN predicts class 0, as torch's argmax does); the
+		// non-finite values are written as null.
+		fmt.Fprintf(rc.Log, "diverged: non-finite metrics (%s) written as null\n", ue.Str)
+		b, err = json.MarshalIndent(nonFiniteAsNull(reflect.ValueOf(rec)), "", " ")
+	}
 	if err != nil {
 		return err
 	}
@@ -240,4 +252,50 @@ func readStream(read func(*pipeline.InputRef, string) ([]byte, error), i32 func(
 	}
 	evalSet = es[0]
 	return
+}
+
+// nonFiniteAsNull converts v to plain JSON values (maps with the fields'
+// JSON names, slices, numbers, strings), with NaN and infinite floats as
+// nil, for a record that json cannot encode as it is.
+func nonFiniteAsNull(v reflect.Value) any {
+	switch v.Kind() {
+	case reflect.Pointer, reflect.Interface:
+		if v.IsNil() {
+			return nil
+		}
+		return nonFiniteAsNull(v.Elem())
+	case reflect.Struct:
+		m := map[string]any{}
+		t := v.Type()
+		for i := range t.NumField() {
+			f := t.Field(i)
+			if !f.IsExported() {
+				continue
+			}
+			name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
+			if name == "-" {
+				continue
+			}
+			if name == "" {
+				name = f.Name
+			}
+			m[name] = nonFiniteAsNull(v.Field(i))
+		}
+		return m
+	case reflect.Slice, reflect.Array:
+		if v.Kind() == reflect.Slice && v.IsNil() {
+			return nil
+		}
+		out := make([]any, v.Len())
+		for i := range out {
+			out[i] = nonFiniteAsNull(v.Index(i))
+		}
+		return out
+	case reflect.Float32, reflect.Float64:
+		if f := v.Float(); !math.IsNaN(f) && !math.IsInf(f, 0) {
+			return f
+		}
+		return nil
+	}
+	return v.Interface()
 }

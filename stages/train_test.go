@@ -3,6 +3,9 @@ package stages
 import (
 	"context"
 	"encoding/json"
+	"math"
+	"reflect"
+	"strings"
 	"testing"
 
 	"repro/core"
@@ -85,4 +88,30 @@ func TestTrainErrors(t *testing.T) {
 
 func runStageErr(st *pipeline.Stage, params any, inputs map[string]outputs) (outputs, []string, error) {
 	return pipeline.RunStage(context.Background(), st, st.Name+"/test", params, inputs, nil, nil)
+}
+
+// TestNonFiniteAsNull: a diverged run's record encodes, non-finite metrics
+// as null, finite ones as they are, under the fields' JSON names.
+func TestNonFiniteAsNull(t *testing.T) {
+	res := &core.Result{Acc: [][]float64{{0.5}}, FinalAcc: 0.0987, PR: []float64{math.NaN(), 2}, SynOps: math.Inf(1)}
+	rec := &TrainRecord{Learner: "local", Protocol: "static", Seed: 4, Result: res}
+	if _, err := json.Marshal(rec); err == nil {
+		t.Fatal("json encoded NaN; the fallback is untested")
+	}
+	b, err := json.Marshal(nonFiniteAsNull(reflect.ValueOf(rec)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back TrainRecord
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if back.Seed != 4 || back.Result.FinalAcc != 0.0987 || back.Result.PR[1] != 2 || back.Result.Acc[0][0] != 0.5 {
+		t.Errorf("round trip = %+v %+v", back, back.Result)
+	}
+	for _, want := range []string{`"PR":[null,2]`, `"SynOps":null`, `"learner":"local"`} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("%s lacks %s", b, want)
+		}
+	}
 }
