@@ -199,9 +199,13 @@ func (nt *net) updateLayer(cfg *LocalConfig, p *pass, l int, op *optim, m *layer
 		// Skip synapses share the lambda the controller just set for W^l.
 		ctrl, lam = false, float32(nt.lay[l].lastLam)
 	}
-	// Leaking moments have a fast path in masked Adam's vector row step.
-	leakOK := !op.leak || (op.adam && (ly.fb == nil || ly.sign != nil))
-	if !ctrl && !anchor && leakOK && ly.absent == nil && !nt.generalOnly {
+	// Masked Adam's vector row step (confined or leaking moments) needs
+	// Dale signs on a twin layer; heavy-ball has no leaking fast path.
+	fast := !op.leak
+	if op.adam {
+		fast = ly.fb == nil || ly.sign != nil
+	}
+	if !ctrl && !anchor && fast && ly.absent == nil && !nt.generalOnly {
 		if op.adam {
 			nt.adamRows(ly, preL, m, op, wd, lam, pre)
 		} else {
@@ -456,14 +460,8 @@ func (nt *net) sgdRows(ly *layer, preL int, m *layerMask, op *optim, wd, lam flo
 	vecFB := ly.fb != nil && lam != 0 && ly.sign != nil
 	fbk := sgdFBCoef{mu: mu, eta: eta, lam: lam, tiny: tinyVelocity}
 	var frozenPre []int32
-	if vecFB && m != nil && m.pre != nil {
-		frozenPre = ly.frozenPre
-		for j, a := range m.pre {
-			frozenPre[j] = 0
-			if a {
-				frozenPre[j] = 1
-			}
-		}
+	if vecFB {
+		frozenPre = ly.frozenWords(m)
 	}
 	for i := range ly.nOut {
 		if m != nil && m.rowFrozen(i) {
@@ -486,21 +484,13 @@ func (nt *net) sgdRows(ly *layer, preL int, m *layerMask, op *optim, wd, lam flo
 		base, stride := ly.colBase(i)
 		if ly.fb == nil && lam == 0 {
 			// W^1: the vector row step, then the column copy.
-			g := gRow
-			if g == nil {
-				g = ly.zeroRow
-			}
 			k := sgdCoef{wd: wd, mu: mu, eta: eta, tiny: tinyVelocity}
-			sgdRowInput(w, v, col, g, &k)
+			sgdRowInput(w, v, col, gRow, &k)
 			copyColumn(wT[base:], w, col, stride)
 		} else if ly.fb == nil {
 			for s := range w {
 				ws := w[s]
-				var gs float32
-				if gRow != nil {
-					gs = gRow[col[s]]
-				}
-				gs -= wd * ws
+				gs := gRow[col[s]] - wd*ws
 				vs := flushTiny(mu*v[s] + gs)
 				v[s] = vs
 				ws += eta * vs
@@ -511,15 +501,11 @@ func (nt *net) sgdRows(ly *layer, preL int, m *layerMask, op *optim, wd, lam flo
 				wT[base+int(col[s])*stride] = ws
 			}
 		} else if vecFB {
-			g := gRow
-			if g == nil {
-				g = ly.zeroRow
-			}
 			fr := ly.zeroWord
 			if preAwake != nil {
 				fr = frozenPre
 			}
-			sgdRowFB(w, ly.fb[lo:hi], v, col, g, fr, ly.sign, &fbk)
+			sgdRowFB(w, ly.fb[lo:hi], v, col, gRow, fr, ly.sign, &fbk)
 			copyColumn(wT[base:], w, col, stride)
 		} else {
 			fb := ly.fb[lo:hi][:n]
@@ -529,11 +515,7 @@ func (nt *net) sgdRows(ly *layer, preL int, m *layerMask, op *optim, wd, lam flo
 				if preAwake != nil && preAwake[j] {
 					continue
 				}
-				var gs float32
-				if gRow != nil {
-					gs = gRow[j]
-				}
-				vs := flushTiny(mu*v[s] + gs)
+				vs := flushTiny(mu*v[s] + gRow[j])
 				v[s] = vs
 				d := eta * vs
 				ws := w[s] + d
@@ -596,12 +578,12 @@ func flushTiny(v float32) float32 {
 var tinyBits = math.Float32bits(tinyVelocity)
 
 // rowGrad computes row i's dense gradient into ly.gRow from the call's terms
-// (and its bias gradient into ly.gb[i]); it returns nil for a row without
+// (and its bias gradient into ly.gb[i]); it returns ly.zeroRow for a row without
 // terms, whose gradient is 0.
 func (ly *layer) rowGrad(i int, pre []float32) []float32 {
 	t0, t1 := ly.termPtr[i], ly.termPtr[i+1]
 	if t1 == t0 {
-		return nil
+		return ly.zeroRow
 	}
 	g := ly.gRow
 	clear(g)
@@ -615,24 +597,13 @@ func (ly *layer) rowGrad(i int, pre []float32) []float32 {
 	return g
 }
 
-// adamRows is the fast path of updateLayer for masked Adam with confined
-// moments, a fixed decay and no anchor; it computes exactly what the general
-// path computes.
+// adamRows is the fast path of updateLayer for masked Adam (confined or
+// leaking moments) with a fixed decay and no anchor, on a layer without a
+// twin or with Dale signs: the vector row step of adamRow. It computes
+// exactly what the general path computes.
 func (nt *net) adamRows(ly *layer, preL int, m *layerMask, op *optim, wd, lam float32, pre []float32) {
-	// The vector row step needs Dale signs on a twin layer and the awake
-	// pre units as a word per unit.
-	vec := ly.fb == nil || ly.sign != nil
 	k := newAdamCoef(op, wd, lam)
-	var frozenPre []int32
-	if vec && m != nil && m.pre != nil {
-		frozenPre = ly.frozenPre
-		for j, a := range m.pre {
-			frozenPre[j] = 0
-			if a {
-				frozenPre[j] = 1
-			}
-		}
-	}
+	frozenPre := ly.frozenWords(m)
 	for i := range ly.nOut {
 		// A frozen row's moments still advance when they leak.
 		rowFrozen := m != nil && m.rowFrozen(i)
@@ -640,86 +611,46 @@ func (nt *net) adamRows(ly *layer, preL int, m *layerMask, op *optim, wd, lam fl
 			continue
 		}
 		gRow := ly.rowGrad(i, pre)
-		var preAwake []bool
-		if m != nil && m.postAwake(i) {
-			preAwake = m.pre
-		}
 		lo, hi := ly.rowPtr[i], ly.rowPtr[i+1]
 		w := ly.w[lo:hi]
 		n := len(w)
-		m1, m2 := ly.m1[lo:hi][:n], ly.m2[lo:hi][:n]
-		col := ly.col[lo:hi][:n]
 		var fb []float32
 		if ly.fb != nil {
 			fb = ly.fb[lo:hi][:n]
 		}
+		fr := ly.zeroWord
+		switch {
+		case rowFrozen:
+			fr = ly.oneWord
+		case m != nil && m.postAwake(i) && m.pre != nil:
+			fr = frozenPre
+		}
+		col := ly.col[lo:hi][:n]
+		adamRow(w, fb, ly.m1[lo:hi][:n], ly.m2[lo:hi][:n], col, gRow, fr, ly.sign, k)
 		base, stride := ly.colBase(i)
-		if vec {
-			g := gRow
-			if g == nil {
-				g = ly.zeroRow
-			}
-			fr := ly.zeroWord
-			switch {
-			case rowFrozen:
-				fr = ly.oneWord
-			case preAwake != nil:
-				fr = frozenPre
-			}
-			adamRow(w, fb, m1, m2, col, g, fr, ly.sign, k)
-			copyColumn(ly.wT[base:], w, col, stride)
-			if bf := m.biasFree(i); (bf || op.leak) && !ly.noBias {
-				ly.stepBias(i, op, bf)
-			}
-			ly.gb[i] = 0
-			continue
-		}
-		for s := range w {
-			j := col[s]
-			if preAwake != nil && preAwake[j] {
-				continue
-			}
-			var gs float32
-			if gRow != nil {
-				gs = gRow[j]
-			}
-			ws := w[s]
-			if wd != 0 {
-				gs -= wd * ws
-			}
-			a := op.b1*m1[s] + (1-op.b1)*gs
-			b := op.b2*m2[s] + (1-op.b2)*gs*gs
-			m1[s], m2[s] = a, b
-			d := op.eta * (a / op.bc1) / (float32(math.Sqrt(float64(b/op.bc2))) + op.eps)
-			ws += d
-			if lam != 0 {
-				ws -= lam * ws
-			}
-			if fb != nil {
-				bs := fb[s] + d
-				if lam != 0 {
-					bs -= lam * bs
-				}
-				if ly.sign != nil {
-					sg := ly.sign[j]
-					if (sg > 0 && ws < 0) || (sg < 0 && ws > 0) {
-						ws = 0
-					}
-					if (sg > 0 && bs < 0) || (sg < 0 && bs > 0) {
-						bs = 0
-					}
-				}
-				fb[s] = bs
-			}
-			w[s] = ws
-			ly.wT[base+int(j)*stride] = ws
-		}
-		if !ly.noBias && m.biasFree(i) {
-			ly.stepBias(i, op, true)
+		copyColumn(ly.wT[base:], w, col, stride)
+		if bf := m.biasFree(i); (bf || op.leak) && !ly.noBias {
+			ly.stepBias(i, op, bf)
 		}
 		ly.gb[i] = 0
 	}
 	if preL == 0 {
 		nt.refreshC()
 	}
+}
+
+// frozenWords returns, for the replay mask m, a word per pre unit: 1 where
+// the pre unit is awake (its synapses into awake post units are frozen), 0
+// elsewhere, for the vector row steps; nil when m marks no awake pre units.
+func (ly *layer) frozenWords(m *layerMask) []int32 {
+	if m == nil || m.pre == nil {
+		return nil
+	}
+	for j, a := range m.pre {
+		ly.frozenPre[j] = 0
+		if a {
+			ly.frozenPre[j] = 1
+		}
+	}
+	return ly.frozenPre
 }
