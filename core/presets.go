@@ -17,8 +17,12 @@ var localPresets = map[string]func(c *LocalConfig){
 	"g26_ctrl_rot_noiso":      func(c *LocalConfig) { c.NoIso = true },
 	"g26_ctrl_readout_only":   func(c *LocalConfig) { c.ReplayReadoutOnly = true },
 	"g26_ctrl_random_rot":     func(c *LocalConfig) { c.Mask = "random" },
-	"g17_mirror_s10":          func(c *LocalConfig) { c.Mask = "mirror" },
-	"g17_soft_s10":            func(c *LocalConfig) { c.Mask = "soft" },
+	// Mirror and soft rotation are phase-17 re-runs of the Adam-era
+	// controls: their reference dicts set only the mask, so run_local's
+	// defaults apply, masked Adam at eta 1e-3 (the sgd rows beside them say
+	// opt="sgd", eta=0.02). They had run heavy-ball SGD at 0.02 here.
+	"g17_mirror_s10": func(c *LocalConfig) { c.Mask, c.Opt, c.Eta = "mirror", "adam", 1e-3 },
+	"g17_soft_s10":   func(c *LocalConfig) { c.Mask, c.Opt, c.Eta = "soft", "adam", 1e-3 },
 	// Optimiser rows (inferred): Adam's default eta is 1e-3.
 	"g17_adam_refr_s10":  func(c *LocalConfig) { c.Opt, c.Eta = "adam", 1e-3 },
 	"g17_adam_leak_s10":  func(c *LocalConfig) { c.Opt, c.Eta, c.LeakMoments = "adam", 1e-3, true },
@@ -33,7 +37,8 @@ var localPresets = map[string]func(c *LocalConfig){
 	"g17_ctx_none_s10":   offline(false, 512, 256),
 	"g17_night_s10":      offline(true, 512, 256),
 	"ctx_nrem_rand_1000": offline(true, 256, 128),
-	"g17_night_nb16_s10": func(c *LocalConfig) { offline(true, 512, 256)(c); c.BatchWake, c.NightBatch = 16, 16 },
+	// The reference sets night_batch=16 only: waking batches stay at 256.
+	"g17_night_nb16_s10": func(c *LocalConfig) { offline(true, 512, 256)(c); c.NightBatch = 16 },
 	// Timing, batch-size and gain studies.
 	"g17_sgd_br16_night_s10":  func(c *LocalConfig) { c.Night = true },
 	"g17_sgd_cad8_br16_s10":   func(c *LocalConfig) { c.Cadence = 8 },

@@ -51,6 +51,19 @@ func TestPresetsRun(t *testing.T) {
 	if cfg.Epochs != 1 || cfg.Mask != "mirror" {
 		t.Errorf("single-pass mirror resolved to %+v", cfg)
 	}
+	// The reference's phase-17 mirror and soft dicts set only the mask:
+	// masked Adam at 1e-3, in all three protocols.
+	for _, name := range []string{"g17_mirror_s10", "static_g17_mirror_s10", "g27_stream_mirror",
+		"g17_soft_s10", "static_g17_soft_s10", "g27_stream_soft"} {
+		cfg, _ := LocalPreset(name)
+		if cfg.Opt != "adam" || cfg.Eta != 1e-3 {
+			t.Errorf("%s: opt %q eta %g, want adam 1e-3", name, cfg.Opt, cfg.Eta)
+		}
+	}
+	cfg, _ = LocalPreset("g17_night_nb16_s10")
+	if cfg.BatchWake != 256 || cfg.NightBatch != 16 {
+		t.Errorf("night at batch 16: waking batch %d, night batch %d; want 256, 16", cfg.BatchWake, cfg.NightBatch)
+	}
 	cfg, _ = LocalPreset("g17_night_s10")
 	if cfg.Schedule != "offline" || !cfg.Night || cfg.Opt != "adam" || cfg.BatchWake != 256 {
 		t.Errorf("night resolved to %+v", cfg)
