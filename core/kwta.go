@@ -50,6 +50,10 @@ func KWTAScratch(row []float32, k int, scratch []float32) float32 {
 // rectified layer it first gathers the strictly positive entries: when
 // fewer than k are positive the answer is 0 without any selection, and
 // otherwise only the positive entries are partitioned.
+//
+// With scratch of 3*len(xs) elements the positive entries are selected by
+// vector partitioning (selectSplit), without a branch per entry; with less,
+// by quickselect.
 func KthLargest(xs []float32, k int, scratch []float32) float32 {
 	if k < 1 || k > len(xs) {
 		panic("core: KthLargest k out of range")
@@ -60,8 +64,59 @@ func KthLargest(xs []float32, k int, scratch []float32) float32 {
 		buf = append(scratch[:0], xs...)
 	} else if len(buf) < k {
 		return 0
+	} else if m := len(xs); len(scratch) >= 3*m {
+		return selectSplit(buf, scratch[m:2*m], scratch[2*m:3*m], k)
 	}
 	return selectKth(buf, k)
+}
+
+// selectSplit returns the k-th largest element of a (1-based), a set of
+// positive, non-NaN values, using b and c (each at least len(a) long) as
+// scratch; all three are overwritten. Each round splits the current set
+// around a median-of-three pivot into the entries above and below it with
+// the vector kernel and keeps the side that holds rank k (or returns the
+// pivot when rank k falls on its ties); small sets finish in selectKth.
+func selectSplit(a, b, c []float32, k int) float32 {
+	t := k - 1 // index in descending order
+	// bufA is the buffer a lives in; b and c are free.
+	bufA := a
+	for len(a) > 32 {
+		n := len(a)
+		x, y, z := a[0], a[n/2], a[n-1]
+		p := max(min(x, y), min(max(x, y), z)) // median of three
+		nh, nl := split(b, c, a, p)
+		switch ne := n - nh - nl; {
+		case t < nh:
+			a, bufA, b = b[:nh], b, bufA
+		case t < nh+ne:
+			return p
+		default:
+			t -= nh + ne
+			a, bufA, c = c[:nl], c, bufA
+		}
+	}
+	return selectKth(a, t+1)
+}
+
+// split left-packs the entries of src above p into hi and those below p
+// into lo, in order, and returns their numbers (entries equal to p go to
+// neither); hi and lo need len(src) elements.
+func split(hi, lo, src []float32, p float32) (nhi, nlo int) {
+	return splitImpl(hi, lo, src, p)
+}
+
+func splitGo(hi, lo, src []float32, p float32) (nhi, nlo int) {
+	for _, v := range src {
+		switch {
+		case v > p:
+			hi[nhi] = v
+			nhi++
+		case v < p:
+			lo[nlo] = v
+			nlo++
+		}
+	}
+	return nhi, nlo
 }
 
 // selectKth returns the k-th largest element of a (1-based), reordering a.

@@ -93,8 +93,13 @@ func TestKWTAMatchesSort(t *testing.T) {
 		if !slices.Equal(got, want) {
 			t.Fatalf("trial %d: KWTA(n=%d, k=%d) differs from the sort reference", trial, n, k)
 		}
-		if kth := KthLargest(row, k, make([]float32, n)); kth != max(thr, 0) && kth != thr {
+		kth := KthLargest(row, k, make([]float32, n))
+		if kth != max(thr, 0) && kth != thr {
 			t.Fatalf("trial %d: KthLargest = %v, want %v", trial, kth, thr)
+		}
+		// The vector selection (scratch of 3n) gives the same value.
+		if v := KthLargest(row, k, make([]float32, 3*n)); v != kth {
+			t.Fatalf("trial %d: vector selection %v, quickselect %v (n=%d, k=%d)", trial, v, kth, n, k)
 		}
 	}
 }

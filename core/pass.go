@@ -27,6 +27,8 @@ type pass struct {
 	offBuf []int32
 	valBuf []float32
 	tmp    []float32
+	gain   []float32 // 1 - s of the layer being run
+	ones   []float32 // the gain without suppression
 }
 
 func newPass(nt *net, capacity int) *pass {
@@ -58,8 +60,13 @@ func newPass(nt *net, capacity int) *pass {
 	p.offBuf = make([]int32, maxIn)
 	p.valBuf = make([]float32, maxIn)
 	p.zbuf = make([]float32, maxW)
-	p.kbuf = make([]float32, maxW)
+	p.kbuf = make([]float32, 3*maxW) // KthLargest's vector selection
 	p.tmp = make([]float32, maxW)
+	p.gain = make([]float32, maxW)
+	p.ones = make([]float32, maxW)
+	for i := range p.ones {
+		p.ones[i] = 1
+	}
 	return p
 }
 
@@ -84,26 +91,35 @@ func (p *pass) activeOf(l, b int) []int32 {
 func (nt *net) forward(p *pass, sup [][]float32) {
 	d := nt.sizes[0]
 	// Sparse input relative to the offset.
-	p.rIdx, p.rVal = p.rIdx[:0], p.rVal[:0]
-	for b := range p.n {
-		p.rPtr[b] = int32(len(p.rIdx))
-		row := p.x[b*d : (b+1)*d]
-		for j, v := range row {
-			if r := v - nt.off[j]; r != 0 {
-				p.rIdx = append(p.rIdx, int32(j))
-				p.rVal = append(p.rVal, r)
-			}
-		}
+	if need := p.n * d; cap(p.rIdx) < need {
+		p.rIdx = make([]int32, need)
+		p.rVal = make([]float32, need)
 	}
-	p.rPtr[p.n] = int32(len(p.rIdx))
+	p.rIdx, p.rVal = p.rIdx[:cap(p.rIdx)], p.rVal[:cap(p.rVal)]
+	nz := 0
+	for b := range p.n {
+		p.rPtr[b] = int32(nz)
+		nz += sparseDiff(p.x[b*d:(b+1)*d], nt.off, p.rVal[nz:], p.rIdx[nz:])
+	}
+	p.rPtr[p.n] = int32(nz)
+	p.rIdx, p.rVal = p.rIdx[:nz], p.rVal[:nz]
 	nt.drive1(p)
 
 	for l := 1; l <= nt.L; l++ {
 		ly := nt.lay[l]
 		nOut := ly.nOut
 		z := p.zbuf[:nOut]
+		// The suppression as a gain 1 - s per unit (1 without suppression).
+		var gain []float32
 		if l < nt.L {
 			p.act[l] = p.act[l][:0]
+			gain = p.ones[:nOut]
+			if sup != nil {
+				gain = p.gain[:nOut]
+				for i, s := range sup[l] {
+					gain[i] = 1 - s
+				}
+			}
 		}
 		for b := range p.n {
 			if l == 1 {
@@ -120,17 +136,7 @@ func (nt *net) forward(p *pass, sup [][]float32) {
 				continue
 			}
 			a := p.a[l][b*nOut : (b+1)*nOut]
-			var s []float32
-			if sup != nil {
-				s = sup[l]
-			}
-			for i, v := range z {
-				v = max(v, 0)
-				if s != nil && s[i] != 0 {
-					v *= 1 - s[i]
-				}
-				a[i] = v
-			}
+			reluGain(a, z, gain)
 			thr := kwtaThreshold(a, nt.k[l], p.kbuf)
 			start := len(p.act[l])
 			p.actPtr[l][b] = int32(start)
@@ -182,6 +188,40 @@ func (nt *net) drive1(p *pass) {
 			addRows(z1[b*n1+s0:b*n1+s1], p.rVal[lo:hi], p.rOff[lo:hi], ly.wT[s0:])
 		}
 	}
+}
+
+// reluGain writes a = relu(z) * g: the rectified drive under the
+// suppression gain g = 1 - s (all ones without suppression, where the
+// product is exact). relu follows Go's max(v, 0): NaN stays NaN and -0
+// becomes +0. len(z), len(g) >= len(a).
+func reluGain(a, z, g []float32) {
+	reluGainImpl(a, z, g)
+}
+
+func reluGainGo(a, z, g []float32) {
+	for i := range a {
+		a[i] = max(z[i], 0) * g[i]
+	}
+}
+
+// sparseDiff writes the entries r = x[j] - o[j] that are not 0 to val and
+// their indices j to idx, in ascending j, and returns their number; val and
+// idx need len(x) elements (the vector kernel stores whole blocks).
+func sparseDiff(x, o, val []float32, idx []int32) int {
+	return sparseDiffImpl(x, o, val, idx)
+}
+
+// sparseDiffGo is sparseDiff with index base added to every index.
+func sparseDiffGo(x, o, val []float32, idx []int32, base int) int {
+	n := 0
+	for j, v := range x {
+		if r := v - o[j]; r != 0 {
+			idx[n] = int32(base + j)
+			val[n] = r
+			n++
+		}
+	}
+	return n
 }
 
 // scatter adds the contribution of the listed pre units to z: for each pre

@@ -176,3 +176,51 @@ func thresholdListImpl(a []float32, thr float32, idx []int32) int {
 	n := thresholdListAVX2(a[:n8], thr, idx, packPerm, laneIdx)
 	return n + thresholdListGo(a[n8:], thr, idx[n:], n8)
 }
+
+//go:noescape
+func splitAVX2(hi, lo, src []float32, p float32, perm *[256][8]int32) (nhi, nlo int)
+
+func splitImpl(hi, lo, src []float32, p float32) (nhi, nlo int) {
+	if !useAVX2 || len(src) < 8 {
+		return splitGo(hi, lo, src, p)
+	}
+	if len(hi) < len(src) || len(lo) < len(src) {
+		panic("core: split buffers too short")
+	}
+	n8 := len(src) &^ 7
+	nhi, nlo = splitAVX2(hi, lo, src[:n8], p, packPerm)
+	h, l := splitGo(hi[nhi:], lo[nlo:], src[n8:], p)
+	return nhi + h, nlo + l
+}
+
+//go:noescape
+func sparseDiffAVX2(x, o, val []float32, idx []int32, perm *[256][8]int32, lanes *[8]int32) int
+
+func sparseDiffImpl(x, o, val []float32, idx []int32) int {
+	if !useAVX2 || len(x) < 8 {
+		return sparseDiffGo(x, o, val, idx, 0)
+	}
+	if len(o) < len(x) || len(val) < len(x) || len(idx) < len(x) {
+		panic("core: sparseDiff buffers too short")
+	}
+	n8 := len(x) &^ 7
+	n := sparseDiffAVX2(x[:n8], o, val, idx, packPerm, laneIdx)
+	return n + sparseDiffGo(x[n8:], o[n8:], val[n:], idx[n:], n8)
+}
+
+//go:noescape
+func reluGainAVX2(a, z, g []float32)
+
+func reluGainImpl(a, z, g []float32) {
+	n := len(a)
+	if !useAVX2 || n < 8 {
+		reluGainGo(a, z, g)
+		return
+	}
+	if len(z) < n || len(g) < n {
+		panic("core: reluGain length mismatch")
+	}
+	n8 := n &^ 7
+	reluGainAVX2(a[:n8], z, g)
+	reluGainGo(a[n8:], z[n8:], g[n8:])
+}

@@ -495,3 +495,126 @@ tldone:
 	MOVQ R11, ret+72(FP)
 	VZEROUPPER
 	RET
+
+// func splitAVX2(hi, lo, src []float32, p float32, perm *[256][8]int32) (nhi, nlo int)
+//
+// On len(src) (a multiple of 8) entries: left-packs the entries > p into hi
+// and those < p into lo, each in order, and returns their numbers; entries
+// equal to p go to neither. Each block of 8 is stored whole, so hi and lo
+// need len(src) elements.
+TEXT ·splitAVX2(SB), NOSPLIT, $0-104
+	MOVQ hi_base+0(FP), DI
+	MOVQ lo_base+24(FP), R8
+	MOVQ src_base+48(FP), SI
+	MOVQ src_len+56(FP), CX
+	VBROADCASTSS p+72(FP), Y15
+	MOVQ perm+80(FP), BX
+	XORQ R11, R11            // nhi
+	XORQ R12, R12            // nlo
+	XORQ AX, AX
+
+sploop:
+	CMPQ AX, CX
+	JGE  spdone
+	VMOVUPS (SI)(AX*4), Y0
+	VCMPPS  $0x0E, Y15, Y0, Y1 // > p
+	VCMPPS  $0x01, Y15, Y0, Y2 // < p
+	VMOVMSKPS Y1, R9
+	VMOVMSKPS Y2, R10
+	MOVQ    R9, R13
+	SHLQ    $5, R13
+	VMOVDQU (BX)(R13*1), Y3
+	VPERMPS Y0, Y3, Y4
+	VMOVUPS Y4, (DI)(R11*4)
+	POPCNTL R9, R9
+	ADDQ    R9, R11
+	MOVQ    R10, R13
+	SHLQ    $5, R13
+	VMOVDQU (BX)(R13*1), Y5
+	VPERMPS Y0, Y5, Y6
+	VMOVUPS Y6, (R8)(R12*4)
+	POPCNTL R10, R10
+	ADDQ    R10, R12
+	ADDQ    $8, AX
+	JMP     sploop
+
+spdone:
+	MOVQ R11, nhi+88(FP)
+	MOVQ R12, nlo+96(FP)
+	VZEROUPPER
+	RET
+
+// func sparseDiffAVX2(x, o, val []float32, idx []int32, perm *[256][8]int32, lanes *[8]int32) int
+//
+// On len(x) (a multiple of 8) entries: r = x[j] - o[j]; left-packs the
+// entries with r != 0 (or NaN) into val and their indices j into idx, in
+// order, and returns their number. Each block of 8 is stored whole, so val
+// and idx need len(x) elements. lanes holds 0..7.
+TEXT ·sparseDiffAVX2(SB), NOSPLIT, $0-120
+	MOVQ x_base+0(FP), SI
+	MOVQ x_len+8(FP), CX
+	MOVQ o_base+24(FP), R8
+	MOVQ val_base+48(FP), DI
+	MOVQ idx_base+72(FP), R14
+	MOVQ perm+96(FP), BX
+	MOVQ lanes+104(FP), R10
+	VMOVDQU (R10), Y13          // indices of the current block
+	MOVL $8, R9
+	VMOVD R9, X12
+	VPBROADCASTD X12, Y12       // 8
+	VXORPS Y15, Y15, Y15
+	XORQ R11, R11               // n
+	XORQ AX, AX
+
+sdloop:
+	CMPQ AX, CX
+	JGE  sddone
+	VMOVUPS (SI)(AX*4), Y0
+	VSUBPS  (R8)(AX*4), Y0, Y0  // x - o
+	VCMPPS  $0x04, Y15, Y0, Y2  // != 0 (or NaN)
+	VMOVMSKPS Y2, R9
+	MOVQ    R9, R10
+	SHLQ    $5, R10
+	VMOVDQU (BX)(R10*1), Y3
+	VPERMPS Y0, Y3, Y4
+	VMOVUPS Y4, (DI)(R11*4)
+	VPERMD  Y13, Y3, Y5
+	VMOVDQU Y5, (R14)(R11*4)
+	POPCNTL R9, R9
+	ADDQ    R9, R11
+	VPADDD  Y12, Y13, Y13
+	ADDQ    $8, AX
+	JMP     sdloop
+
+sddone:
+	MOVQ R11, ret+112(FP)
+	VZEROUPPER
+	RET
+
+// func reluGainAVX2(a, z, g []float32)
+//
+// On len(a) (a multiple of 8) entries: a = (max(0, z) + 0) * g. VMAXPS
+// returns z when z is NaN and when both are zero, so z = -0 gives -0, which
+// the + 0 turns into +0: Go's max(z, 0) on every input.
+TEXT ·reluGainAVX2(SB), NOSPLIT, $0-72
+	MOVQ a_base+0(FP), DI
+	MOVQ a_len+8(FP), CX
+	MOVQ z_base+24(FP), SI
+	MOVQ g_base+48(FP), R8
+	VXORPS Y15, Y15, Y15
+	XORQ AX, AX
+
+rgloop:
+	CMPQ AX, CX
+	JGE  rgdone
+	VMOVUPS (SI)(AX*4), Y0
+	VMAXPS  Y0, Y15, Y1         // Y1 = 0 > z ? 0 : z
+	VADDPS  Y15, Y1, Y1
+	VMULPS  (R8)(AX*4), Y1, Y1
+	VMOVUPS Y1, (DI)(AX*4)
+	ADDQ    $8, AX
+	JMP     rgloop
+
+rgdone:
+	VZEROUPPER
+	RET

@@ -23,3 +23,9 @@ func compressPositiveImpl(dst, src []float32) (int, bool) { return compressPosit
 func thresholdListImpl(a []float32, thr float32, idx []int32) int {
 	return thresholdListGo(a, thr, idx, 0)
 }
+
+func splitImpl(hi, lo, src []float32, p float32) (int, int) { return splitGo(hi, lo, src, p) }
+
+func sparseDiffImpl(x, o, val []float32, idx []int32) int { return sparseDiffGo(x, o, val, idx, 0) }
+
+func reluGainImpl(a, z, g []float32) { reluGainGo(a, z, g) }

@@ -309,3 +309,107 @@ func TestThresholdList(t *testing.T) {
 		}
 	}
 }
+
+// TestSplit checks the vector split against the loop, with ties at the
+// pivot.
+func TestSplit(t *testing.T) {
+	t.Parallel()
+	rng := NewRNG(12, StreamRun)
+	for _, n := range []int{0, 1, 7, 8, 9, 16, 33, 255, 256, 515} {
+		for trial := range 10 {
+			src := make([]float32, n)
+			for i := range src {
+				src[i] = float32(rng.IntN(9)) / 4 // many ties
+				if trial%2 == 1 {
+					src[i] = float32(rng.ExpFloat64())
+				}
+			}
+			var p float32 = 1
+			if n > 0 {
+				p = src[rng.IntN(n)]
+			}
+			wh, wl := make([]float32, n), make([]float32, n)
+			gh, gl := make([]float32, n), make([]float32, n)
+			wnh, wnl := splitGo(wh, wl, src, p)
+			gnh, gnl := split(gh, gl, src, p)
+			if wnh != gnh || wnl != gnl || !bitsEqual(wh[:wnh], gh[:gnh]) || !bitsEqual(wl[:wnl], gl[:gnl]) {
+				t.Fatalf("n=%d trial %d: got %d/%d, want %d/%d", n, trial, gnh, gnl, wnh, wnl)
+			}
+		}
+	}
+}
+
+// TestSparseDiff checks the vector sparse difference against the loop,
+// NaN included.
+func TestSparseDiff(t *testing.T) {
+	t.Parallel()
+	rng := NewRNG(13, StreamRun)
+	for _, n := range []int{0, 1, 7, 8, 9, 16, 784, 1027} {
+		for trial := range 10 {
+			x, o := make([]float32, n), make([]float32, n)
+			for j := range x {
+				o[j] = -0.42
+				if rng.IntN(3) == 0 {
+					o[j] = 0
+				}
+				x[j] = o[j]
+				if rng.IntN(5) == 0 {
+					x[j] = float32(rng.NormFloat64())
+				}
+			}
+			if trial == 3 && n > 0 {
+				x[n/2] = float32(math.NaN())
+			}
+			wv, gv := make([]float32, n), make([]float32, n)
+			wi, gi := make([]int32, n), make([]int32, n)
+			wn := sparseDiffGo(x, o, wv, wi, 0)
+			gn := sparseDiff(x, o, gv, gi)
+			if wn != gn || !bitsEqual(wv[:wn], gv[:gn]) || !slices.Equal(wi[:wn], gi[:gn]) {
+				t.Fatalf("n=%d trial %d: got %d entries, want %d", n, trial, gn, wn)
+			}
+		}
+	}
+}
+
+// TestReluGain checks the vector rectifier against the loop on NaN, -0,
+// infinities and gains 0, 1 and between.
+func TestReluGain(t *testing.T) {
+	t.Parallel()
+	rng := NewRNG(14, StreamRun)
+	special := []float32{float32(math.NaN()), float32(math.Copysign(0, -1)), 0,
+		float32(math.Inf(1)), float32(math.Inf(-1))}
+	for _, n := range []int{0, 1, 7, 8, 9, 16, 256, 515} {
+		for trial := range 10 {
+			z, g := make([]float32, n), make([]float32, n)
+			for i := range z {
+				z[i] = float32(rng.NormFloat64())
+				if rng.IntN(6) == 0 {
+					z[i] = special[rng.IntN(len(special))]
+				}
+				switch rng.IntN(3) {
+				case 0:
+					g[i] = 1
+				case 1:
+					g[i] = 0
+				default:
+					g[i] = 1 - float32(rng.Float64())
+				}
+			}
+			want, got := make([]float32, n), make([]float32, n)
+			reluGainGo(want, z, g)
+			reluGain(got, z, g)
+			if !bitsEqual(want, got) {
+				t.Fatalf("n=%d trial %d: vector rectifier differs from the loop", n, trial)
+			}
+			for i, v := range z { // the loop is the reference's relu then gain
+				r := max(v, 0)
+				if g[i] != 1 {
+					r *= g[i]
+				}
+				if math.Float32bits(r) != math.Float32bits(want[i]) && !(r != r && want[i] != want[i]) {
+					t.Fatalf("reluGainGo(%v, %v) = %v, want %v", v, g[i], want[i], r)
+				}
+			}
+		}
+	}
+}
