@@ -44,6 +44,11 @@ type layer struct {
 	pos   []int32
 
 	w, fb  []float32 // W^l and its twin B^{l-1} (nil for l = 1)
+	// fbD is a dense row-major copy of the twin (n_out x n_in, zeros at
+	// absent synapses) for the sweep between hidden layers, which reads it
+	// at the active units only (nil elsewhere). Every update keeps it
+	// current: the row steps row by row, the general path in syncFBD.
+	fbD []float32
 	m1, m2 []float32 // velocity (sgd) or Adam moments (m2 nil for sgd)
 	absent []bool    // connectivity-absent stored synapse (controller only)
 	sign   []float32 // Dale sign of each pre unit (nil for l = 1)
@@ -244,6 +249,11 @@ func newNet(cfg *LocalConfig, d, classes, height, width int, rng *RNG) *net {
 			nt.skip[l].noBias = true
 		}
 	}
+	for l := 2; l < L; l++ {
+		ly := nt.lay[l]
+		ly.fbD = make([]float32, ly.nOut*ly.nIn)
+		ly.syncFBD()
+	}
 	nt.off = make([]float32, d)
 	nt.c = make([]float32, sizes[1])
 	return nt
@@ -360,6 +370,26 @@ func newLayer(nIn, nOut int, w, fb []float32, keep []bool, storeAll bool, sign [
 	}
 	ly.syncT()
 	return ly
+}
+
+// syncFBD rewrites the dense copy of the twin.
+func (ly *layer) syncFBD() {
+	if ly.fbD == nil {
+		return
+	}
+	for i := range ly.nOut {
+		ly.syncFBDRow(i)
+	}
+}
+
+// syncFBDRow rewrites row i of the dense copy of the twin.
+func (ly *layer) syncFBDRow(i int) {
+	lo, hi := ly.rowPtr[i], ly.rowPtr[i+1]
+	d := ly.fbD[i*ly.nIn : (i+1)*ly.nIn]
+	fb := ly.fb[lo:hi]
+	for s, j := range ly.col[lo:hi] {
+		d[j] = fb[s]
+	}
 }
 
 // setOffset sets the input offset used by the forward pass to o and

@@ -190,6 +190,22 @@ func (nt *net) drive1(p *pass) {
 	}
 }
 
+// gatherRows adds to acc[t], for r = 0, 1, ... in turn, u[r] *
+// b[off[r]+idx[t]]: the rows of b at offsets off, read at the columns idx,
+// weighted by u.
+func gatherRows(acc, u []float32, off []int32, b []float32, idx []int32) {
+	gatherRowsImpl(acc, u, off, b, idx)
+}
+
+func gatherRowsGo(acc, u []float32, off []int32, b []float32, idx []int32) {
+	for r, ur := range u {
+		row := b[off[r]:]
+		for t, j := range idx[:len(acc)] {
+			acc[t] += ur * row[j]
+		}
+	}
+}
+
 // reluGain writes a = relu(z) * g: the rectified drive under the
 // suppression gain g = 1 - s (all ones without suppression, where the
 // product is exact). relu follows Go's max(v, 0): NaN stays NaN and -0
@@ -293,6 +309,31 @@ func (nt *net) sweep(p *pass, tgtScale float32) {
 				for i := range upTh {
 					accum(i)
 				}
+			} else if up.fbD != nil && (l+2 >= L || nt.skip[l+2] == nil) {
+				// Between hidden layers only the active units of layer l
+				// need their sum: each gathers its column of the dense twin
+				// over the active units of l+1, ascending as accum adds
+				// them (the absent synapses add exact zeros).
+				act := p.activeOf(l, b)
+				acc := tmp[:len(act)]
+				clear(acc)
+				us, offs := p.valBuf[:0], p.offBuf[:0]
+				for _, i := range p.activeOf(l+1, b) {
+					if u := upTh[i]; u != 0 {
+						us = append(us, u)
+						offs = append(offs, i*int32(up.nIn))
+					}
+				}
+				gatherRows(acc, us, offs, up.fbD, act)
+				e := p.eps[l][b*n : (b+1)*n]
+				t := p.th[l][b*n : (b+1)*n]
+				clear(e)
+				clear(t)
+				for jj, j := range act {
+					e[j] = acc[jj]
+					t[j] = bound(acc[jj])
+				}
+				continue
 			} else {
 				// th^{l+1} is zero off the active set: the burst gate.
 				for _, i := range p.activeOf(l+1, b) {

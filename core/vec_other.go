@@ -29,3 +29,7 @@ func splitImpl(hi, lo, src []float32, p float32) (int, int) { return splitGo(hi,
 func sparseDiffImpl(x, o, val []float32, idx []int32) int { return sparseDiffGo(x, o, val, idx, 0) }
 
 func reluGainImpl(a, z, g []float32) { reluGainGo(a, z, g) }
+
+func gatherRowsImpl(acc, u []float32, off []int32, b []float32, idx []int32) {
+	gatherRowsGo(acc, u, off, b, idx)
+}

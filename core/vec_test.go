@@ -413,3 +413,43 @@ func TestReluGain(t *testing.T) {
 		}
 	}
 }
+
+// TestGatherRows checks the vector gather-accumulate against the loop.
+func TestGatherRows(t *testing.T) {
+	t.Parallel()
+	rng := NewRNG(15, StreamRun)
+	const nIn = 512
+	b := make([]float32, 40*nIn)
+	for i := range b {
+		b[i] = float32(rng.NormFloat64())
+		if rng.IntN(3) > 0 {
+			b[i] = 0 // absent synapses
+		}
+	}
+	for _, n := range []int{0, 1, 7, 8, 9, 51, 64, 77} {
+		for trial := range 10 {
+			idx := make([]int32, n)
+			for t := range idx {
+				idx[t] = int32(rng.IntN(nIn))
+			}
+			slices.Sort(idx)
+			rows := rng.IntN(30)
+			u := make([]float32, rows)
+			off := make([]int32, rows)
+			for r := range u {
+				u[r] = float32(rng.NormFloat64())
+				off[r] = int32(rng.IntN(40) * nIn)
+			}
+			want, got := make([]float32, n), make([]float32, n)
+			for t := range want {
+				want[t] = float32(rng.NormFloat64())
+			}
+			copy(got, want)
+			gatherRowsGo(want, u, off, b, idx)
+			gatherRows(got, u, off, b, idx)
+			if !bitsEqual(want, got) {
+				t.Fatalf("n=%d trial %d: vector gather differs from the loop", n, trial)
+			}
+		}
+	}
+}
