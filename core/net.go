@@ -43,12 +43,12 @@ type layer struct {
 	tiled bool
 	pos   []int32
 
-	w, fb  []float32 // W^l and its twin B^{l-1} (nil for l = 1)
+	w, fb []float32 // W^l and its twin B^{l-1} (nil for l = 1)
 	// fbD is a dense row-major copy of the twin (n_out x n_in, zeros at
 	// absent synapses) for the sweep between hidden layers, which reads it
 	// at the active units only (nil elsewhere). Every update keeps it
 	// current: the row steps row by row, the general path in syncFBD.
-	fbD []float32
+	fbD    []float32
 	m1, m2 []float32 // velocity (sgd) or Adam moments (m2 nil for sgd)
 	absent []bool    // connectivity-absent stored synapse (controller only)
 	sign   []float32 // Dale sign of each pre unit (nil for l = 1)
