@@ -44,11 +44,12 @@ type layer struct {
 	pos   []int32
 
 	w, fb []float32 // W^l and its twin B^{l-1} (nil for l = 1)
-	// fbD is a dense row-major copy of the twin (n_out x n_in, zeros at
-	// absent synapses) for the sweep between hidden layers, which reads it
-	// at the active units only (nil elsewhere). Every update keeps it
-	// current: the row steps row by row, the general path in syncFBD.
-	fbD    []float32
+	// fbPos maps (i, j) to the index in fb of synapse (i, j), or to
+	// len(fb), where fb's backing array holds a zero that nothing writes,
+	// when the synapse is absent (n_out x n_in, row-major; nil but for the
+	// layers between hidden layers). The sweep reads the twin through it at
+	// the active units only. Connectivity is fixed, so it never changes.
+	fbPos  []int32
 	m1, m2 []float32 // velocity (sgd) or Adam moments (m2 nil for sgd)
 	absent []bool    // connectivity-absent stored synapse (controller only)
 	sign   []float32 // Dale sign of each pre unit (nil for l = 1)
@@ -251,8 +252,7 @@ func newNet(cfg *LocalConfig, d, classes, height, width int, rng *RNG) *net {
 	}
 	for l := 2; l < L; l++ {
 		ly := nt.lay[l]
-		ly.fbD = make([]float32, ly.nOut*ly.nIn)
-		ly.syncFBD()
+		ly.indexTwin()
 	}
 	nt.off = make([]float32, d)
 	nt.c = make([]float32, sizes[1])
@@ -372,23 +372,21 @@ func newLayer(nIn, nOut int, w, fb []float32, keep []bool, storeAll bool, sign [
 	return ly
 }
 
-// syncFBD rewrites the dense copy of the twin.
-func (ly *layer) syncFBD() {
-	if ly.fbD == nil {
-		return
-	}
+// indexTwin builds fbPos and gives fb a zero past its end.
+func (ly *layer) indexTwin() {
+	n := len(ly.fb)
+	fb := make([]float32, n+1) // fb[n] = 0: the absent synapses
+	copy(fb, ly.fb)
+	ly.fb = fb[:n]
+	ly.fbPos = make([]int32, ly.nOut*ly.nIn)
 	for i := range ly.nOut {
-		ly.syncFBDRow(i)
-	}
-}
-
-// syncFBDRow rewrites row i of the dense copy of the twin.
-func (ly *layer) syncFBDRow(i int) {
-	lo, hi := ly.rowPtr[i], ly.rowPtr[i+1]
-	d := ly.fbD[i*ly.nIn : (i+1)*ly.nIn]
-	fb := ly.fb[lo:hi]
-	for s, j := range ly.col[lo:hi] {
-		d[j] = fb[s]
+		row := ly.fbPos[i*ly.nIn : (i+1)*ly.nIn]
+		for j := range row {
+			row[j] = int32(n)
+		}
+		for s := ly.rowPtr[i]; s < ly.rowPtr[i+1]; s++ {
+			row[ly.col[s]] = s
+		}
 	}
 }
 

@@ -191,17 +191,17 @@ func (nt *net) drive1(p *pass) {
 }
 
 // gatherRows adds to acc[t], for r = 0, 1, ... in turn, u[r] *
-// b[off[r]+idx[t]]: the rows of b at offsets off, read at the columns idx,
-// weighted by u.
-func gatherRows(acc, u []float32, off []int32, b []float32, idx []int32) {
-	gatherRowsImpl(acc, u, off, b, idx)
+// b[pos[off[r]+idx[t]]]: the rows of the index map pos at offsets off, read
+// at the columns idx, weighted by u.
+func gatherRows(acc, u []float32, off, pos []int32, b []float32, idx []int32) {
+	gatherRowsImpl(acc, u, off, pos, b, idx)
 }
 
-func gatherRowsGo(acc, u []float32, off []int32, b []float32, idx []int32) {
+func gatherRowsGo(acc, u []float32, off, pos []int32, b []float32, idx []int32) {
 	for r, ur := range u {
-		row := b[off[r]:]
+		row := pos[off[r]:]
 		for t, j := range idx[:len(acc)] {
-			acc[t] += ur * row[j]
+			acc[t] += ur * b[row[j]]
 		}
 	}
 }
@@ -309,11 +309,11 @@ func (nt *net) sweep(p *pass, tgtScale float32) {
 				for i := range upTh {
 					accum(i)
 				}
-			} else if up.fbD != nil && (l+2 >= L || nt.skip[l+2] == nil) {
+			} else if up.fbPos != nil && (l+2 >= L || nt.skip[l+2] == nil) {
 				// Between hidden layers only the active units of layer l
-				// need their sum: each gathers its column of the dense twin
+				// need their sum: each gathers its column of the twin
 				// over the active units of l+1, ascending as accum adds
-				// them (the absent synapses add exact zeros).
+				// them (an absent synapse reads an exact zero).
 				act := p.activeOf(l, b)
 				acc := tmp[:len(act)]
 				clear(acc)
@@ -324,7 +324,7 @@ func (nt *net) sweep(p *pass, tgtScale float32) {
 						offs = append(offs, i*int32(up.nIn))
 					}
 				}
-				gatherRows(acc, us, offs, up.fbD, act)
+				gatherRows(acc, us, offs, up.fbPos, up.fb[:len(up.fb)+1], act)
 				e := p.eps[l][b*n : (b+1)*n]
 				t := p.th[l][b*n : (b+1)*n]
 				clear(e)

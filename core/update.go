@@ -289,7 +289,6 @@ func (nt *net) updateLayer(cfg *LocalConfig, p *pass, l int, op *optim, m *layer
 	// version 2 the copy was deferred past this point, so c lagged one
 	// update behind W^1 on this path.)
 	ly.syncT()
-	ly.syncFBD()
 	if preL == 0 {
 		nt.refreshC()
 	}
@@ -508,9 +507,6 @@ func (nt *net) sgdRows(ly *layer, preL int, m *layerMask, op *optim, wd, lam flo
 			}
 			sgdRowFB(w, ly.fb[lo:hi], v, col, gRow, fr, ly.sign, &fbk)
 			copyColumn(wT[base:], w, col, stride)
-			if ly.fbD != nil {
-				ly.syncFBDRow(i)
-			}
 		} else {
 			fb := ly.fb[lo:hi][:n]
 			sign := ly.sign
@@ -540,9 +536,6 @@ func (nt *net) sgdRows(ly *layer, preL int, m *layerMask, op *optim, wd, lam flo
 				w[s] = ws
 				fb[s] = bs
 				wT[base+int(j)*stride] = ws
-			}
-			if ly.fbD != nil {
-				ly.syncFBDRow(i)
 			}
 		}
 		if !ly.noBias && m.biasFree(i) {
@@ -636,9 +629,6 @@ func (nt *net) adamRows(ly *layer, preL int, m *layerMask, op *optim, wd, lam fl
 		adamRow(w, fb, ly.m1[lo:hi][:n], ly.m2[lo:hi][:n], col, gRow, fr, ly.sign, k)
 		base, stride := ly.colBase(i)
 		copyColumn(ly.wT[base:], w, col, stride)
-		if ly.fbD != nil {
-			ly.syncFBDRow(i)
-		}
 		if bf := m.biasFree(i); (bf || op.leak) && !ly.noBias {
 			ly.stepBias(i, op, bf)
 		}

@@ -226,30 +226,31 @@ func reluGainImpl(a, z, g []float32) {
 }
 
 //go:noescape
-func gatherRowsAVX2(acc, u []float32, off []int32, b []float32, idx []int32)
+func gatherRowsAVX2(acc, u []float32, off, pos []int32, b []float32, idx []int32)
 
-func gatherRowsImpl(acc, u []float32, off []int32, b []float32, idx []int32) {
+func gatherRowsImpl(acc, u []float32, off, pos []int32, b []float32, idx []int32) {
 	n := len(acc)
 	if !useAVX2 || n < 8 {
-		gatherRowsGo(acc, u, off, b, idx)
+		gatherRowsGo(acc, u, off, pos, b, idx)
 		return
 	}
 	if len(idx) < n || len(off) < len(u) {
 		panic("core: gatherRows length mismatch")
 	}
-	// The gather does no bounds checks.
+	// The gathers do no bounds checks: pos holds indices of b (checked
+	// when it is built); here the rows read.
 	var lo, hi int32
 	for _, j := range idx[:n] {
 		lo, hi = min(lo, j), max(hi, j)
 	}
 	for _, o := range off[:len(u)] {
-		if int(o)+int(lo) < 0 || int(o)+int(hi) >= len(b) {
+		if int(o)+int(lo) < 0 || int(o)+int(hi) >= len(pos) {
 			panic("core: gatherRows index out of range")
 		}
 	}
 	n8 := n &^ 7
-	gatherRowsAVX2(acc[:n8], u, off, b, idx)
+	gatherRowsAVX2(acc[:n8], u, off, pos, b, idx)
 	if n8 < n {
-		gatherRowsGo(acc[n8:], u, off, b, idx[n8:n])
+		gatherRowsGo(acc[n8:], u, off, pos, b, idx[n8:n])
 	}
 }

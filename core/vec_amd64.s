@@ -619,19 +619,20 @@ rgdone:
 	VZEROUPPER
 	RET
 
-// func gatherRowsAVX2(acc, u []float32, off []int32, b []float32, idx []int32)
+// func gatherRowsAVX2(acc, u []float32, off, pos []int32, b []float32, idx []int32)
 //
 // For the first len(acc) (a multiple of 8) entries: acc[t] += u[r] *
-// b[off[r]+idx[t]] for r = 0, 1, ... in turn, multiply and add separate.
-// The caller checks bounds.
-TEXT ·gatherRowsAVX2(SB), NOSPLIT, $0-120
+// b[pos[off[r]+idx[t]]] for r = 0, 1, ... in turn, multiply and add
+// separate. The caller checks bounds.
+TEXT ·gatherRowsAVX2(SB), NOSPLIT, $0-144
 	MOVQ acc_base+0(FP), DI
 	MOVQ acc_len+8(FP), CX
 	MOVQ u_base+24(FP), SI
 	MOVQ u_len+32(FP), R8
 	MOVQ off_base+48(FP), R9
-	MOVQ b_base+72(FP), R10
-	MOVQ idx_base+96(FP), R11
+	MOVQ pos_base+72(FP), R12
+	MOVQ b_base+96(FP), R10
+	MOVQ idx_base+120(FP), R11
 	XORQ AX, AX
 
 grblock:
@@ -645,10 +646,13 @@ grrow:
 	CMPQ BX, R8
 	JGE  grrowdone
 	MOVLQSX (R9)(BX*4), R13
-	LEAQ (R10)(R13*4), R14
+	LEAQ (R12)(R13*4), R14
 	VPCMPEQD Y2, Y2, Y2      // all ones (gather mask)
+	VPXOR Y5, Y5, Y5
+	VPGATHERDD Y2, (R14)(Y1*4), Y5 // pos[off + idx]
+	VPCMPEQD Y2, Y2, Y2
 	VXORPS Y3, Y3, Y3
-	VGATHERDPS Y2, (R14)(Y1*4), Y3
+	VGATHERDPS Y2, (R10)(Y5*4), Y3 // b[pos]
 	VBROADCASTSS (SI)(BX*4), Y4
 	VMULPS Y4, Y3, Y3
 	VADDPS Y3, Y0, Y0

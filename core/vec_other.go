@@ -30,6 +30,6 @@ func sparseDiffImpl(x, o, val []float32, idx []int32) int { return sparseDiffGo(
 
 func reluGainImpl(a, z, g []float32) { reluGainGo(a, z, g) }
 
-func gatherRowsImpl(acc, u []float32, off []int32, b []float32, idx []int32) {
-	gatherRowsGo(acc, u, off, b, idx)
+func gatherRowsImpl(acc, u []float32, off, pos []int32, b []float32, idx []int32) {
+	gatherRowsGo(acc, u, off, pos, b, idx)
 }

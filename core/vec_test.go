@@ -414,18 +414,29 @@ func TestReluGain(t *testing.T) {
 	}
 }
 
-// TestGatherRows checks the vector gather-accumulate against the loop.
+// TestGatherRows checks the vector gather-accumulate through an index map
+// against the loop.
 func TestGatherRows(t *testing.T) {
 	t.Parallel()
 	rng := NewRNG(15, StreamRun)
-	const nIn = 512
-	b := make([]float32, 40*nIn)
-	for i := range b {
-		b[i] = float32(rng.NormFloat64())
-		if rng.IntN(3) > 0 {
-			b[i] = 0 // absent synapses
+	const nIn, rowsIn = 512, 40
+	// A sparse matrix: present synapses at their index in b, absent ones at
+	// the zero past b's end.
+	var b []float32
+	pos := make([]int32, rowsIn*nIn)
+	for s := range pos {
+		pos[s] = -1
+		if rng.IntN(3) == 0 {
+			pos[s] = int32(len(b))
+			b = append(b, float32(rng.NormFloat64()))
 		}
 	}
+	for s := range pos {
+		if pos[s] < 0 {
+			pos[s] = int32(len(b))
+		}
+	}
+	b = append(b, 0)
 	for _, n := range []int{0, 1, 7, 8, 9, 51, 64, 77} {
 		for trial := range 10 {
 			idx := make([]int32, n)
@@ -438,15 +449,15 @@ func TestGatherRows(t *testing.T) {
 			off := make([]int32, rows)
 			for r := range u {
 				u[r] = float32(rng.NormFloat64())
-				off[r] = int32(rng.IntN(40) * nIn)
+				off[r] = int32(rng.IntN(rowsIn) * nIn)
 			}
 			want, got := make([]float32, n), make([]float32, n)
 			for t := range want {
 				want[t] = float32(rng.NormFloat64())
 			}
 			copy(got, want)
-			gatherRowsGo(want, u, off, b, idx)
-			gatherRows(got, u, off, b, idx)
+			gatherRowsGo(want, u, off, pos, b, idx)
+			gatherRows(got, u, off, pos, b, idx)
 			if !bitsEqual(want, got) {
 				t.Fatalf("n=%d trial %d: vector gather differs from the loop", n, trial)
 			}
