@@ -586,9 +586,8 @@ func (ly *layer) rowGrad(i int, pre []float32) []float32 {
 		return ly.zeroRow
 	}
 	g := ly.gRow
-	clear(g)
 	coef := ly.termCoef[t0:t1]
-	addRows(g, coef, ly.termOff[t0:t1], pre)
+	setRows(g, coef, ly.termOff[t0:t1], pre)
 	var gb float32
 	for _, c := range coef {
 		gb += c

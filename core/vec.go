@@ -15,7 +15,19 @@ func addRows(c, v []float32, off []int32, b []float32) {
 	if len(c) == 0 || len(v) == 0 {
 		return
 	}
-	addRowsImpl(c, v, off, b)
+	addRowsImpl(c, v, off, b, false)
+}
+
+// setRows is clear(c) then addRows, without the clear's stores: each
+// element starts from +0.
+func setRows(c, v []float32, off []int32, b []float32) {
+	if len(v) != len(off) {
+		panic("core: setRows length mismatch")
+	}
+	if len(c) == 0 {
+		return
+	}
+	addRowsImpl(c, v, off, b, true)
 }
 
 // AddRows is addRows for the other learners (core/backprop's forward and

@@ -9,11 +9,14 @@ import "golang.org/x/sys/cpu"
 var useAVX2 = cpu.X86.HasAVX2
 
 //go:noescape
-func addRowsAVX2(c, v []float32, off []int32, b []float32)
+func addRowsAVX2(c, v []float32, off []int32, b []float32, zero bool)
 
-func addRowsImpl(c, v []float32, off []int32, b []float32) {
+func addRowsImpl(c, v []float32, off []int32, b []float32, zero bool) {
 	n := len(c)
 	if !useAVX2 || n < 8 {
+		if zero {
+			clear(c)
+		}
 		addRowsGo(c, v, off, b)
 		return
 	}
@@ -23,8 +26,11 @@ func addRowsImpl(c, v []float32, off []int32, b []float32) {
 			panic("core: addRows column out of range")
 		}
 	}
-	addRowsAVX2(c, v, off, b)
+	addRowsAVX2(c, v, off, b, zero)
 	if n8 := n &^ 7; n8 < n {
+		if zero {
+			clear(c[n8:])
+		}
 		addRowsGo(c[n8:], v, off, b[n8:])
 	}
 }
@@ -89,7 +95,7 @@ func addTilesImpl(c, v []float32, off []int32, b []float32, ts int) {
 		addTiles8AVX2(c[q:q+strip], v, off, b[q/tile*ts:], ts)
 	}
 	for ; q < len(c); q += tile {
-		addRowsAVX2(c[q:q+tile], v, off, b[q/tile*ts:])
+		addRowsAVX2(c[q:q+tile], v, off, b[q/tile*ts:], false)
 	}
 }
 

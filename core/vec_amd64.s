@@ -2,20 +2,22 @@
 
 #include "textflag.h"
 
-// func addRowsAVX2(c, v []float32, off []int32, b []float32)
+// func addRowsAVX2(c, v []float32, off []int32, b []float32, zero bool)
 //
 // For j in [0, len(c)) rounded down to a multiple of 8:
 //	c[j] = c[j] + v[t]*b[off[t]+j], t ascending,
-// multiply and add separate (no FMA), as in addRowsGo. Strips of 64 then 8
-// elements of c stay in registers while t runs. The caller checks bounds
-// and does the tail.
-TEXT ·addRowsAVX2(SB), NOSPLIT, $0-96
+// multiply and add separate (no FMA), as in addRowsGo; with zero, c starts
+// from +0 instead of its contents (clear then add, without the clear's
+// stores). Strips of 64 then 8 elements of c stay in registers while t
+// runs. The caller checks bounds and does the tail.
+TEXT ·addRowsAVX2(SB), NOSPLIT, $0-97
 	MOVQ c_base+0(FP), DI
 	MOVQ c_len+8(FP), CX
 	MOVQ v_base+24(FP), SI
 	MOVQ v_len+32(FP), R8
 	MOVQ off_base+48(FP), R9
 	MOVQ b_base+72(FP), R10
+	MOVBLZX zero+96(FP), R15
 	XORQ AX, AX
 
 strip64:
@@ -25,6 +27,8 @@ strip64:
 	JLT  strip8
 	LEAQ (DI)(AX*4), R11
 	LEAQ (R10)(AX*4), R12
+	TESTQ R15, R15
+	JNZ  zero64
 	VMOVUPS 0(R11), Y0
 	VMOVUPS 32(R11), Y1
 	VMOVUPS 64(R11), Y2
@@ -33,6 +37,18 @@ strip64:
 	VMOVUPS 160(R11), Y5
 	VMOVUPS 192(R11), Y6
 	VMOVUPS 224(R11), Y7
+	XORQ BX, BX
+	JMP  t64
+
+zero64:
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
 	XORQ BX, BX
 
 t64:
@@ -79,7 +95,12 @@ strip8:
 	JLT  done
 	LEAQ (DI)(AX*4), R11
 	LEAQ (R10)(AX*4), R12
+	VXORPS Y0, Y0, Y0
+	TESTQ R15, R15
+	JNZ  zero8
 	VMOVUPS 0(R11), Y0
+
+zero8:
 	XORQ BX, BX
 
 t8:

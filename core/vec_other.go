@@ -2,7 +2,12 @@
 
 package core
 
-func addRowsImpl(c, v []float32, off []int32, b []float32) { addRowsGo(c, v, off, b) }
+func addRowsImpl(c, v []float32, off []int32, b []float32, zero bool) {
+	if zero {
+		clear(c)
+	}
+	addRowsGo(c, v, off, b)
+}
 
 func sgdRowInputImpl(w, v []float32, col []int32, g []float32, k *sgdCoef) {
 	sgdRowInputGo(w, v, col, g, k)

@@ -37,6 +37,14 @@ func TestAddRows(t *testing.T) {
 					t.Fatalf("n=%d terms=%d: element %d = %v, want %v", n, terms, i, got[i], want[i])
 				}
 			}
+			// setRows: clear, then add (c's old contents ignored).
+			want = make([]float32, n)
+			addRowsGo(want, v, off, b)
+			got = append([]float32(nil), c0...)
+			setRows(got, v, off, b)
+			if !bitsEqual(got, want) {
+				t.Fatalf("n=%d terms=%d: setRows differs from clear and addRows", n, terms)
+			}
 		}
 	}
 }
