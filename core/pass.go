@@ -272,6 +272,10 @@ func (nt *net) sweep(p *pass, tgtScale float32) {
 	bound := func(e float32) float32 {
 		return kappa * float32(math.Tanh(float64(e/kappa)))
 	}
+	if kappa == 1 {
+		// The paper's kappa: e/1 and 1*t are exact, so skip them.
+		bound = func(e float32) float32 { return float32(math.Tanh(float64(e))) }
+	}
 	for b := range p.n {
 		eps := p.eps[L][b*C : (b+1)*C]
 		th := p.th[L][b*C : (b+1)*C]
