@@ -64,6 +64,9 @@ type layer struct {
 	zeroRow                    []float32 // all +0: the gradient of a silent row
 	zeroWord, oneWord          []int32   // per pre unit: all 0, all 1
 	frozenPre                  []int32   // per pre unit: 1 where awake (replay)
+	// Per pre unit, sgdRowFB's flags: flagExc where excitatory (signWord),
+	// plus flagFrozen where awake in the call's mask (flagPre).
+	signWord, flagPre []int32
 	// Anchor slow copies, cloned at the first waking call.
 	wSlow, fbSlow, biasSlow []float32
 	anchorLam, anchorMu     float32
@@ -335,6 +338,13 @@ func newLayer(nIn, nOut int, w, fb []float32, keep []bool, storeAll bool, sign [
 		ly.oneWord[j] = 1
 	}
 	ly.frozenPre = make([]int32, nIn)
+	ly.flagPre = make([]int32, nIn)
+	ly.signWord = make([]int32, nIn)
+	for j, sg := range sign {
+		if sg > 0 {
+			ly.signWord[j] = flagExc
+		}
+	}
 	if adam {
 		ly.m2 = make([]float32, n)
 		ly.bm2 = make([]float32, nOut)

@@ -459,9 +459,9 @@ func (nt *net) sgdRows(ly *layer, preL int, m *layerMask, op *optim, wd, lam flo
 	// word per unit.
 	vecFB := ly.fb != nil && lam != 0 && ly.sign != nil
 	fbk := sgdFBCoef{mu: mu, eta: eta, lam: lam, tiny: tinyVelocity}
-	var frozenPre []int32
+	var flags []int32
 	if vecFB {
-		frozenPre = ly.frozenWords(m)
+		flags = ly.flagWords(m)
 	}
 	for i := range ly.nOut {
 		if m != nil && m.rowFrozen(i) {
@@ -501,11 +501,11 @@ func (nt *net) sgdRows(ly *layer, preL int, m *layerMask, op *optim, wd, lam flo
 				wT[base+int(col[s])*stride] = ws
 			}
 		} else if vecFB {
-			fr := ly.zeroWord
+			fl := ly.signWord
 			if preAwake != nil {
-				fr = frozenPre
+				fl = flags
 			}
-			sgdRowFB(w, ly.fb[lo:hi], v, col, gRow, fr, ly.sign, &fbk)
+			sgdRowFB(w, ly.fb[lo:hi], v, col, gRow, fl, &fbk)
 			copyColumn(wT[base:], w, col, stride)
 		} else {
 			fb := ly.fb[lo:hi][:n]
@@ -636,6 +636,23 @@ func (nt *net) adamRows(ly *layer, preL int, m *layerMask, op *optim, wd, lam fl
 	if preL == 0 {
 		nt.refreshC()
 	}
+}
+
+// flagWords returns sgdRowFB's flags for the rows whose post unit is awake
+// under mask m: the Dale bit of every pre unit, and flagFrozen where the pre
+// unit is awake (signWord alone when m marks no awake pre units).
+func (ly *layer) flagWords(m *layerMask) []int32 {
+	if m == nil || m.pre == nil {
+		return ly.signWord
+	}
+	for j, a := range m.pre {
+		f := ly.signWord[j]
+		if a {
+			f |= flagFrozen
+		}
+		ly.flagPre[j] = f
+	}
+	return ly.flagPre
 }
 
 // frozenWords returns, for the replay mask m, a word per pre unit: 1 where

@@ -87,30 +87,38 @@ type sgdFBCoef struct {
 
 // sgdRowFB is the heavy-ball step of one row of a layer with a feedback
 // twin (W^l and B^{l-1}, l >= 2): for each stored synapse s whose pre unit
-// j = col[s] may move (awake[j] == 0),
+// j = col[s] may move (flags[j]&flagFrozen == 0),
 //
 //	v[s] = flushTiny(mu*v[s] + g[j])
 //	d = eta*v[s]
 //	w[s] = clamp_j(w[s] + d - lam*(w[s] + d))
 //	fb[s] = clamp_j(fb[s] + d - lam*(fb[s] + d))
 //
-// where clamp_j is max(x, 0) for an excitatory pre unit (sign[j] > 0) and
-// min(x, 0) otherwise (Dale's law); synapses with awake[j] != 0 keep their
-// state (frozen, learner.md §3.4). g is the row's dense gradient (all +0 for
-// a row without one) and lam != 0. The vector kernel performs the same
-// float32 operations in the same order, so both give identical bits,
-// signed zeros included.
-func sgdRowFB(w, fb, v []float32, col []int32, g []float32, awake []int32, sign []float32, k *sgdFBCoef) {
-	sgdRowFBImpl(w, fb, v, col, g, awake, sign, k)
+// where clamp_j is max(x, 0) for an excitatory pre unit (flags[j]&flagExc
+// != 0) and min(x, 0) otherwise (Dale's law); the other synapses keep their
+// state (frozen, learner.md §3.4). One word per pre unit carries both bits,
+// so the vector kernel gathers once per synapse. g is the row's dense
+// gradient (all +0 for a row without one) and lam != 0. The vector kernel
+// performs the same float32 operations in the same order, so both give
+// identical bits, signed zeros included.
+func sgdRowFB(w, fb, v []float32, col []int32, g []float32, flags []int32, k *sgdFBCoef) {
+	sgdRowFBImpl(w, fb, v, col, g, flags, k)
 }
 
-func sgdRowFBGo(w, fb, v []float32, col []int32, g []float32, awake []int32, sign []float32, k *sgdFBCoef) {
+// The bits of sgdRowFB's per-pre-unit flag words.
+const (
+	flagFrozen = 1 // the pre unit is awake: its synapses into awake posts are frozen
+	flagExc    = 2 // the pre unit is excitatory
+)
+
+func sgdRowFBGo(w, fb, v []float32, col []int32, g []float32, flags []int32, k *sgdFBCoef) {
 	fb = fb[:len(w)]
 	v = v[:len(w)]
 	col = col[:len(w)]
 	for s := range w {
 		j := col[s]
-		if awake[j] != 0 {
+		f := flags[j]
+		if f&flagFrozen != 0 {
 			continue
 		}
 		vs := flushTiny(float32(k.mu*v[s]) + g[j])
@@ -120,7 +128,7 @@ func sgdRowFBGo(w, fb, v []float32, col []int32, g []float32, awake []int32, sig
 		bs := fb[s] + d
 		ws -= float32(k.lam * ws)
 		bs -= float32(k.lam * bs)
-		if sign[j] > 0 {
+		if f&flagExc != 0 {
 			ws = max(ws, 0)
 			bs = max(bs, 0)
 		} else {

@@ -59,12 +59,12 @@ func sgdRowInputImpl(w, v []float32, col []int32, g []float32, k *sgdCoef) {
 }
 
 //go:noescape
-func sgdRowFBAVX2(w, fb, v []float32, col []int32, g []float32, awake []int32, sign []float32, k *sgdFBCoef)
+func sgdRowFBAVX2(w, fb, v []float32, col []int32, g []float32, flags []int32, k *sgdFBCoef)
 
-func sgdRowFBImpl(w, fb, v []float32, col []int32, g []float32, awake []int32, sign []float32, k *sgdFBCoef) {
+func sgdRowFBImpl(w, fb, v []float32, col []int32, g []float32, flags []int32, k *sgdFBCoef) {
 	n := len(w)
 	if !useAVX2 || n < 8 {
-		sgdRowFBGo(w, fb, v, col, g, awake, sign, k)
+		sgdRowFBGo(w, fb, v, col, g, flags, k)
 		return
 	}
 	if len(fb) < n || len(v) < n || len(col) < n {
@@ -72,12 +72,12 @@ func sgdRowFBImpl(w, fb, v []float32, col []int32, g []float32, awake []int32, s
 	}
 	// The gathers do no bounds checks; col is ascending (a row's stored
 	// synapses), so its ends bound every entry.
-	if col[0] < 0 || int(col[n-1]) >= min(len(g), len(awake), len(sign)) {
+	if col[0] < 0 || int(col[n-1]) >= min(len(g), len(flags)) {
 		panic("core: sgdRowFB column out of range")
 	}
-	sgdRowFBAVX2(w, fb, v, col, g, awake, sign, k)
+	sgdRowFBAVX2(w, fb, v, col, g, flags, k)
 	if n8 := n &^ 7; n8 < n {
-		sgdRowFBGo(w[n8:], fb[n8:n], v[n8:n], col[n8:n], g, awake, sign, k)
+		sgdRowFBGo(w[n8:], fb[n8:n], v[n8:n], col[n8:n], g, flags, k)
 	}
 }
 

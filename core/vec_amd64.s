@@ -172,23 +172,23 @@ done:
 	VZEROUPPER
 	RET
 
-// func sgdRowFBAVX2(w, fb, v []float32, col []int32, g []float32, awake []int32, sign []float32, k *sgdFBCoef)
+// func sgdRowFBAVX2(w, fb, v []float32, col []int32, g []float32, flags []int32, k *sgdFBCoef)
 //
 // sgdRowFBGo on the first len(w) rounded down to 8 elements: the same
-// float32 operations in the same order (no FMA); frozen lanes (awake[col]
-// != 0) are blended back to their old values. MAX with +0 as the second
+// float32 operations in the same order (no FMA); frozen lanes (flags[col]
+// bit 0) are blended back to their old values, and bit 1 (excitatory)
+// picks the clamp: each bit is shifted into the top bit VBLENDVPS reads. MAX with +0 as the second
 // source returns +0 for -0 (Go's max(-0, 0)); MIN with the weight as the
 // second source returns it for either zero (Go's min(x, 0)).
-TEXT ·sgdRowFBAVX2(SB), NOSPLIT, $0-176
+TEXT ·sgdRowFBAVX2(SB), NOSPLIT, $0-152
 	MOVQ w_base+0(FP), DI
 	MOVQ w_len+8(FP), CX
 	MOVQ fb_base+24(FP), R10
 	MOVQ v_base+48(FP), SI
 	MOVQ col_base+72(FP), DX
 	MOVQ g_base+96(FP), R8
-	MOVQ awake_base+120(FP), R11
-	MOVQ sign_base+144(FP), R12
-	MOVQ k+168(FP), BX
+	MOVQ flags_base+120(FP), R11
+	MOVQ k+144(FP), BX
 	VBROADCASTSS 0(BX), Y9   // mu
 	VBROADCASTSS 4(BX), Y10  // eta
 	VBROADCASTSS 8(BX), Y14  // lam
@@ -211,13 +211,9 @@ fbloop:
 	VGATHERDPS Y7, (R8)(Y1*4), Y2 // g[col]
 	VMOVDQU Y13, Y7
 	VPXOR   Y3, Y3, Y3
-	VPGATHERDD Y7, (R11)(Y1*4), Y3 // awake[col]
-	VPCMPEQD Y15, Y3, Y3
-	VPXOR   Y13, Y3, Y3           // frozen lanes: all ones
-	VMOVDQU Y13, Y7
-	VXORPS  Y4, Y4, Y4
-	VGATHERDPS Y7, (R12)(Y1*4), Y4 // sign[col]
-	VCMPPS  $0x0E, Y15, Y4, Y4    // sign > 0
+	VPGATHERDD Y7, (R11)(Y1*4), Y3 // flags[col]
+	VPSLLD  $30, Y3, Y4           // excitatory in the top bit
+	VPSLLD  $31, Y3, Y3           // frozen in the top bit
 	VMOVUPS (SI)(AX*1), Y0        // v
 	VMULPS  Y0, Y9, Y5            // mu*v
 	VADDPS  Y2, Y5, Y5            // + g

@@ -13,8 +13,8 @@ func sgdRowInputImpl(w, v []float32, col []int32, g []float32, k *sgdCoef) {
 	sgdRowInputGo(w, v, col, g, k)
 }
 
-func sgdRowFBImpl(w, fb, v []float32, col []int32, g []float32, awake []int32, sign []float32, k *sgdFBCoef) {
-	sgdRowFBGo(w, fb, v, col, g, awake, sign, k)
+func sgdRowFBImpl(w, fb, v []float32, col []int32, g []float32, flags []int32, k *sgdFBCoef) {
+	sgdRowFBGo(w, fb, v, col, g, flags, k)
 }
 
 func addTilesImpl(c, v []float32, off []int32, b []float32, ts int) { addTilesGo(c, v, off, b, ts) }

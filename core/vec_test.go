@@ -148,9 +148,18 @@ func TestSGDRowFB(t *testing.T) {
 					v[s] = -w[s] / k.eta / 0.9 // pushes w across zero
 				}
 			}
+			flags := make([]int32, nIn)
+			for j := range flags {
+				if awake[j] != 0 {
+					flags[j] |= flagFrozen
+				}
+				if sign[j] > 0 {
+					flags[j] |= flagExc
+				}
+			}
 			w2, fb2, v2 := slices.Clone(w), slices.Clone(fb), slices.Clone(v)
-			sgdRowFBGo(w, fb, v, col, g, awake, sign, k)
-			sgdRowFB(w2, fb2, v2, col, g, awake, sign, k)
+			sgdRowFBGo(w, fb, v, col, g, flags, k)
+			sgdRowFB(w2, fb2, v2, col, g, flags, k)
 			if !bitsEqual(w, w2) || !bitsEqual(fb, fb2) || !bitsEqual(v, v2) {
 				t.Fatalf("n=%d zeroG=%v: kernel differs from the loop", n, zeroG)
 			}
