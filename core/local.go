@@ -218,11 +218,16 @@ func (r *localRun) wakingStep(batch []int, etaWake, etaReplay float64) {
 	r.sup = r.nextSuppression(p, sb)
 
 	// Waking update: unmasked, or masked by the last replay batch (mirror).
+	// [CODE≠FACT SHEET] learner.md §4.8 says the mirror's masked waking call
+	// runs the waking bookkeeping; the reference's local_update sets
+	// replay = syn_mask is not None (cortex.py), so a masked waking call
+	// leaves the burst baseline alone, as a replay call does. We follow the
+	// code: the mirror's baseline moves only on its first, unmasked call.
 	var wakeMasks []*layerMask
 	if cfg.Mask == "mirror" && r.haveRact {
 		wakeMasks = r.masksFrom(r.ractive, false)
 	}
-	nt.update(cfg, p, etaWake, wakeMasks, false)
+	nt.update(cfg, p, etaWake, wakeMasks, wakeMasks != nil)
 
 	// Reservoir write of the waking samples.
 	d := nt.sizes[0]

@@ -64,9 +64,17 @@ var Train = &pipeline.Stage{
 //     weights before the update, so the next forward pass saw W^1 one
 //     update late in that share. Fixed; other configurations never took
 //     that path and keep version 1.
+//   - 3: mirror isolation: its masked waking update counts as a replay call
+//     for the burst baseline, as the reference's local_update decides by the
+//     mask's presence (it had run the waking bookkeeping).
 func trainVersion(params any) int {
 	p := params.(*TrainParams)
-	if p.Learner == "local" && p.Local != nil && (p.Local.LeakMoments || len(p.Local.Anchor) == 2) {
+	switch {
+	case p.Learner != "local" || p.Local == nil:
+		return 1
+	case p.Local.Mask == "mirror":
+		return 3
+	case p.Local.LeakMoments || len(p.Local.Anchor) == 2:
 		return 2
 	}
 	return 1
