@@ -164,10 +164,21 @@ func TestMirrorMasksWakingUpdate(t *testing.T) {
 	for l := 1; l <= nt.L; l++ {
 		before[l] = saveLayer(nt.lay[l])
 	}
+	ebar := make([][]float32, nt.L)
+	for l := 1; l < nt.L; l++ {
+		ebar[l] = slices.Clone(nt.ebar[l])
+	}
 	cfg2 := cfg
 	cfg2.Buffer = 0 // no replay after this waking update
 	r.cfg = &cfg2
 	stepN(r, 1)
+	// The masked waking call is a replay call for the burst baseline, as
+	// the reference's local_update decides by the mask's presence.
+	for l := 1; l < nt.L; l++ {
+		if !bitsEqual(ebar[l], nt.ebar[l]) {
+			t.Errorf("layer %d: the masked waking call moved the burst baseline", l)
+		}
+	}
 	blocked, moved := 0, 0
 	for l := 1; l < nt.L; l++ {
 		ly := nt.lay[l]
