@@ -246,7 +246,7 @@ func (nt *net) updateLayer(cfg *LocalConfig, p *pass, l int, op *optim, m *layer
 			}
 			var d float32
 			if op.adam {
-				m1 := op.b1*ly.m1[s] + (1-op.b1)*gs
+				m1 := flushTiny(op.b1*ly.m1[s] + (1-op.b1)*gs)
 				m2 := op.b2*ly.m2[s] + (1-op.b2)*gs*gs
 				ly.m1[s], ly.m2[s] = m1, m2
 				if !free {
@@ -343,7 +343,7 @@ func (ly *layer) stepBias(i int, op *optim, free bool) {
 	ly.gb[i] = 0
 	var d float32
 	if op.adam {
-		m1 := op.b1*ly.bm1[i] + (1-op.b1)*gs
+		m1 := flushTiny(op.b1*ly.bm1[i] + (1-op.b1)*gs)
 		m2 := op.b2*ly.bm2[i] + (1-op.b2)*gs*gs
 		ly.bm1[i], ly.bm2[i] = m1, m2
 		if !free {
@@ -564,7 +564,9 @@ func (ly *layer) syncT() {
 // most synapses of the sparse hidden layers sit there. Below 1e-30 the step
 // eta*v (< 1e-31) cannot change any weight of magnitude above 1e-23, so
 // flushing is numerically inert for the learner; the reference (torch on
-// CPU, denormals kept) differs only in such sub-ulp steps.
+// CPU, denormals kept) differs only in such sub-ulp steps. Adam's first
+// moment decays the same way (beta1 = 0.9) and is flushed at the same
+// magnitude: its step eta*m/(sqrt(v)+eps) is then below 1e-29 (eps = 1e-3).
 const tinyVelocity = 1e-30
 
 func flushTiny(v float32) float32 {

@@ -177,8 +177,9 @@ type adamCoef struct {
 	bc1, bc2       [8]float32 // bias corrections
 	eta, eps       [8]float32
 	wd, lam        [8]float32
-	hasWD, hasLam  int32 // apply the coupled L2 / the decay (the loop skips them at 0)
-	leak           int32 // moments advance at frozen synapses too (leaking Adam)
+	tiny           [8]float32 // tinyVelocity: the first moment's flush
+	hasWD, hasLam  int32      // apply the coupled L2 / the decay (the loop skips them at 0)
+	leak           int32      // moments advance at frozen synapses too (leaking Adam)
 }
 
 func newAdamCoef(op *optim, wd, lam float32) *adamCoef {
@@ -189,6 +190,7 @@ func newAdamCoef(op *optim, wd, lam float32) *adamCoef {
 		k.bc1[i], k.bc2[i] = op.bc1, op.bc2
 		k.eta[i], k.eps[i] = op.eta, op.eps
 		k.wd[i], k.lam[i] = wd, lam
+		k.tiny[i] = tinyVelocity
 	}
 	if wd != 0 {
 		k.hasWD = 1
@@ -236,7 +238,7 @@ func adamRowGo(w, fb, m1, m2 []float32, col []int32, g []float32, frozen []int32
 		if k.hasWD != 0 {
 			gs -= float32(k.wd[0] * ws)
 		}
-		a := float32(k.b1[0]*m1[s]) + float32(k.c1[0]*gs)
+		a := flushTiny(float32(k.b1[0]*m1[s]) + float32(k.c1[0]*gs))
 		b := float32(k.b2[0]*m2[s]) + float32(float32(k.c2[0]*gs)*gs)
 		m1[s], m2[s] = a, b
 		if frz {

@@ -159,7 +159,7 @@ loop:
 	VMULPS  (SI)(AX*1), Y9, Y4   // mu*v
 	VADDPS  Y2, Y4, Y4           // mu*v + gs
 	VANDPS  Y11, Y4, Y5          // |.|
-	VCMPPS  $0x0D, Y12, Y5, Y6   // |.| >= tiny
+	VCMPPS  $0x05, Y12, Y5, Y6   // !(|.| < tiny): NaN kept, as flushTiny
 	VANDPS  Y6, Y4, Y4           // flushed velocity
 	VMOVUPS Y4, (SI)(AX*1)
 	VMULPS  Y4, Y10, Y3          // eta*v
@@ -177,9 +177,10 @@ done:
 // sgdRowFBGo on the first len(w) rounded down to 8 elements: the same
 // float32 operations in the same order (no FMA); frozen lanes (flags[col]
 // bit 0) are blended back to their old values, and bit 1 (excitatory)
-// picks the clamp: each bit is shifted into the top bit VBLENDVPS reads. MAX with +0 as the second
-// source returns +0 for -0 (Go's max(-0, 0)); MIN with the weight as the
-// second source returns it for either zero (Go's min(x, 0)).
+// picks the clamp: each bit is shifted into the top bit VBLENDVPS reads.
+// The clamps follow Go's max(x, 0) and min(x, 0), NaN kept: MAX and MIN
+// return their second source (the weight) for NaN and for two zeros, so
+// min(-0, 0) = -0, and max's + 0 turns -0 into Go's +0.
 TEXT ·sgdRowFBAVX2(SB), NOSPLIT, $0-152
 	MOVQ w_base+0(FP), DI
 	MOVQ w_len+8(FP), CX
@@ -218,7 +219,7 @@ fbloop:
 	VMULPS  Y0, Y9, Y5            // mu*v
 	VADDPS  Y2, Y5, Y5            // + g
 	VANDPS  Y11, Y5, Y6
-	VCMPPS  $0x0D, Y12, Y6, Y6    // |.| >= tiny
+	VCMPPS  $0x05, Y12, Y6, Y6    // !(|.| < tiny): NaN kept, as flushTiny
 	VANDPS  Y6, Y5, Y5            // vs
 	VMULPS  Y5, Y10, Y6           // d = eta*vs
 	VBLENDVPS Y3, Y0, Y5, Y0      // frozen ? v : vs
@@ -228,7 +229,8 @@ fbloop:
 	VADDPS  Y6, Y8, Y7            // ws = w + d
 	VMULPS  Y7, Y14, Y1           // lam*ws
 	VSUBPS  Y1, Y7, Y7            // ws - lam*ws
-	VMAXPS  Y15, Y7, Y1           // max(ws, 0)
+	VMAXPS  Y7, Y15, Y1           // 0 > ws ? 0 : ws (NaN kept) ...
+	VADDPS  Y15, Y1, Y1           // ... + 0: max(ws, 0), -0 to +0
 	VMINPS  Y7, Y15, Y2           // min(ws, 0)
 	VBLENDVPS Y4, Y1, Y2, Y7      // sign > 0 ? max : min
 	VBLENDVPS Y3, Y8, Y7, Y7      // frozen ? w : ws
@@ -238,7 +240,8 @@ fbloop:
 	VADDPS  Y6, Y8, Y7
 	VMULPS  Y7, Y14, Y1
 	VSUBPS  Y1, Y7, Y7
-	VMAXPS  Y15, Y7, Y1
+	VMAXPS  Y7, Y15, Y1
+	VADDPS  Y15, Y1, Y1
 	VMINPS  Y7, Y15, Y2
 	VBLENDVPS Y4, Y1, Y2, Y7
 	VBLENDVPS Y3, Y8, Y7, Y7
@@ -336,8 +339,12 @@ TEXT ·adamRowAVX2(SB), NOSPLIT, $0-200
 	MOVQ k+192(FP), BX
 	VPCMPEQD Y13, Y13, Y13   // all ones (gather mask)
 	VXORPS Y15, Y15, Y15     // +0
+	MOVL $0x7fffffff, R9
+	MOVL R9, X11
+	VPBROADCASTD X11, Y11    // abs mask
+	VMOVUPS 320(BX), Y14     // tiny
 	VMOVDQU Y13, Y12         // moments follow the frozen mask ...
-	CMPL 328(BX), $0
+	CMPL 360(BX), $0
 	JEQ  adamstart
 	VPXOR Y12, Y12, Y12      // ... unless they leak
 
@@ -360,7 +367,7 @@ adamloop:
 	VPCMPEQD Y15, Y3, Y3
 	VPXOR   Y13, Y3, Y3            // frozen lanes: all ones
 	VPAND   Y12, Y3, Y9            // lanes whose moments stay
-	CMPL 320(BX), $0
+	CMPL 352(BX), $0
 	JEQ  adamnowd
 	VMULPS  256(BX), Y0, Y4        // wd*ws
 	VSUBPS  Y4, Y2, Y2             // gs - wd*ws
@@ -370,6 +377,9 @@ adamnowd:
 	VMULPS  0(BX), Y4, Y5          // b1*m1
 	VMULPS  32(BX), Y2, Y6         // c1*gs
 	VADDPS  Y6, Y5, Y5             // a
+	VANDPS  Y11, Y5, Y10
+	VCMPPS  $0x05, Y14, Y10, Y10   // !(|a| < tiny)
+	VANDPS  Y10, Y5, Y5            // flushTiny(a)
 	VBLENDVPS Y9, Y4, Y5, Y4
 	VMOVUPS Y4, (R12)(AX*1)
 	VMOVUPS (R13)(AX*1), Y4        // m2
@@ -386,7 +396,7 @@ adamnowd:
 	VADDPS  224(BX), Y6, Y6        // + eps
 	VDIVPS  Y6, Y5, Y5             // d
 	VADDPS  Y5, Y0, Y4             // ws + d
-	CMPL 324(BX), $0
+	CMPL 356(BX), $0
 	JEQ  adamnolam
 	VMULPS  288(BX), Y4, Y6        // lam*ws
 	VSUBPS  Y6, Y4, Y4
@@ -403,7 +413,7 @@ adamnolam:
 	VBLENDVPS Y6, Y7, Y1, Y4
 	VMOVUPS (R10)(AX*1), Y8        // fb
 	VADDPS  Y5, Y8, Y7             // bs = fb + d
-	CMPL 324(BX), $0
+	CMPL 356(BX), $0
 	JEQ  adamfbnolam
 	VMULPS  288(BX), Y7, Y1
 	VSUBPS  Y1, Y7, Y7

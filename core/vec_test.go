@@ -4,6 +4,7 @@ import (
 	"math"
 	"slices"
 	"testing"
+	"unsafe"
 )
 
 // TestAddRows checks the vector kernel against the portable loop bit for
@@ -87,6 +88,10 @@ func TestSGDRowInput(t *testing.T) {
 					v[s] = float32(rng.NormFloat64() * 1e-31)
 				case 1:
 					w[s] = 0
+				case 2:
+					if rng.IntN(8) == 0 {
+						v[s] = float32(math.NaN()) // a diverged run: kept, as flushTiny keeps it
+					}
 				}
 				col[s] = int32(rng.IntN(784))
 			}
@@ -146,6 +151,10 @@ func TestSGDRowFB(t *testing.T) {
 					w[s], fb[s], v[s] = float32(math.Copysign(0, -1)), float32(math.Copysign(0, -1)), 0
 				case 3:
 					v[s] = -w[s] / k.eta / 0.9 // pushes w across zero
+				case 4:
+					if rng.IntN(8) == 0 {
+						v[s] = float32(math.NaN())
+					}
 				}
 			}
 			flags := make([]int32, nIn)
@@ -250,6 +259,12 @@ func TestAdamRow(t *testing.T) {
 					w[s] = float32(math.Copysign(0, -1))
 				case 2:
 					w[s] = float32(rng.NormFloat64() * 1e-4) // may cross zero
+				case 3:
+					m1[s] = float32(rng.NormFloat64() * 1e-30) // the flush
+				case 4:
+					if rng.IntN(8) == 0 {
+						m1[s] = float32(math.NaN()) // kept, as flushTiny keeps it
+					}
 				}
 			}
 			var fb []float32
@@ -478,6 +493,24 @@ func TestGatherRows(t *testing.T) {
 			if !bitsEqual(want, got) {
 				t.Fatalf("n=%d trial %d: vector gather differs from the loop", n, trial)
 			}
+		}
+	}
+}
+
+// TestAdamCoefLayout pins the field offsets adamRowAVX2 reads.
+func TestAdamCoefLayout(t *testing.T) {
+	var k adamCoef
+	for _, c := range []struct {
+		name      string
+		got, want uintptr
+	}{
+		{"eta", unsafe.Offsetof(k.eta), 192}, {"wd", unsafe.Offsetof(k.wd), 256},
+		{"lam", unsafe.Offsetof(k.lam), 288}, {"tiny", unsafe.Offsetof(k.tiny), 320},
+		{"hasWD", unsafe.Offsetof(k.hasWD), 352}, {"hasLam", unsafe.Offsetof(k.hasLam), 356},
+		{"leak", unsafe.Offsetof(k.leak), 360},
+	} {
+		if c.got != c.want {
+			t.Errorf("adamCoef.%s at offset %d, the kernel reads %d", c.name, c.got, c.want)
 		}
 	}
 }

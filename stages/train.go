@@ -67,11 +67,18 @@ var Train = &pipeline.Stage{
 //   - 3: mirror isolation: its masked waking update counts as a replay call
 //     for the burst baseline, as the reference's local_update decides by the
 //     mask's presence (it had run the waking bookkeeping).
+//   - 4: every local configuration on Adam (masked Adam rows, mirror, soft
+//     rotation, the offline nights and no replay): the first moment is set
+//     to 0 below 1e-30, as the heavy-ball velocity is. Without input it had
+//     decayed into float32's subnormal range, where each operation costs
+//     about a hundred times more; the flushed steps are below 1e-29.
 func trainVersion(params any) int {
 	p := params.(*TrainParams)
 	switch {
 	case p.Learner != "local" || p.Local == nil:
 		return 1
+	case p.Local.Opt == "adam":
+		return 4
 	case p.Local.Mask == "mirror":
 		return 3
 	case p.Local.LeakMoments || len(p.Local.Anchor) == 2:
