@@ -23,8 +23,9 @@ import (
 // through their initialisation, the decay and the Dale clamp.
 type layer struct {
 	nIn, nOut int
-	rowPtr    []int32 // len nOut+1; synapses of post i are rowPtr[i]:rowPtr[i+1]
-	col       []int32 // pre unit of each stored synapse
+	rowPtr    []int32  // len nOut+1; synapses of post i are rowPtr[i]:rowPtr[i+1]
+	col       []int32  // pre unit of each stored synapse
+	col16     []uint16 // the same in 16 bits (n_in <= 65536), for W^1's row step
 	// Column view for the forward pass: stored synapses of pre j are
 	// colSyn[colPtr[j]:colPtr[j+1]], with post units colPost.
 	colPtr, colSyn, colPost []int32
@@ -323,6 +324,12 @@ func newLayer(nIn, nOut int, w, fb []float32, keep []bool, storeAll bool, sign [
 		ly.rowPtr[i+1] = int32(len(ly.col))
 	}
 	n := len(ly.col)
+	if nIn <= 1<<16 {
+		ly.col16 = make([]uint16, n)
+		for s, j := range ly.col {
+			ly.col16[s] = uint16(j)
+		}
+	}
 	ly.m1 = make([]float32, n)
 	ly.g = make([]float32, n)
 	ly.bias = make([]float32, nOut)

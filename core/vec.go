@@ -63,11 +63,11 @@ type sgdCoef struct {
 // vector kernel performs the same float32 operations in the same order, so
 // both give identical bits (a NaN velocity, which cannot arise, would be
 // flushed by the kernel and kept by the loop).
-func sgdRowInput(w, v []float32, col []int32, g []float32, k *sgdCoef) {
+func sgdRowInput(w, v []float32, col []uint16, g []float32, k *sgdCoef) {
 	sgdRowInputImpl(w, v, col, g, k)
 }
 
-func sgdRowInputGo(w, v []float32, col []int32, g []float32, k *sgdCoef) {
+func sgdRowInputGo(w, v []float32, col []uint16, g []float32, k *sgdCoef) {
 	v = v[:len(w)]
 	col = col[:len(w)]
 	for s, ws := range w {
@@ -143,6 +143,14 @@ func sgdRowFBGo(w, fb, v []float32, col []int32, g []float32, flags []int32, k *
 // copyColumn writes a row's stored weights into the column-order copy:
 // wT[col[s]*ld] = w[s].
 func copyColumn(wT, w []float32, col []int32, ld int) {
+	for s, j := range col[:len(w)] {
+		wT[int(j)*ld] = w[s]
+	}
+}
+
+// copyColumn16 is copyColumn with 16-bit columns (W^1's fast path, which
+// streams the columns twice per update).
+func copyColumn16(wT, w []float32, col []uint16, ld int) {
 	for s, j := range col[:len(w)] {
 		wT[int(j)*ld] = w[s]
 	}

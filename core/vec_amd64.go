@@ -36,9 +36,9 @@ func addRowsImpl(c, v []float32, off []int32, b []float32, zero bool) {
 }
 
 //go:noescape
-func sgdRowInputAVX2(w, v []float32, col []int32, g []float32, k *sgdCoef)
+func sgdRowInputAVX2(w, v []float32, col []uint16, g []float32, k *sgdCoef)
 
-func sgdRowInputImpl(w, v []float32, col []int32, g []float32, k *sgdCoef) {
+func sgdRowInputImpl(w, v []float32, col []uint16, g []float32, k *sgdCoef) {
 	n := len(w)
 	if !useAVX2 || n < 8 {
 		sgdRowInputGo(w, v, col, g, k)
@@ -49,7 +49,7 @@ func sgdRowInputImpl(w, v []float32, col []int32, g []float32, k *sgdCoef) {
 	}
 	// The gather does no bounds checks; col is ascending (a row's stored
 	// synapses), so its ends bound every entry.
-	if col[0] < 0 || int(col[n-1]) >= len(g) {
+	if int(col[n-1]) >= len(g) {
 		panic("core: sgdRowInput column out of range")
 	}
 	sgdRowInputAVX2(w, v, col, g, k)

@@ -122,7 +122,7 @@ done:
 	VZEROUPPER
 	RET
 
-// func sgdRowInputAVX2(w, v []float32, col []int32, g []float32, k *sgdCoef)
+// func sgdRowInputAVX2(w, v []float32, col []uint16, g []float32, k *sgdCoef)
 //
 // sgdRowInputGo on the first len(w) rounded down to 8 elements: separate
 // multiplies and adds (no FMA) in the loop's order; the flush keeps v iff
@@ -145,12 +145,13 @@ TEXT ·sgdRowInputAVX2(SB), NOSPLIT, $0-104
 	SHRQ $3, CX
 	SHLQ $5, CX              // bytes in whole blocks of 8
 	XORQ AX, AX
+	XORQ R10, R10            // bytes of col (2 per synapse)
 
 loop:
 	CMPQ AX, CX
 	JGE  done
 	VMOVUPS (DI)(AX*1), Y0       // ws
-	VMOVDQU (DX)(AX*1), Y1       // col
+	VPMOVZXWD (DX)(R10*1), Y1    // col, widened
 	VMOVDQU Y13, Y7
 	VXORPS  Y2, Y2, Y2
 	VGATHERDPS Y7, (R8)(Y1*4), Y2 // g[col]
@@ -166,6 +167,7 @@ loop:
 	VADDPS  Y3, Y0, Y0           // ws + eta*v
 	VMOVUPS Y0, (DI)(AX*1)
 	ADDQ $32, AX
+	ADDQ $16, R10
 	JMP  loop
 
 done:

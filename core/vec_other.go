@@ -9,7 +9,7 @@ func addRowsImpl(c, v []float32, off []int32, b []float32, zero bool) {
 	addRowsGo(c, v, off, b)
 }
 
-func sgdRowInputImpl(w, v []float32, col []int32, g []float32, k *sgdCoef) {
+func sgdRowInputImpl(w, v []float32, col []uint16, g []float32, k *sgdCoef) {
 	sgdRowInputGo(w, v, col, g, k)
 }
 

@@ -79,7 +79,7 @@ func TestSGDRowInput(t *testing.T) {
 			}
 			w := make([]float32, n)
 			v := make([]float32, n)
-			col := make([]int32, n)
+			col := make([]uint16, n)
 			for s := range w {
 				w[s] = float32(rng.NormFloat64() * 0.05)
 				v[s] = float32(rng.NormFloat64() * 0.01)
@@ -93,7 +93,7 @@ func TestSGDRowInput(t *testing.T) {
 						v[s] = float32(math.NaN()) // a diverged run: kept, as flushTiny keeps it
 					}
 				}
-				col[s] = int32(rng.IntN(784))
+				col[s] = uint16(rng.IntN(784))
 			}
 			slices.Sort(col) // a row's columns are ascending
 			w2, v2 := append([]float32(nil), w...), append([]float32(nil), v...)

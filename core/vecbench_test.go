@@ -17,12 +17,12 @@ func BenchmarkW1Rows(b *testing.B) {
 	}
 	w := make([]float32, nOut*per)
 	v := make([]float32, nOut*per)
-	col := make([]int32, nOut*per)
+	col := make([]uint16, nOut*per)
 	for i := range nOut {
 		perm := rng.Perm(nIn)[:per]
 		slices.Sort(perm)
 		for s, j := range perm {
-			col[i*per+s] = int32(j)
+			col[i*per+s] = uint16(j)
 		}
 	}
 	wT := make([]float32, nIn*ld)
@@ -32,7 +32,7 @@ func BenchmarkW1Rows(b *testing.B) {
 			for i := range nOut {
 				r := i * per
 				sgdRowInput(w[r:r+per], v[r:r+per], col[r:r+per], g, k)
-				copyColumn(wT[i:], w[r:r+per], col[r:r+per], ld)
+				copyColumn16(wT[i:], w[r:r+per], col[r:r+per], ld)
 			}
 		}
 	})
