@@ -222,12 +222,13 @@ func (r *localRun) wakingStep(batch []int, etaWake, etaReplay float64) {
 	// runs the waking bookkeeping; the reference's local_update sets
 	// replay = syn_mask is not None (cortex.py), so a masked waking call
 	// leaves the burst baseline alone, as a replay call does. We follow the
-	// code: the mirror's baseline moves only on its first, unmasked call.
+	// code (update decides the same way): the mirror's baseline moves only
+	// on its first, unmasked call.
 	var wakeMasks []*layerMask
 	if cfg.Mask == "mirror" && r.haveRact {
 		wakeMasks = r.masksFrom(r.ractive, false)
 	}
-	nt.update(cfg, p, etaWake, wakeMasks, wakeMasks != nil)
+	nt.update(cfg, p, etaWake, wakeMasks)
 
 	// Reservoir write of the waking samples.
 	d := nt.sizes[0]
@@ -296,7 +297,7 @@ func (r *localRun) wakingStep(batch []int, etaWake, etaReplay float64) {
 		if r.drift != nil {
 			r.drift.before(nt, p, supWake)
 		}
-		nt.update(cfg, rp, etaReplay, masks, true)
+		nt.update(cfg, rp, etaReplay, masks)
 		r.res.ReplayUpdates++
 		r.res.ReplaySamples += rp.n
 		if cfg.Mask == "mirror" {
@@ -532,7 +533,7 @@ func (r *localRun) night(eta float64) {
 		}
 		nt.forward(rp, nil)
 		nt.sweep(rp, float32(cfg.TgtScale))
-		nt.update(cfg, rp, eta, nil, false)
+		nt.update(cfg, rp, eta, nil)
 		r.nightBatches++
 		r.res.ReplayUpdates++
 		r.res.ReplaySamples += rp.n

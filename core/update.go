@@ -59,9 +59,11 @@ type optim struct {
 // b and the twin B, the decay; then the anchor (waking calls), the Dale
 // clamp and the connectivity re-mask, which the sparse storage fuses into
 // the per-synapse pass. masks is nil for an unmasked call, otherwise indexed
-// by layer. replay marks replay calls (no burst-baseline or anchor update,
-// controller EMA frozen).
-func (nt *net) update(cfg *LocalConfig, p *pass, eta float64, masks []*layerMask, replay bool) {
+// by layer. A masked call is a replay call (no burst-baseline or anchor
+// update, controller EMA frozen), as the reference's local_update decides
+// (replay = syn_mask is not None): so is the mirror's masked waking update.
+func (nt *net) update(cfg *LocalConfig, p *pass, eta float64, masks []*layerMask) {
+	replay := masks != nil
 	nt.t++
 	op := optim{adam: cfg.Opt == "adam", mu: float32(cfg.Momentum), eta: float32(eta),
 		b1: 0.9, b2: 0.999, eps: float32(cfg.AdamEps), leak: cfg.LeakMoments && masks != nil}
@@ -488,7 +490,7 @@ func (nt *net) sgdRows(ly *layer, preL int, m *layerMask, op *optim, wd, lam flo
 			k := sgdCoef{wd: wd, mu: mu, eta: eta, tiny: tinyVelocity}
 			c16 := ly.col16[lo:hi][:n]
 			sgdRowInput(w, v, c16, gRow, &k)
-			copyColumn16(wT[base:], w, c16, stride)
+			copyColumn(wT[base:], w, c16, stride)
 		} else if ly.fb == nil {
 			for s := range w {
 				ws := w[s]

@@ -134,7 +134,7 @@ func TestReadoutOnlyReplay(t *testing.T) {
 	for l := 1; l <= nt.L; l++ {
 		before[l] = saveLayer(nt.lay[l])
 	}
-	nt.update(&cfg, p, 0.06, masks, true)
+	nt.update(&cfg, p, 0.06, masks)
 	for l := 1; l < nt.L; l++ {
 		if !bitsEqual(before[l].w, nt.lay[l].w) || !bitsEqual(before[l].bias, nt.lay[l].bias) || !bitsEqual(before[l].v, nt.lay[l].m1) {
 			t.Errorf("hidden layer %d moved under readout-only replay", l)
@@ -367,7 +367,7 @@ func TestAdamMasks(t *testing.T) {
 		nt.sweep(p, 1)
 		ly := nt.lay[2]
 		m1, m2, w := slices.Clone(ly.m1), slices.Clone(ly.m2), slices.Clone(ly.w)
-		nt.update(&cfg, p, 3e-3, masks, true)
+		nt.update(&cfg, p, 3e-3, masks)
 		outsideMoved, weightMoved := 0, 0
 		for i := range ly.nOut {
 			for s := ly.rowPtr[i]; s < ly.rowPtr[i+1]; s++ {
@@ -403,7 +403,7 @@ func TestMomentumZero(t *testing.T) {
 	p := randomBatchPass(r, 4, NewRNG(5, StreamRun))
 	nt.forward(p, nil)
 	nt.sweep(p, 1)
-	nt.update(&cfg, p, 0.01, nil, false)
+	nt.update(&cfg, p, 0.01, nil)
 	// Readout: v = G = eps^T a / n exactly as accumulated.
 	C := ly.nOut
 	for i := range C {
@@ -561,7 +561,7 @@ func TestSkipSynapses(t *testing.T) {
 	p := randomBatchPass(r, 4, NewRNG(9, StreamRun))
 	nt.forward(p, nil)
 	nt.sweep(p, 1)
-	nt.update(&cfg, p, 0.06, masks, true)
+	nt.update(&cfg, p, 0.06, masks)
 	m := masks[nt.L+1+3]
 	if m == nil {
 		t.Fatal("no skip mask")

@@ -141,16 +141,9 @@ func sgdRowFBGo(w, fb, v []float32, col []int32, g []float32, flags []int32, k *
 }
 
 // copyColumn writes a row's stored weights into the column-order copy:
-// wT[col[s]*ld] = w[s].
-func copyColumn(wT, w []float32, col []int32, ld int) {
-	for s, j := range col[:len(w)] {
-		wT[int(j)*ld] = w[s]
-	}
-}
-
-// copyColumn16 is copyColumn with 16-bit columns (W^1's fast path, which
-// streams the columns twice per update).
-func copyColumn16(wT, w []float32, col []uint16, ld int) {
+// wT[col[s]*ld] = w[s]. W^1's fast path passes 16-bit columns (less memory
+// traffic on the largest layer).
+func copyColumn[C int32 | uint16](wT, w []float32, col []C, ld int) {
 	for s, j := range col[:len(w)] {
 		wT[int(j)*ld] = w[s]
 	}

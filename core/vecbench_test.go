@@ -32,7 +32,7 @@ func BenchmarkW1Rows(b *testing.B) {
 			for i := range nOut {
 				r := i * per
 				sgdRowInput(w[r:r+per], v[r:r+per], col[r:r+per], g, k)
-				copyColumn16(wT[i:], w[r:r+per], col[r:r+per], ld)
+				copyColumn(wT[i:], w[r:r+per], col[r:r+per], ld)
 			}
 		}
 	})
