@@ -2,6 +2,11 @@
 
 #include "textflag.h"
 
+// Every instruction that touches a vector register is VEX-encoded (V...).
+// A legacy SSE instruction after a 256-bit one, such as Go's MOVL R, X
+// (the SSE MOVD), costs an AVX-SSE transition: on this project's machines
+// it made the row steps three times slower. TestKernelsVEXOnly checks.
+
 // func addRowsAVX2(c, v []float32, off []int32, b []float32, zero bool)
 //
 // For j in [0, len(c)) rounded down to a multiple of 8:
@@ -139,7 +144,7 @@ TEXT ·sgdRowInputAVX2(SB), NOSPLIT, $0-104
 	VBROADCASTSS 8(BX), Y10  // eta
 	VBROADCASTSS 12(BX), Y12 // tiny
 	MOVL $0x7fffffff, R9
-	MOVL R9, X11
+	VMOVD R9, X11
 	VPBROADCASTD X11, Y11    // abs mask
 	VPCMPEQD Y13, Y13, Y13   // all ones (gather mask)
 	SHRQ $3, CX
@@ -197,7 +202,7 @@ TEXT ·sgdRowFBAVX2(SB), NOSPLIT, $0-152
 	VBROADCASTSS 8(BX), Y14  // lam
 	VBROADCASTSS 12(BX), Y12 // tiny
 	MOVL $0x7fffffff, R9
-	MOVL R9, X11
+	VMOVD R9, X11
 	VPBROADCASTD X11, Y11    // abs mask
 	VPCMPEQD Y13, Y13, Y13   // all ones (gather mask)
 	VXORPS Y15, Y15, Y15     // +0
@@ -342,7 +347,7 @@ TEXT ·adamRowAVX2(SB), NOSPLIT, $0-200
 	VPCMPEQD Y13, Y13, Y13   // all ones (gather mask)
 	VXORPS Y15, Y15, Y15     // +0
 	MOVL $0x7fffffff, R9
-	MOVL R9, X11
+	VMOVD R9, X11
 	VPBROADCASTD X11, Y11    // abs mask
 	VMOVUPS 320(BX), Y14     // tiny
 	VMOVDQU Y13, Y12         // moments follow the frozen mask ...

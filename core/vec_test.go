@@ -2,7 +2,10 @@ package core
 
 import (
 	"math"
+	"os"
+	"regexp"
 	"slices"
+	"strings"
 	"testing"
 	"unsafe"
 )
@@ -511,6 +514,28 @@ func TestAdamCoefLayout(t *testing.T) {
 	} {
 		if c.got != c.want {
 			t.Errorf("adamCoef.%s at offset %d, the kernel reads %d", c.name, c.got, c.want)
+		}
+	}
+}
+
+// TestKernelsVEXOnly checks that the kernels use no legacy SSE instruction
+// on a vector register (see the note at the top of vec_amd64.s): every
+// instruction naming an X, Y or Z register must be a V... instruction.
+func TestKernelsVEXOnly(t *testing.T) {
+	t.Parallel()
+	src, err := os.ReadFile("vec_amd64.s")
+	if err != nil {
+		t.Fatal(err)
+	}
+	vreg := regexp.MustCompile(`\b[XYZ]([0-9]|[12][0-9]|3[01])\b`)
+	for n, line := range strings.Split(string(src), "\n") {
+		code, _, _ := strings.Cut(line, "//")
+		f := strings.Fields(code)
+		if len(f) < 2 || strings.HasSuffix(f[0], ":") || f[0] == "TEXT" || f[0] == "#include" {
+			continue
+		}
+		if vreg.MatchString(strings.Join(f[1:], " ")) && !strings.HasPrefix(f[0], "V") {
+			t.Errorf("vec_amd64.s:%d: %s is not VEX-encoded: %s", n+1, f[0], strings.TrimSpace(code))
 		}
 	}
 }
