@@ -1,8 +1,10 @@
 package core
 
 import (
+	"io/fs"
 	"math"
 	"os"
+	"path/filepath"
 	"regexp"
 	"slices"
 	"strings"
@@ -518,24 +520,45 @@ func TestAdamCoefLayout(t *testing.T) {
 	}
 }
 
-// TestKernelsVEXOnly checks that the kernels use no legacy SSE instruction
-// on a vector register (see the note at the top of vec_amd64.s): every
-// instruction naming an X, Y or Z register must be a V... instruction.
+// TestKernelsVEXOnly checks that the module's assembly uses no legacy SSE
+// instruction on a vector register (see the note at the top of
+// vec_amd64.s): every instruction naming an X, Y or Z register must be a
+// V... instruction.
 func TestKernelsVEXOnly(t *testing.T) {
 	t.Parallel()
-	src, err := os.ReadFile("vec_amd64.s")
+	vreg := regexp.MustCompile(`\b[XYZ]([0-9]|[12][0-9]|3[01])\b`)
+	files := 0
+	err := filepath.WalkDir("..", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && path != ".." && strings.HasPrefix(d.Name(), ".") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".s") {
+			return nil
+		}
+		files++
+		src, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		for n, line := range strings.Split(string(src), "\n") {
+			code, _, _ := strings.Cut(line, "//")
+			f := strings.Fields(code)
+			if len(f) < 2 || strings.HasSuffix(f[0], ":") || f[0] == "TEXT" || strings.HasPrefix(f[0], "#") {
+				continue
+			}
+			if vreg.MatchString(strings.Join(f[1:], " ")) && !strings.HasPrefix(f[0], "V") {
+				t.Errorf("%s:%d: %s is not VEX-encoded: %s", path, n+1, f[0], strings.TrimSpace(code))
+			}
+		}
+		return nil
+	})
 	if err != nil {
 		t.Fatal(err)
 	}
-	vreg := regexp.MustCompile(`\b[XYZ]([0-9]|[12][0-9]|3[01])\b`)
-	for n, line := range strings.Split(string(src), "\n") {
-		code, _, _ := strings.Cut(line, "//")
-		f := strings.Fields(code)
-		if len(f) < 2 || strings.HasSuffix(f[0], ":") || f[0] == "TEXT" || f[0] == "#include" {
-			continue
-		}
-		if vreg.MatchString(strings.Join(f[1:], " ")) && !strings.HasPrefix(f[0], "V") {
-			t.Errorf("vec_amd64.s:%d: %s is not VEX-encoded: %s", n+1, f[0], strings.TrimSpace(code))
-		}
+	if files < 3 {
+		t.Fatalf("found %d assembly files, want the module's 3 or more", files)
 	}
 }
