@@ -255,8 +255,7 @@ func newNet(cfg *LocalConfig, d, classes, height, width int, rng *RNG) *net {
 		}
 	}
 	for l := 2; l < L; l++ {
-		ly := nt.lay[l]
-		ly.indexTwin()
+		nt.lay[l].indexTwin()
 	}
 	nt.off = make([]float32, d)
 	nt.c = make([]float32, sizes[1])

@@ -463,7 +463,7 @@ func (nt *net) sgdRows(ly *layer, preL int, m *layerMask, op *optim, wd, lam flo
 	fbk := sgdFBCoef{mu: mu, eta: eta, lam: lam, tiny: tinyVelocity}
 	var flags []int32
 	if vecFB {
-		flags = ly.flagWords(m)
+		flags = preWords(m, ly.signWord, ly.flagPre)
 	}
 	for i := range ly.nOut {
 		if m != nil && m.rowFrozen(i) {
@@ -608,7 +608,7 @@ func (ly *layer) rowGrad(i int, pre []float32) []float32 {
 // exactly what the general path computes.
 func (nt *net) adamRows(ly *layer, preL int, m *layerMask, op *optim, wd, lam float32, pre []float32) {
 	k := newAdamCoef(op, wd, lam)
-	frozenPre := ly.frozenWords(m)
+	frozenPre := preWords(m, ly.zeroWord, ly.frozenPre)
 	for i := range ly.nOut {
 		// A frozen row's moments still advance when they leak.
 		rowFrozen := m != nil && m.rowFrozen(i)
@@ -627,7 +627,7 @@ func (nt *net) adamRows(ly *layer, preL int, m *layerMask, op *optim, wd, lam fl
 		switch {
 		case rowFrozen:
 			fr = ly.oneWord
-		case m != nil && m.postAwake(i) && m.pre != nil:
+		case m != nil && m.postAwake(i):
 			fr = frozenPre
 		}
 		col := ly.col[lo:hi][:n]
@@ -644,35 +644,22 @@ func (nt *net) adamRows(ly *layer, preL int, m *layerMask, op *optim, wd, lam fl
 	}
 }
 
-// flagWords returns sgdRowFB's flags for the rows whose post unit is awake
-// under mask m: the Dale bit of every pre unit, and flagFrozen where the pre
-// unit is awake (signWord alone when m marks no awake pre units).
-func (ly *layer) flagWords(m *layerMask) []int32 {
+// preWords returns the per-pre-unit words of a row step for the rows whose
+// post unit is awake under mask m: base[j], with flagFrozen set where pre
+// unit j is awake, written to dst; base itself when m marks no awake pre
+// units. sgdRowFB's flags start from the Dale bits (signWord); masked Adam's
+// frozen words from zeroWord, so they are 1 exactly where the pre unit is
+// awake.
+func preWords(m *layerMask, base, dst []int32) []int32 {
 	if m == nil || m.pre == nil {
-		return ly.signWord
+		return base
 	}
 	for j, a := range m.pre {
-		f := ly.signWord[j]
+		f := base[j]
 		if a {
 			f |= flagFrozen
 		}
-		ly.flagPre[j] = f
+		dst[j] = f
 	}
-	return ly.flagPre
-}
-
-// frozenWords returns, for the replay mask m, a word per pre unit: 1 where
-// the pre unit is awake (its synapses into awake post units are frozen), 0
-// elsewhere, for the vector row steps; nil when m marks no awake pre units.
-func (ly *layer) frozenWords(m *layerMask) []int32 {
-	if m == nil || m.pre == nil {
-		return nil
-	}
-	for j, a := range m.pre {
-		ly.frozenPre[j] = 0
-		if a {
-			ly.frozenPre[j] = 1
-		}
-	}
-	return ly.frozenPre
+	return dst
 }
