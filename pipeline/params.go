@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -20,7 +21,10 @@ type Param struct{ Name, Value string }
 // "name value" line per leaf field, sorted by name, values in TOML syntax
 // with a fixed float format. Equal configs give equal text whatever the
 // order, comments or spelling of the TOML they came from. Nil pointer fields
-// are omitted (an unused learner's sub-config is not part of the key).
+// are omitted (an unused learner's sub-config is not part of the key), and
+// so is a field tagged `toml:"name,omitzero"` while it holds its zero value:
+// a new option whose zero value means "off" leaves the key of every cell
+// that does not use it unchanged, so adding it reruns nothing.
 func EncodeParams(prefix string, params any) ([]Param, error) {
 	var out []Param
 	if err := flatten(prefix, reflect.ValueOf(params), &out); err != nil {
@@ -94,8 +98,12 @@ func flatten(name string, v reflect.Value, out *[]Param) error {
 			if !f.IsExported() {
 				continue
 			}
-			tag := strings.Split(f.Tag.Get("toml"), ",")[0]
+			opts := strings.Split(f.Tag.Get("toml"), ",")
+			tag := opts[0]
 			if tag == "-" {
+				continue
+			}
+			if slices.Contains(opts[1:], "omitzero") && v.Field(i).IsZero() {
 				continue
 			}
 			if tag == "" {

@@ -67,3 +67,33 @@ func TestDiffParams(t *testing.T) {
 		}
 	}
 }
+
+// A field tagged omitzero is left out of the canonical text while zero, so
+// adding such an option keeps every existing key, and is encoded once set.
+func TestEncodeParamsOmitZero(t *testing.T) {
+	t.Parallel()
+	type withOption struct {
+		Seed  int64   `toml:"seed"`
+		Steps int     `toml:"steps,omitzero"`
+		Noise float64 `toml:"noise,omitzero"`
+		Mode  string  `toml:"mode,omitzero"`
+	}
+	type without struct {
+		Seed int64 `toml:"seed"`
+	}
+	a, _ := EncodeParams("train", &withOption{Seed: 4})
+	b, _ := EncodeParams("train", &without{Seed: 4})
+	if ParamsText(a) != ParamsText(b) {
+		t.Fatalf("zero omitzero fields changed the text:\n%s\nwant\n%s", ParamsText(a), ParamsText(b))
+	}
+	c, _ := EncodeParams("train", &withOption{Seed: 4, Steps: 5, Noise: 0.2, Mode: "x"})
+	want := "train.mode \"x\"\ntrain.noise 0.2\ntrain.seed 4\ntrain.steps 5\n"
+	if got := ParamsText(c); got != want {
+		t.Fatalf("set omitzero fields:\n%s\nwant\n%s", got, want)
+	}
+	back := &withOption{}
+	parsed, _ := ParseParamsText(want)
+	if err := DecodeParams("train", parsed, back); err != nil || back.Steps != 5 || back.Mode != "x" {
+		t.Fatalf("round trip: %+v, %v", back, err)
+	}
+}
