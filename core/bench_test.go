@@ -16,7 +16,7 @@ import (
 // loadMNISTTrain reads the official MNIST training set from
 // $REPRO_DATA/mnist (or $REPRO_DATA_MIRROR/mnist, which make test sets)
 // and standardises it per pixel (population s.d., s.d. < 1e-6 -> 1), as
-// learner.md §1.1. It skips the test or benchmark when neither is set.
+// the reference does. It skips the test or benchmark when neither is set.
 // (The core package cannot import internal/dataset, which imports core.)
 func loadMNISTTrain(b testing.TB) *Dataset {
 	dir := os.Getenv("REPRO_DATA")

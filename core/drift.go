@@ -5,7 +5,7 @@ import (
 	"slices"
 )
 
-// driftAcc measures the exactness diagnostic (learner.md §6.7): around every
+// driftAcc measures the exactness diagnostic: around every
 // replay update the waking batch is re-inferred under the suppression it was
 // inferred with, once before and once after the masked update.
 type driftAcc struct {

@@ -6,9 +6,9 @@ import (
 )
 
 // TrainLocal runs the local learner with configuration cfg on a
-// class-incremental stream and reports its metrics (learner.md §4, §6).
+// class-incremental stream and reports its metrics.
 //
-// It follows the reference code where the fact sheet marks [CODE≠PAPER]
+// Where the paper and the reference code disagree it follows the code ([CODE≠PAPER]:
 // (burst baseline and re-bounded hidden signal, no decay on W^1, decay per
 // update call, rotation reset per task, pressure discharge only under the
 // pressure gate, the gates' warm-up clause). Port decisions that change no
@@ -63,7 +63,7 @@ type localRun struct {
 	gstep     int
 	totalWake int
 
-	// Gate state (learner.md §4.7).
+	// Gate state.
 	fast, slow       float64
 	emaInit          bool
 	e0Sum            float64
@@ -202,7 +202,7 @@ func (r *localRun) run() (*Result, error) {
 	return &r.res, nil
 }
 
-// wakingStep is one waking batch in the reference's order (learner.md §4.1).
+// wakingStep is one waking batch in the reference's order.
 func (r *localRun) wakingStep(batch []int, etaWake, etaReplay float64) {
 	cfg, nt, p := r.cfg, r.nt, r.wake
 	L := nt.L
@@ -218,8 +218,8 @@ func (r *localRun) wakingStep(batch []int, etaWake, etaReplay float64) {
 	r.sup = r.nextSuppression(p, sb)
 
 	// Waking update: unmasked, or masked by the last replay batch (mirror).
-	// [CODE≠FACT SHEET] learner.md §4.8 says the mirror's masked waking call
-	// runs the waking bookkeeping; the reference's local_update sets
+	// [CODE≠PAPER] The paper's description has the mirror's masked waking
+	// call run the waking bookkeeping; the reference's local_update sets
 	// replay = syn_mask is not None (cortex.py), so a masked waking call
 	// leaves the burst baseline alone, as a replay call does. We follow the
 	// code (update decides the same way): the mirror's baseline moves only
@@ -337,8 +337,7 @@ func meanSqOut(nt *net, p *pass) float64 {
 	return s / float64(p.n)
 }
 
-// nextSuppression returns s(t+1) for the mask mode and gate (learner.md
-// §4.4, §4.7, §4.8).
+// nextSuppression returns s(t+1) for the mask mode and gate.
 func (r *localRun) nextSuppression(p *pass, sb float64) [][]float32 {
 	cfg, nt := r.cfg, r.nt
 	L := nt.L
@@ -437,7 +436,7 @@ func (r *localRun) rotationGate(sb float64) bool {
 	return false
 }
 
-// replayMasks builds the replay masks from the awake sets (learner.md §4.3).
+// replayMasks builds the replay masks from the awake sets.
 func (r *localRun) replayMasks() []*layerMask {
 	return r.masksFrom(r.awake, true)
 }
@@ -486,7 +485,7 @@ func (r *localRun) masksFrom(awake [][]bool, replay bool) []*layerMask {
 }
 
 // logRho accumulates the isolated-channel width and asleep fraction of one
-// replay micro-batch (learner.md §6.4).
+// replay micro-batch.
 func (r *localRun) logRho(rp *pass) {
 	for l := 1; l < r.nt.L; l++ {
 		n := r.nt.sizes[l]
@@ -512,7 +511,7 @@ func (r *localRun) logRho(rp *pass) {
 	}
 }
 
-// night is the combo night of learner.md §4.9b: NightBatches unmasked buffer
+// night is the offline "combo" night: NightBatches unmasked buffer
 // batches of NightBatch at eta*nrem_gain after an epoch, each counted as a
 // replay update; the rotation state is reset.
 func (r *localRun) night(eta float64) {

@@ -6,7 +6,7 @@ import (
 )
 
 // LocalConfig is one configuration of the local learner (the reference's
-// `run_local` cell dictionary, learner.md §8.2). Every variant of the paper is
+// `run_local` cell dictionary). Every variant of the paper is
 // a field, so a pipeline.toml cell selects it by params; the TOML names are
 // the reference's config keys where one exists. DefaultLocalConfig returns the
 // default system; the zero value is not valid.
@@ -42,7 +42,7 @@ type LocalConfig struct {
 	// Schedule is "local" (the reference's run_local: waking replay under
 	// the masks) or "offline" (its run(): no rotation and no waking replay;
 	// with night = true, a night of buffer batches after every epoch, which
-	// is the offline-night reference of learner.md §4.9a).
+	// is the paper's offline-night reference).
 	Schedule    string `toml:"schedule"`
 	Epochs      int    `toml:"epochs"`       // epochs per task (1 = single pass)
 	Static      bool   `toml:"static"`       // one task holding all classes (i.i.d. protocol)
@@ -59,7 +59,7 @@ type LocalConfig struct {
 	MaskPostWake      bool    `toml:"mask_post_wake"` // awake sets re-inferred after the waking update
 	SoftGain          float64 `toml:"soft_gain"`      // suppression of the soft rotation, 0.5
 
-	// Gates (learner.md §4.5-4.7): "" (always), pressure, surprise,
+	// Gates: "" (always), pressure, surprise,
 	// refr_nov, refr_prog, refr_block.
 	Gate     string  `toml:"gate"`
 	Theta    float64 `toml:"theta"`     // pressure / surprise threshold
@@ -76,7 +76,7 @@ type LocalConfig struct {
 	NightBatch   int  `toml:"night_batch"`
 
 	// Diagnostics.
-	DiagDrift bool `toml:"diag_drift"` // learner.md §6.7
+	DiagDrift bool `toml:"diag_drift"` // record the exactness diagnostic (Drift)
 	PRSamples int  `toml:"pr_samples"` // evaluation samples of the participation ratio, 3000
 }
 

@@ -19,8 +19,8 @@ import (
 var update = flag.Bool("update", false, "rewrite testdata/*.golden")
 
 // TestBatchCounts runs the schedule on data with the held-out protocol's
-// task sizes and checks 16,885 waking batches and as many replay updates
-// (learner.md §1.8), and 3,376 x 5 = 16,880 for the static protocol.
+// task sizes and checks 16,885 waking batches and as many replay updates,
+// and 3,376 x 5 = 16,880 for the static protocol.
 func TestBatchCounts(t *testing.T) {
 	t.Parallel()
 	sizes := []int{11399, 10880, 10137, 10965, 10620}

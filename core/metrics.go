@@ -16,7 +16,7 @@ func (r *localRun) evalChunks(idx []int, f func(p *pass, chunk []int)) {
 }
 
 // evaluate returns the accuracy row after task ti: acc[j] on the eval
-// samples of task j's classes for j <= ti (learner.md §6.1). After the last
+// samples of task j's classes for j <= ti. After the last
 // task it also sets FinalAcc.
 func (r *localRun) evaluate(ti int) []float64 {
 	ev := r.eval
@@ -89,7 +89,7 @@ func (r *localRun) finish() {
 
 // codeOverlap is the mean pairwise Jaccard of the task-active sets per
 // hidden layer, a unit being task-active when it fires on more than 5% of the
-// task's eval samples (learner.md §6.5). It is 0 with a single task.
+// task's eval samples. It is 0 with a single task.
 func (r *localRun) codeOverlap() []float64 {
 	nt := r.nt
 	L := nt.L
@@ -150,8 +150,8 @@ func (r *localRun) codeOverlap() []float64 {
 
 // participation returns the participation ratio (sum lambda)^2 / (sum
 // lambda^2 + 1e-12) of the covariance of the input and of every hidden layer
-// over the first PRSamples eval samples (learner.md §6.6), and the synaptic
-// operations per sample of that pass (§6.3). Since the eigenvalues of the
+// over the first PRSamples eval samples, and the synaptic
+// operations per sample of that pass. Since the eigenvalues of the
 // covariance C are its squared singular values over N-1, sum lambda = tr C
 // and sum lambda^2 = ||C||_F^2; both are computed in float64 from sparse
 // activity (the input relative to its offset, which leaves C unchanged).

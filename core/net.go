@@ -13,11 +13,11 @@ import (
 // re-zeroed after every update in the reference, so their weights are
 // always 0 and, without the adaptive controller, their (phantom) velocities
 // never reach a weight; dropping them is exact. With the controller they
-// enter its drive estimate (learner.md §5.1), so then every synapse is
+// enter its drive estimate, so then every synapse is
 // stored and absent ones carry a flag.
 //
 // W^l and B^{l-1} receive the same local product e^T a^{l-1}/n (wd = 0 for
-// l >= 2, learner.md §3.3) from the same zero start, so their heavy-ball
+// l >= 2) from the same zero start, so their heavy-ball
 // velocities (or Adam moments) are identical at every step, masked or not.
 // One optimiser state per synapse therefore serves both; the values differ
 // through their initialisation, the decay and the Dale clamp.
@@ -81,7 +81,7 @@ type layer struct {
 	kpEffOK bool
 }
 
-// net is the local learner's substrate (learner.md §2).
+// net is the local learner's substrate.
 type net struct {
 	sizes []int // [d, h1, ..., C]
 	L     int   // number of weight layers; hidden layers are 1..L-1
@@ -167,8 +167,8 @@ func connMask(rng *RNG, pre, post [][2]float64, density, lambda float64, mode st
 	return keep
 }
 
-// newNet builds and initialises the network in the reference's order
-// (learner.md §2.3): forward weights, feedback weights, cell types, Dale
+// newNet builds and initialises the network in the reference's order:
+// forward weights, feedback weights, cell types, Dale
 // projection, connectivity masks, zero optimiser state.
 func newNet(cfg *LocalConfig, d, classes, height, width int, rng *RNG) *net {
 	sizes := append(append([]int{d}, cfg.Hidden...), classes)

@@ -87,7 +87,7 @@ func (p *pass) activeOf(l, b int) []int32 {
 
 // forward runs the batch through the network under suppression sup (sup[l]
 // per hidden unit in [0, 1], nil for none): z = W a + b, a = kWTA(relu(z) *
-// (1 - s)); the readout is the linear z^L (learner.md §2.6).
+// (1 - s)); the readout is the linear z^L.
 func (nt *net) forward(p *pass, sup [][]float32) {
 	d := nt.sizes[0]
 	// Sparse input relative to the offset.
@@ -262,7 +262,7 @@ func (ly *layer) scatter(z []float32, idx []int32, val []float32, dense []float3
 	addRows(z, v, off, ly.wT)
 }
 
-// sweep computes the top-down errors (learner.md §3.1): eps^L = y - z^L,
+// sweep computes the top-down errors: eps^L = y - z^L,
 // eps^l = 1[a^l > 0] (kappa tanh(eps^{l+1}/kappa) [gated by 1[a^{l+1} > 0]
 // for hidden l+1]) B^l. th holds kappa tanh(eps/kappa) for every layer.
 func (nt *net) sweep(p *pass, tgtScale float32) {

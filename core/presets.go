@@ -6,9 +6,10 @@ import (
 	"strings"
 )
 
-// localPresets maps the reference's config names (learner.md §9) to their
-// variants of the default system. Names marked (inferred) follow learner.md
-// §9.1's (†) rows or the config-name conventions, not a script.
+// localPresets maps the reference's config names to their
+// variants of the default system. Names marked (inferred) have no script in
+// the authors' code: their settings follow the paper's description of the row
+// and the reference's config-name conventions.
 var localPresets = map[string]func(c *LocalConfig){
 	// Component ablation (sequential column).
 	"g16_sgd_refr_s10_w512":   func(c *LocalConfig) {},
@@ -33,7 +34,7 @@ var localPresets = map[string]func(c *LocalConfig){
 	"g16_sgd_block2048_s10_w512": func(c *LocalConfig) { c.Gate, c.Block, c.GammaP = "refr_block", 2048, 0.5 },
 	"g17_sgd_prog05_s10":         func(c *LocalConfig) { c.Gate, c.GammaP = "refr_prog", 0.5 },
 	// No replay and the offline nights run the reference's run(): Adam at
-	// 1e-3 on waking batches of 256 (learner.md §4.9a).
+	// 1e-3 on waking batches of 256.
 	"g17_ctx_none_s10":   offline(false, 512, 256),
 	"g17_night_s10":      offline(true, 512, 256),
 	"ctx_nrem_rand_1000": offline(true, 256, 128),
@@ -106,8 +107,8 @@ var singlePass = map[string]string{
 	"cif_stream_sgd_none": "cif_s10_sgd_none",
 }
 
-// LocalPreset returns the configuration of a reference config name
-// (learner.md §9): a name listed by LocalPresetNames, a single-pass name
+// LocalPreset returns the configuration of a reference config name:
+// a name listed by LocalPresetNames, a single-pass name
 // (g26_stream_*, g27_stream_*), or a listed name with the static protocol's
 // "_static" suffix or "static_" prefix (g16_ctx_none_s10_w512_static is the
 // no-replay row's static twin). Unknown names return an error wrapping

@@ -35,7 +35,7 @@ type Result struct {
 	Drift *Drift
 }
 
-// Drift is the exactness diagnostic of the paper (learner.md §6.7).
+// Drift is the exactness diagnostic of the paper.
 type Drift struct {
 	CodeChange     float64
 	PredChange     float64

@@ -4,7 +4,7 @@ import "math"
 
 // layerMask is the replay (or mirror) mask of one layer's synapses: synapse
 // (i, j) may move iff post i is not awake or pre j is not awake, i.e. M =
-// 1 - post_awake (x) pre_awake (learner.md §4.3); the bias of i moves iff i is
+// 1 - post_awake (x) pre_awake; the bias of i moves iff i is
 // not awake. A nil *layerMask means unmasked.
 type layerMask struct {
 	frozen  bool   // nothing moves (hidden layers under readout-only replay)
@@ -54,7 +54,7 @@ type optim struct {
 	leak     bool
 }
 
-// update is one local_update call (learner.md §3.2-3.6): for every layer in
+// update is one local_update call: for every layer in
 // order the plasticity signal, the local product, the optimiser step of W,
 // b and the twin B, the decay; then the anchor (waking calls), the Dale
 // clamp and the connectivity re-mask, which the sparse storage fuses into
@@ -96,7 +96,7 @@ func (nt *net) update(cfg *LocalConfig, p *pass, eta float64, masks []*layerMask
 // updateLayer updates the synapses into layer l: W^l (with b^l and the twin
 // B^{l-1}) or, if skip, the skip synapses S^l from a^{l-2} (with their twin
 // Bs^l; no bias, no anchor, the decay lambda_l of W^l), which learn from the
-// same plasticity signal (learner.md §5.2).
+// same plasticity signal.
 func (nt *net) updateLayer(cfg *LocalConfig, p *pass, l int, op *optim, m *layerMask, replay, anchor, skip bool) {
 	ly := nt.lay[l]
 	preL := l - 1
@@ -360,8 +360,8 @@ func (ly *layer) stepBias(i int, op *optim, free bool) {
 	ly.bias[i] += d
 }
 
-// anchorSyn applies the two-timescale anchor to one synapse (learner.md
-// §4.11): P_slow += mu_a (P - P_slow); P += lambda_a (P_slow - P). The slow
+// anchorSyn applies the two-timescale anchor to one synapse:
+// P_slow += mu_a (P - P_slow); P += lambda_a (P_slow - P). The slow
 // copies are cloned at the first waking call (see anchorInit).
 func (ly *layer) anchorSyn(s int32, w, b float32) (float32, float32) {
 	ws := ly.wSlow[s]
@@ -405,8 +405,8 @@ func (ly *layer) anchorStart(lam, mu float64) {
 	ly.anchorFirst = true
 }
 
-// controllerDecay finishes a layer under the adaptive decay controller
-// (learner.md §5.1): lambda_l = min(0.02, rho * ubar_l / wmag_l), with u_l the
+// controllerDecay finishes a layer under the adaptive decay controller:
+// lambda_l = min(0.02, rho * ubar_l / wmag_l), with u_l the
 // mean |Delta W| of this call over all n_l n_{l-1} entries (absent synapses
 // included, post-optimiser, pre-decay), ubar_l its EMA over waking calls and
 // wmag_l the mean |W| after the step. Replay calls use the waking EMA and

@@ -13,7 +13,7 @@ func saveLayer(ly *layer) layerState {
 }
 
 // TestMaskedHeavyBall checks one masked replay step against the definition
-// (learner.md §3.4-3.5, paper Eq. maskedstep): outside the mask velocity,
+// (the paper's masked step): outside the mask velocity,
 // weight, twin and bias are bit-for-bit unchanged (frozen, not zeroed, and
 // not decayed); inside, v = mu v + G, W = clamp((W + eta v)(1 - lambda)).
 func TestMaskedHeavyBall(t *testing.T) {
@@ -224,7 +224,7 @@ func TestDaleInit(t *testing.T) {
 			t.Errorf("layer %d: %d excitatory, want %d", l, exc, want)
 		}
 	}
-	// Connectivity counts of learner.md §2.5.
+	// Connectivity counts of the default substrate.
 	if got := len(nt.lay[1].col); got != 120422 {
 		t.Errorf("W^1 keeps %d synapses, want 120422", got)
 	}

@@ -30,7 +30,7 @@ func firedSet(nt *net, p *pass, l int) []bool {
 func anyTrue(b []bool) bool { return slices.Contains(b, true) }
 
 // TestRotationModes checks the suppression each mask mode sets for the next
-// batch and the awake sets it uses for replay (learner.md §4.4, §4.8).
+// batch and the awake sets it uses for replay.
 func TestRotationModes(t *testing.T) {
 	t.Parallel()
 	tests := []struct {

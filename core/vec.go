@@ -96,7 +96,7 @@ type sgdFBCoef struct {
 //
 // where clamp_j is max(x, 0) for an excitatory pre unit (flags[j]&flagExc
 // != 0) and min(x, 0) otherwise (Dale's law); the other synapses keep their
-// state (frozen, learner.md §3.4). One word per pre unit carries both bits,
+// state (frozen). One word per pre unit carries both bits,
 // so the vector kernel gathers once per synapse. g is the row's dense
 // gradient (all +0 for a row without one) and lam != 0. The vector kernel
 // performs the same float32 operations in the same order, so both give
@@ -205,8 +205,8 @@ func newAdamCoef(op *optim, wd, lam float32) *adamCoef {
 	return k
 }
 
-// adamRow is the masked-Adam step of one row with confined moments
-// (learner.md §3.9): for each stored synapse s whose pre unit j = col[s]
+// adamRow is the masked-Adam step of one row with confined moments:
+// for each stored synapse s whose pre unit j = col[s]
 // may move (frozen[j] == 0),
 //
 //	gs = g[j] - wd*w[s]                      (if wd != 0)
@@ -218,7 +218,7 @@ func newAdamCoef(op *optim, wd, lam float32) *adamCoef {
 // where clamp_j (if fb != nil) zeroes a weight of the wrong Dale sign:
 // negative at an excitatory pre unit (sign[j] > 0), positive otherwise.
 // Synapses with frozen[j] != 0 keep their weights and, unless the moments
-// leak (learner.md §3.9, leak_moments), their moments. The vector
+// leak (leak_moments), their moments. The vector
 // kernel performs the same float32 operations in the same order (a
 // float32 square root is the float64 one rounded), so both give identical
 // bits, signed zeros included.

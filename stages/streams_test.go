@@ -71,7 +71,7 @@ func TestStreamsErrors(t *testing.T) {
 }
 
 // TestRealMNISTChain runs download → prepare → split → streams on the real
-// MNIST from the mirror twice and checks the counts of learner.md §1 and
+// MNIST from the mirror twice and checks the reference's sample counts and
 // that every output's digest is the same both times and as pinned.
 func TestRealMNISTChain(t *testing.T) {
 	dir := mirrorDir(t)
@@ -98,7 +98,7 @@ func TestRealMNISTChain(t *testing.T) {
 			all += digestLines(st, order)
 			off, _, _ := artifacts.Int32s(st["task_offsets"])
 			if seed == dataset.SplitSeed1 {
-				// learner.md §1.8: 11399 10880 10137 10965 10620.
+				// The reference's task sizes: 11399 10880 10137 10965 10620.
 				if got := fmt.Sprint(off); got != "[0 11399 22279 32416 43381 54001]" {
 					t.Errorf("task offsets %s", got)
 				}

@@ -19,7 +19,7 @@ type V1Params struct {
 	Seed    int64  `toml:"seed"`
 	// ThresholdImages and Float16 apply to CIFAR-10 only: the CIFAR-100
 	// variant always thresholds each map at its own spatial mean and keeps
-	// float32 (learner.md §1.4). See dataset.V1Config for the float16
+	// float32. See dataset.V1Config for the float16
 	// decision.
 	ThresholdImages int  `toml:"threshold_images"`
 	Float16         bool `toml:"float16"`

@@ -1,8 +1,8 @@
 // Package backprop holds the paper's backpropagation references: BP+ER,
 // DER++, ER-ACE, A-GEM and a backprop MLP with k-WTA hidden layers run under
 // the local learner's schedule (the paper's "The mechanism on a backprop
-// learner"). It follows the authors' versions, not the common Mammoth ones
-// (spec baselines-energy-stats.md §1.8): Adam with coupled L2 1e-3, buffer
+// learner"). It follows the authors' versions, not the common Mammoth ones:
+// Adam with coupled L2 1e-3, buffer
 // draws with replacement, the per-sample sum of squared errors, DER++'s alpha
 // on a per-sample sum, ER-ACE masking every absent class from the first
 // batch, A-GEM on the stream-long reservoir.

@@ -115,8 +115,7 @@ func (r *runner) newLocal() func(idx []int) {
 }
 
 // resetRotation clears the suppression at a task boundary, as the local
-// learner's rotation state is reset at every task (learner.md §10.10; the
-// reference's run_bp_local keeps its state in the same place).
+// learner's rotation state is reset at every task (the reference's run_bp_local keeps its state in the same place).
 func (r *runner) resetRotation() {
 	for _, s := range r.supp {
 		clear(s)

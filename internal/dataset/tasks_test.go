@@ -53,7 +53,7 @@ func TestTaskSizesMNIST(t *testing.T) {
 	for _, s := range TaskIndices(train.Labels, rest, ts) {
 		got = append(got, len(s))
 	}
-	// learner.md §1.8: the held-out protocol's task sizes.
+	// The held-out protocol's task sizes.
 	if want := []int{11399, 10880, 10137, 10965, 10620}; !slices.Equal(got, want) {
 		t.Errorf("task sizes %v, want %v", got, want)
 	}

@@ -9,8 +9,7 @@ import (
 	"repro/core"
 )
 
-// V1Config sets up the frozen V1-like front-end (learner.md §1.3-1.4,
-// baselines-energy-stats.md §3).
+// V1Config sets up the frozen V1-like front-end of the CIFAR experiments.
 //
 // Float16 decision: the reference caches its CIFAR-10 features as float16
 // and every run but the one that built the cache reads them back, so the
