@@ -8,10 +8,10 @@ import (
 // TrainLocal runs the local learner with configuration cfg on a
 // class-incremental stream and reports its metrics.
 //
-// Where the paper and the reference code disagree it follows the code ([CODE≠PAPER]:
-// (burst baseline and re-bounded hidden signal, no decay on W^1, decay per
-// update call, rotation reset per task, pressure discharge only under the
-// pressure gate, the gates' warm-up clause). Port decisions that change no
+// Where the paper and the reference code disagree it follows the code
+// ([CODE≠PAPER]): the burst baseline and re-bounded hidden signal, no decay
+// on W^1, decay per update call, rotation reset per task, pressure discharge
+// only under the pressure gate, the gates' warm-up clause. Port decisions that change no
 // mathematics: the forward pass computes W^1 x as W^1 o + W^1 (x - o) with o
 // the training set's per-pixel majority value (x - o is sparse on MNIST);
 // only existing synapses are stored; W^l and its twin share one velocity
