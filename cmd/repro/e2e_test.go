@@ -39,10 +39,7 @@ func TestMain(m *testing.M) {
 func workdir(t *testing.T, synthetic string) string {
 	t.Helper()
 	dir := t.TempDir()
-	cfg := "[settings]\nstore = \"store\"\n\n[synthetic]\n" + synthetic
-	if err := os.WriteFile(filepath.Join(dir, "pipeline.toml"), []byte(cfg), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	writeConfig(t, dir, synthetic)
 	return dir
 }
 

@@ -74,12 +74,13 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 		if len(args) > 1 {
 			for _, c := range commands {
 				if c.name == args[1] {
-					fmt.Fprintf(stdout, "usage: repro %s %s\n\n%s\n", c.name, c.usage, strings.TrimSpace(c.long))
-					c.flags.SetOutput(stdout)
-					c.flags.PrintDefaults()
+					help(stdout, c)
 					return 0
 				}
 			}
+			fmt.Fprintf(stderr, "repro help: unknown command %q\n", args[1])
+			usage(stderr, commands)
+			return 2
 		}
 		usage(stdout, commands)
 		return 0
@@ -96,11 +97,15 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 		return 2
 	}
 	cmd.flags.SetOutput(stderr)
-	cmd.flags.Usage = func() {
+	cmd.flags.Usage = func() {} // printed below, where help and errors part
+	if err := cmd.flags.Parse(args[1:]); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			// Asked for, help is output like 'repro help <command>'.
+			help(stdout, cmd)
+			return 0
+		}
 		fmt.Fprintf(stderr, "usage: repro %s %s\n", cmd.name, cmd.usage)
 		cmd.flags.PrintDefaults()
-	}
-	if err := cmd.flags.Parse(args[1:]); err != nil {
 		return 2
 	}
 	e := &env{stdout: stdout, stderr: stderr, getenv: getenv}
@@ -140,7 +145,27 @@ func usage(w io.Writer, commands []*command) {
 	for _, c := range commands {
 		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.short)
 	}
-	fmt.Fprintln(w, "\n'repro help <command>' describes one.")
+	fmt.Fprint(w, exitStatuses)
+	fmt.Fprintln(w, "\n'repro help <command>' or 'repro <command> --help' describes one.")
+}
+
+// exitStatuses is the one table of exit codes (runMain sets them).
+const exitStatuses = `
+exit status:
+  0    success (for check and verify: nothing wrong found)
+  1    failure: a cell failed, a check or verify found a problem, an error
+  2    usage: unknown command or flag, bad argument
+  130  interrupted (Ctrl-C, SIGTERM); run again to resume
+`
+
+// help prints one command's usage, description and flags.
+func help(w io.Writer, c *command) {
+	fmt.Fprintf(w, "usage: repro %s %s\n", c.name, c.usage)
+	if long := strings.TrimSpace(c.long); long != "" {
+		fmt.Fprintf(w, "\n%s\n", long)
+	}
+	c.flags.SetOutput(w)
+	c.flags.PrintDefaults()
 }
 
 func usageErr(format string, args ...any) error {
@@ -163,4 +188,16 @@ func cellMatch(glob, id string) bool {
 		}
 	}
 	return false
+}
+
+// matchesSome returns a usage error when glob (given to flag) selects no
+// cell of the workspace's profile: a misspelt selection must not look like
+// a run with nothing to do.
+func matchesSome(w *workspace, flag, glob string) error {
+	for _, c := range w.graph.Cells {
+		if cellMatch(glob, c.ID) {
+			return nil
+		}
+	}
+	return usageErr("%s %q matches no cell of profile %s (repro dag lists the cell IDs)", flag, glob, w.profile)
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"repro/pipeline"
 )
@@ -39,7 +40,7 @@ and how many cells are cached.`,
 					Reasons []string          `json:"reasons,omitempty"`
 					Outputs map[string]string `json:"outputs,omitempty"`
 				}
-				var rows []row
+				rows := []row{} // [] when nothing would run, never null
 				for _, pc := range p.Cells {
 					if pc.State == pipeline.Cached && !*all {
 						continue
@@ -63,7 +64,7 @@ and how many cells are cached.`,
 			for _, pc := range p.Cells {
 				switch {
 				case pc.State == pipeline.Stale:
-					fmt.Fprintf(e.stdout, "run    %-55s %s\n", pc.Cell.ID, strings.Join(pc.Reasons, "; "))
+					fmt.Fprintf(e.stdout, "run    %-55s %s\n", pc.Cell.ID, summariseReasons(pc.Reasons))
 				case *all:
 					fmt.Fprintf(e.stdout, "cached %-55s %s\n", pc.Cell.ID, pc.Key.Short())
 				}
@@ -73,4 +74,38 @@ and how many cells are cached.`,
 			return nil
 		},
 	}
+}
+
+// maxReasonLen bounds a plan line's reasons: an aggregate cell over
+// hundreds of seeds has as many "input changed" reasons, and a seed list
+// diff is as long as the list (one seed added to smoke gave a line of
+// 4,234 characters). plan --json keeps them whole.
+const maxReasonLen = 160
+
+// summariseReasons joins reasons for one plan line, at most maxReasonLen
+// characters: runs of "input changed: CELL" collapse to a count with the
+// first cell named, and a reason still too long is cut with the number of
+// characters left out.
+func summariseReasons(reasons []string) string {
+	const inputPrefix = "input changed: "
+	var parts, inputs []string
+	for _, r := range reasons {
+		if c, ok := strings.CutPrefix(r, inputPrefix); ok {
+			inputs = append(inputs, c)
+			continue
+		}
+		parts = append(parts, r)
+	}
+	switch {
+	case len(inputs) == 1:
+		parts = append(parts, inputPrefix+inputs[0])
+	case len(inputs) > 1:
+		parts = append(parts, fmt.Sprintf("%d inputs changed: %s and %d more", len(inputs), inputs[0], len(inputs)-1))
+	}
+	s := strings.Join(parts, "; ")
+	if n := utf8.RuneCountInString(s); n > maxReasonLen {
+		const keep = maxReasonLen - 30
+		s = string([]rune(s)[:keep]) + fmt.Sprintf("... (%d more characters; plan --json)", n-keep)
+	}
+	return s
 }

@@ -67,6 +67,11 @@ func runRun(ctx context.Context, e *env, o *runOptions, args []string) error {
 	if err != nil {
 		return err
 	}
+	if o.only != "" {
+		if err := matchesSome(w, "--only", o.only); err != nil {
+			return err
+		}
+	}
 	var ex pipeline.Executor
 	switch o.executor {
 	case "local":

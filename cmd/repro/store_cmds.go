@@ -127,6 +127,10 @@ func cmdDag() *command {
 	return &command{
 		name: "dag", usage: "[--dot] [--stages]",
 		short: "print the DAG (Graphviz with --dot)",
+		long: `Dag prints every cell of the profile with its inputs, one line per cell
+("cell <- input=cell, ..."), in the order a run resolves them. With --dot it
+prints the graph for Graphviz (repro dag --dot | dot -Tsvg > dag.svg);
+--stages collapses it to one node per stage.`,
 		flags: fs,
 		run: func(ctx context.Context, e *env, args []string) error {
 			w, err := openWorkspace(e, &g)
@@ -211,6 +215,9 @@ func recomputeCells(ctx context.Context, e *env, g *globalFlags, glob string) er
 	}
 	w, err := openWorkspace(e, g)
 	if err != nil {
+		return err
+	}
+	if err := matchesSome(w, "--recompute", glob); err != nil {
 		return err
 	}
 	p, err := w.plan()

@@ -40,7 +40,8 @@ rendered number: paper/tables/<table>.tex:<row>:<column> or its ID.`,
 			if handled, err := whyNumber(ctx, e, w, args[0]); handled {
 				return err
 			}
-			keys, err := resolveWhy(w, args[0])
+			// why prints digests as sha256:<hex>; take them back that way.
+			keys, err := resolveWhy(w, strings.TrimPrefix(args[0], "sha256:"))
 			if err != nil {
 				return err
 			}

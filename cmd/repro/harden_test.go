@@ -1,0 +1,160 @@
+package main
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// exitCode returns the exit status of a finished command (0 when err is nil).
+func exitCode(t *testing.T, err error) int {
+	t.Helper()
+	var ee *exec.ExitError
+	switch {
+	case err == nil:
+		return 0
+	case errors.As(err, &ee):
+		return ee.ExitCode()
+	}
+	t.Fatalf("not an exit status: %v", err)
+	return -1
+}
+
+// reproSplit runs the CLI and returns stdout and stderr apart, and the exit status.
+func reproSplit(t *testing.T, dir string, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	cmd := exec.Command(reproBin, args...)
+	cmd.Dir = dir
+	var o, e strings.Builder
+	cmd.Stdout, cmd.Stderr = &o, &e
+	err := cmd.Run()
+	return o.String(), e.String(), exitCode(t, err)
+}
+
+const tinyDAG = "cells = 6\nwidth = 3\nfan_in = 2\nwork = 10\n"
+
+// TestOnlyMatchingNothingFails: a glob that selects no cell is a usage
+// error naming it, not "nothing to do".
+func TestOnlyMatchingNothingFails(t *testing.T) {
+	t.Parallel()
+	dir := workdir(t, tinyDAG)
+	out, errOut, code := reproSplit(t, dir, "run", "--only", "synth/l9")
+	if code != 2 || !strings.Contains(errOut, `--only "synth/l9" matches no cell of profile default`) || strings.Contains(out, "nothing to do") {
+		t.Fatalf("run --only synth/l9: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	if _, errOut, code := reproSplit(t, dir, "verify", "--recompute", "nope/*"); code != 2 || !strings.Contains(errOut, "matches no cell") {
+		t.Fatalf("verify --recompute nope/*: exit %d, stderr %q", code, errOut)
+	}
+	if out := mustRepro(t, dir, "run", "--only", "synth/l0/c1"); !strings.Contains(out, "ran 1 cell,") {
+		t.Fatalf("run --only synth/l0/c1: %q", out)
+	}
+}
+
+// TestPlanJSONEmptyAndReasonsBounded: plan --json prints [] when nothing
+// would run, and a plan line stays short however many inputs changed.
+func TestPlanJSONEmptyAndReasonsBounded(t *testing.T) {
+	t.Parallel()
+	dir := workdir(t, "cells = 40\nwidth = 20\nfan_in = 8\nwork = 10\n")
+	mustRepro(t, dir, "run", "-q")
+	if out, _, code := reproSplit(t, dir, "plan", "--json"); code != 0 || strings.TrimSpace(out) != "[]" {
+		t.Fatalf("plan --json with everything cached: exit %d, %q", code, out)
+	}
+	// Change every first-layer cell: each second-layer cell has 8 changed inputs.
+	writeConfig(t, dir, "cells = 40\nwidth = 20\nfan_in = 8\nwork = 10\nscale = 2.0\nscale_layer = 0\n")
+	out := mustRepro(t, dir, "plan")
+	for _, line := range strings.Split(strings.TrimSpace(out), "\n") {
+		if len(line) > 7+55+1+maxReasonLen {
+			t.Errorf("plan line of %d characters: %s", len(line), line)
+		}
+	}
+	if !strings.Contains(out, "8 inputs changed: synth/l0/c") {
+		t.Errorf("plan does not summarise the changed inputs:\n%s", out)
+	}
+	js, _, _ := reproSplit(t, dir, "plan", "--json")
+	if !strings.Contains(js, `"input changed: synth/l0/c1"`) {
+		t.Errorf("plan --json lost a reason:\n%.2000s", js)
+	}
+}
+
+func TestSummariseReasons(t *testing.T) {
+	long := "config changed: profile.seeds [" + strings.Repeat("1, ", 300) + "]"
+	for _, tc := range []struct {
+		name    string
+		reasons []string
+		want    string
+	}{
+		{"one", []string{"new"}, "new"},
+		{"one input", []string{"stage version s 1 -> 2", "input changed: a/b"}, "stage version s 1 -> 2; input changed: a/b"},
+		{"inputs", []string{"input changed: a", "input changed: b", "input changed: c"}, "3 inputs changed: a and 2 more"},
+	} {
+		if got := summariseReasons(tc.reasons); got != tc.want {
+			t.Errorf("%s: summariseReasons = %q, want %q", tc.name, got, tc.want)
+		}
+	}
+	if got := summariseReasons([]string{long}); len(got) > maxReasonLen+10 || !strings.HasSuffix(got, "more characters; plan --json)") {
+		t.Errorf("long reason summarised to %d characters: %q", len(got), got)
+	}
+}
+
+// TestHelp: '<cmd> --help' prints on stdout and exits 0, as 'repro help
+// <cmd>' does; every command has a description; the exit statuses are
+// documented; a bad flag is still a usage error on stderr.
+func TestHelp(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for _, c := range allCommands() {
+		if strings.TrimSpace(c.long) == "" {
+			t.Errorf("repro help %s: no description", c.name)
+		}
+		want, _, code := reproSplit(t, dir, "help", c.name)
+		if code != 0 {
+			t.Fatalf("repro help %s: exit %d", c.name, code)
+		}
+		for _, flag := range []string{"--help", "-h"} {
+			out, errOut, code := reproSplit(t, dir, c.name, flag)
+			if code != 0 || out != want || errOut != "" {
+				t.Errorf("repro %s %s: exit %d, stderr %q, stdout %q; want exit 0 and %q", c.name, flag, code, errOut, out, want)
+			}
+		}
+	}
+	out, _, code := reproSplit(t, dir, "help")
+	if code != 0 || !strings.Contains(out, "exit status:") || !strings.Contains(out, "130  interrupted") {
+		t.Errorf("repro help: exit %d, no exit statuses:\n%s", code, out)
+	}
+	if out, errOut, code := reproSplit(t, dir, "plan", "--bogus"); code != 2 || out != "" || !strings.Contains(errOut, "usage: repro plan") {
+		t.Errorf("repro plan --bogus: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+}
+
+// TestWhyTakesDigestForm: why accepts sha256:<hex>, the form it prints.
+func TestWhyTakesDigestForm(t *testing.T) {
+	t.Parallel()
+	dir := workdir(t, tinyDAG)
+	mustRepro(t, dir, "run", "-q")
+	var digest string
+	for _, v := range planState(t, dir) {
+		if _, d, ok := strings.Cut(v, "map[out:"); ok {
+			digest = strings.TrimSuffix(d, "]")
+			break
+		}
+	}
+	if len(digest) != 64 {
+		t.Fatalf("no output digest in plan: %v", planState(t, dir))
+	}
+	plain := mustRepro(t, dir, "why", digest)
+	if got := mustRepro(t, dir, "why", "sha256:"+digest); got != plain || !strings.HasPrefix(got, "cell synth/") {
+		t.Fatalf("why sha256:%s = %q, want %q", digest, got, plain)
+	}
+}
+
+// writeConfig replaces dir's pipeline.toml by a synthetic one, as workdir writes it.
+func writeConfig(t *testing.T, dir, synthetic string) {
+	t.Helper()
+	cfg := "[settings]\nstore = \"store\"\n\n[synthetic]\n" + synthetic
+	if err := os.WriteFile(filepath.Join(dir, "pipeline.toml"), []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
