@@ -37,6 +37,28 @@ func TrainLocal(cfg LocalConfig, train, eval *Dataset, tasks []Task, seed int64,
 	return r.run()
 }
 
+// TrainLocalNetwork is TrainLocal that also returns the trained network
+// (Network). It returns an error wrapping ErrConfig for a configuration
+// the snapshot cannot hold (skip synapses).
+func TrainLocalNetwork(cfg LocalConfig, train, eval *Dataset, tasks []Task, seed int64, hooks Hooks) (*Result, *Network, error) {
+	r, err := newLocalRun(&cfg, train, eval, tasks, seed, hooks)
+	if err != nil {
+		return nil, nil, err
+	}
+	if cfg.Skip {
+		return nil, nil, fmt.Errorf("%w: skip synapses: the trained network cannot be kept", ErrConfig)
+	}
+	res, err := r.run()
+	if err != nil {
+		return nil, nil, err
+	}
+	nw, err := r.nt.network()
+	if err != nil {
+		return nil, nil, err
+	}
+	return res, nw, nil
+}
+
 type localRun struct {
 	cfg         *LocalConfig
 	train, eval *Dataset

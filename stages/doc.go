@@ -37,5 +37,7 @@
 //	eval_set     uint8 [1]      0: eval_idx indexes train_x (held-out tenth), 1: test_x
 //
 // train/<row>/<protocol>/<eval>/seed<s>: one run; output "result" is the
-// JSON encoding of core.Result (small, human-auditable), plus "log".
+// JSON encoding of core.Result (small, human-auditable), plus "log"; with
+// train.keep_network (set by the DAG on the cells whose network a later
+// stage reads) also the trained network, network_* (network.go).
 package stages

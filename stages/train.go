@@ -27,6 +27,12 @@ type TrainParams struct {
 	StreamStride int `toml:"stream_stride"`
 	EvalStride   int `toml:"eval_stride"`
 
+	// KeepNetwork stores the trained network (network.go) beside the
+	// result. The DAG builder sets it on exactly the train cells a later
+	// stage reads the network of (spike conversion); omitted while false,
+	// so the key of every other cell is what it was before the option.
+	KeepNetwork bool `toml:"keep_network,omitzero"`
+
 	Local *core.LocalConfig `toml:"local"`
 	BP    *backprop.Config  `toml:"bp"`
 }
@@ -44,7 +50,8 @@ type TrainRecord struct {
 }
 
 // Train runs one learner on one stream (inputs "data": a prepare or v1 cell;
-// "stream": a streams cell) and writes "result" (TrainRecord JSON).
+// "stream": a streams cell) and writes "result" (TrainRecord JSON), and with
+// keep_network the trained local network (network.go).
 var Train = &pipeline.Stage{
 	Name:      "train",
 	Version:   1,
@@ -92,6 +99,9 @@ func runTrain(ctx context.Context, rc *pipeline.RunContext) error {
 	if p.StreamStride < 1 || p.EvalStride < 1 {
 		return fmt.Errorf("train.stream_stride and train.eval_stride must be >= 1")
 	}
+	if p.KeepNetwork && p.Learner != "local" {
+		return fmt.Errorf("train.keep_network: only the local learner's network can be kept, not %s's", p.Learner)
+	}
 	train, eval, tasks, err := loadStream(ctx, rc, p)
 	if err != nil {
 		return err
@@ -106,12 +116,17 @@ func runTrain(ctx context.Context, rc *pipeline.RunContext) error {
 		Stop:     func() bool { return ctx.Err() != nil },
 	}
 	var res *core.Result
+	var nw *core.Network
 	switch p.Learner {
 	case "local":
 		if p.Local == nil {
 			return fmt.Errorf("train.local: missing for the local learner")
 		}
-		res, err = core.TrainLocal(*p.Local, train, eval, tasks, p.Seed, hooks)
+		if p.KeepNetwork {
+			res, nw, err = core.TrainLocalNetwork(*p.Local, train, eval, tasks, p.Seed, hooks)
+		} else {
+			res, err = core.TrainLocal(*p.Local, train, eval, tasks, p.Seed, hooks)
+		}
 	case "bp":
 		if p.BP == nil {
 			return fmt.Errorf("train.bp: missing for the bp learner")
@@ -142,6 +157,9 @@ func runTrain(ctx context.Context, rc *pipeline.RunContext) error {
 		return err
 	}
 	rc.Put("result", append(b, '\n'))
+	if nw != nil {
+		putNetwork(rc, nw)
+	}
 	return nil
 }
 
