@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -20,9 +21,12 @@ var (
 	ErrCorrupt = errors.New("corrupt")
 )
 
+// storeREADMEHead opens every store's README: Open recognises a store by it.
+const storeREADMEHead = "This directory is a repro artifact store"
+
 // storeREADME is written at the root of every store so that a person who
 // finds the directory knows what it is and what is safe to delete.
-const storeREADME = `This directory is a repro artifact store (format v1).
+const storeREADME = storeREADMEHead + ` (format v1).
 
 blobs/XX/<sha256>.zst   immutable content, zstd-compressed; named by the
                         SHA-256 of the uncompressed bytes
@@ -56,22 +60,37 @@ type Store struct {
 type Options struct {
 	// Now is the clock (default time.Now); tests pass a fake.
 	Now func() time.Time
+	// Create makes a store even in a non-empty directory that is not one.
+	Create bool
 }
 
-// Open opens (creating if needed) the store at root.
+// Open opens the store at root, creating it when root is absent or an
+// empty directory. An existing directory that holds anything but a store is
+// refused (ErrNotStore): a mistyped --store must not turn a home or source
+// directory into a store. Options.Create creates one there anyway (repro init).
 func Open(root string, opt Options) (*Store, error) {
 	abs, err := filepath.Abs(root)
 	if err != nil {
 		return nil, fmt.Errorf("store %s: %w", root, err)
 	}
-	for _, d := range []string{"blobs", "specs", "cells", "failed", "refs", "locks", "logs"} {
-		if err := os.MkdirAll(filepath.Join(abs, d), 0o755); err != nil {
-			return nil, fmt.Errorf("store %s: %w", abs, err)
+	if !opt.Create {
+		if err := checkStoreDir(abs); err != nil {
+			return nil, err
 		}
+	}
+	// The README first: a second process opening the directory meanwhile
+	// sees a store, not a foreign directory.
+	if err := os.MkdirAll(abs, 0o755); err != nil {
+		return nil, fmt.Errorf("store %s: %w", abs, err)
 	}
 	readme := filepath.Join(abs, "README")
 	if _, err := os.Stat(readme); errors.Is(err, fs.ErrNotExist) {
 		if err := WriteFile(readme, []byte(storeREADME), 0o644); err != nil {
+			return nil, fmt.Errorf("store %s: %w", abs, err)
+		}
+	}
+	for _, d := range storeDirs {
+		if err := os.MkdirAll(filepath.Join(abs, d), 0o755); err != nil {
 			return nil, fmt.Errorf("store %s: %w", abs, err)
 		}
 	}
@@ -80,6 +99,39 @@ func Open(root string, opt Options) (*Store, error) {
 		s.now = time.Now
 	}
 	return s, nil
+}
+
+// storeDirs are the directories Open creates at a store's root.
+var storeDirs = []string{"blobs", "specs", "cells", "failed", "refs", "locks", "logs"}
+
+// ErrNotStore: the directory exists, is not empty and is not a store.
+var ErrNotStore = errors.New("not a repro store")
+
+// checkStoreDir accepts a missing or empty directory, a store (its README
+// says so), and a store being created by another process (nothing but the
+// store's own entries and temporary files).
+func checkStoreDir(dir string) error {
+	ents, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return fmt.Errorf("store %s: %w", dir, err)
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "README")); err == nil && strings.HasPrefix(string(b), storeREADMEHead) {
+		return nil
+	}
+	own := map[string]bool{"README": true, "corrupt": true}
+	for _, d := range storeDirs {
+		own[d] = true
+	}
+	for _, e := range ents {
+		if !own[e.Name()] && !strings.HasPrefix(e.Name(), ".tmp-") {
+			return fmt.Errorf("store %s: %w: the directory holds other files (%s) and no store README; "+
+				"name an empty or new directory, or run 'repro init --store %s' to make it a store anyway", dir, ErrNotStore, e.Name(), dir)
+		}
+	}
+	return nil
 }
 
 // Root is the store's absolute directory.

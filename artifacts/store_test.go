@@ -274,3 +274,39 @@ func FuzzDecodeManifest(f *testing.F) {
 		}
 	})
 }
+
+// TestOpenRefusesForeignDirectory: Open makes a store only where there is
+// none and the directory is absent or empty; Create makes one anyway.
+func TestOpenRefusesForeignDirectory(t *testing.T) {
+	base := t.TempDir()
+	foreign := filepath.Join(base, "home")
+	os.MkdirAll(foreign, 0o755)
+	os.WriteFile(filepath.Join(foreign, "notes.txt"), []byte("mine"), 0o644)
+	partial := filepath.Join(base, "partial") // another process is creating it
+	os.MkdirAll(filepath.Join(partial, "blobs"), 0o755)
+	os.WriteFile(filepath.Join(partial, ".tmp-123"), nil, 0o644)
+	empty := filepath.Join(base, "empty")
+	os.MkdirAll(empty, 0o755)
+	for _, tc := range []struct {
+		name, dir string
+		create    bool
+		ok        bool
+	}{
+		{"absent", filepath.Join(base, "new"), false, true},
+		{"empty", empty, false, true},
+		{"partial", partial, false, true},
+		{"existing store", empty, false, true}, // created by the case above
+		{"foreign", foreign, false, false},
+		{"foreign, init", foreign, true, true},
+		{"foreign after init", foreign, false, true},
+	} {
+		_, err := Open(tc.dir, Options{Create: tc.create})
+		if tc.ok != (err == nil) || err != nil && !errors.Is(err, ErrNotStore) {
+			t.Errorf("%s: Open(%s) = %v, want ok %v", tc.name, tc.dir, err, tc.ok)
+		}
+	}
+	ents, _ := os.ReadDir(foreign)
+	if b, _ := os.ReadFile(filepath.Join(foreign, "notes.txt")); string(b) != "mine" || len(ents) != 2+len(storeDirs) {
+		t.Errorf("init beside other files: %d entries, notes %q", len(ents), b)
+	}
+}

@@ -61,16 +61,9 @@ its code changed outputs without a Version bump.`,
 // openStoreOnly opens the store named by --store, REPRO_STORE or the
 // config, without building the graph.
 func openStoreOnly(e *env, g *globalFlags) (*artifacts.Store, error) {
-	dir := g.store
-	if dir == "" {
-		dir = e.getenv("REPRO_STORE")
-	}
-	if dir == "" {
-		cfg, err := pipeline.LoadConfig(g.config)
-		if err != nil {
-			return nil, err
-		}
-		dir = cfg.StoreDir(e.getenv)
+	dir, err := storeDir(e, g)
+	if err != nil {
+		return nil, err
 	}
 	if _, err := os.Stat(dir); err != nil {
 		return nil, fmt.Errorf("store %s: %w", dir, err)
