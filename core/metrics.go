@@ -76,7 +76,9 @@ func (r *localRun) finish() {
 		}
 	}
 	res.Overlap = r.codeOverlap()
-	res.PR, res.SynOps = r.participation()
+	var synops float64
+	res.PR, synops = r.participation()
+	res.SetSynOps(synops, nt.denseMACs())
 	if r.cfg.KPAdapt > 0 {
 		for l := 2; l <= L; l++ {
 			res.KPLambda = append(res.KPLambda, nt.lay[l].kpEff)
@@ -243,4 +245,16 @@ func addOuter(gram, sums []float64, n int, idx []int32, val, dense []float32) {
 			row[j] += vi * get(u)
 		}
 	}
+}
+
+// denseMACs is DenseMACs of the network's sizes plus its skip synapses,
+// which the reference counts in dense_macs too.
+func (nt *net) denseMACs() float64 {
+	m := DenseMACs(nt.sizes)
+	for l, sk := range nt.skip {
+		if sk != nil {
+			m += float64(nt.sizes[l-2]) * float64(nt.sizes[l])
+		}
+	}
+	return m
 }

@@ -24,6 +24,13 @@ type Result struct {
 	// hidden layer, on the first 3,000 evaluation samples.
 	PR     []float64
 	SynOps float64 // synaptic events per sample of the last forward pass
+	// DenseMACs is the multiply-accumulates per sample of one forward pass
+	// of the dense MLP with the same layer sizes (skip synapses included),
+	// and SynOpsFrac = SynOps / DenseMACs, the "Syn. ops" column of the
+	// substrate table. Omitted when zero, so records written before they
+	// existed keep their bytes.
+	DenseMACs  float64 `json:",omitempty"`
+	SynOpsFrac float64 `json:",omitempty"`
 
 	// KPLambda is the realised Kolen-Pollack decay per layer >= 2 (adaptive
 	// controller; EMA 0.99), nil for fixed decay.
@@ -66,4 +73,23 @@ type Hooks struct {
 	// Stop is polled between epochs; returning true ends the run early with
 	// ErrStopped. It may be nil.
 	Stop func() bool
+}
+
+// DenseMACs returns the multiply-accumulates per sample of one forward pass
+// of a dense MLP with layer sizes sizes ([d, hidden..., C]): sum_l
+// n_{l-1} n_l, the reference's dense_macs.
+func DenseMACs(sizes []int) float64 {
+	var m float64
+	for l := 1; l < len(sizes); l++ {
+		m += float64(sizes[l-1]) * float64(sizes[l])
+	}
+	return m
+}
+
+// SetSynOps records synops against the dense MLP's dense MACs.
+func (r *Result) SetSynOps(synops, dense float64) {
+	r.SynOps, r.DenseMACs = synops, dense
+	if dense > 0 {
+		r.SynOpsFrac = synops / dense
+	}
 }

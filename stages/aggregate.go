@@ -64,6 +64,10 @@ type AggCell struct {
 	Acc        Stat      `json:"acc"`
 	Forgetting Stat      `json:"forgetting"`
 	Replay     Stat      `json:"replay_updates"`
+	// SynOps is the fraction of the dense MLP's synaptic operations per
+	// forward pass, over the seeds whose result records it (nil when none
+	// does, so aggregates of older records keep their bytes).
+	SynOps *Stat `json:"synops_frac,omitempty"`
 	Values     []float64 `json:"values,omitempty"` // per seed, final accuracy x100
 	TrainCells []string  `json:"train_cells,omitempty"`
 	Results    []string  `json:"result_digests,omitempty"` // sha256 of each seed's result
@@ -181,7 +185,7 @@ func (rec *AggregateRecord) Cell(id string) *AggCell {
 // for (a failed or missing train cell, in a degraded aggregate) is listed in
 // Missing, never dropped silently.
 func fillCell(ctx context.Context, rc *pipeline.RunContext, cell *AggCell, r, c int, seedList, prefix string) error {
-	var acc, fgt, rep []float64
+	var acc, fgt, rep, syn []float64
 	for s, f := range strings.Fields(seedList) {
 		seed, err := strconv.ParseInt(f, 10, 64)
 		if err != nil {
@@ -212,10 +216,17 @@ func fillCell(ctx context.Context, rc *pipeline.RunContext, cell *AggCell, r, c 
 		acc = append(acc, 100*tr.Result.FinalAcc)
 		fgt = append(fgt, 100*tr.Result.Forgetting)
 		rep = append(rep, float64(tr.Result.ReplayUpdates))
+		if f := tr.Result.SynOpsFrac; f > 0 {
+			syn = append(syn, f)
+		}
 	}
 	cell.N = len(acc)
 	cell.Values = acc
 	cell.Acc, cell.Forgetting, cell.Replay = MeanSD(acc), MeanSD(fgt), MeanSD(rep)
+	if len(syn) > 0 {
+		s := MeanSD(syn)
+		cell.SynOps = &s
+	}
 	cell.Status = "ok"
 	if cell.N == 0 {
 		cell.Status = "missing: no seed has a result"

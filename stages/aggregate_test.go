@@ -173,3 +173,26 @@ func TestAggregate(t *testing.T) {
 	}
 	checkGolden(t, "aggregate-tiny", digestLines(out, order))
 }
+
+// TestAggregateSynOps: a cell's synops fraction is the mean over the seeds
+// whose records carry one, and absent (not zero) when none does.
+func TestAggregateSynOps(t *testing.T) {
+	t.Parallel()
+	p, in := tinyAggregate()
+	for s, f := range []float64{0.24, 0.25, 0.26} {
+		b, _ := json.Marshal(&TrainRecord{Learner: "local", Protocol: "sequential", Seed: int64(s),
+			Result: &core.Result{FinalAcc: 0.9, Acc: [][]float64{{0.9}}, SynOpsFrac: f}})
+		in[inputName(0, 0, s)] = outputs{"result": b}
+	}
+	out, _ := runStage(t, Aggregate, p, in, nil)
+	var rec AggregateRecord
+	if err := json.Unmarshal(out["aggregate"], &rec); err != nil {
+		t.Fatal(err)
+	}
+	if s := rec.Cell("tiny/a/sequential").SynOps; s == nil || math.Abs(s.Mean-0.25) > 1e-12 {
+		t.Errorf("row a synops %+v, want mean 0.25", s)
+	}
+	if s := rec.Cell("tiny/b/sequential").SynOps; s != nil {
+		t.Errorf("row b synops %+v, want none", s)
+	}
+}

@@ -21,8 +21,8 @@ const evalChunk = 1000
 // Train returns an error naming the field for an invalid cfg, for
 // mismatched data, and core.ErrStopped (wrapped) if hooks.Stop asked to
 // stop. The Result fills Acc, FinalAcc, Forgetting, WakingBatches,
-// ReplayUpdates, ReplaySamples and, for the local schedule, Rho and
-// AsleepFrac.
+// ReplayUpdates, ReplaySamples, SynOps (the dense MACs) with DenseMACs and
+// SynOpsFrac and, for the local schedule, Rho and AsleepFrac.
 func Train(cfg Config, train, eval *core.Dataset, tasks []core.Task, seed int64, hooks core.Hooks) (*core.Result, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, fmt.Errorf("backprop: config: %w", err)
@@ -146,6 +146,12 @@ func (r *runner) run() error {
 		r.evaluate(t)
 	}
 	r.res.Forgetting = core.Forgetting(r.res.Acc)
+	// A backprop network computes every multiply-accumulate of its dense
+	// layers whatever the activity (k-WTA zeros included), so its synaptic
+	// operations per forward pass are the dense MACs: the reference's
+	// convention for its autograd MLP (synops fraction 1).
+	dense := core.DenseMACs(r.net.Sizes)
+	r.res.SetSynOps(dense, dense)
 	return nil
 }
 
