@@ -61,13 +61,13 @@ type AggCell struct {
 	Missing  []int64 `json:"missing,omitempty"`
 	// Acc is the final accuracy x100; Forgetting x100; Replay the replay
 	// micro-batches applied.
-	Acc        Stat      `json:"acc"`
-	Forgetting Stat      `json:"forgetting"`
-	Replay     Stat      `json:"replay_updates"`
+	Acc        Stat `json:"acc"`
+	Forgetting Stat `json:"forgetting"`
+	Replay     Stat `json:"replay_updates"`
 	// SynOps is the fraction of the dense MLP's synaptic operations per
 	// forward pass, over the seeds whose result records it (nil when none
 	// does, so aggregates of older records keep their bytes).
-	SynOps *Stat `json:"synops_frac,omitempty"`
+	SynOps     *Stat     `json:"synops_frac,omitempty"`
 	Values     []float64 `json:"values,omitempty"` // per seed, final accuracy x100
 	TrainCells []string  `json:"train_cells,omitempty"`
 	Results    []string  `json:"result_digests,omitempty"` // sha256 of each seed's result
