@@ -190,13 +190,16 @@ func (s *Store) Put(data []byte) (Digest, error) {
 // blob gives ErrNotFound; a damaged one ErrCorrupt (callers treat both as a
 // miss).
 func (s *Store) Get(d Digest) ([]byte, error) {
-	z, err := os.ReadFile(s.BlobPath(d))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("blob %s: %w", d.Short(), ErrNotFound)
-	}
+	z, err := readBlobFile(s, d)
 	if err != nil {
-		return nil, fmt.Errorf("blob %s: %w", d.Short(), err)
+		return nil, err
 	}
+	return s.decodeBlob(d, z)
+}
+
+// decodeBlob decompresses z and checks that it is the content of blob d
+// (ErrCorrupt otherwise).
+func (s *Store) decodeBlob(d Digest, z []byte) ([]byte, error) {
 	_, dec, err := s.coders()
 	if err != nil {
 		return nil, err

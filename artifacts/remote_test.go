@@ -1,0 +1,208 @@
+package artifacts
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+)
+
+// putCell stores a finished cell with the given outputs in s.
+func putCell(t *testing.T, s *Store, id string, outs ...[]byte) *Manifest {
+	t.Helper()
+	m := &Manifest{Key: Key(Sum([]byte(id))), CellID: id, Stage: "x", StageVersion: 1}
+	for i, data := range outs {
+		d, err := s.Put(data)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m.Outputs = append(m.Outputs, Output{Name: fmt.Sprint("o", i), Digest: d, Size: int64(len(data))})
+	}
+	if err := s.PutManifest(m); err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+func tempRemote(t *testing.T) *DirRemote {
+	t.Helper()
+	r, err := OpenDirRemote("shared", filepath.Join(t.TempDir(), "remote"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func TestPushPullRoundTrip(t *testing.T) {
+	t.Parallel()
+	a, b, r := openTemp(t), openTemp(t), tempRemote(t)
+	if keys, err := r.Keys(); err != nil || len(keys) != 0 {
+		t.Fatalf("a missing remote directory: keys %v, %v; want an empty remote", keys, err)
+	}
+	big := bytes.Repeat([]byte("result "), 5000)
+	m := putCell(t, a, "train/x", big, []byte("small"))
+	if _, wrote, _, err := a.PushCell(r, m, true); err != nil || !wrote {
+		t.Fatalf("push: wrote %v, %v", wrote, err)
+	}
+	// Pushing again copies nothing and keeps the first manifest.
+	tr, wrote, other, err := a.PushCell(r, m, true)
+	if err != nil || wrote || other || tr.Blobs != 0 {
+		t.Fatalf("second push: %+v wrote %v other %v err %v", tr, wrote, other, err)
+	}
+	keys, err := r.Keys()
+	if err != nil || len(keys) != 1 || keys[0] != m.Key {
+		t.Fatalf("remote keys %v, %v", keys, err)
+	}
+	rm, err := r.Manifest(m.Key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tr, err = b.PullCell(r, rm)
+	if err != nil || tr.Blobs != 2 {
+		t.Fatalf("pull: %+v, %v", tr, err)
+	}
+	got, err := b.Lookup(m.Key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := b.Get(got.Outputs[0].Digest)
+	if err != nil || !bytes.Equal(data, big) {
+		t.Fatalf("pulled blob: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(r.Root(), "README")); err != nil {
+		t.Fatalf("remote README: %v", err)
+	}
+}
+
+// A manifest-only push (a ledger's data cells) writes no blob, and pulling
+// such a cell is a miss naming the absent output.
+func TestPushManifestOnly(t *testing.T) {
+	t.Parallel()
+	a, b, r := openTemp(t), openTemp(t), tempRemote(t)
+	m := putCell(t, a, "streams/x", []byte("a large stream"))
+	if _, _, _, err := a.PushCell(r, m, false); err != nil {
+		t.Fatal(err)
+	}
+	if ok, _ := r.HasBlob(m.Outputs[0].Digest); ok {
+		t.Fatal("manifest-only push wrote a blob")
+	}
+	rm, err := r.Manifest(m.Key)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.PullCell(r, rm); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("pull of a manifest-only cell: %v, want ErrNotFound", err)
+	}
+	if _, err := b.GetManifest(m.Key); !errors.Is(err, ErrNotFound) {
+		t.Fatalf("a failed pull left a manifest: %v", err)
+	}
+}
+
+// A flipped byte or a truncated blob in the remote is rejected by pull,
+// which then publishes nothing; so is a manifest stored under another key.
+func TestPullRejectsDamagedRemote(t *testing.T) {
+	t.Parallel()
+	for _, damage := range []string{"flip", "truncate", "empty"} {
+		a, b, r := openTemp(t), openTemp(t), tempRemote(t)
+		data := bytes.Repeat([]byte("accuracy 0.917 "), 300)
+		m := putCell(t, a, "train/"+damage, data)
+		if _, _, _, err := a.PushCell(r, m, true); err != nil {
+			t.Fatal(err)
+		}
+		path := r.s.BlobPath(m.Outputs[0].Digest)
+		z, _ := os.ReadFile(path)
+		switch damage {
+		case "flip":
+			z[len(z)/2] ^= 0x10
+		case "truncate":
+			z = z[:len(z)-7]
+		case "empty":
+			z = nil
+		}
+		os.Chmod(path, 0o644)
+		if err := os.WriteFile(path, z, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		rm, _ := r.Manifest(m.Key)
+		if _, err := b.PullCell(r, rm); !errors.Is(err, ErrCorrupt) {
+			t.Errorf("%s: pull error %v, want ErrCorrupt", damage, err)
+		}
+		if _, err := b.Lookup(m.Key); err == nil {
+			t.Errorf("%s: damaged cell was published locally", damage)
+		}
+	}
+	a, r := openTemp(t), tempRemote(t)
+	m := putCell(t, a, "train/moved", []byte("r"))
+	a.PushCell(r, m, true)
+	other := Key(Sum([]byte("other")))
+	b, _ := os.ReadFile(r.s.ManifestPath(m.Key))
+	if err := WriteFile(r.s.ManifestPath(other), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := r.Manifest(other); !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("manifest under a foreign key: %v, want ErrCorrupt", err)
+	}
+}
+
+// Two stores pushing overlapping cells into one remote at once leave every
+// object of the remote intact and every cell pullable.
+func TestConcurrentPushes(t *testing.T) {
+	t.Parallel()
+	r := tempRemote(t)
+	stores := []*Store{openTemp(t), openTemp(t)}
+	var cells [][]*Manifest
+	for i, s := range stores {
+		var ms []*Manifest
+		for c := range 40 {
+			// Cells 0-29 are shared (same key and content), the rest differ.
+			id := fmt.Sprint("cell", c)
+			if c >= 30 {
+				id = fmt.Sprint("cell", c, "-of-", i)
+			}
+			ms = append(ms, putCell(t, s, id, bytes.Repeat([]byte(id), 2000), []byte("shared output")))
+		}
+		cells = append(cells, ms)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 4)
+	for i, s := range stores {
+		for range 2 { // two pushers per store too
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for _, m := range cells[i] {
+					if _, _, _, err := s.PushCell(r, m, true); err != nil {
+						errs <- err
+						return
+					}
+				}
+			}()
+		}
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	keys, _ := r.Keys()
+	if len(keys) != 50 {
+		t.Fatalf("remote holds %d manifests, want 50", len(keys))
+	}
+	fresh := openTemp(t)
+	for _, k := range keys {
+		m, err := r.Manifest(k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := fresh.PullCell(r, m); err != nil {
+			t.Fatal(err)
+		}
+	}
+	tmp, _ := filepath.Glob(filepath.Join(r.Root(), "*", "*", ".tmp-*"))
+	if len(tmp) > 0 {
+		t.Fatalf("temporary files left: %v", tmp)
+	}
+}
