@@ -22,6 +22,9 @@ import (
 //	store = ".repro"                # store directory, relative to the file
 //	data_mirror = "../shared/data"  # local mirror of the data releases
 //	default_profile = "paper"
+//	[settings.remotes.NAME]         # a remote store (see RemoteSettings)
+//	path = "paper/cells"            # its directory, relative to the file
+//	stages = ["train"]              # optional: keep the outputs of these stages only
 //
 //	[executor.slurm]                # defaults of run --executor slurm's flags
 //	partition = "cpu"               # also time, mem, cpus_per_task, array_limit, jobs, binary
@@ -69,6 +72,9 @@ type Settings struct {
 	Store          string `toml:"store"`
 	DataMirror     string `toml:"data_mirror"`
 	DefaultProfile string `toml:"default_profile"`
+	// Remotes are stores elsewhere that runs take finished cells from and
+	// `repro push` copies them to (pipeline/remotes.go).
+	Remotes map[string]*RemoteSettings `toml:"remotes"`
 }
 
 // ExecutorSettings are the defaults of `repro run --executor ...` flags
@@ -188,6 +194,9 @@ func (c *Config) errAt(line int, key, format string, args ...any) error {
 func (c *Config) validate() error {
 	if len(c.Profiles) == 0 && !c.md.IsDefined("synthetic") {
 		return c.errAt(0, "profile", "no profile defined")
+	}
+	if err := c.validateRemotes(); err != nil {
+		return err
 	}
 	if len(c.Profiles) == 0 {
 		return nil

@@ -16,11 +16,18 @@ const (
 	Cached State = iota
 	// Stale: the cell must be computed (Reasons say why).
 	Stale
+	// InRemote: the cell's manifest is in a remote (PlannedCell.Remote); a
+	// run pulls its outputs if the remote has them, and otherwise leaves
+	// them there, as nothing that runs reads them (see MakePlanWith).
+	InRemote
 )
 
 func (s State) String() string {
-	if s == Cached {
+	switch s {
+	case Cached:
 		return "cached"
+	case InRemote:
+		return "remote"
 	}
 	return "run"
 }
@@ -34,8 +41,13 @@ type PlannedCell struct {
 	KeyKnown bool
 	State    State
 	Reasons  []string
-	Manifest *artifacts.Manifest // when cached
+	Manifest *artifacts.Manifest // when cached or in a remote
 	Failure  *artifacts.Failure  // the last failure of this key, if any
+	// Remote names the remote holding the cell (state InRemote), and
+	// RemoteBlobs says whether it holds every output too (else only the
+	// manifest).
+	Remote      string
+	RemoteBlobs bool
 }
 
 // Plan is what a run would do, computed without running anything.
@@ -48,7 +60,8 @@ type Plan struct {
 // Cell returns the planned cell with the given ID, or nil.
 func (p *Plan) Cell(id string) *PlannedCell { return p.byID[id] }
 
-// Counts returns how many cells will run and how many are cached.
+// Counts returns how many cells will run and how many will not (cached,
+// or taken from a remote: InRemote counts those).
 func (p *Plan) Counts() (run, cached int) {
 	for _, pc := range p.Cells {
 		if pc.State == Stale {
@@ -60,22 +73,42 @@ func (p *Plan) Counts() (run, cached int) {
 	return
 }
 
+// InRemote counts the cells a remote holds and the store does not.
+func (p *Plan) InRemote() int {
+	n := 0
+	for _, pc := range p.Cells {
+		if pc.State == InRemote {
+			n++
+		}
+	}
+	return n
+}
+
 // MakePlan decides for every cell of g whether it is cached or must run,
 // and why. It reads the store and writes nothing.
 func MakePlan(st *artifacts.Store, g *Graph, profile string) (*Plan, error) {
+	return MakePlanWith(st, g, profile, nil)
+}
+
+// MakePlanWith plans like MakePlan, and takes a cell the store lacks from
+// the first remote that holds its key (see planRemotes).
+func MakePlanWith(st *artifacts.Store, g *Graph, profile string, remotes []artifacts.Remote) (*Plan, error) {
 	p := &Plan{Profile: profile, byID: make(map[string]*PlannedCell, len(g.Cells))}
 	for _, c := range g.Cells {
-		pc, err := planCell(st, p, c)
+		pc, err := planCell(st, p, c, remotes)
 		if err != nil {
 			return nil, err
 		}
 		p.Cells = append(p.Cells, pc)
 		p.byID[c.ID] = pc
 	}
+	if len(remotes) > 0 {
+		p.demandInputs()
+	}
 	return p, nil
 }
 
-func planCell(st *artifacts.Store, p *Plan, c *Cell) (*PlannedCell, error) {
+func planCell(st *artifacts.Store, p *Plan, c *Cell, remotes []artifacts.Remote) (*PlannedCell, error) {
 	params, err := EncodeParams(c.Stage.Name, c.Params)
 	if err != nil {
 		return nil, fmt.Errorf("cell %s: %w", c.ID, err)
@@ -85,7 +118,7 @@ func planCell(st *artifacts.Store, p *Plan, c *Cell) (*PlannedCell, error) {
 	known := true
 	for _, in := range c.Inputs {
 		up := p.byID[in.Cell.ID]
-		if up.State != Cached {
+		if up.Manifest == nil {
 			known = false
 			break
 		}
@@ -104,6 +137,12 @@ func planCell(st *artifacts.Store, p *Plan, c *Cell) (*PlannedCell, error) {
 		if f, err := st.GetFailure(pc.Key); err == nil {
 			pc.Failure = f
 		}
+		var misses []string
+		if pc.Manifest, pc.Remote, pc.RemoteBlobs, misses = fromRemotes(remotes, c, pc.Key); pc.Manifest != nil {
+			pc.State = InRemote
+			return pc, nil
+		}
+		defer func() { pc.Reasons = append(pc.Reasons, misses...) }()
 	}
 	pc.Reasons = reasons(st, p, pc, lookupErr)
 	return pc, nil

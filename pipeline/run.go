@@ -25,6 +25,9 @@ type RunOptions struct {
 	Only func(*Cell) bool
 	// Events, if set, receives progress events (from one goroutine).
 	Events func(Event)
+	// Remote, if set, is asked for a cell the store lacks before it is
+	// computed; a manifest it returns satisfies the cell (RemoteRun.Take).
+	Remote func(c *Cell, k artifacts.Key) (*artifacts.Manifest, bool)
 }
 
 // EventKind says what happened to a cell.
@@ -37,6 +40,7 @@ const (
 	EventCached
 	EventFailed
 	EventSkipped
+	EventRemote // satisfied from a remote
 )
 
 // Event is a progress event.
@@ -64,6 +68,9 @@ type RunReport struct {
 	Executed, Elsewhere, Cached, Failed, Skipped int
 	Failures                                     []CellFailure
 	Wall                                         time.Duration
+
+	// Remote cells were taken from a remote (RunOptions.Remote).
+	Remote int
 }
 
 // Err is non-nil when any cell failed or was skipped; it lists them.
@@ -211,6 +218,14 @@ func Run(ctx context.Context, st *artifacts.Store, g *Graph, opt RunOptions) (*R
 					finish(c, m)
 					emit(EventCached, c, k, nil, 0)
 					continue
+				}
+				if opt.Remote != nil {
+					if m, ok := opt.Remote(c, k); ok {
+						rep.Remote++
+						finish(c, m)
+						emit(EventRemote, c, k, nil, 0)
+						continue
+					}
 				}
 				if waiters, busy := cellOf[k.String()]; busy {
 					cellOf[k.String()] = append(waiters, c) // an equal cell is queued or running

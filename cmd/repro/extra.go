@@ -194,7 +194,7 @@ func printNumber(e *env, w *workspace, p *pipeline.Plan, sc *stages.Sidecar, n *
 			dirty = " (dirty)"
 		}
 		fmt.Fprintf(out, "    key %s, stage %s v%d, code %s%s, %s, %s, %.0f s\n", m.Key, m.Stage, m.StageVersion, m.Provenance.Revision, dirty, m.Provenance.GoVersion, m.Provenance.Host, m.Provenance.WallSecs)
-		data := dataOf(w.store, m.Inputs, map[artifacts.Key]bool{})
+		data := dataOf(w.manifest, m.Inputs, map[artifacts.Key]bool{})
 		if d := strings.Join(data, "\n"); d == prevData {
 			fmt.Fprintf(out, "    data as above\n")
 		} else {
@@ -216,7 +216,7 @@ func printNumber(e *env, w *workspace, p *pipeline.Plan, sc *stages.Sidecar, n *
 }
 
 // dataOf lists the split, stream and raw data digests upstream of inputs.
-func dataOf(st *artifacts.Store, inputs []artifacts.Input, seen map[artifacts.Key]bool) []string {
+func dataOf(get manifestGetter, inputs []artifacts.Input, seen map[artifacts.Key]bool) []string {
 	var out []string
 	for _, in := range inputs {
 		if seen[in.Key] {
@@ -230,8 +230,8 @@ func dataOf(st *artifacts.Store, inputs []artifacts.Input, seen map[artifacts.Ke
 				out = append(out, fmt.Sprintf("%s %s sha256:%s", in.CellID, o.Name, o.Digest))
 			}
 		}
-		if m, err := st.GetManifest(in.Key); err == nil {
-			out = append(out, dataOf(st, m.Inputs, seen)...)
+		if m, _, err := get(in.Key); err == nil {
+			out = append(out, dataOf(get, m.Inputs, seen)...)
 		}
 	}
 	return out

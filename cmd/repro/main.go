@@ -31,15 +31,17 @@ type env struct {
 
 // globalFlags are accepted by every command that reads the pipeline.
 type globalFlags struct {
-	config  string
-	profile string
-	store   string
+	config   string
+	profile  string
+	store    string
+	noRemote bool
 }
 
 func (g *globalFlags) register(fs *flag.FlagSet) {
 	fs.StringVar(&g.config, "config", "pipeline.toml", "pipeline file")
 	fs.StringVar(&g.profile, "profile", "", "profile (default: settings.default_profile)")
 	fs.StringVar(&g.store, "store", "", "store directory (default: REPRO_STORE or settings.store)")
+	fs.BoolVar(&g.noRemote, "no-remote", false, "use no remote of settings.remotes: compute what the store lacks")
 }
 
 // exitError carries a specific exit status.
@@ -54,7 +56,7 @@ func (e *exitError) Unwrap() error { return e.err }
 // allCommands builds the command table afresh (tests run many commands in
 // one process, and flag values must not leak between them).
 func allCommands() []*command {
-	cs := []*command{cmdRun(), cmdPlan(), cmdStatus(), cmdWhy(), cmdVerify(), cmdGC(), cmdDag(), cmdExecCell(), cmdInit()}
+	cs := []*command{cmdRun(), cmdPlan(), cmdStatus(), cmdWhy(), cmdVerify(), cmdGC(), cmdDag(), cmdExecCell(), cmdInit(), cmdPush(), cmdPull()}
 	cs = append(cs, extraCommands()...)
 	sort.Slice(cs, func(i, j int) bool { return cs[i].name < cs[j].name })
 	return cs

@@ -53,21 +53,22 @@ func (w *workspace) tableNames() []string {
 	return out
 }
 
-// cellOutput reads one output of a cached planned cell. It returns ok false
-// (and the plan's reasons) when the cell would run.
+// cellOutput reads one output of a planned cell that is cached or in a
+// remote. It returns ok false (and the plan's reasons) when the cell would
+// run.
 func cellOutput(ctx context.Context, w *workspace, p *pipeline.Plan, id, output string) (data []byte, ok bool, why string, err error) {
 	pc := p.Cell(id)
 	if pc == nil {
 		return nil, false, "no cell " + id + " in profile " + w.profile, nil
 	}
-	if pc.State != pipeline.Cached {
+	if pc.State == pipeline.Stale {
 		return nil, false, id + " would run: " + strings.Join(pc.Reasons, "; "), nil
 	}
 	d, found := pc.Manifest.Output(output)
 	if !found {
 		return nil, false, "", fmt.Errorf("cell %s has no output %s", id, output)
 	}
-	b, err := w.store.Get(d)
+	b, err := w.readOutput(pc, d)
 	if err != nil {
 		return nil, false, "", fmt.Errorf("cell %s: output %s: %w", id, output, err)
 	}
@@ -109,7 +110,7 @@ func writeAtomic(path string, data []byte) error { return artifacts.WriteFile(pa
 // current config into paper/; it returns what it wrote and what it could
 // not (with the plan's reasons).
 func materialise(ctx context.Context, w *workspace, g *pipeline.Graph) (wrote, missing []string, err error) {
-	p, err := pipeline.MakePlan(w.store, g, w.profile)
+	p, err := pipeline.MakePlanWith(w.store, g, w.profile, w.remotes)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -148,9 +149,10 @@ func rel(w *workspace, path string) string {
 	return path
 }
 
-// trainManifest returns the manifest of a cached train cell, or nil.
+// trainManifest returns the manifest of a train cell that is cached or in a
+// remote, or nil.
 func trainManifest(p *pipeline.Plan, id string) *artifacts.Manifest {
-	if pc := p.Cell(id); pc != nil && pc.State == pipeline.Cached {
+	if pc := p.Cell(id); pc != nil && pc.State != pipeline.Stale {
 		return pc.Manifest
 	}
 	return nil

@@ -25,7 +25,10 @@ func cmdPlan() *command {
   stage version S A -> B       the stage's code changed its outputs
   output missing / corrupt     the record or a blob is gone or damaged
   failed last time: ERR        the same cell failed before
-and how many cells are cached.`,
+  needed by CELL (remote ...)  a remote holds its record, not the outputs a
+                               cell that runs reads
+and how many cells are cached, and how many a remote holds (settings.remotes;
+a run takes them from there; --no-remote plans without remotes).`,
 		flags: fs,
 		run: func(ctx context.Context, e *env, args []string) error {
 			w, p, err := openPlan(e, &g)
@@ -38,14 +41,15 @@ and how many cells are cached.`,
 					State   string            `json:"state"`
 					Key     string            `json:"key,omitempty"`
 					Reasons []string          `json:"reasons,omitempty"`
+					Remote  string            `json:"remote,omitempty"`
 					Outputs map[string]string `json:"outputs,omitempty"`
 				}
 				rows := []row{} // [] when nothing would run, never null
 				for _, pc := range p.Cells {
-					if pc.State == pipeline.Cached && !*all {
+					if pc.State != pipeline.Stale && !*all {
 						continue
 					}
-					r := row{Cell: pc.Cell.ID, State: pc.State.String(), Reasons: pc.Reasons}
+					r := row{Cell: pc.Cell.ID, State: pc.State.String(), Reasons: pc.Reasons, Remote: pc.Remote}
 					if pc.KeyKnown {
 						r.Key = pc.Key.String()
 					}
@@ -65,12 +69,16 @@ and how many cells are cached.`,
 				switch {
 				case pc.State == pipeline.Stale:
 					fmt.Fprintf(e.stdout, "run    %-55s %s\n", pc.Cell.ID, summariseReasons(pc.Reasons))
+				case *all && pc.State == pipeline.InRemote:
+					fmt.Fprintf(e.stdout, "remote %-55s %s in remote %s%s\n", pc.Cell.ID, pc.Key.Short(), pc.Remote, recordOnly(pc))
 				case *all:
 					fmt.Fprintf(e.stdout, "cached %-55s %s\n", pc.Cell.ID, pc.Key.Short())
 				}
 			}
 			run, cached := p.Counts()
-			fmt.Fprintf(e.stdout, "%d to run, %d cached (profile %s, %d cells)\n", run, cached, w.profile, len(p.Cells))
+			remote := p.InRemote()
+			cached -= remote
+			fmt.Fprintf(e.stdout, "%d to run, %d cached%s (profile %s, %d cells)\n", run, cached, remoteCount(p, remote), w.profile, len(p.Cells))
 			return nil
 		},
 	}

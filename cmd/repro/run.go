@@ -124,6 +124,13 @@ func runRun(ctx context.Context, e *env, o *runOptions, args []string) error {
 	if o.only != "" {
 		ropt.Only = func(c *pipeline.Cell) bool { return cellMatch(o.only, c.ID) }
 	}
+	rr, err := w.useRemotes(ctx, e, ropt.Only)
+	if err != nil {
+		return err
+	}
+	if rr != nil {
+		ropt.Remote = rr.Take
+	}
 	prog := newProgress(e.stderr, o.quiet, ex.Name())
 	if lx, ok := ex.(*pipeline.LocalExecutor); ok {
 		lx.Progress = func(key, id string, done, total int64) { prog.cell(key, id, done, total) }
@@ -139,16 +146,20 @@ func runRun(ctx context.Context, e *env, o *runOptions, args []string) error {
 	if err := afterRun(ctx, e, w, o.only != ""); err != nil {
 		return err
 	}
+	fromRemote := remoteSummary(rr, rep)
+	if rr != nil {
+		rep.Cached -= rr.Prefetched // counted under remotes
+	}
 	if rep.Executed == 0 && rep.Elsewhere == 0 && rep.Failed == 0 && rep.Skipped == 0 {
-		fmt.Fprintf(e.stdout, "nothing to do: %s cached (profile %s)\n", plural(rep.Cached, "cell"), w.profile)
+		fmt.Fprintf(e.stdout, "nothing to do: %s cached%s (profile %s)\n", plural(rep.Cached, "cell"), fromRemote, w.profile)
 		return nil
 	}
 	elsewhere := ""
 	if rep.Elsewhere > 0 {
 		elsewhere = fmt.Sprintf(", %d computed by another process", rep.Elsewhere)
 	}
-	fmt.Fprintf(e.stdout, "ran %s, %d cached%s, %d failed, %d skipped in %s (profile %s, %s executor)\n",
-		plural(rep.Executed, "cell"), rep.Cached, elsewhere, rep.Failed, rep.Skipped, rep.Wall.Round(time.Millisecond), w.profile, ex.Name())
+	fmt.Fprintf(e.stdout, "ran %s, %d cached%s%s, %d failed, %d skipped in %s (profile %s, %s executor)\n",
+		plural(rep.Executed, "cell"), rep.Cached, fromRemote, elsewhere, rep.Failed, rep.Skipped, rep.Wall.Round(time.Millisecond), w.profile, ex.Name())
 	if err := rep.Err(); err != nil {
 		return &exitError{code: 1, err: err}
 	}

@@ -47,7 +47,7 @@ rendered number: paper/tables/<table>.tex:<row>:<column> or its ID.`,
 			}
 			seen := map[artifacts.Key]bool{}
 			for _, k := range keys {
-				if err := printProvenance(e.stdout, w.store, k, "", *depth, seen); err != nil {
+				if err := printProvenance(e.stdout, w.manifest, k, "", *depth, seen); err != nil {
 					return err
 				}
 			}
@@ -66,7 +66,7 @@ func resolveWhy(w *workspace, arg string) ([]artifacts.Key, error) {
 			return nil, err
 		}
 		pc := p.Cell(arg)
-		if pc.State != pipeline.Cached {
+		if pc.State == pipeline.Stale {
 			return nil, fmt.Errorf("cell %s is not computed (would run: %s)", arg, strings.Join(pc.Reasons, "; "))
 		}
 		return []artifacts.Key{pc.Key}, nil
@@ -126,8 +126,8 @@ func resolveWhy(w *workspace, arg string) ([]artifacts.Key, error) {
 }
 
 // printProvenance prints cell k's record and, indented, its inputs'.
-func printProvenance(out io.Writer, st *artifacts.Store, k artifacts.Key, indent string, depth int, seen map[artifacts.Key]bool) error {
-	m, err := st.GetManifest(k)
+func printProvenance(out io.Writer, get manifestGetter, k artifacts.Key, indent string, depth int, seen map[artifacts.Key]bool) error {
+	m, from, err := get(k)
 	if err != nil {
 		if errors.Is(err, artifacts.ErrNotFound) {
 			fmt.Fprintf(out, "%scell %s: no record in the store\n", indent, k.Short())
@@ -164,12 +164,15 @@ func printProvenance(out io.Writer, st *artifacts.Store, k artifacts.Key, indent
 	fmt.Fprintf(out, "%shost     %s (%s executor%s)\n", in, pv.Host, pv.Executor, slurmSuffix(pv.SlurmJob))
 	fmt.Fprintf(out, "%stime     %s -> %s (%.2f s wall, %.2f s cpu)\n", in, pv.Start.Format("2006-01-02 15:04:05Z"), pv.End.Format("15:04:05Z"), pv.WallSecs, pv.CPUSecs)
 	fmt.Fprintf(out, "%slog      sha256:%s\n", in, m.Log)
+	if from != "" {
+		fmt.Fprintf(out, "%srecord   from remote %s (not in this store)\n", in, from)
+	}
 	if depth <= 0 {
 		return nil
 	}
 	for _, inp := range m.Inputs {
 		fmt.Fprintf(out, "%sinput %s:\n", in, inp.Name)
-		if err := printProvenance(out, st, inp.Key, in+"  ", depth-1, seen); err != nil {
+		if err := printProvenance(out, get, inp.Key, in+"  ", depth-1, seen); err != nil {
 			return err
 		}
 	}

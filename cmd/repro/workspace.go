@@ -17,6 +17,9 @@ type workspace struct {
 	store    *artifacts.Store
 	graph    *pipeline.Graph
 	settings map[string]string
+	// remotes are the remotes of settings.remotes, by name (none with
+	// --no-remote).
+	remotes []artifacts.Remote
 }
 
 func openWorkspace(e *env, g *globalFlags) (*workspace, error) {
@@ -40,7 +43,13 @@ func openWorkspace(e *env, g *globalFlags) (*workspace, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &workspace{cfg: cfg, profile: name, prof: prof, store: st, graph: graph, settings: cfg.HostSettings(e.getenv)}, nil
+	w := &workspace{cfg: cfg, profile: name, prof: prof, store: st, graph: graph, settings: cfg.HostSettings(e.getenv)}
+	if !g.noRemote {
+		if w.remotes, err = openRemotes(cfg); err != nil {
+			return nil, err
+		}
+	}
+	return w, nil
 }
 
 // openPlan opens the workspace and plans it.
@@ -54,7 +63,7 @@ func openPlan(e *env, g *globalFlags) (*workspace, *pipeline.Plan, error) {
 }
 
 func (w *workspace) plan() (*pipeline.Plan, error) {
-	return pipeline.MakePlan(w.store, w.graph, w.profile)
+	return pipeline.MakePlanWith(w.store, w.graph, w.profile, w.remotes)
 }
 
 // stageOf returns the stage part of a cell ID.

@@ -1,0 +1,142 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// remoteDAG is a synthetic pipeline with a shared remote next to its store.
+const remoteDAG = "cells = 20\nwidth = 5\nfan_in = 2\nwork = 100\n"
+
+func remoteWorkdir(t *testing.T, remote, synthetic string) string {
+	t.Helper()
+	dir := t.TempDir()
+	cfg := "[settings]\nstore = \"store\"\n" + remote + "\n[synthetic]\n" + synthetic
+	if err := os.WriteFile(filepath.Join(dir, "pipeline.toml"), []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// cloneWithout copies a work tree without its store: what a fresh clone of
+// the repository holds.
+func cloneWithout(t *testing.T, src string) string {
+	t.Helper()
+	dst := t.TempDir()
+	err := filepath.Walk(src, func(path string, fi os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, path)
+		if rel == "store" {
+			return filepath.SkipDir
+		}
+		if fi.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+// A fresh clone with a remote in the repository computes nothing, a change
+// reruns exactly the cells it changes, and --no-remote recomputes.
+func TestPushPullCLI(t *testing.T) {
+	t.Parallel()
+	dir := remoteWorkdir(t, "[settings.remotes.shared]\npath = \"cells\"\n", remoteDAG)
+	mustRepro(t, dir, "run", "-q")
+	out := mustRepro(t, dir, "push")
+	if !strings.Contains(out, "pushed 20 cells of profile default: 20 new record(s), 20 new blobs") {
+		t.Fatalf("push: %s", out)
+	}
+	if out := mustRepro(t, dir, "push"); !strings.Contains(out, "0 new record(s), 0 new blobs") {
+		t.Fatalf("second push: %s", out)
+	}
+	want := planState(t, dir)
+
+	clone := cloneWithout(t, dir)
+	if out := mustRepro(t, clone, "plan"); !strings.Contains(out, "0 to run, 0 cached, 20 in remote shared") {
+		t.Fatalf("plan on a fresh clone: %s", out)
+	}
+	if out := mustRepro(t, clone, "plan", "--no-remote"); !strings.Contains(out, "20 to run, 0 cached (profile") {
+		t.Fatalf("plan --no-remote: %s", out)
+	}
+	if out := mustRepro(t, clone, "run"); !strings.Contains(out, "nothing to do: 0 cells cached, 20 from remotes (20 pulled") {
+		t.Fatalf("run on a fresh clone: %s", out)
+	}
+	if got := planState(t, clone); len(got) != len(want) {
+		t.Fatalf("clone plan has %d cells, want %d", len(got), len(want))
+	} else {
+		for id, s := range want {
+			if got[id] != s {
+				t.Fatalf("%s: clone %s, original %s", id, got[id], s)
+			}
+		}
+	}
+
+	// One layer changed: exactly its cells rerun on another fresh clone.
+	clone2 := cloneWithout(t, dir)
+	cfg := filepath.Join(clone2, "pipeline.toml")
+	b, _ := os.ReadFile(cfg)
+	os.WriteFile(cfg, []byte(strings.Replace(string(b), "work = 100\n", "work = 100\nscale = 2.0\nscale_layer = 3\n", 1)), 0o644)
+	if out := mustRepro(t, clone2, "run"); !strings.Contains(out, "ran 5 cells, 0 cached, 15 from remotes (15 pulled") {
+		t.Fatalf("run after a change: %s", out)
+	}
+	if out := mustRepro(t, clone2, "pull"); !strings.Contains(out, "pulled 0 cells") {
+		t.Fatalf("pull after the run: %s", out)
+	}
+}
+
+// A remote that keeps records only (as the ledger keeps data cells')
+// leaves the cells there; a damaged blob is a miss and the cell is
+// computed; two pushes at once leave a sound remote.
+func TestRemoteRecordsOnlyAndDamage(t *testing.T) {
+	t.Parallel()
+	dir := remoteWorkdir(t, "[settings.remotes.ledger]\npath = \"cells\"\nstages = [\"download\"]\n", remoteDAG)
+	mustRepro(t, dir, "run", "-q")
+	var wg sync.WaitGroup
+	outs := make([]string, 2)
+	errs := make([]error, 2)
+	for i := range outs {
+		wg.Add(1)
+		go func() { defer wg.Done(); outs[i], errs[i] = repro(t, dir, "push") }()
+	}
+	wg.Wait()
+	for i, err := range errs {
+		if err != nil {
+			t.Fatalf("concurrent push %d: %v\n%s", i, err, outs[i])
+		}
+	}
+	clone := cloneWithout(t, dir)
+	out := mustRepro(t, clone, "run")
+	if !strings.Contains(out, "nothing to do: 0 cells cached, 20 from remotes (0 pulled, 0.00 MB; 20 records only)") {
+		t.Fatalf("run with records only: %s", out)
+	}
+	if out := mustRepro(t, clone, "plan", "--all"); !strings.Contains(out, "in remote ledger (record only)") {
+		t.Fatalf("plan --all: %s", out)
+	}
+
+	// A full remote with one damaged blob: that cell and what it needs
+	// are computed, the rest pulled.
+	full := remoteWorkdir(t, "[settings.remotes.shared]\npath = \"cells\"\n", remoteDAG)
+	mustRepro(t, full, "run", "-q")
+	mustRepro(t, full, "push")
+	blobs, _ := filepath.Glob(filepath.Join(full, "cells", "blobs", "*", "*.zst"))
+	os.Chmod(blobs[0], 0o644)
+	os.WriteFile(blobs[0], []byte("not zstd"), 0o644)
+	clone = cloneWithout(t, full)
+	out, err := repro(t, clone, "run")
+	if err != nil || !strings.Contains(out, "remote miss (the cell is computed instead)") || !strings.Contains(out, "corrupt") || !strings.Contains(out, "ran 1 cell, 0 cached, 19 from remotes (19 pulled") {
+		t.Fatalf("run with a damaged remote blob: %v\n%s", err, out)
+	}
+}
