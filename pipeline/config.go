@@ -7,16 +7,24 @@ import (
 	"path/filepath"
 	"regexp"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/BurntSushi/toml"
 )
 
-// Config is a parsed pipeline.toml. Decoding is strict: every key must be
-// known, every value of the right type, every required field present; an
-// error names the file, the line and the key path.
+// Config is a parsed pipeline.toml, as far as the engine knows it: its own
+// [settings] and [executor] tables, and every other top-level table kept
+// undecoded for the package that owns it (the experiment matrix: package
+// experiments; the synthetic benchmark pipeline: stages/synth.go).
 //
-// The schema:
+// Decoding is strict: every key must be known, every value of the right
+// type; an error names the file, the line and the key path. Owners decode
+// their sections with DecodeAt, which places a type error at the line of
+// the offending key even inside the n-th element of an array of tables;
+// Finish reports the keys nothing decoded.
+//
+// The engine's schema:
 //
 //	[settings]                      # not part of any key
 //	store = ".repro"                # store directory, relative to the file
@@ -28,43 +36,16 @@ import (
 //
 //	[executor.slurm]                # defaults of run --executor slurm's flags
 //	partition = "cpu"               # also time, mem, cpus_per_task, array_limit, jobs, binary
-//
-//	[profile.NAME]                  # a scale of the whole matrix
-//	seeds = [0, 1, 2]               # run seeds of every experiment (unless it sets its own)
-//	split_seeds = [1234]            # held-out splits
-//	stamp = "..."                   # printed on every rendered table
-//	[profile.NAME.train]            # param overrides for every train cell (part of their keys)
-//	[profile.NAME.local]            # ...for every local-learner config
-//	[profile.NAME.bp]               # ...for every backprop config
-//
-//	[[experiment]]                  # one row of the paper: a learner config
-//	name = "full"                   # unique; cell IDs are train/<name>/<protocol>/...
-//	learner = "local"               # local | bp
-//	dataset = "mnist"               # mnist | cifar10 | cifar10f | cifar100 | cifar100f
-//	protocols = ["sequential", "static", "single_pass"]
-//	eval = "heldout"                # heldout (the split's tenth) | test (development)
-//	max_seeds = 3                   # optional: only the profile's first 3 seeds
-//	profiles = ["paper"]            # optional: only in these profiles
-//	preset = "g17_sgd_none_s10"     # optional: start from a named reference config
-//	[experiment.local]              # the learner config (fields of core.LocalConfig)
-//	[experiment.bp]                 # or of backprop.Config
-//
-//	[[table]]                       # a rendered table of the paper (see stages/render.go)
 type Config struct {
 	// Path is the file the config was read from; Dir its directory.
 	Path, Dir string
 
-	Settings    Settings            `toml:"settings"`
-	Executor    ExecutorSettings    `toml:"executor"`
-	Profiles    map[string]*Profile `toml:"profile"`
-	Experiments []*Experiment       `toml:"experiment"`
-	Tables      []toml.Primitive    `toml:"table"`
-	// Synthetic describes a synthetic pipeline for benchmarking and testing
-	// the engine itself (stages/synth.go); absent in the paper's file.
-	Synthetic toml.Primitive `toml:"synthetic"`
+	Settings Settings
+	Executor ExecutorSettings
 
-	md  toml.MetaData
-	src string
+	sections map[string]toml.Primitive
+	md       toml.MetaData
+	keys     []keyLine
 }
 
 // Settings are host-local: they never enter a cell key.
@@ -95,38 +76,6 @@ type SlurmSettings struct {
 	Binary      string `toml:"binary"` // repro binary on the shared filesystem
 }
 
-// Profile scales the matrix. Its overrides are part of the resolved config
-// of the cells they touch, and so of their keys.
-type Profile struct {
-	Seeds      []int64        `toml:"seeds"`
-	SplitSeeds []int64        `toml:"split_seeds"`
-	Stamp      string         `toml:"stamp"`
-	Train      toml.Primitive `toml:"train"`
-	Local      toml.Primitive `toml:"local"`
-	BP         toml.Primitive `toml:"bp"`
-}
-
-// Experiment is one configuration of a learner, run over a matrix of
-// protocols, splits and seeds.
-type Experiment struct {
-	Name      string         `toml:"name"`
-	Learner   string         `toml:"learner"`
-	Dataset   string         `toml:"dataset"`
-	Protocols []string       `toml:"protocols"`
-	Eval      string         `toml:"eval"`
-	Preset    string         `toml:"preset"`
-	MaxSeeds  int            `toml:"max_seeds"`
-	Profiles  []string       `toml:"profiles"`
-	Local     toml.Primitive `toml:"local"`
-	BP        toml.Primitive `toml:"bp"`
-	Note      string         `toml:"note"`
-
-	line int // of its [[experiment]] header
-}
-
-// Line is the line of the experiment's [[experiment]] header.
-func (e *Experiment) Line() int { return e.line }
-
 // ConfigError is a config problem at a place in the file.
 type ConfigError struct {
 	Path string
@@ -155,14 +104,16 @@ func LoadConfig(path string) (*Config, error) {
 	return ParseConfig(path, string(b))
 }
 
-var parseErrLine = regexp.MustCompile(`line (\d+)`)
+var (
+	parseErrLine = regexp.MustCompile(`line (\d+)`)
+	lastKeyRe    = regexp.MustCompile(`\(last key "([^"]*)"\): (.*)$`)
+)
 
-// ParseConfig decodes src as the content of path. Decoding of the
-// learner-specific tables is deferred to Decode; call Finish after the last
-// Decode to report keys that nothing decoded.
+// ParseConfig decodes src as the content of path: the engine's own tables
+// now, every other section later by its owner (Section, DecodeAt).
 func ParseConfig(path, src string) (*Config, error) {
-	c := &Config{Path: path, Dir: filepath.Dir(path), src: src}
-	md, err := toml.Decode(src, c)
+	c := &Config{Path: path, Dir: filepath.Dir(path), keys: indexKeys(src)}
+	md, err := toml.Decode(src, &c.sections)
 	if err != nil {
 		var pe toml.ParseError
 		if errors.As(err, &pe) {
@@ -175,115 +126,63 @@ func ParseConfig(path, src string) (*Config, error) {
 		return nil, ce
 	}
 	c.md = md
-	headers := headerLines(src, "experiment")
-	for i, e := range c.Experiments {
-		if i < len(headers) {
-			e.line = headers[i]
+	if p, ok := c.Section("settings"); ok {
+		if err := c.DecodeAt(p, &c.Settings, "settings"); err != nil {
+			return nil, err
 		}
 	}
-	if err := c.validate(); err != nil {
+	if p, ok := c.Section("executor"); ok {
+		if err := c.DecodeAt(p, &c.Executor, "executor"); err != nil {
+			return nil, err
+		}
+	}
+	if err := c.validateRemotes(); err != nil {
 		return nil, err
 	}
 	return c, nil
 }
 
-func (c *Config) errAt(line int, key, format string, args ...any) error {
+// Section returns a top-level table (or array of tables) of the file, not
+// yet decoded, and whether the file has it.
+func (c *Config) Section(name string) (toml.Primitive, bool) {
+	p, ok := c.sections[name]
+	return p, ok
+}
+
+// ErrAt is a ConfigError at a line of the config file.
+func (c *Config) ErrAt(line int, key, format string, args ...any) error {
 	return &ConfigError{Path: c.Path, Line: line, Key: key, Msg: fmt.Sprintf(format, args...)}
 }
 
-func (c *Config) validate() error {
-	if len(c.Profiles) == 0 && !c.md.IsDefined("synthetic") {
-		return c.errAt(0, "profile", "no profile defined")
-	}
-	if err := c.validateRemotes(); err != nil {
-		return err
-	}
-	if len(c.Profiles) == 0 {
+// DecodeAt decodes a deferred table into dst (which holds defaults
+// already), strictly. at is the key path of p in the file, with array
+// indices ("experiment[3]", "profile.smoke.local"): a type error is
+// reported at the line of the offending key under that path.
+func (c *Config) DecodeAt(p toml.Primitive, dst any, at string) error {
+	err := c.md.PrimitiveDecode(p, dst)
+	if err == nil {
 		return nil
 	}
-	if c.Settings.DefaultProfile == "" {
-		return c.errAt(c.KeyLine("settings"), "settings.default_profile", "missing")
+	msg, last := strings.TrimPrefix(err.Error(), "toml: "), ""
+	var pe toml.ParseError
+	if errors.As(err, &pe) {
+		msg, last = pe.Message, pe.LastKey
+	} else if m := lastKeyRe.FindStringSubmatch(err.Error()); m != nil {
+		msg, last = m[2], m[1]
 	}
-	if _, ok := c.Profiles[c.Settings.DefaultProfile]; !ok {
-		return c.errAt(c.KeyLine("settings.default_profile"), "settings.default_profile", "no profile %q", c.Settings.DefaultProfile)
+	// The decoder names keys without array indices; put at's back.
+	key := at
+	if plain := stripIndices(at); last == plain {
+		key = at
+	} else if strings.HasPrefix(last, plain+".") {
+		key = at + strings.TrimPrefix(last, plain)
+	} else if last != "" {
+		key = last
 	}
-	for _, name := range sortedKeys(c.Profiles) {
-		p := c.Profiles[name]
-		key := "profile." + name
-		if len(p.Seeds) == 0 {
-			return c.errAt(c.KeyLine(key), key+".seeds", "missing or empty")
-		}
-		if len(p.SplitSeeds) == 0 {
-			return c.errAt(c.KeyLine(key), key+".split_seeds", "missing or empty")
-		}
-	}
-	seen := map[string]int{}
-	for i, e := range c.Experiments {
-		key := fmt.Sprintf("experiment[%d]", i)
-		if e.Name == "" {
-			return c.errAt(e.line, key+".name", "missing")
-		}
-		key = "experiment " + e.Name
-		if prev, dup := seen[e.Name]; dup {
-			return c.errAt(e.line, key, "duplicate name (first at line %d)", prev)
-		}
-		seen[e.Name] = e.line
-		if !regexp.MustCompile(`^[a-z0-9][a-z0-9_.+-]*$`).MatchString(e.Name) {
-			return c.errAt(e.line, key+".name", "must be lower-case letters, digits and _ . + -")
-		}
-		switch e.Learner {
-		case "local", "bp":
-		case "":
-			return c.errAt(e.line, key+".learner", "missing (local or bp)")
-		default:
-			return c.errAt(e.line, key+".learner", "%q: want local or bp", e.Learner)
-		}
-		if e.Dataset == "" {
-			return c.errAt(e.line, key+".dataset", "missing")
-		}
-		if len(e.Protocols) == 0 {
-			return c.errAt(e.line, key+".protocols", "missing or empty")
-		}
-		for _, p := range e.Protocols {
-			switch p {
-			case "sequential", "static", "single_pass":
-			default:
-				return c.errAt(e.line, key+".protocols", "%q: want sequential, static or single_pass", p)
-			}
-		}
-		switch e.Eval {
-		case "":
-			e.Eval = "heldout"
-		case "heldout", "test":
-		default:
-			return c.errAt(e.line, key+".eval", "%q: want heldout or test", e.Eval)
-		}
-		if e.MaxSeeds < 0 {
-			return c.errAt(e.line, key+".max_seeds", "must be >= 0")
-		}
-		for _, p := range e.Profiles {
-			if _, ok := c.Profiles[p]; !ok {
-				return c.errAt(e.line, key+".profiles", "no profile %q", p)
-			}
-		}
-	}
-	return nil
+	return &ConfigError{Path: c.Path, Line: c.KeyLine(key), Key: key, Msg: msg}
 }
 
-// Decode decodes a deferred table into dst (which holds defaults already),
-// strictly: errors name the file and line.
-func (c *Config) Decode(p toml.Primitive, dst any) error {
-	if err := c.md.PrimitiveDecode(p, dst); err != nil {
-		ce := &ConfigError{Path: c.Path, Msg: strings.TrimPrefix(err.Error(), "toml: ")}
-		if m := parseErrLine.FindStringSubmatch(err.Error()); m != nil {
-			fmt.Sscan(m[1], &ce.Line)
-		}
-		return ce
-	}
-	return nil
-}
-
-// IsDefined reports whether the deferred table p was present in the file.
+// IsDefined reports whether a key path (no array indices) is in the file.
 func (c *Config) IsDefined(key ...string) bool { return c.md.IsDefined(key...) }
 
 // Finish reports the first key that no decode consumed (a typo, or a field
@@ -295,24 +194,56 @@ func (c *Config) Finish() error {
 	}
 	sort.SliceStable(u, func(i, j int) bool { return c.KeyLine(u[i].String()) < c.KeyLine(u[j].String()) })
 	k := u[0].String()
-	return c.errAt(c.KeyLine(k), k, "unknown key")
+	return c.ErrAt(c.KeyLine(k), k, "unknown key")
 }
 
-// KeyLine returns the first line where the dotted key path (array indices
-// dropped) is defined, or 0 if it cannot be found.
-func (c *Config) KeyLine(key string) int {
+// keyLine is one key or table header of the file: its dotted path with
+// array indices ("table[1].row[3].label"), the same without them, and its
+// line.
+type keyLine struct {
+	path, plain string
+	line        int
+	header      bool
+}
+
+var indexRe = regexp.MustCompile(`\[\d+\]`)
+
+func stripIndices(path string) string { return indexRe.ReplaceAllString(path, "") }
+
+// indexKeys lists every header and key of src with its indexed path. An
+// [[array]] header starts element n of that array under its parent
+// element; a [table] header below it belongs to the latest element.
+func indexKeys(src string) []keyLine {
+	var out []keyLine
+	count := map[string]int{}   // indexed path of an array -> elements so far
+	arrays := map[string]bool{} // plain paths that are arrays of tables
 	table := ""
-	for i, raw := range strings.Split(c.src, "\n") {
+	for i, raw := range strings.Split(src, "\n") {
 		line := strings.TrimSpace(stripComment(raw))
 		if line == "" {
 			continue
 		}
 		if strings.HasPrefix(line, "[") {
-			h := strings.Trim(line, "[] \t")
-			table = normKey(h)
-			if table == key {
-				return i + 1
+			isArray := strings.HasPrefix(line, "[[")
+			parts := strings.Split(normKey(strings.Trim(line, "[] \t")), ".")
+			table = ""
+			for j, part := range parts {
+				if j > 0 {
+					table += "."
+				}
+				table += part
+				plain := stripIndices(table)
+				switch {
+				case isArray && j == len(parts)-1:
+					arrays[plain] = true
+					n := count[table]
+					count[table] = n + 1
+					table += "[" + strconv.Itoa(n) + "]"
+				case arrays[plain]:
+					table += "[" + strconv.Itoa(count[table]-1) + "]"
+				}
 			}
+			out = append(out, keyLine{path: table, plain: stripIndices(table), line: i + 1, header: true})
 			continue
 		}
 		name, _, ok := strings.Cut(line, "=")
@@ -323,10 +254,26 @@ func (c *Config) KeyLine(key string) int {
 		if table != "" {
 			full = table + "." + full
 		}
-		// The key itself, a table it names, or a key inside an inline
-		// table on this line.
-		if full == key || strings.HasPrefix(full, key+".") || strings.HasPrefix(key, full+".") {
-			return i + 1
+		out = append(out, keyLine{path: full, plain: stripIndices(full), line: i + 1})
+	}
+	return out
+}
+
+// KeyLine returns the first line where the dotted key path is defined, or
+// 0 if it cannot be found. With array indices ("experiment[2].eta") it
+// finds that element's key; without, the first occurrence. A key inside
+// an inline table is found at the line of the table.
+func (c *Config) KeyLine(key string) int {
+	indexed := strings.Contains(key, "[")
+	for _, k := range c.keys {
+		full := k.plain
+		if indexed {
+			full = k.path
+		}
+		// The key itself, a table it names, or (on a key line, not a
+		// header) a key inside an inline table on this line.
+		if full == key || strings.HasPrefix(full, key+".") || !k.header && strings.HasPrefix(key, full+".") {
+			return k.line
 		}
 	}
 	return 0
@@ -353,31 +300,6 @@ func stripComment(s string) string {
 		}
 	}
 	return s
-}
-
-func headerLines(src, name string) []int {
-	var out []int
-	for i, raw := range strings.Split(src, "\n") {
-		if strings.TrimSpace(stripComment(raw)) == "[["+name+"]]" {
-			out = append(out, i+1)
-		}
-	}
-	return out
-}
-
-// Profile returns the named profile ("" = the default).
-func (c *Config) Profile(name string) (string, *Profile, error) {
-	if name == "" {
-		name = c.Settings.DefaultProfile
-	}
-	if name == "" && len(c.Profiles) == 0 {
-		return "default", &Profile{}, nil
-	}
-	p, ok := c.Profiles[name]
-	if !ok {
-		return name, nil, fmt.Errorf("%s: no profile %q (have %s)", c.Path, name, strings.Join(sortedKeys(c.Profiles), ", "))
-	}
-	return name, p, nil
 }
 
 // StoreDir is the store directory: REPRO_STORE if set, else settings.store

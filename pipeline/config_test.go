@@ -2,8 +2,11 @@ package pipeline
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/BurntSushi/toml"
 )
 
 const goodConfig = `# a comment
@@ -11,24 +14,59 @@ const goodConfig = `# a comment
 store = "st"
 default_profile = "paper"
 
-[profile.paper]
-seeds = [0, 1, 2]
-split_seeds = [1234]
+[executor.slurm]
+jobs = 7
 
-[profile.smoke]
-seeds = [0]
-split_seeds = [1234]
-[profile.smoke.local]
-epochs = 1
-
-[[experiment]]
-name = "full"
-learner = "local"
-dataset = "mnist"
-protocols = ["sequential", "static"]
-[experiment.local]
+[[item]]
+name = "a"
+[item.sub]
 eta = 0.02
+
+[[item]]
+name = "b"
+max = 3
+[item.sub]
+eta = 0.5
+hidden = [1, 2]
+
+[[group]]
+name = "g"
+[[group.row]]
+x = 1
+[[group.row]]
+x = 2
+[[group]]
+name = "h"
+[[group.row]]
+x = 3
 `
+
+type item struct {
+	Name string         `toml:"name"`
+	Max  int            `toml:"max"`
+	Sub  toml.Primitive `toml:"sub"`
+}
+
+func decodeItems(c *Config) ([]item, error) {
+	p, _ := c.Section("item")
+	var prims []toml.Primitive
+	if err := c.DecodeAt(p, &prims, "item"); err != nil {
+		return nil, err
+	}
+	var out []item
+	for i, prim := range prims {
+		var it item
+		if err := c.DecodeAt(prim, &it, fmt.Sprintf("item[%d]", i)); err != nil {
+			return nil, err
+		}
+		var sub subParams
+		if err := c.DecodeAt(it.Sub, &sub, fmt.Sprintf("item[%d].sub", i)); err != nil {
+			return nil, err
+		}
+		out = append(out, it)
+	}
+	return out, nil
+}
 
 func TestParseConfigGood(t *testing.T) {
 	t.Parallel()
@@ -36,74 +74,66 @@ func TestParseConfigGood(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(c.Experiments) != 1 || c.Experiments[0].Line() != 16 || c.Experiments[0].Eval != "heldout" {
-		t.Fatalf("experiments = %+v", c.Experiments[0])
+	if c.Settings.Store != "st" || c.Settings.DefaultProfile != "paper" || c.Executor.Slurm.Jobs != 7 {
+		t.Fatalf("settings %+v, executor %+v", c.Settings, c.Executor)
 	}
-	var sub subParams
-	if err := c.Decode(c.Experiments[0].Local, &sub); err != nil || sub.Eta != 0.02 {
-		t.Fatalf("Decode = %+v, %v", sub, err)
+	items, err := decodeItems(c)
+	if err != nil || len(items) != 2 || items[1].Max != 3 {
+		t.Fatalf("items %+v, %v", items, err)
 	}
-	var sm subParams
-	c.Decode(c.Profiles["smoke"].Local, &sm)
-	if err := c.Finish(); err == nil || !strings.Contains(err.Error(), "epochs") {
-		// subParams has no epochs field: Finish must name it.
-		t.Fatalf("Finish = %v, want unknown key profile.smoke.local.epochs", err)
+	if err := c.Finish(); err == nil || !strings.Contains(err.Error(), "group") {
+		// Nothing decoded [[group]]: Finish must name it.
+		t.Fatalf("Finish = %v, want unknown key group...", err)
+	}
+	for key, line := range map[string]int{
+		"item[0]": 9, "item[1]": 14, "item[1].max": 16, "item[1].sub.hidden": 19, "item.sub": 11,
+		"group[0].row[1]": 25, "group[1].row[0].x": 30, "group[1]": 27, "settings.store": 3,
+	} {
+		if got := c.KeyLine(key); got != line {
+			t.Errorf("KeyLine(%s) = %d, want %d", key, got, line)
+		}
 	}
 }
 
 func TestParseConfigErrors(t *testing.T) {
 	t.Parallel()
 	cases := []struct {
-		name, edit, want string
-		line             int
+		name, from, to, want string
+		line                 int
 	}{
-		{"unknown top key", "[settings]\nstore = \"st\"\nbogus = 1", "settings.bogus", 4},
-		{"wrong type", "seeds = [0, 1, 2]", "", 0},
-		{"syntax", "[[experiment]]\nname = ", "", 0},
-		{"missing learner", "learner = \"local\"", "learner", 16},
-		{"inline table key", "[experiment.local]\neta = 0.02", "experiment.local.rate", 22},
-		{"bad protocol", `protocols = ["sequential", "static"]`, "protocols", 16},
-		{"unknown profile", `default_profile = "paper"`, "default_profile", 4},
+		{"unknown settings key", "store = \"st\"", "store = \"st\"\nbogus = 1", "settings.bogus", 4},
+		{"settings type", `store = "st"`, `store = 3`, "settings.store", 3},
+		{"syntax", "max = 3", "max = ", "", 16},
+		// The decoder names the key without its array index; DecodeAt
+		// puts it back, so the error is at the edited element's line.
+		{"type error in the first element", `name = "a"`, `name = 1`, "item[0].name", 10},
+		{"type error in a middle element", "max = 3", `max = "3"`, "item[1].max", 16},
+		{"type error in a sub-table", "hidden = [1, 2]", `hidden = "x"`, "item[1].sub.hidden", 19},
+		{"unknown key in an element", "max = 3", "max = 3\nmux = 1", "item.mux", 17},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
-			src := goodConfig
-			switch tc.name {
-			case "unknown top key":
-				src = strings.Replace(src, "[settings]\nstore = \"st\"", tc.edit, 1)
-			case "wrong type":
-				src = strings.Replace(src, tc.edit, `seeds = "zero"`, 1)
-			case "syntax":
-				src += "\n[[experiment]]\nname = \n"
-			case "missing learner":
-				src = strings.Replace(src, tc.edit, "", 1)
-			case "inline table key":
-				src = strings.Replace(src, tc.edit, "[experiment.local]\nrate = { x = 1 }", 1)
-			case "bad protocol":
-				src = strings.Replace(src, tc.edit, `protocols = ["sideways"]`, 1)
-			case "unknown profile":
-				src = strings.Replace(src, tc.edit, `default_profile = "nope"`, 1)
-			}
+			t.Parallel()
+			src := strings.Replace(goodConfig, tc.from, tc.to, 1)
 			c, err := ParseConfig("p.toml", src)
 			if err == nil {
-				var prof struct {
-					Epochs int `toml:"epochs"`
+				if _, err = decodeItems(c); err == nil {
+					p, _ := c.Section("group")
+					var g []struct {
+						Name string `toml:"name"`
+						Row  []struct {
+							X int `toml:"x"`
+						} `toml:"row"`
+					}
+					c.DecodeAt(p, &g, "group")
+					err = c.Finish()
 				}
-				c.Decode(c.Profiles["smoke"].Local, &prof)
-				for _, e := range c.Experiments {
-					var sub subParams
-					c.Decode(e.Local, &sub)
-				}
-				err = c.Finish()
 			}
 			var ce *ConfigError
 			if !errors.As(err, &ce) {
 				t.Fatalf("error = %v (%T), want *ConfigError", err, err)
 			}
-			if ce.Line == 0 {
-				t.Errorf("error %q has no line", err)
-			}
-			if tc.line != 0 && ce.Line != tc.line {
+			if ce.Line != tc.line {
 				t.Errorf("error %q at line %d, want %d", err, ce.Line, tc.line)
 			}
 			if !strings.Contains(err.Error(), tc.want) || !strings.HasPrefix(err.Error(), "p.toml:") {
@@ -113,10 +143,14 @@ func TestParseConfigErrors(t *testing.T) {
 	}
 }
 
+// FuzzParseConfig: parsing never panics, every error is a *ConfigError,
+// and every key the index lists is found again by KeyLine at its line or
+// an earlier one.
 func FuzzParseConfig(f *testing.F) {
 	f.Add(goodConfig)
 	f.Add("[settings]\n")
-	f.Add("[[experiment]]\nname=1")
+	f.Add("[[item]]\nname=1")
+	f.Add("[[a.b]]\n[[a]]\n[a.b]\nx=1")
 	f.Fuzz(func(t *testing.T, src string) {
 		c, err := ParseConfig("f.toml", src)
 		if err != nil {
@@ -126,10 +160,12 @@ func FuzzParseConfig(f *testing.F) {
 			}
 			return
 		}
-		for _, e := range c.Experiments {
-			var sub subParams
-			c.Decode(e.Local, &sub)
+		for _, k := range c.keys {
+			if l := c.KeyLine(k.path); l == 0 || l > k.line {
+				t.Fatalf("KeyLine(%q) = %d, listed at line %d", k.path, l, k.line)
+			}
 		}
+		decodeItems(c)
 		c.Finish()
 	})
 }

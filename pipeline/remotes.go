@@ -31,14 +31,14 @@ func (c *Config) validateRemotes() error {
 		r := c.Settings.Remotes[name]
 		key := "settings.remotes." + name
 		if !remoteName.MatchString(name) {
-			return c.errAt(c.KeyLine(key), key, "a remote's name must be lower-case letters, digits, _ and -")
+			return c.ErrAt(c.KeyLine(key), key, "a remote's name must be lower-case letters, digits, _ and -")
 		}
 		if r == nil || r.Path == "" {
-			return c.errAt(c.KeyLine(key), key+".path", "missing")
+			return c.ErrAt(c.KeyLine(key), key+".path", "missing")
 		}
 		for _, s := range r.Stages {
 			if s == "" {
-				return c.errAt(c.KeyLine(key+".stages"), key+".stages", "empty stage name")
+				return c.ErrAt(c.KeyLine(key+".stages"), key+".stages", "empty stage name")
 			}
 		}
 	}

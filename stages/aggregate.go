@@ -14,6 +14,7 @@ import (
 	"gonum.org/v1/gonum/stat"
 
 	"repro/core"
+	"repro/experiments/cellid"
 	"repro/pipeline"
 )
 
@@ -103,7 +104,7 @@ var Aggregate = &pipeline.Stage{
 	Name:    "aggregate",
 	Version: 1,
 	NewParams: func() any {
-		return &AggregateParams{Resamples: bootstrapResamples, BootstrapSeed: bootstrapSeed}
+		return &AggregateParams{Resamples: BootstrapResamples, BootstrapSeed: BootstrapSeed}
 	},
 	Run: runAggregate,
 }
@@ -192,7 +193,7 @@ func fillCell(ctx context.Context, rc *pipeline.RunContext, cell *AggCell, r, c 
 			return fmt.Errorf("seed %q: %w", f, err)
 		}
 		cell.Expected++
-		name := inputName(r, c, s)
+		name := cellid.Input{Row: r, Col: c, Seed: s}.String()
 		if !rc.HasInput(name) {
 			cell.Missing = append(cell.Missing, seed)
 			continue
@@ -211,7 +212,7 @@ func fillCell(ctx context.Context, rc *pipeline.RunContext, cell *AggCell, r, c 
 		}
 		sum := sha256.Sum256(b)
 		cell.Seeds = append(cell.Seeds, seed)
-		cell.TrainCells = append(cell.TrainCells, fmt.Sprintf("%s/seed%d", prefix, seed))
+		cell.TrainCells = append(cell.TrainCells, cellid.WithSeed(prefix, seed))
 		cell.Results = append(cell.Results, hex.EncodeToString(sum[:]))
 		acc = append(acc, 100*tr.Result.FinalAcc)
 		fgt = append(fgt, 100*tr.Result.Forgetting)

@@ -3,6 +3,7 @@ package stages
 import (
 	"encoding/json"
 	"math"
+	"repro/experiments/cellid"
 	"testing"
 
 	"repro/core"
@@ -129,10 +130,10 @@ func tinyAggregate() (*AggregateParams, map[string]outputs) {
 	accA := []float64{0.916, 0.913, 0.919}
 	accB := []float64{0.880, 0, 0.874}
 	for s := 0; s < 3; s++ {
-		in[inputName(0, 0, s)] = outputs{"result": tinyRecord(int64(s), accA[s], 0.06, 100)}
-		in[inputName(0, 1, s)] = outputs{"result": tinyRecord(int64(s), 0.941, 0, 100+s)}
+		in[cellid.Input{Row: 0, Col: 0, Seed: s}.String()] = outputs{"result": tinyRecord(int64(s), accA[s], 0.06, 100)}
+		in[cellid.Input{Row: 0, Col: 1, Seed: s}.String()] = outputs{"result": tinyRecord(int64(s), 0.941, 0, 100+s)}
 		if s != 1 {
-			in[inputName(1, 0, s)] = outputs{"result": tinyRecord(int64(s), accB[s], 0.1, 50)}
+			in[cellid.Input{Row: 1, Col: 0, Seed: s}.String()] = outputs{"result": tinyRecord(int64(s), accB[s], 0.1, 50)}
 		}
 	}
 	return p, in

@@ -1,5 +1,6 @@
-// Package stages holds every stage of the paper's DAG, one file per stage,
-// and the wiring (dag.go) that turns pipeline.toml into cells.
+// Package stages holds every stage of the paper's DAG, one file per stage.
+// Which cells exist, and how they are wired from pipeline.toml, is decided
+// by package experiments.
 //
 // Artifact contracts between stages (names are output names; every output
 // is an artifacts tensor unless said otherwise):

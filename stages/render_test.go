@@ -91,7 +91,7 @@ func TestReproduction(t *testing.T) {
 	agg, _ := runStage(t, Aggregate, p, in, nil)
 	rp := &ReproductionParams{Tables: []string{"tiny"}, Profile: "smoke"}
 	sd := func(x float64) *float64 { return &x }
-	rp.addPublished(&Published{Value: []PublishedValue{
+	rp.AddPublished(&Published{Value: []PublishedValue{
 		{ID: "tiny/a/sequential", Mean: 91.7, SD: sd(0.3), N: 3, Cite: "Table tiny, row 1"},
 		{ID: "tiny/b/sequential", Mean: 80.0, SD: sd(0.5), N: 3, Cite: "Table tiny, row 2"},
 		{ID: "tiny/c/sequential", Mean: 50.0, SD: sd(1), N: 3, Cite: "Table tiny, row 3"},

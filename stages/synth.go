@@ -79,8 +79,8 @@ var Synth = &pipeline.Stage{
 	},
 }
 
-// synthCells builds the synthetic DAG described by sc.
-func synthCells(sc *SynthConfig) ([]*pipeline.Cell, error) {
+// SynthCells builds the synthetic DAG described by sc.
+func SynthCells(sc *SynthConfig) ([]*pipeline.Cell, error) {
 	if sc.Cells <= 0 {
 		return nil, fmt.Errorf("synthetic.cells: must be > 0")
 	}

@@ -14,7 +14,7 @@ func TestSynthGolden(t *testing.T) {
 
 func TestSynthCells(t *testing.T) {
 	t.Parallel()
-	cells, err := synthCells(&SynthConfig{Cells: 10, Width: 4, FanIn: 3, Fail: []int{5}})
+	cells, err := SynthCells(&SynthConfig{Cells: 10, Width: 4, FanIn: 3, Fail: []int{5}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -22,8 +22,8 @@ func TestSynthCells(t *testing.T) {
 		t.Fatalf("synthCells layout wrong: %d cells, inputs %d/%d", len(cells), len(cells[0].Inputs), len(cells[5].Inputs))
 	}
 	for _, bad := range []*SynthConfig{{Cells: 0}, {Cells: 3, FanIn: 9}} {
-		if _, err := synthCells(bad); err == nil {
-			t.Errorf("synthCells(%+v) accepted", bad)
+		if _, err := SynthCells(bad); err == nil {
+			t.Errorf("SynthCells(%+v) accepted", bad)
 		}
 	}
 }

@@ -1,73 +1,12 @@
 package stages
 
 import (
-	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
 
 	"github.com/BurntSushi/toml"
-
-	"repro/pipeline"
 )
-
-const tablesTestConfig = `
-[settings]
-default_profile = "p"
-[profile.p]
-seeds = [0, 1, 2]
-split_seeds = [7]
-
-[[experiment]]
-name = "x"
-learner = "bp"
-dataset = "mnist"
-protocols = ["sequential", "static"]
-[experiment.bp]
-lr = 3e-5
-
-[[experiment]]
-name = "y"
-learner = "bp"
-dataset = "mnist"
-protocols = ["sequential"]
-max_seeds = 2
-
-[[experiment]]
-name = "z"
-learner = "bp"
-dataset = "mnist"
-protocols = ["static"]
-
-# ---- tables (stages/tables.go) ----
-[[table]]
-name = "t"
-caption = "c"
-header = "h"
-columns = ["sequential", "static"]
-titles = ["S", "I"]
-bold = ["sequential"]
-param = "bp.lr"
-param_title = "lr"
-published = "pub.toml"
-[[table.row]]
-experiment = "x"
-label = "X"
-[[table.row]]
-experiment = "y"
-label = "Y"
-cells = { static = "z" }
-[[table.row]]
-experiment = "night"
-label = "N"
-na = ["static"]
-[[table.compare]]
-id = "x-y"
-a = "x"
-b = "y"
-protocol = "sequential"
-`
 
 const tablesTestPublished = `
 [[value]]
@@ -77,96 +16,6 @@ sd = 0.4
 n = 3
 cite = "Table t, row 1"
 `
-
-func buildTest(t *testing.T, cfgText, pub string) (*pipeline.Graph, error) {
-	t.Helper()
-	dir := t.TempDir()
-	path := filepath.Join(dir, "pipeline.toml")
-	os.WriteFile(path, []byte(cfgText), 0o644)
-	os.WriteFile(filepath.Join(dir, "pub.toml"), []byte(pub), 0o644)
-	cfg, err := pipeline.LoadConfig(path)
-	if err != nil {
-		return nil, err
-	}
-	return Build(cfg, "p")
-}
-
-func TestTableCells(t *testing.T) {
-	t.Parallel()
-	g, err := buildTest(t, tablesTestConfig, tablesTestPublished)
-	if err != nil {
-		t.Fatal(err)
-	}
-	agg := g.Cell("aggregate/t")
-	if agg == nil || g.Cell("render/t") == nil || g.Cell("reproduction") == nil {
-		t.Fatal("table cells missing")
-	}
-	ap := agg.Params.(*AggregateParams)
-	// Row x: 3 seeds x 2 columns; row y: 2 seeds (max_seeds), its static
-	// cell from experiment z (3 seeds); row night: not configured.
-	if len(agg.Inputs) != 3+3+2+3 {
-		t.Errorf("aggregate has %d inputs, want 11", len(agg.Inputs))
-	}
-	want := []string{"run", "run", "run", "run", `not run: no experiment "night" in pipeline.toml`, "n/a"}
-	if strings.Join(ap.Status, "|") != strings.Join(want, "|") {
-		t.Errorf("status %q, want %q", ap.Status, want)
-	}
-	if ap.Seeds[2] != "0 1" || ap.Cells[3] != "train/z/static/split7" {
-		t.Errorf("seeds %q cells %q", ap.Seeds, ap.Cells)
-	}
-	for _, in := range agg.Inputs {
-		if in.Name == inputName(1, 1, 2) && in.Cell.ID != "train/z/static/split7/seed2" {
-			t.Errorf("input %s is %s", in.Name, in.Cell.ID)
-		}
-	}
-	if c := g.Cell("train/y/sequential/split7/seed1"); len(c.Tables) != 1 || c.Tables[0] != "t" {
-		t.Errorf("train cell tables %v", c.Tables)
-	}
-	rp := g.Cell("render/t").Params.(*RenderParams)
-	if rp.Params[0] != `$3{\cdot}10^{-5}$` {
-		t.Errorf("lr column %q", rp.Params)
-	}
-	rep := g.Cell("reproduction").Params.(*ReproductionParams)
-	if len(rep.IDs) != 1 || rep.Means[0] != 91.7 {
-		t.Errorf("published %+v", rep)
-	}
-}
-
-func TestTableSpecErrors(t *testing.T) {
-	t.Parallel()
-	cases := []struct{ name, from, to, want string }{
-		{"unknown key", `caption = "c"`, "caption = \"c\"\ncolour = 1", "colour"},
-		{"bad column", `columns = ["sequential", "static"]`, `columns = ["sequential", "iid"]`, `"iid"`},
-		{"titles", `titles = ["S", "I"]`, `titles = ["S"]`, "1 titles for 2 columns"},
-		{"bold not a column", `bold = ["sequential"]`, `bold = ["single_pass"]`, "bold"},
-		{"compare row", `b = "y"`, `b = "w"`, "must both be rows"},
-		{"published missing", `published = "pub.toml"`, `published = "nope.toml"`, "nope.toml"},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			t.Parallel()
-			cfg := strings.Replace(tablesTestConfig, c.from, c.to, 1)
-			_, err := buildTest(t, cfg, tablesTestPublished)
-			if err == nil || !strings.Contains(err.Error(), c.want) {
-				t.Fatalf("err %v, want it to mention %q", err, c.want)
-			}
-		})
-	}
-	_, err := buildTest(t, tablesTestConfig, "[[value]]\nid = \"a\"\nmean = 1.0\n")
-	if err == nil || !strings.Contains(err.Error(), "no cite") {
-		t.Errorf("published value without a cite: %v", err)
-	}
-}
-
-func TestLatexNumber(t *testing.T) {
-	t.Parallel()
-	cases := map[float64]string{3e-5: `$3{\cdot}10^{-5}$`, 1e-4: `$10^{-4}$`, 0.25: `$0.25$`, 1e-3: `$10^{-3}$`, 2.5e-6: `$2.5{\cdot}10^{-6}$`, 16: `$16$`}
-	for x, want := range cases {
-		if got := latexNumber(x); got != want {
-			t.Errorf("latexNumber(%g) = %s, want %s", x, got, want)
-		}
-	}
-}
 
 // FuzzParsePublished: the decoder never panics, and what it accepts
 // survives a round trip through TOML unchanged.

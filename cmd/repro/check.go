@@ -5,10 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strings"
 
-	"repro/pipeline"
-	"repro/stages"
+	"repro/experiments"
 )
 
 func cmdCheck() *command {
@@ -84,7 +82,7 @@ func runCheck(ctx context.Context, w *workspace) ([]string, error) {
 				continue
 			}
 			n := 0
-			for _, s := range diffNumbers(old, cur) {
+			for _, s := range experiments.DiffNumbers(old, cur) {
 				stale = append(stale, texPath+": "+s)
 				n++
 			}
@@ -95,7 +93,7 @@ func runCheck(ctx context.Context, w *workspace) ([]string, error) {
 		}
 		// The table would re-render: name the numbers whose inputs change.
 		n := 0
-		for _, s := range staleInputs(w, p, t, old) {
+		for _, s := range experiments.StaleInputs(w.graph, p, t, old) {
 			stale = append(stale, texPath+": "+s)
 			n++
 		}
@@ -120,129 +118,4 @@ func runCheck(ctx context.Context, w *workspace) ([]string, error) {
 		}
 	}
 	return stale, nil
-}
-
-// diffNumbers names the numbers whose rendered text differs.
-func diffNumbers(old, cur *stages.Sidecar) []string {
-	var out []string
-	curBy := map[string]*stages.NumberRef{}
-	for i := range cur.Numbers {
-		curBy[cur.Numbers[i].ID] = &cur.Numbers[i]
-	}
-	seen := map[string]bool{}
-	for _, o := range old.Numbers {
-		seen[o.ID] = true
-		c := curBy[o.ID]
-		switch {
-		case c == nil:
-			out = append(out, fmt.Sprintf("%s (row %d, column %d): no longer in the table", o.ID, o.Row, o.Column))
-		case c.Text != o.Text:
-			out = append(out, fmt.Sprintf("%s (row %d, column %d): committed %q, would render %q", o.ID, o.Row, o.Column, o.Text, c.Text))
-		}
-	}
-	for _, c := range cur.Numbers {
-		if !seen[c.ID] {
-			out = append(out, fmt.Sprintf("%s (row %d, column %d): new, would render %q", c.ID, c.Row, c.Column, c.Text))
-		}
-	}
-	oldCmp := map[string]stages.Comparison{}
-	for _, c := range old.Comparisons {
-		oldCmp[c.ID] = c
-	}
-	for _, c := range cur.Comparisons {
-		o, ok := oldCmp[c.ID]
-		if !ok || o.Status != c.Status || signedRound(o.Diff) != signedRound(c.Diff) || signedRound(o.Lo) != signedRound(c.Lo) || signedRound(o.Hi) != signedRound(c.Hi) {
-			out = append(out, fmt.Sprintf("%s: committed %s, would be %s", c.ID, cmpText(o, ok), cmpText(c, true)))
-		}
-	}
-	return out
-}
-
-func signedRound(x float64) string { return fmt.Sprintf("%+.1f", x) }
-
-func cmpText(c stages.Comparison, ok bool) string {
-	switch {
-	case !ok:
-		return "absent"
-	case c.Status != "ok":
-		return c.Status
-	}
-	return fmt.Sprintf("%s [%s, %s]", signedRound(c.Diff), signedRound(c.Lo), signedRound(c.Hi))
-}
-
-// staleInputs names the committed numbers whose train cells would rerun,
-// are gone, or hold other results than the committed table used; and the
-// numbers whose set of cells changed in the current config.
-func staleInputs(w *workspace, p *pipeline.Plan, table string, old *stages.Sidecar) []string {
-	var out []string
-	want := currentCells(w, table)
-	for _, n := range old.Numbers {
-		var why []string
-		committed := map[string]string{}
-		for i, id := range n.TrainCells {
-			committed[id] = n.Results[i]
-		}
-		cur, inGraph := want[n.ID]
-		for _, id := range cur {
-			if _, ok := committed[id]; ok {
-				continue
-			}
-			w := id + " is missing from the committed table"
-			if pc := p.Cell(id); pc != nil && pc.State != pipeline.Cached {
-				w += " and would run: " + strings.Join(pc.Reasons, "; ")
-			} else {
-				w += " and is now in the store"
-			}
-			why = append(why, w)
-		}
-		for _, id := range n.TrainCells {
-			pc := p.Cell(id)
-			switch {
-			case pc == nil || inGraph && !containsString(cur, id):
-				why = append(why, id+" is no longer in the table's cells")
-			case pc.State != pipeline.Cached:
-				why = append(why, id+" would run: "+strings.Join(pc.Reasons, "; "))
-			default:
-				if d, _ := pc.Manifest.Output("result"); d.String() != committed[id] {
-					why = append(why, id+" has another result in the store")
-				}
-			}
-		}
-		if len(why) > 0 {
-			out = append(out, fmt.Sprintf("%s (row %d, column %d, committed %q): %s", n.ID, n.Row, n.Column, n.Text, strings.Join(why, "; ")))
-		}
-	}
-	return out
-}
-
-// currentCells maps each number ID of a table to the train cells its
-// aggregate cell reads under the current config.
-func currentCells(w *workspace, table string) map[string][]string {
-	out := map[string][]string{}
-	agg := w.graph.Cell("aggregate/" + table)
-	if agg == nil {
-		return out
-	}
-	ap, ok := agg.Params.(*stages.AggregateParams)
-	if !ok {
-		return out
-	}
-	for _, in := range agg.Inputs {
-		var r, c, s int
-		if _, err := fmt.Sscanf(in.Name, "r%02dc%ds%d", &r, &c, &s); err != nil || r >= len(ap.Rows) || c >= len(ap.Protocols) {
-			continue
-		}
-		id := table + "/" + ap.Rows[r] + "/" + ap.Protocols[c]
-		out[id] = append(out[id], in.Cell.ID)
-	}
-	return out
-}
-
-func containsString(xs []string, s string) bool {
-	for _, x := range xs {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

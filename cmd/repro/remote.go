@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -46,7 +47,7 @@ func (w *workspace) remoteFlag(name string) (*artifacts.DirRemote, *pipeline.Rem
 	case name == "":
 		name = names[0]
 	}
-	if !containsString(names, name) {
+	if !slices.Contains(names, name) {
 		return nil, nil, usageErr("--remote %q: no such remote in %s (have %s)", name, w.cfg.Path, strings.Join(names, ", "))
 	}
 	return w.cfg.OpenRemote(name)

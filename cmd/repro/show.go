@@ -9,6 +9,7 @@ import (
 
 	"github.com/olekukonko/tablewriter"
 
+	"repro/experiments"
 	"repro/stages"
 )
 
@@ -121,7 +122,7 @@ func showTable(e *env, sc *stages.Sidecar) error {
 	}
 	tw.Render()
 	for _, c := range sc.Comparisons {
-		fmt.Fprintf(e.stdout, "%s: %s - %s (%s): %s\n", c.ID, c.A, c.B, c.Protocol, cmpText(c, true))
+		fmt.Fprintf(e.stdout, "%s: %s - %s (%s): %s\n", c.ID, c.A, c.B, c.Protocol, experiments.CompareText(c, true))
 	}
 	return nil
 }

@@ -5,15 +5,15 @@ import (
 	"strings"
 
 	"repro/artifacts"
+	"repro/experiments"
 	"repro/pipeline"
-	"repro/stages"
 )
 
 // workspace is a loaded pipeline: config, profile, store and graph.
 type workspace struct {
 	cfg      *pipeline.Config
 	profile  string
-	prof     *pipeline.Profile
+	matrix   *experiments.Matrix
 	store    *artifacts.Store
 	graph    *pipeline.Graph
 	settings map[string]string
@@ -27,11 +27,15 @@ func openWorkspace(e *env, g *globalFlags) (*workspace, error) {
 	if err != nil {
 		return nil, err
 	}
-	name, prof, err := cfg.Profile(g.profile)
+	m, err := experiments.Load(cfg)
 	if err != nil {
 		return nil, err
 	}
-	graph, err := stages.Build(cfg, name)
+	name, _, err := m.Profile(g.profile)
+	if err != nil {
+		return nil, err
+	}
+	graph, err := m.Build(name)
 	if err != nil {
 		return nil, err
 	}
@@ -43,7 +47,7 @@ func openWorkspace(e *env, g *globalFlags) (*workspace, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &workspace{cfg: cfg, profile: name, prof: prof, store: st, graph: graph, settings: cfg.HostSettings(e.getenv)}
+	w := &workspace{cfg: cfg, profile: name, matrix: m, store: st, graph: graph, settings: cfg.HostSettings(e.getenv)}
 	if !g.noRemote {
 		if w.remotes, err = openRemotes(cfg); err != nil {
 			return nil, err

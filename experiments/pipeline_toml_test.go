@@ -1,4 +1,4 @@
-package stages
+package experiments
 
 import (
 	"math/rand/v2"
@@ -7,6 +7,7 @@ import (
 	"repro/core"
 	"repro/core/backprop"
 	"repro/pipeline"
+	"repro/stages"
 )
 
 // TestPipelineTOMLResolves loads the project's own pipeline.toml, builds
@@ -39,7 +40,7 @@ func TestPipelineTOMLResolves(t *testing.T) {
 	tasks := []core.Task{{0, 1}, {2, 3}, {4, 5}, {6, 7}, {8, 9}}
 	seen := map[string]bool{}
 	for _, c := range g.Cells {
-		p, ok := c.Params.(*TrainParams)
+		p, ok := c.Params.(*stages.TrainParams)
 		if !ok || p.Seed != 0 {
 			continue
 		}

@@ -1,0 +1,126 @@
+// Package cellid names the cells of the paper's DAG and the inputs of its
+// aggregate cells, and parses those names back: one function each, and its
+// inverse, so that no other package formats or splits an ID by hand. The
+// names are part of the store's refs and of every sidecar, so they never
+// change for an existing cell.
+package cellid
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+)
+
+// Train identifies one training run: train/<experiment>/<protocol>/<eval>/seed<seed>.
+type Train struct {
+	Experiment string
+	Protocol   string
+	// Eval is the evaluation set: "split<seed>" (a held-out tenth) or
+	// "test" (the official test set, the development set); see EvalOf.
+	Eval string
+	Seed int64
+}
+
+// Prefix is the ID without its seed: what every seed of one table cell
+// shares.
+func (t Train) Prefix() string {
+	return "train/" + t.Experiment + "/" + t.Protocol + "/" + t.Eval
+}
+
+// String is the cell ID.
+func (t Train) String() string { return WithSeed(t.Prefix(), t.Seed) }
+
+// WithSeed is the train cell ID of one seed under a Prefix.
+func WithSeed(prefix string, seed int64) string {
+	return prefix + "/seed" + strconv.FormatInt(seed, 10)
+}
+
+// ParseTrain is the inverse of Train.String.
+func ParseTrain(id string) (Train, error) {
+	parts := strings.Split(id, "/")
+	if len(parts) != 5 || parts[0] != "train" || !strings.HasPrefix(parts[4], "seed") {
+		return Train{}, fmt.Errorf("cell ID %q: want train/<experiment>/<protocol>/<eval>/seed<n>", id)
+	}
+	seed, err := strconv.ParseInt(strings.TrimPrefix(parts[4], "seed"), 10, 64)
+	if err != nil || parts[1] == "" || parts[2] == "" {
+		return Train{}, fmt.Errorf("cell ID %q: want train/<experiment>/<protocol>/<eval>/seed<n>", id)
+	}
+	if _, err := ParseEval(parts[3]); err != nil {
+		return Train{}, fmt.Errorf("cell ID %q: %w", id, err)
+	}
+	t := Train{Experiment: parts[1], Protocol: parts[2], Eval: parts[3], Seed: seed}
+	if t.String() != id {
+		return Train{}, fmt.Errorf("cell ID %q: not canonical (want %s)", id, t)
+	}
+	return t, nil
+}
+
+// EvalOf names an evaluation set: split seed 0 is the official test set
+// ("test"), any other the held-out tenth of that split ("split1234").
+func EvalOf(splitSeed int64) string {
+	if splitSeed == 0 {
+		return "test"
+	}
+	return "split" + strconv.FormatInt(splitSeed, 10)
+}
+
+// ParseEval is the inverse of EvalOf.
+func ParseEval(s string) (int64, error) {
+	if s == "test" {
+		return 0, nil
+	}
+	n, err := strconv.ParseInt(strings.TrimPrefix(s, "split"), 10, 64)
+	if err != nil || !strings.HasPrefix(s, "split") || n == 0 || EvalOf(n) != s {
+		return 0, fmt.Errorf("evaluation set %q: want test or split<seed>", s)
+	}
+	return n, nil
+}
+
+// Download, Prepare and V1 name the per-release data cells.
+func Download(release string) string { return "download/" + release }
+func Prepare(release string) string  { return "prepare/" + release }
+func V1(release string) string       { return "v1/" + release }
+
+// Split names the held-out split of a release by its seed.
+func Split(release string, seed int64) string {
+	return fmt.Sprintf("split/%s-%d", release, seed)
+}
+
+// Streams names the streams cell of a release, stream protocol
+// ("sequential" or "static") and evaluation set (EvalOf).
+func Streams(release, protocol string, splitSeed int64) string {
+	return fmt.Sprintf("streams/%s-%s-%s", release, protocol, EvalOf(splitSeed))
+}
+
+// Aggregate and Render name a table's cells; Reproduction is the report.
+func Aggregate(table string) string { return "aggregate/" + table }
+func Render(table string) string    { return "render/" + table }
+
+const Reproduction = "reproduction"
+
+// TableOf is the inverse of Aggregate and Render: the table a cell ID
+// names, and whether it is one of those.
+func TableOf(id string) (string, bool) {
+	for _, p := range []string{"aggregate/", "render/"} {
+		if t, ok := strings.CutPrefix(id, p); ok && t != "" {
+			return t, true
+		}
+	}
+	return "", false
+}
+
+// Input is one input of an aggregate cell: seed index Seed of the table
+// cell at row Row, column Col (all 0-based).
+type Input struct{ Row, Col, Seed int }
+
+// String is the input name, rXXcYsZ.
+func (in Input) String() string { return fmt.Sprintf("r%02dc%ds%d", in.Row, in.Col, in.Seed) }
+
+// ParseInput is the inverse of Input.String.
+func ParseInput(s string) (Input, error) {
+	var in Input
+	if _, err := fmt.Sscanf(s, "r%02dc%ds%d", &in.Row, &in.Col, &in.Seed); err != nil || in.String() != s {
+		return Input{}, fmt.Errorf("aggregate input %q: want rXXcYsZ", s)
+	}
+	return in, nil
+}

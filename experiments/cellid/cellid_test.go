@@ -1,0 +1,76 @@
+package cellid
+
+import (
+	"testing"
+)
+
+func TestTrainRoundTrip(t *testing.T) {
+	t.Parallel()
+	for _, tr := range []Train{
+		{"full", "sequential", "split1234", 0},
+		{"bp-er", "single_pass", "test", 5},
+		{"x.y+z", "static", "split4321", 12},
+	} {
+		id := tr.String()
+		got, err := ParseTrain(id)
+		if err != nil || got != tr {
+			t.Errorf("ParseTrain(%q) = %+v, %v; want %+v", id, got, err, tr)
+		}
+	}
+	if got := (Train{"full", "sequential", EvalOf(1234), 0}).String(); got != "train/full/sequential/split1234/seed0" {
+		t.Errorf("ID %q", got)
+	}
+	for _, bad := range []string{"train/full/sequential/split1234", "train/full/sequential/heldout/seed0", "prepare/mnist", "train//s/test/seed0", "train/a/b/test/seedx", "train/a/b/split0/seed1"} {
+		if _, err := ParseTrain(bad); err == nil {
+			t.Errorf("ParseTrain(%q) accepted", bad)
+		}
+	}
+}
+
+func TestInputRoundTrip(t *testing.T) {
+	t.Parallel()
+	for _, in := range []Input{{0, 0, 0}, {12, 2, 5}, {99, 9, 9}, {3, 14, 11}} {
+		got, err := ParseInput(in.String())
+		if err != nil || got != in {
+			t.Errorf("ParseInput(%q) = %+v, %v", in.String(), got, err)
+		}
+	}
+	if (Input{1, 2, 3}).String() != "r01c2s3" {
+		t.Error("input name format changed")
+	}
+	for _, bad := range []string{"r1c2s3", "data", "r01c2s3x"} {
+		if _, err := ParseInput(bad); err == nil {
+			t.Errorf("ParseInput(%q) accepted", bad)
+		}
+	}
+}
+
+func TestDataIDs(t *testing.T) {
+	t.Parallel()
+	got := []string{Download("mnist"), Prepare("cifar10"), V1("cifar100"), Split("mnist", 4321),
+		Streams("mnist", "static", 1234), Streams("cifar10", "sequential", 0), Aggregate("val"), Render("val")}
+	want := []string{"download/mnist", "prepare/cifar10", "v1/cifar100", "split/mnist-4321",
+		"streams/mnist-static-split1234", "streams/cifar10-sequential-test", "aggregate/val", "render/val"}
+	for i := range got {
+		if got[i] != want[i] {
+			t.Errorf("%q, want %q", got[i], want[i])
+		}
+	}
+	if tb, ok := TableOf("render/val"); !ok || tb != "val" {
+		t.Error("TableOf(render/val)")
+	}
+	if _, ok := TableOf("train/x/y/test/seed0"); ok {
+		t.Error("TableOf(train cell)")
+	}
+}
+
+func FuzzParseTrain(f *testing.F) {
+	f.Add("train/full/sequential/split1234/seed0")
+	f.Add("train/a/b/test/seed-1")
+	f.Fuzz(func(t *testing.T, id string) {
+		tr, err := ParseTrain(id)
+		if err == nil && tr.String() != id {
+			t.Fatalf("ParseTrain(%q) = %+v, which prints as %q", id, tr, tr.String())
+		}
+	})
+}

@@ -1,0 +1,144 @@
+package experiments
+
+import (
+	"fmt"
+
+	"repro/experiments/cellid"
+	"repro/pipeline"
+	"repro/stages"
+)
+
+// dataSource says which cells produce a dataset name's inputs.
+type dataSource struct {
+	release string // download/prepare dataset: mnist, cifar10, cifar100
+	v1      bool   // the V1 feature front-end on top of prepare
+}
+
+var datasets = map[string]dataSource{
+	"mnist":     {release: "mnist"},
+	"cifar10":   {release: "cifar10"},
+	"cifar10f":  {release: "cifar10", v1: true},
+	"cifar100":  {release: "cifar100"},
+	"cifar100f": {release: "cifar100", v1: true},
+}
+
+// builder memoises the shared cells (data, splits, streams) of a graph.
+type builder struct {
+	cells []*pipeline.Cell
+	byID  map[string]*pipeline.Cell
+}
+
+func (b *builder) cell(id string, st *pipeline.Stage, params any, inputs ...pipeline.CellInput) *pipeline.Cell {
+	if c, ok := b.byID[id]; ok {
+		return c
+	}
+	c := &pipeline.Cell{ID: id, Stage: st, Params: params, Inputs: inputs}
+	b.byID[id] = c
+	b.cells = append(b.cells, c)
+	return c
+}
+
+func (b *builder) prepare(release string) *pipeline.Cell {
+	dl := b.cell(cellid.Download(release), stages.Download, &stages.DownloadParams{Dataset: release})
+	return b.cell(cellid.Prepare(release), stages.Prepare, &stages.PrepareParams{Dataset: release}, pipeline.CellInput{Name: "download", Cell: dl})
+}
+
+func (b *builder) data(ds string) *pipeline.Cell {
+	src := datasets[ds]
+	prep := b.prepare(src.release)
+	if !src.v1 {
+		return prep
+	}
+	p := stages.V1.NewParams().(*stages.V1Params)
+	p.Dataset = src.release
+	return b.cell(cellid.V1(src.release), stages.V1, p, pipeline.CellInput{Name: "prepare", Cell: prep})
+}
+
+// stream returns the streams cell of a dataset, protocol and evaluation set
+// (splitSeed 0 means the official test set).
+func (b *builder) stream(ds, protocol string, splitSeed int64) *pipeline.Cell {
+	src := datasets[ds]
+	prep := b.prepare(src.release)
+	sp := "sequential"
+	if protocol == "static" {
+		sp = "static"
+	}
+	if splitSeed == 0 {
+		return b.cell(cellid.Streams(src.release, sp, 0), stages.Streams,
+			&stages.StreamsParams{Dataset: src.release, Protocol: sp, Eval: "test"}, pipeline.CellInput{Name: "prepare", Cell: prep})
+	}
+	params := stages.Split.NewParams().(*stages.SplitParams)
+	params.Dataset, params.Seed = src.release, splitSeed
+	split := b.cell(cellid.Split(src.release, splitSeed), stages.Split, params, pipeline.CellInput{Name: "prepare", Cell: prep})
+	return b.cell(cellid.Streams(src.release, sp, splitSeed), stages.Streams,
+		&stages.StreamsParams{Dataset: src.release, Protocol: sp, Eval: "heldout"},
+		pipeline.CellInput{Name: "prepare", Cell: prep}, pipeline.CellInput{Name: "split", Cell: split})
+}
+
+// Build loads the matrix of cfg and builds the graph of a profile.
+func Build(cfg *pipeline.Config, profile string) (*pipeline.Graph, error) {
+	m, err := Load(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return m.Build(profile)
+}
+
+// Build turns the matrix into the DAG of cells of one profile: the
+// synthetic cells if the file has any, every experiment's data and train
+// cells, and every table's aggregate and render cells with the
+// reproduction report on top.
+func (m *Matrix) Build(profile string) (*pipeline.Graph, error) {
+	var cells []*pipeline.Cell
+	if m.synth != nil {
+		cs, err := stages.SynthCells(m.synth)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", m.cfg.Path, err)
+		}
+		cells = append(cells, cs...)
+	}
+	if len(m.Experiments) > 0 {
+		name, prof, err := m.Profile(profile)
+		if err != nil {
+			return nil, err
+		}
+		b := &builder{byID: map[string]*pipeline.Cell{}}
+		if err := m.trainCells(b, name, prof); err != nil {
+			return nil, err
+		}
+		cells = append(cells, b.cells...)
+		cs, err := m.tableCells(name, prof, b.byID)
+		if err != nil {
+			return nil, err
+		}
+		cells = append(cells, cs...)
+	}
+	return pipeline.NewGraph(cells)
+}
+
+// trainCells adds the cells of every experiment of the profile: its data
+// cells, and one train cell per protocol, evaluation split and seed.
+func (m *Matrix) trainCells(b *builder, profile string, prof *Profile) error {
+	for _, e := range m.Experiments {
+		if !e.inProfile(profile) {
+			continue
+		}
+		for _, protocol := range e.Protocols {
+			base := e.params[profile][protocol]
+			for _, split := range e.splits(prof) {
+				stream := b.stream(e.Dataset, protocol, split)
+				data := b.data(e.Dataset)
+				for _, seed := range e.seeds(prof) {
+					p := clone(base)
+					p.Seed = seed
+					id := cellid.Train{Experiment: e.Name, Protocol: protocol, Eval: cellid.EvalOf(split), Seed: seed}.String()
+					if _, dup := b.byID[id]; dup {
+						return fmt.Errorf("%s:%d: experiment %s: cell %s defined twice", m.cfg.Path, m.cfg.KeyLine(fmt.Sprintf("experiment[%d]", e.index)), e.Name, id)
+					}
+					b.cell(id, stages.Train, p, pipeline.CellInput{Name: "data", Cell: data}, pipeline.CellInput{Name: "stream", Cell: stream})
+				}
+			}
+		}
+	}
+	return nil
+}

@@ -1,0 +1,369 @@
+package experiments
+
+import (
+	"fmt"
+	"maps"
+	"regexp"
+	"slices"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+
+	"repro/core"
+	"repro/core/backprop"
+	"repro/pipeline"
+	"repro/stages"
+)
+
+// Profile is a [profile.NAME] table: one scale of the whole matrix. Its
+// overrides are part of the resolved config of the cells they touch, and so
+// of their keys.
+type Profile struct {
+	Seeds      []int64        `toml:"seeds"`
+	SplitSeeds []int64        `toml:"split_seeds"`
+	Stamp      string         `toml:"stamp"`
+	Train      toml.Primitive `toml:"train"`
+	Local      toml.Primitive `toml:"local"`
+	BP         toml.Primitive `toml:"bp"`
+
+	name string
+}
+
+// Experiment is one [[experiment]]: a configuration of a learner, run over
+// a matrix of protocols, splits and seeds.
+type Experiment struct {
+	Name      string         `toml:"name"`
+	Learner   string         `toml:"learner"`
+	Dataset   string         `toml:"dataset"`
+	Protocols []string       `toml:"protocols"`
+	Eval      string         `toml:"eval"`
+	Preset    string         `toml:"preset"`
+	MaxSeeds  int            `toml:"max_seeds"`
+	Profiles  []string       `toml:"profiles"`
+	Local     toml.Primitive `toml:"local"`
+	BP        toml.Primitive `toml:"bp"`
+	Note      string         `toml:"note"`
+
+	index int // in the file's [[experiment]] array
+	// params[profile][protocol] is the resolved train config (seed 0).
+	params map[string]map[string]*stages.TrainParams
+}
+
+// inProfile reports whether the experiment runs under a profile.
+func (e *Experiment) inProfile(profile string) bool {
+	return len(e.Profiles) == 0 || slices.Contains(e.Profiles, profile)
+}
+
+// seeds are the experiment's run seeds under a profile.
+func (e *Experiment) seeds(p *Profile) []int64 {
+	if e.MaxSeeds > 0 && e.MaxSeeds < len(p.Seeds) {
+		return p.Seeds[:e.MaxSeeds]
+	}
+	return p.Seeds
+}
+
+// splits are the evaluation sets (split seeds; 0 = the official test set)
+// the experiment runs under a profile.
+func (e *Experiment) splits(p *Profile) []int64 {
+	if e.Eval == "test" {
+		return []int64{0}
+	}
+	return p.SplitSeeds
+}
+
+// Matrix is the decoded and validated experiment matrix of a config:
+// profiles, experiments and tables.
+type Matrix struct {
+	cfg         *pipeline.Config
+	Profiles    map[string]*Profile
+	Experiments []*Experiment
+	Tables      []*TableSpec
+	synth       *stages.SynthConfig
+	byName      map[string]*Experiment
+}
+
+// nameRe is what profile, experiment and table names may be: they become
+// path elements (paper/<profile>/, cell IDs, paper/tables/<table>.tex).
+var nameRe = regexp.MustCompile(`^[a-z0-9][a-z0-9_.+-]*$`)
+
+func validName(s string) bool { return nameRe.MatchString(s) && !strings.Contains(s, "..") }
+
+// Load decodes every section of the matrix from cfg and validates it all
+// before any work: names, enumerations, every learner config of every
+// experiment under every profile it runs in (through the learners' own
+// Validate), every table and the experiments it names. Errors name the
+// file, line and key. After Load, every key of the file has been decoded:
+// an unknown one is an error.
+func Load(cfg *pipeline.Config) (*Matrix, error) {
+	m := &Matrix{cfg: cfg, Profiles: map[string]*Profile{}, byName: map[string]*Experiment{}}
+	if p, ok := cfg.Section("synthetic"); ok {
+		m.synth = &stages.SynthConfig{}
+		if err := cfg.DecodeAt(p, m.synth, "synthetic"); err != nil {
+			return nil, err
+		}
+	}
+	if err := m.loadProfiles(); err != nil {
+		return nil, err
+	}
+	if err := m.loadExperiments(); err != nil {
+		return nil, err
+	}
+	if err := m.resolve(); err != nil {
+		return nil, err
+	}
+	if err := m.loadTables(); err != nil {
+		return nil, err
+	}
+	if err := cfg.Finish(); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+func (m *Matrix) loadProfiles() error {
+	cfg := m.cfg
+	sec, ok := cfg.Section("profile")
+	if !ok {
+		if m.synth == nil {
+			return cfg.ErrAt(0, "profile", "no profile defined")
+		}
+		return nil
+	}
+	var prims map[string]toml.Primitive
+	if err := cfg.DecodeAt(sec, &prims, "profile"); err != nil {
+		return err
+	}
+	for _, name := range slices.Sorted(maps.Keys(prims)) {
+		key := "profile." + name
+		p := &Profile{name: name}
+		if err := cfg.DecodeAt(prims[name], p, key); err != nil {
+			return err
+		}
+		line := cfg.KeyLine(key)
+		if !validName(name) {
+			return cfg.ErrAt(line, key, "profile name %q: want lower-case letters, digits and _ . + - (it names the directory paper/<profile>/)", name)
+		}
+		if len(p.Seeds) == 0 {
+			return cfg.ErrAt(line, key+".seeds", "missing or empty")
+		}
+		if len(p.SplitSeeds) == 0 {
+			return cfg.ErrAt(line, key+".split_seeds", "missing or empty")
+		}
+		m.Profiles[name] = p
+	}
+	d := cfg.Settings.DefaultProfile
+	if d == "" {
+		return cfg.ErrAt(cfg.KeyLine("settings"), "settings.default_profile", "missing")
+	}
+	if _, ok := m.Profiles[d]; !ok {
+		return cfg.ErrAt(cfg.KeyLine("settings.default_profile"), "settings.default_profile", "no profile %q", d)
+	}
+	return nil
+}
+
+var protocols = []string{"sequential", "static", "single_pass"}
+
+func (m *Matrix) loadExperiments() error {
+	cfg := m.cfg
+	sec, ok := cfg.Section("experiment")
+	if !ok {
+		return nil
+	}
+	var prims []toml.Primitive
+	if err := cfg.DecodeAt(sec, &prims, "experiment"); err != nil {
+		return err
+	}
+	for i, prim := range prims {
+		at := fmt.Sprintf("experiment[%d]", i)
+		e := &Experiment{index: i}
+		if err := cfg.DecodeAt(prim, e, at); err != nil {
+			return err
+		}
+		m.Experiments = append(m.Experiments, e)
+		line := cfg.KeyLine(at)
+		// bad places an error at the line of the field (or the header
+		// when the field is absent).
+		bad := func(field, format string, args ...any) error {
+			l := cfg.KeyLine(at + "." + field)
+			if l == 0 {
+				l = line
+			}
+			name := e.Name
+			if name == "" {
+				name = at
+			}
+			return cfg.ErrAt(l, "experiment "+name+"."+field, format, args...)
+		}
+		if e.Name == "" {
+			return bad("name", "missing")
+		}
+		if prev, dup := m.byName[e.Name]; dup {
+			return bad("name", "duplicate name (first at line %d)", cfg.KeyLine(fmt.Sprintf("experiment[%d]", prev.index)))
+		}
+		m.byName[e.Name] = e
+		if !validName(e.Name) {
+			return bad("name", "must be lower-case letters, digits and _ . + -")
+		}
+		switch e.Learner {
+		case "local", "bp":
+		case "":
+			return bad("learner", "missing (local or bp)")
+		default:
+			return bad("learner", "%q: want local or bp", e.Learner)
+		}
+		if e.Dataset == "" {
+			return bad("dataset", "missing")
+		}
+		if _, ok := datasets[e.Dataset]; !ok {
+			return bad("dataset", "%q is not one of %s", e.Dataset, strings.Join(slices.Sorted(maps.Keys(datasets)), ", "))
+		}
+		if len(e.Protocols) == 0 {
+			return bad("protocols", "missing or empty")
+		}
+		for j, p := range e.Protocols {
+			if !slices.Contains(protocols, p) {
+				return bad("protocols", "%q: want sequential, static or single_pass", p)
+			}
+			if slices.Contains(e.Protocols[:j], p) {
+				return bad("protocols", "%q twice", p)
+			}
+		}
+		switch e.Eval {
+		case "":
+			e.Eval = "heldout"
+		case "heldout", "test":
+		default:
+			return bad("eval", "%q: want heldout or test", e.Eval)
+		}
+		if e.MaxSeeds < 0 {
+			return bad("max_seeds", "must be >= 0")
+		}
+		for _, p := range e.Profiles {
+			if _, ok := m.Profiles[p]; !ok {
+				return bad("profiles", "no profile %q", p)
+			}
+		}
+	}
+	return nil
+}
+
+// resolve decodes every profile's overrides, and resolves and validates
+// every experiment's train config under every profile it runs in.
+func (m *Matrix) resolve() error {
+	cfg := m.cfg
+	// Every profile's overrides, used or not, so that a typo in any of
+	// them is reported whatever profile runs.
+	for _, name := range slices.Sorted(maps.Keys(m.Profiles)) {
+		pr := m.Profiles[name]
+		lc, bc, tp := core.DefaultLocalConfig(), backprop.DefaultConfig(), stages.TrainParams{}
+		for _, d := range []struct {
+			p   toml.Primitive
+			dst any
+			at  string
+		}{{pr.Local, &lc, "local"}, {pr.BP, &bc, "bp"}, {pr.Train, &tp, "train"}} {
+			if err := cfg.DecodeAt(d.p, d.dst, "profile."+name+"."+d.at); err != nil {
+				return err
+			}
+		}
+	}
+	for _, e := range m.Experiments {
+		e.params = map[string]map[string]*stages.TrainParams{}
+		for _, name := range slices.Sorted(maps.Keys(m.Profiles)) {
+			e.params[name] = map[string]*stages.TrainParams{}
+			for _, protocol := range e.Protocols {
+				p, err := m.trainParams(m.Profiles[name], e, protocol)
+				if err != nil {
+					return err
+				}
+				e.params[name][protocol] = p
+			}
+		}
+	}
+	return nil
+}
+
+// trainParams resolves an experiment's train params for one protocol:
+// stage defaults, then the experiment's learner table, then the protocol
+// (single pass: one epoch; static: one task of every class), then the
+// profile's overrides; and validates the result.
+func (m *Matrix) trainParams(prof *Profile, e *Experiment, protocol string) (*stages.TrainParams, error) {
+	cfg := m.cfg
+	at := fmt.Sprintf("experiment[%d]", e.index)
+	p := stages.Train.NewParams().(*stages.TrainParams)
+	p.Learner, p.Protocol = e.Learner, protocol
+	switch e.Learner {
+	case "local":
+		lc := core.DefaultLocalConfig()
+		if e.Preset != "" {
+			var err error
+			if lc, err = core.LocalPreset(e.Preset); err != nil {
+				return nil, cfg.ErrAt(cfg.KeyLine(at+".preset"), "experiment "+e.Name+".preset", "%v", err)
+			}
+		}
+		if err := cfg.DecodeAt(e.Local, &lc, at+".local"); err != nil {
+			return nil, err
+		}
+		if protocol == "single_pass" {
+			lc.Epochs = 1
+		}
+		lc.Static = protocol == "static"
+		if err := cfg.DecodeAt(prof.Local, &lc, "profile."+prof.name+".local"); err != nil {
+			return nil, err
+		}
+		p.Local = &lc
+	case "bp":
+		bc := backprop.DefaultConfig()
+		if e.Preset != "" {
+			var ok bool
+			if bc, ok = backprop.Preset(e.Preset); !ok {
+				return nil, cfg.ErrAt(cfg.KeyLine(at+".preset"), "experiment "+e.Name+".preset", "unknown backprop config %q", e.Preset)
+			}
+		}
+		if err := cfg.DecodeAt(e.BP, &bc, at+".bp"); err != nil {
+			return nil, err
+		}
+		if protocol == "single_pass" {
+			bc.Epochs = 1
+		}
+		if err := cfg.DecodeAt(prof.BP, &bc, "profile."+prof.name+".bp"); err != nil {
+			return nil, err
+		}
+		p.BP = &bc
+	}
+	if err := cfg.DecodeAt(prof.Train, p, "profile."+prof.name+".train"); err != nil {
+		return nil, err
+	}
+	return p, nil
+}
+
+// Profile returns the named profile ("" = the default).
+func (m *Matrix) Profile(name string) (string, *Profile, error) {
+	if name == "" {
+		name = m.cfg.Settings.DefaultProfile
+	}
+	if name == "" && len(m.Profiles) == 0 {
+		return "default", &Profile{name: "default"}, nil
+	}
+	p, ok := m.Profiles[name]
+	if !ok {
+		return name, nil, fmt.Errorf("%s: no profile %q (have %s)", m.cfg.Path, name, strings.Join(slices.Sorted(maps.Keys(m.Profiles)), ", "))
+	}
+	return name, p, nil
+}
+
+// Experiment returns the named experiment, or nil.
+func (m *Matrix) Experiment(name string) *Experiment { return m.byName[name] }
+
+// clone copies p deeply enough that per-seed cells share no mutable state.
+func clone(p *stages.TrainParams) *stages.TrainParams {
+	c := *p
+	if p.Local != nil {
+		l := *p.Local
+		c.Local = &l
+	}
+	if p.BP != nil {
+		b := *p.BP
+		c.BP = &b
+	}
+	return &c
+}

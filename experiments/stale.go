@@ -1,0 +1,133 @@
+package experiments
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"repro/experiments/cellid"
+	"repro/pipeline"
+	"repro/stages"
+)
+
+// The staleness check of the committed tables (repro check): which numbers
+// of a committed sidecar differ from what the store renders, and which
+// would change because their train cells would rerun.
+
+// DiffNumbers names the numbers whose rendered text differs.
+func DiffNumbers(old, cur *stages.Sidecar) []string {
+	var out []string
+	curBy := map[string]*stages.NumberRef{}
+	for i := range cur.Numbers {
+		curBy[cur.Numbers[i].ID] = &cur.Numbers[i]
+	}
+	seen := map[string]bool{}
+	for _, o := range old.Numbers {
+		seen[o.ID] = true
+		c := curBy[o.ID]
+		switch {
+		case c == nil:
+			out = append(out, fmt.Sprintf("%s (row %d, column %d): no longer in the table", o.ID, o.Row, o.Column))
+		case c.Text != o.Text:
+			out = append(out, fmt.Sprintf("%s (row %d, column %d): committed %q, would render %q", o.ID, o.Row, o.Column, o.Text, c.Text))
+		}
+	}
+	for _, c := range cur.Numbers {
+		if !seen[c.ID] {
+			out = append(out, fmt.Sprintf("%s (row %d, column %d): new, would render %q", c.ID, c.Row, c.Column, c.Text))
+		}
+	}
+	oldCmp := map[string]stages.Comparison{}
+	for _, c := range old.Comparisons {
+		oldCmp[c.ID] = c
+	}
+	for _, c := range cur.Comparisons {
+		o, ok := oldCmp[c.ID]
+		if !ok || o.Status != c.Status || signedRound(o.Diff) != signedRound(c.Diff) || signedRound(o.Lo) != signedRound(c.Lo) || signedRound(o.Hi) != signedRound(c.Hi) {
+			out = append(out, fmt.Sprintf("%s: committed %s, would be %s", c.ID, CompareText(o, ok), CompareText(c, true)))
+		}
+	}
+	return out
+}
+
+func signedRound(x float64) string { return fmt.Sprintf("%+.1f", x) }
+
+// CompareText shows a comparison as its rounded difference and interval,
+// or why it is not computed (ok false: absent).
+func CompareText(c stages.Comparison, ok bool) string {
+	switch {
+	case !ok:
+		return "absent"
+	case c.Status != "ok":
+		return c.Status
+	}
+	return fmt.Sprintf("%s [%s, %s]", signedRound(c.Diff), signedRound(c.Lo), signedRound(c.Hi))
+}
+
+// StaleInputs names the committed numbers whose train cells would rerun,
+// are gone, or hold other results than the committed table used; and the
+// numbers whose set of cells changed in the current config.
+func StaleInputs(g *pipeline.Graph, p *pipeline.Plan, table string, old *stages.Sidecar) []string {
+	var out []string
+	want := currentCells(g, table)
+	for _, n := range old.Numbers {
+		var why []string
+		committed := map[string]string{}
+		for i, id := range n.TrainCells {
+			committed[id] = n.Results[i]
+		}
+		cur, inGraph := want[n.ID]
+		for _, id := range cur {
+			if _, ok := committed[id]; ok {
+				continue
+			}
+			s := id + " is missing from the committed table"
+			if pc := p.Cell(id); pc != nil && pc.State != pipeline.Cached {
+				s += " and would run: " + strings.Join(pc.Reasons, "; ")
+			} else {
+				s += " and is now in the store"
+			}
+			why = append(why, s)
+		}
+		for _, id := range n.TrainCells {
+			pc := p.Cell(id)
+			switch {
+			case pc == nil || inGraph && !slices.Contains(cur, id):
+				why = append(why, id+" is no longer in the table's cells")
+			case pc.State != pipeline.Cached:
+				why = append(why, id+" would run: "+strings.Join(pc.Reasons, "; "))
+			default:
+				if d, _ := pc.Manifest.Output("result"); d.String() != committed[id] {
+					why = append(why, id+" has another result in the store")
+				}
+			}
+		}
+		if len(why) > 0 {
+			out = append(out, fmt.Sprintf("%s (row %d, column %d, committed %q): %s", n.ID, n.Row, n.Column, n.Text, strings.Join(why, "; ")))
+		}
+	}
+	return out
+}
+
+// currentCells maps each number ID of a table to the train cells its
+// aggregate cell reads under the current config.
+func currentCells(g *pipeline.Graph, table string) map[string][]string {
+	out := map[string][]string{}
+	agg := g.Cell(cellid.Aggregate(table))
+	if agg == nil {
+		return out
+	}
+	ap, ok := agg.Params.(*stages.AggregateParams)
+	if !ok {
+		return out
+	}
+	for _, in := range agg.Inputs {
+		x, err := cellid.ParseInput(in.Name)
+		if err != nil || x.Row >= len(ap.Rows) || x.Col >= len(ap.Protocols) {
+			continue
+		}
+		id := table + "/" + ap.Rows[x.Row] + "/" + ap.Protocols[x.Col]
+		out[id] = append(out[id], in.Cell.ID)
+	}
+	return out
+}
