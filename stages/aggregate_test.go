@@ -183,7 +183,7 @@ func TestAggregateSynOps(t *testing.T) {
 	for s, f := range []float64{0.24, 0.25, 0.26} {
 		b, _ := json.Marshal(&TrainRecord{Learner: "local", Protocol: "sequential", Seed: int64(s),
 			Result: &core.Result{FinalAcc: 0.9, Acc: [][]float64{{0.9}}, SynOpsFrac: f}})
-		in[inputName(0, 0, s)] = outputs{"result": b}
+		in[cellid.Input{Row: 0, Col: 0, Seed: s}.String()] = outputs{"result": b}
 	}
 	out, _ := runStage(t, Aggregate, p, in, nil)
 	var rec AggregateRecord
