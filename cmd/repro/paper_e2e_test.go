@@ -49,7 +49,7 @@ protocols = ["sequential"]
 [experiment.bp]
 lr = 3e-3
 
-# ---- tables (stages/tables.go) ----
+# ---- tables (experiments/tables.go) ----
 [[table]]
 name = "t"
 label = "tab:t"
@@ -71,6 +71,7 @@ label = "row b"
 experiment = "night"
 label = "not configured"
 na = ["static"]
+not_run = "the night is not configured in this test"
 [[table.compare]]
 id = "a-b"
 a = "a"
