@@ -2,11 +2,17 @@ package main
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
+
+	"repro/experiments"
+	"repro/pipeline"
+	"repro/stages"
 )
 
 // exitCode returns the exit status of a finished command (0 when err is nil).
@@ -192,5 +198,130 @@ func TestStoreRefusesForeignDirectory(t *testing.T) {
 		if out := mustRepro(t, dir, "run", "-q", "--store", s); !strings.Contains(out, "ran 6 cells") {
 			t.Fatalf("run --store %s: %q", s, out)
 		}
+	}
+}
+
+// TestOutputsStayUnderPaper: whatever a profile is called, the rendered
+// files' paths are checked to lie inside paper/.
+func TestOutputsStayUnderPaper(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		profile string
+		ok      bool
+	}{
+		{"paper", true}, {"smoke", true}, {"a/b", true},
+		{"../../evilprof", false}, {"..", false}, {"../paper2", false}, {"x/../../..", false},
+	} {
+		w := &workspace{cfg: &pipeline.Config{Dir: dir, Settings: pipeline.Settings{DefaultProfile: "paper"}}, profile: tc.profile, graph: &pipeline.Graph{}}
+		if err := w.checkOutputs(); (err == nil) != tc.ok {
+			t.Errorf("profile %q: checkOutputs() = %v, want ok %v", tc.profile, err, tc.ok)
+		}
+	}
+}
+
+// repoRoot is the module's root (this package is cmd/repro).
+const repoRoot = "../.."
+
+// TestCommittedReportMatchesCommittedTeX: the report rebuilt from the
+// committed sidecars is exactly the committed paper/reproduction.tex, so
+// what 'show reproduction' prints on a fresh clone is the committed report.
+func TestCommittedReportMatchesCommittedTeX(t *testing.T) {
+	cfg, err := pipeline.LoadConfig(filepath.Join(repoRoot, "pipeline.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := experiments.Load(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	name, _, err := m.Profile("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := m.Build(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := &workspace{cfg: cfg, profile: name, matrix: m, graph: g}
+	rep, err := committedReport(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := os.ReadFile(w.paperPath(reproductionTo))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := stages.ReproductionTeX(rep); got != string(want) {
+		t.Errorf("report from the committed sidecars differs from the committed %s:\n%s", reproductionTo, firstDiff(got, string(want)))
+	}
+}
+
+// firstDiff shows the first line where got and want differ.
+func firstDiff(got, want string) string {
+	g, w := strings.Split(got, "\n"), strings.Split(want, "\n")
+	for i := 0; i < len(g) || i < len(w); i++ {
+		var a, b string
+		if i < len(g) {
+			a = g[i]
+		}
+		if i < len(w) {
+			b = w[i]
+		}
+		if a != b {
+			return fmt.Sprintf("line %d:\n got  %s\n want %s", i+1, a, b)
+		}
+	}
+	return "(equal)"
+}
+
+// copyTree copies the committed files a fresh clone has that a command
+// reads (pipeline.toml and paper/) into a new directory.
+func freshClone(t *testing.T) string {
+	t.Helper()
+	dir := t.TempDir()
+	err := filepath.WalkDir(repoRoot, func(path string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(repoRoot, path)
+		if d.IsDir() {
+			if rel != "." && rel != "paper" && rel != filepath.Join("paper", "tables") {
+				return filepath.SkipDir
+			}
+			return os.MkdirAll(filepath.Join(dir, rel), 0o755)
+		}
+		if rel != "pipeline.toml" && filepath.Dir(rel) == "." || strings.HasSuffix(rel, ".pdf") {
+			return nil
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dir, rel), b, 0o644)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// TestShowReproductionFreshClone: with an empty store, show reproduction
+// prints the committed report (as show <table> prints the committed table).
+func TestShowReproductionFreshClone(t *testing.T) {
+	t.Parallel()
+	dir := freshClone(t)
+	tex, err := os.ReadFile(filepath.Join(dir, "paper", reproductionTo))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`(\d+) numbers compared, (\d+) within the noise, (\d+) not run`).FindStringSubmatch(string(tex))
+	if m == nil {
+		t.Fatalf("no summary in the committed %s", reproductionTo)
+	}
+	out, errOut, code := reproSplit(t, dir, "show", "reproduction")
+	want := fmt.Sprintf("%s numbers compared with the paper, %s within the seed noise, %s not run", m[1], m[2], m[3])
+	if code != 0 || !strings.Contains(out, "showing the report of the committed paper/tables/*.ids.json") || !strings.Contains(out, want) {
+		t.Fatalf("show reproduction on a fresh clone: exit %d, stderr %q, stdout:\n%s\nwant %q", code, errOut, out, want)
 	}
 }

@@ -156,6 +156,17 @@ func TestPaperEndToEnd(t *testing.T) {
 	if tex2, _ := os.ReadFile(filepath.Join(dir, "paper/tables/t.tex")); string(tex2) != string(tex) {
 		t.Errorf("another profile overwrote the default profile's table")
 	}
+	// A profile whose name climbs out of the work tree writes nothing
+	// outside paper/: the run is refused (by the config's validation or by
+	// the output path check) before any work.
+	evil := strings.Replace(cfg, "[profile.one]", "[profile.\"../../evilprof\"]\nseeds = [0]\nsplit_seeds = [1234]\n\n[profile.one]", 1)
+	write("evil.toml", evil)
+	if out, err := repro(t, dir, "run", "--config", "evil.toml", "--profile", "../../evilprof", "-q"); err == nil {
+		t.Errorf("run --profile ../../evilprof succeeded:\n%s", out)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "..", "evilprof")); err == nil {
+		t.Errorf("run --profile ../../evilprof wrote %s", filepath.Join(dir, "..", "evilprof"))
+	}
 	show := mustRepro(t, dir, "show", "t")
 	if !strings.Contains(show, "row a") || !strings.Contains(show, "±") {
 		t.Errorf("show: %s", show)

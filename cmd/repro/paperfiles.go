@@ -34,6 +34,32 @@ func (w *workspace) paperPath(elem ...string) string {
 	return filepath.Join(append(base, elem...)...)
 }
 
+// checkUnderPaper returns an error unless path lies inside the work tree's
+// paper/ directory: a profile or table name such as "../../x" must never make
+// a run write elsewhere, whatever the config's validation let through.
+func (w *workspace) checkUnderPaper(path string) error {
+	root := filepath.Join(w.cfg.Dir, paperDir)
+	r, err := filepath.Rel(root, filepath.Clean(path))
+	if err != nil || r == "." || r == ".." || strings.HasPrefix(r, ".."+string(filepath.Separator)) || filepath.IsAbs(r) {
+		return fmt.Errorf("profile %q: output path %s is outside %s; profile and table names must not leave it", w.profile, path, root)
+	}
+	return nil
+}
+
+// checkOutputs checks every path materialise would write.
+func (w *workspace) checkOutputs() error {
+	paths := []string{w.paperPath(reproductionTo)}
+	for _, t := range w.tableNames() {
+		paths = append(paths, w.texPath(t), w.idsPath(t))
+	}
+	for _, p := range paths {
+		if err := w.checkUnderPaper(p); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 func (w *workspace) texPath(table string) string {
 	return w.paperPath(tablesSubdir, table+".tex")
 }
@@ -121,6 +147,9 @@ func materialise(ctx context.Context, w *workspace, g *pipeline.Graph) (wrote, m
 	}
 	if g.Cell("reproduction") != nil {
 		files = append(files, file{"reproduction", "tex", w.paperPath(reproductionTo)})
+	}
+	if err := w.checkOutputs(); err != nil {
+		return nil, nil, err
 	}
 	for _, f := range files {
 		b, ok, why, err := cellOutput(ctx, w, p, f.cell, f.output)

@@ -67,6 +67,9 @@ func runRun(ctx context.Context, e *env, o *runOptions, args []string) error {
 	if err != nil {
 		return err
 	}
+	if err := w.checkOutputs(); err != nil {
+		return err // before any work
+	}
 	if o.only != "" {
 		if err := matchesSome(w, "--only", o.only); err != nil {
 			return err

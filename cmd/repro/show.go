@@ -48,12 +48,17 @@ func runShow(ctx context.Context, e *env, w *workspace, name string) error {
 		if err != nil {
 			return err
 		}
-		if !ok {
-			return fmt.Errorf("the reproduction report is not computed: %s", why)
-		}
-		var rep stages.ReproReport
-		if err := json.Unmarshal(b, &rep); err != nil {
-			return err
+		rep := &stages.ReproReport{}
+		if ok {
+			if err := json.Unmarshal(b, rep); err != nil {
+				return err
+			}
+		} else {
+			// As for a table: what the work tree holds, said so.
+			if rep, err = committedReport(w); err != nil {
+				return fmt.Errorf("the reproduction report is not computed (%s), and the committed tables give none: %w", why, err)
+			}
+			fmt.Fprintf(e.stdout, "(not computed for the current config: %s; showing the report of the committed %s)\n", why, rel(w, w.paperPath(tablesSubdir, "*.ids.json")))
 		}
 		if rep.Stamp != "" {
 			fmt.Fprintln(e.stdout, rep.Stamp)
@@ -156,4 +161,46 @@ func plainLaTeX(s string) string {
 	r := strings.NewReplacer(`\quad `, "  ", `\quad`, "  ", `\kwta{}`, "k-WTA", `{\cdot}`, "·", `\lambda`, "λ", `\mu`, "μ", `\eta`, "η",
 		`{=}`, "=", `\%`, "%", `$`, "", `~`, " ", `\ `, " ", "{", "", "}", "")
 	return r.Replace(s)
+}
+
+// committedReport rebuilds the reproduction report from the committed
+// sidecars (paper/tables/<table>.ids.json, which carry every number's
+// aggregate) and the published values: what the reproduction cell computes
+// from the tables as committed, so a fresh clone can show it without a store.
+func committedReport(w *workspace) (*stages.ReproReport, error) {
+	c := w.graph.Cell("reproduction")
+	if c == nil {
+		return nil, fmt.Errorf("profile %s has no reproduction cell", w.profile)
+	}
+	rp, ok := c.Params.(*stages.ReproductionParams)
+	if !ok {
+		return nil, fmt.Errorf("reproduction cell: params %T", c.Params)
+	}
+	var recs []*stages.AggregateRecord
+	for _, t := range rp.Tables {
+		sc, err := committedSidecar(w.idsPath(t))
+		if err != nil {
+			return nil, err
+		}
+		recs = append(recs, recordOf(sc))
+	}
+	return stages.Reproduce(rp, recs)
+}
+
+// recordOf is the aggregate record a sidecar was rendered from, as far as
+// the report reads it: the numbers row by row, and the comparisons.
+func recordOf(sc *stages.Sidecar) *stages.AggregateRecord {
+	rec := &stages.AggregateRecord{Table: sc.Table, Comparisons: sc.Comparisons}
+	row := 0
+	for _, n := range sc.Numbers {
+		if n.Row != row {
+			row = n.Row
+			rec.Rows = append(rec.Rows, nil)
+		}
+		c := n.AggCell
+		// The sidecar's own id and protocol shadow the embedded cell's.
+		c.ID, c.Protocol = n.ID, n.Protocol
+		rec.Rows[len(rec.Rows)-1] = append(rec.Rows[len(rec.Rows)-1], c)
+	}
+	return rec
 }
