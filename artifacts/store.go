@@ -230,12 +230,7 @@ func (s *Store) Stat(d Digest) (int64, error) {
 // Quarantine moves blob d aside into corrupt/, so that the next run
 // recomputes whatever needs it. It is not an error if d is already gone.
 func (s *Store) Quarantine(d Digest) error {
-	src := s.BlobPath(d)
-	dst := filepath.Join(s.root, "corrupt", fmt.Sprintf("%s.%d.zst", d, s.now().UnixNano()))
-	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
-		return err
-	}
-	if err := os.Rename(src, dst); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if _, err := s.moveAside(s.BlobPath(d), fmt.Sprintf("%s.%d.zst", d, s.now().UnixNano())); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return fmt.Errorf("blob %s: quarantine: %w", d.Short(), err)
 	}
 	return nil

@@ -3,6 +3,7 @@ package artifacts
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -12,39 +13,93 @@ import (
 
 // Problem is one damaged entry found by Verify.
 type Problem struct {
-	Path string
-	Err  error
+	Path string // the entry, relative to the store root
+	Kind string // "corrupt", "missing" or "stray"
+	Err  error  // what is wrong
+	// MovedTo is where the entry was moved aside (relative to the root);
+	// MoveErr why it could not be, when it could not (a read-only store).
+	MovedTo string
+	MoveErr error
+	// Cells are the cells whose records name the blob (their IDs and keys):
+	// rerunning them recomputes it.
+	Cells []CellRef
+}
+
+// CellRef names a cell by its ID and key.
+type CellRef struct {
+	ID  string
+	Key Key
 }
 
 // VerifyReport is what Verify found.
 type VerifyReport struct {
 	Blobs, Manifests int       // entries checked
 	Bytes            int64     // uncompressed bytes re-hashed
-	Problems         []Problem // damaged entries (moved aside)
+	Problems         []Problem // damaged, missing or stray entries
 }
 
-// Verify re-hashes every blob and parses every manifest. A blob whose
-// content does not match its name is moved aside into corrupt/ (so the next
-// run recomputes every cell that needs it); a manifest that does not parse
-// is moved aside likewise. progress, if non-nil, is called after each blob.
+// Verify re-hashes every blob, parses every manifest and checks that every
+// blob a manifest names (outputs and log) exists. A blob whose content does
+// not match its name, a file in the blob tree whose name is not a digest and
+// a manifest that does not parse are moved aside into corrupt/, so the next
+// run recomputes every cell that needs them; a problem is reported even
+// when it cannot be moved (its MoveErr says why). progress, if non-nil, is
+// called after each blob.
 func (s *Store) Verify(ctx context.Context, progress func(done int)) (*VerifyReport, error) {
 	r := new(VerifyReport)
-	err := walkFiles(filepath.Join(s.root, "blobs"), ".zst", func(path, name string) error {
+	// Records first: which cells name each blob, so that a damaged or
+	// missing blob is reported with the cells that recompute it.
+	users := make(map[Digest][]CellRef)
+	var manifests []*Manifest
+	err := walkFiles(filepath.Join(s.root, "cells"), ".json", func(path, name string) error {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		d, err := ParseDigest(name)
+		k, err := ParseKey(name)
 		if err != nil {
-			r.Problems = append(r.Problems, Problem{path, err})
+			return nil
+		}
+		r.Manifests++
+		m, err := s.GetManifest(k)
+		if err != nil {
+			to, merr := s.moveAside(path, name+".json")
+			r.Problems = append(r.Problems, Problem{Path: s.rel(path), Kind: "corrupt", Err: err, MovedTo: to, MoveErr: merr})
+			return nil
+		}
+		manifests = append(manifests, m)
+		ref := CellRef{m.CellID, k}
+		for _, o := range m.Outputs {
+			users[o.Digest] = append(users[o.Digest], ref)
+		}
+		if !m.Log.IsZero() {
+			users[m.Log] = append(users[m.Log], ref)
+		}
+		return nil
+	})
+	if err != nil {
+		return r, err
+	}
+	gone := make(map[Digest]bool) // damaged blobs, reported once
+	err = walkFiles(filepath.Join(s.root, "blobs"), "", func(path, file string) error {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		name, isZst := strings.CutSuffix(file, ".zst")
+		d, err := ParseDigest(name)
+		if err != nil || !isZst {
+			to, merr := s.moveAside(path, file)
+			r.Problems = append(r.Problems, Problem{Path: s.rel(path), Kind: "stray", Err: fmt.Errorf("not a blob (the name is no SHA-256 digest)"), MovedTo: to, MoveErr: merr})
 			return nil
 		}
 		r.Blobs++
 		data, err := s.Get(d)
 		if err != nil {
-			r.Problems = append(r.Problems, Problem{path, err})
+			gone[d] = true
+			pr := Problem{Path: s.rel(path), Kind: "corrupt", Err: err, Cells: users[d]}
 			if errors.Is(err, ErrCorrupt) {
-				return s.Quarantine(d)
+				pr.MovedTo, pr.MoveErr = s.moveAside(path, fmt.Sprintf("%s.%d.zst", d, s.now().UnixNano()))
 			}
+			r.Problems = append(r.Problems, pr)
 			return nil
 		}
 		r.Bytes += int64(len(data))
@@ -56,21 +111,47 @@ func (s *Store) Verify(ctx context.Context, progress func(done int)) (*VerifyRep
 	if err != nil {
 		return r, err
 	}
-	err = walkFiles(filepath.Join(s.root, "cells"), ".json", func(path, name string) error {
-		k, err := ParseKey(name)
-		if err != nil {
-			return nil
+	for _, m := range manifests {
+		named := append([]Output(nil), m.Outputs...)
+		if !m.Log.IsZero() {
+			named = append(named, Output{Name: "log", Digest: m.Log})
 		}
-		r.Manifests++
-		if _, err := s.GetManifest(k); err != nil {
-			r.Problems = append(r.Problems, Problem{path, err})
-			dst := filepath.Join(s.root, "corrupt", name+".json")
-			os.MkdirAll(filepath.Dir(dst), 0o755)
-			return os.Rename(path, dst)
+		for _, o := range named {
+			if gone[o.Digest] {
+				continue
+			}
+			if _, err := s.Stat(o.Digest); err != nil {
+				gone[o.Digest] = true
+				r.Problems = append(r.Problems, Problem{Path: s.rel(s.BlobPath(o.Digest)), Kind: "missing",
+					Err: fmt.Errorf("output %s of cell %s: %w", o.Name, m.CellID, err), Cells: users[o.Digest]})
+			}
 		}
-		return nil
-	})
-	return r, err
+	}
+	return r, nil
+}
+
+// moveAside moves a damaged entry into corrupt/ under name; it returns the
+// new path (relative to the root), or why it could not move it.
+func (s *Store) moveAside(path, name string) (string, error) {
+	dst := filepath.Join(s.root, "corrupt", name)
+	if err := os.MkdirAll(filepath.Dir(dst), 0o755); err != nil {
+		return "", err
+	}
+	if _, err := os.Stat(dst); err == nil {
+		dst = fmt.Sprintf("%s.%d", dst, s.now().UnixNano())
+	}
+	if err := os.Rename(path, dst); err != nil {
+		return "", err
+	}
+	return s.rel(dst), nil
+}
+
+// rel is path relative to the store root (for messages).
+func (s *Store) rel(path string) string {
+	if r, err := filepath.Rel(s.root, path); err == nil {
+		return r
+	}
+	return path
 }
 
 // walkFiles calls fn for every regular file under dir whose name ends in
@@ -97,12 +178,14 @@ const GCGrace = time.Hour
 // GCReport lists what gc removed (or would remove, on a dry run).
 type GCReport struct {
 	Manifests, Specs, Blobs, Logs int
+	Strays                        int   // files in the blob tree that are not blobs
 	Bytes                         int64 // compressed bytes
 	Paths                         []string
 }
 
 // GC removes every manifest, spec and failure record whose key is not in
-// keep, and every blob that no kept manifest references (outputs and logs).
+// keep, every blob that no kept manifest references (outputs and logs), and
+// every file in the blob tree that is not a blob (Strays).
 // Entries younger than GCGrace are left alone. With apply false nothing is
 // deleted and the report says what would be.
 func (s *Store) GC(ctx context.Context, keep map[Key]bool, apply bool) (*GCReport, error) {
@@ -179,16 +262,22 @@ func (s *Store) GC(ctx context.Context, keep map[Key]bool, apply bool) (*GCRepor
 	if err != nil {
 		return r, err
 	}
-	err = walkFiles(filepath.Join(s.root, "blobs"), ".zst", func(path, name string) error {
+	err = walkFiles(filepath.Join(s.root, "blobs"), "", func(path, file string) error {
+		name, isZst := strings.CutSuffix(file, ".zst")
 		d, err := ParseDigest(name)
-		if err != nil || live[d] {
+		stray := err != nil || !isZst // not a blob: nothing can reference it
+		if !stray && live[d] {
 			return nil
 		}
 		size, isOld := old(path)
 		if !isOld {
 			return nil
 		}
-		r.Blobs++
+		if stray {
+			r.Strays++
+		} else {
+			r.Blobs++
+		}
 		return remove(path, size)
 	})
 	return r, err

@@ -21,10 +21,14 @@ func cmdVerify() *command {
 	return &command{
 		name: "verify", usage: "[--store DIR] [--recompute GLOB]",
 		short: "re-hash every stored blob; move corrupt ones aside",
-		long: `Verify decompresses and re-hashes every blob of the store and parses every
-manifest. A blob whose content does not match its name (a flipped bit, a
-truncated file) is reported and moved into corrupt/, so the next run
-recomputes the cells that need it. Exit status 1 when anything was wrong.
+		long: `Verify decompresses and re-hashes every blob of the store, parses every
+manifest and checks that every blob a manifest names exists. A blob whose
+content does not match its name (a flipped bit, a truncated file), a file in
+blobs/ that is not a blob, and a manifest that does not parse are reported
+and moved into corrupt/ (on a read-only store: reported, with why they could
+not be moved), so the next run recomputes the cells that need them; each
+damaged or missing blob is listed with those cells and the command that
+recomputes them. Exit status 1 when anything was wrong.
 
 With --recompute GLOB it also re-runs, in memory, every cached cell of the
 profile whose ID matches GLOB and compares the outputs with the stored ones
@@ -46,7 +50,7 @@ its code changed outputs without a Version bump.`,
 				return err
 			}
 			for _, p := range r.Problems {
-				fmt.Fprintf(e.stdout, "CORRUPT %s: %v (moved aside)\n", p.Path, p.Err)
+				printProblem(e, p)
 			}
 			fmt.Fprintf(e.stdout, "verified %s (%.1f MB) and %s: %d problem(s)\n",
 				plural(r.Blobs, "blob"), float64(r.Bytes)/1e6, plural(r.Manifests, "manifest"), len(r.Problems))
@@ -55,6 +59,23 @@ its code changed outputs without a Version bump.`,
 			}
 			return nil
 		},
+	}
+}
+
+// printProblem reports one damaged entry: what is wrong first, then whether
+// it was moved aside (or why not), then the cells that recompute it.
+func printProblem(e *env, p artifacts.Problem) {
+	fmt.Fprintf(e.stdout, "%s %s: %v", strings.ToUpper(p.Kind), p.Path, p.Err)
+	switch {
+	case p.MovedTo != "":
+		fmt.Fprintf(e.stdout, "; moved to %s\n", p.MovedTo)
+	case p.MoveErr != nil:
+		fmt.Fprintf(e.stdout, "; could not move it aside: %v\n", p.MoveErr)
+	default:
+		fmt.Fprintln(e.stdout)
+	}
+	for _, c := range p.Cells {
+		fmt.Fprintf(e.stdout, "  needed by %s (key %s): repro run --only '%s' recomputes it\n", c.ID, c.Key.Short(), c.ID)
 	}
 }
 
@@ -102,8 +123,12 @@ concurrent run is safe. Without --apply it only lists what it would remove.`,
 			if *apply {
 				verb = "removed"
 			}
-			fmt.Fprintf(e.stdout, "%s %s, %s, %s, %s (%.1f MB); kept %d cells of profile %s\n",
-				verb, plural(r.Manifests, "cell record"), plural(r.Specs, "spec"), plural(r.Blobs, "blob"), plural(r.Logs, "log"), float64(r.Bytes)/1e6, len(keep), w.profile)
+			strays := ""
+			if r.Strays > 0 {
+				strays = ", " + plural(r.Strays, "stray file")
+			}
+			fmt.Fprintf(e.stdout, "%s %s, %s, %s, %s%s (%.1f MB); kept %d cells of profile %s\n",
+				verb, plural(r.Manifests, "cell record"), plural(r.Specs, "spec"), plural(r.Blobs, "blob"), plural(r.Logs, "log"), strays, float64(r.Bytes)/1e6, len(keep), w.profile)
 			if !*apply && len(r.Paths) > 0 {
 				fmt.Fprintln(e.stdout, "run 'repro gc --apply' to delete them")
 			}
