@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // paperTestConfig is a two-row table over real MNIST: backprop rows (the
@@ -156,6 +157,23 @@ func TestPaperEndToEnd(t *testing.T) {
 	if tex2, _ := os.ReadFile(filepath.Join(dir, "paper/tables/t.tex")); string(tex2) != string(tex) {
 		t.Errorf("another profile overwrote the default profile's table")
 	}
+	// gc keeps what every profile reaches: with everything past gc's
+	// grace period, a gc of the default profile leaves profile one's
+	// cells; --profile-only removes them (its aggregate, render and
+	// reproduction cells: the train cells are smoke's too).
+	ageTree(t, filepath.Join(dir, "store"), 2*time.Hour)
+	if out := mustRepro(t, dir, "gc", "--apply"); !strings.Contains(out, "removed 0 cell records") || !strings.Contains(out, "of profiles smoke, one") {
+		t.Errorf("gc --apply:\n%s", out)
+	}
+	if out := mustRepro(t, dir, "run", "--profile", "one", "-q"); !strings.HasPrefix(out, "nothing to do") {
+		t.Errorf("run --profile one after gc:\n%s", out)
+	}
+	if out := mustRepro(t, dir, "gc", "--apply", "--profile-only"); !strings.Contains(out, "removed 3 cell records") || !strings.Contains(out, "of profile smoke\n") {
+		t.Errorf("gc --apply --profile-only:\n%s", out)
+	}
+	if out := mustRepro(t, dir, "run", "--profile", "one", "-q"); !strings.Contains(out, "ran 3 cells") {
+		t.Errorf("run --profile one after gc --profile-only:\n%s", out)
+	}
 	// A profile whose name climbs out of the work tree writes nothing
 	// outside paper/: the run is refused (by the config's validation or by
 	// the output path check) before any work.
@@ -252,5 +270,20 @@ func compileTeX(t *testing.T, paper string) {
 	cmd.Dir = paper
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Errorf("pdflatex on the rendered files: %v\n%s", err, out)
+	}
+}
+
+// ageTree sets every file's times under dir to age ago (past gc's grace).
+func ageTree(t *testing.T, dir string, age time.Duration) {
+	t.Helper()
+	old := time.Now().Add(-age)
+	err := filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		return os.Chtimes(path, old, old)
+	})
+	if err != nil {
+		t.Fatal(err)
 	}
 }
