@@ -66,12 +66,14 @@ func CompareText(c stages.Comparison, ok bool) string {
 
 // StaleInputs names the committed numbers whose train cells would rerun,
 // are gone, or hold other results than the committed table used; and the
-// numbers whose set of cells changed in the current config.
-func StaleInputs(g *pipeline.Graph, p *pipeline.Plan, table string, old *stages.Sidecar) []string {
-	var out []string
+// numbers whose set of cells changed in the current config. A train cell the
+// plan would run is judged by verdict (given the planned cell and the
+// committed result digest): stale, or merely not computed here; notHere
+// names the numbers all of whose such cells are the latter.
+func StaleInputs(g *pipeline.Graph, p *pipeline.Plan, table string, old *stages.Sidecar, verdict func(pc *pipeline.PlannedCell, result string) (stale bool, why string)) (out, notHere []string) {
 	want := currentCells(g, table)
 	for _, n := range old.Numbers {
-		var why []string
+		var why, absent []string
 		committed := map[string]string{}
 		for i, id := range n.TrainCells {
 			committed[id] = n.Results[i]
@@ -82,7 +84,7 @@ func StaleInputs(g *pipeline.Graph, p *pipeline.Plan, table string, old *stages.
 				continue
 			}
 			s := id + " is missing from the committed table"
-			if pc := p.Cell(id); pc != nil && pc.State != pipeline.Cached {
+			if pc := p.Cell(id); pc != nil && pc.State == pipeline.Stale {
 				s += " and would run: " + strings.Join(pc.Reasons, "; ")
 			} else {
 				s += " and is now in the store"
@@ -94,19 +96,44 @@ func StaleInputs(g *pipeline.Graph, p *pipeline.Plan, table string, old *stages.
 			switch {
 			case pc == nil || inGraph && !slices.Contains(cur, id):
 				why = append(why, id+" is no longer in the table's cells")
-			case pc.State != pipeline.Cached:
-				why = append(why, id+" would run: "+strings.Join(pc.Reasons, "; "))
+			case pc.State == pipeline.Stale:
+				if stale, v := verdict(pc, committed[id]); stale {
+					why = append(why, v)
+				} else {
+					absent = append(absent, v)
+				}
 			default:
 				if d, _ := pc.Manifest.Output("result"); d.String() != committed[id] {
 					why = append(why, id+" has another result in the store")
 				}
 			}
 		}
-		if len(why) > 0 {
-			out = append(out, fmt.Sprintf("%s (row %d, column %d, committed %q): %s", n.ID, n.Row, n.Column, n.Text, strings.Join(why, "; ")))
+		place := fmt.Sprintf("%s (row %d, column %d, committed %q): ", n.ID, n.Row, n.Column, n.Text)
+		switch {
+		case len(why) > 0:
+			out = append(out, place+strings.Join(why, "; "))
+		case len(absent) > 0:
+			notHere = append(notHere, place+notHereSummary(absent))
 		}
 	}
-	return out
+	return out, notHere
+}
+
+// notHereSummary says which of a number's cells are not computed here,
+// briefly when it is all of them for the same reason.
+func notHereSummary(absent []string) string {
+	if len(absent) > 1 {
+		same := true
+		_, first, _ := strings.Cut(absent[0], " not computed here")
+		for _, a := range absent[1:] {
+			_, r, _ := strings.Cut(a, " not computed here")
+			same = same && r == first
+		}
+		if same {
+			return fmt.Sprintf("its %d train cells are not computed here%s", len(absent), first)
+		}
+	}
+	return strings.Join(absent, "; ")
 }
 
 // currentCells maps each number ID of a table to the train cells its

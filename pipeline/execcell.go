@@ -262,9 +262,16 @@ func RecomputeCell(ctx context.Context, st *artifacts.Store, key artifacts.Key, 
 	if err != nil {
 		return nil, err
 	}
-	sp, err := st.GetSpec(key)
-	if err != nil {
-		return nil, err
+	return RecomputeRecord(ctx, st, m, opt)
+}
+
+// RecomputeRecord runs the cell a record describes (a manifest of the store
+// or of a remote) in memory and compares its outputs with the record's.
+// The cell's inputs must be in the store. Nothing is written.
+func RecomputeRecord(ctx context.Context, st *artifacts.Store, m *artifacts.Manifest, opt ExecOptions) ([]Mismatch, error) {
+	sp := &artifacts.Spec{Key: m.Key, CellID: m.CellID, Stage: m.Stage, StageVersion: m.StageVersion, Params: m.Params}
+	for _, in := range m.Inputs {
+		sp.Inputs = append(sp.Inputs, artifacts.SpecInput{Name: in.Name, CellID: in.CellID, Key: in.Key})
 	}
 	stage := opt.Stages[sp.Stage]
 	if stage == nil {

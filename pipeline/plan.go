@@ -93,6 +93,10 @@ func MakePlan(st *artifacts.Store, g *Graph, profile string) (*Plan, error) {
 // MakePlanWith plans like MakePlan, and takes a cell the store lacks from
 // the first remote that holds its key (see planRemotes).
 func MakePlanWith(st *artifacts.Store, g *Graph, profile string, remotes []artifacts.Remote) (*Plan, error) {
+	return makePlan(st, g, profile, remotes, nil)
+}
+
+func makePlan(st *artifacts.Store, g *Graph, profile string, remotes []artifacts.Remote, need func(*Cell) bool) (*Plan, error) {
 	p := &Plan{Profile: profile, byID: make(map[string]*PlannedCell, len(g.Cells))}
 	for _, c := range g.Cells {
 		pc, err := planCell(st, p, c, remotes)
@@ -103,7 +107,7 @@ func MakePlanWith(st *artifacts.Store, g *Graph, profile string, remotes []artif
 		p.byID[c.ID] = pc
 	}
 	if len(remotes) > 0 {
-		p.demandInputs()
+		p.demandInputs(need)
 	}
 	return p, nil
 }

@@ -129,7 +129,7 @@ func remoteManifest(r artifacts.Remote, c *Cell, k artifacts.Key) (*artifacts.Ma
 // remote holds only its manifest must be computed (same key, so its
 // consumers' keys stand), and then so must be whatever it reads in turn.
 // Cells are visited consumers first (reverse topological order).
-func (p *Plan) demandInputs() {
+func (p *Plan) demandInputs(need func(*Cell) bool) {
 	neededBy := map[*PlannedCell]string{}
 	for i := len(p.Cells) - 1; i >= 0; i-- {
 		pc := p.Cells[i]
@@ -137,7 +137,7 @@ func (p *Plan) demandInputs() {
 			pc.State = Stale
 			pc.Reasons = []string{fmt.Sprintf("needed by %s (remote %s holds its record, not its outputs)", by, pc.Remote)}
 		}
-		if pc.State != Stale {
+		if pc.State != Stale && (need == nil || !need(pc.Cell)) {
 			continue
 		}
 		for _, in := range pc.Cell.Inputs {
@@ -172,10 +172,11 @@ type RemoteRun struct {
 
 // PrepareRemotes plans g with remotes and pulls every cell of the run
 // (those only accepts, and what they need) that a remote holds with its
-// outputs, verifying each blob. A damaged or missing remote object is a
+// outputs, verifying each blob. need, if set, names cells whose inputs must
+// be in the store after the run as if they ran (verify --recompute). A damaged or missing remote object is a
 // miss, never an error: the plan is made again without that cell's record,
 // so the cell is computed and whatever it reads is made available first.
-func PrepareRemotes(ctx context.Context, st *artifacts.Store, g *Graph, profile string, remotes []artifacts.Remote, only func(*Cell) bool) (*RemoteRun, error) {
+func PrepareRemotes(ctx context.Context, st *artifacts.Store, g *Graph, profile string, remotes []artifacts.Remote, only, need func(*Cell) bool) (*RemoteRun, error) {
 	bad := map[artifacts.Key]string{}
 	masked := make([]artifacts.Remote, len(remotes))
 	for i, r := range remotes {
@@ -184,7 +185,7 @@ func PrepareRemotes(ctx context.Context, st *artifacts.Store, g *Graph, profile 
 	rr := &RemoteRun{st: st, remotes: masked, manifestOnly: map[artifacts.Key]*artifacts.Manifest{}}
 	want := selectCells(g, only)
 	for {
-		p, err := MakePlanWith(st, g, profile, masked)
+		p, err := makePlan(st, g, profile, masked, need)
 		if err != nil {
 			return nil, err
 		}
@@ -210,7 +211,7 @@ func PrepareRemotes(ctx context.Context, st *artifacts.Store, g *Graph, profile 
 			continue
 		}
 		if rr.Pulled > pulled { // the plan of what the store now holds
-			if p, err = MakePlanWith(st, g, profile, masked); err != nil {
+			if p, err = makePlan(st, g, profile, masked, need); err != nil {
 				return nil, err
 			}
 		}

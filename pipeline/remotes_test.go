@@ -35,7 +35,7 @@ func pushAll(t *testing.T, st *artifacts.Store, g *Graph, r artifacts.Remote, ke
 // remoteRun runs g on st taking what it can from remotes.
 func remoteRun(t *testing.T, st *artifacts.Store, g *Graph, remotes ...artifacts.Remote) (*RunReport, *RemoteRun) {
 	t.Helper()
-	rr, err := PrepareRemotes(context.Background(), st, g, "p", remotes, nil)
+	rr, err := PrepareRemotes(context.Background(), st, g, "p", remotes, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

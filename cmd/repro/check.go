@@ -19,7 +19,9 @@ func cmdCheck() *command {
 pipeline.toml and store would render. It names every stale number: one whose
 value would change, whose train cells would rerun (and why), or whose
 results in the store differ from those the committed table was rendered
-from. It exits 1 when anything is stale, 0 when paper/ is current.`,
+from. A number whose cells are neither in the store nor in a remote (a
+fresh clone without the ledger) is not stale but not computed here: check
+lists it and does not fail. It exits 1 when anything is stale, else 0.`,
 		flags: fs,
 		run: func(ctx context.Context, e *env, args []string) error {
 			if len(args) > 0 {
@@ -29,15 +31,22 @@ from. It exits 1 when anything is stale, 0 when paper/ is current.`,
 			if err != nil {
 				return err
 			}
-			stale, err := runCheck(ctx, w)
+			stale, notHere, err := runCheck(ctx, w)
 			if err != nil {
 				return err
 			}
 			for _, s := range stale {
 				fmt.Fprintln(e.stdout, s)
 			}
+			for _, s := range notHere {
+				fmt.Fprintln(e.stdout, s)
+			}
 			if len(stale) > 0 {
 				return &exitError{code: 1, err: fmt.Errorf("%d stale item(s) in %s/; run repro run (make paper) and commit them", len(stale), rel(w, w.paperPath()))}
+			}
+			if len(notHere) > 0 {
+				fmt.Fprintf(e.stdout, "%s/ has no stale number, but %s could not be checked: not computed in this store nor held by a remote (repro run computes them; a pushed ledger holds them)\n", rel(w, w.paperPath()), plural(len(notHere), "item"))
+				return nil
 			}
 			fmt.Fprintf(e.stdout, "%s/ is current: %d table(s) match profile %s\n", rel(w, w.paperPath()), len(w.tableNames()), w.profile)
 			return nil
@@ -45,18 +54,20 @@ from. It exits 1 when anything is stale, 0 when paper/ is current.`,
 	}
 }
 
-// runCheck returns one line per stale item of paper/.
-func runCheck(ctx context.Context, w *workspace) ([]string, error) {
+// runCheck returns one line per stale item of paper/, and one per item
+// that is not computed here (neither in the store nor in a remote), which
+// cannot be checked but is not known to be stale either.
+func runCheck(ctx context.Context, w *workspace) (stale, notHere []string, err error) {
 	p, err := w.plan()
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	var stale []string
+	tablesNotHere := false
 	for _, t := range w.tableNames() {
 		texPath := rel(w, w.texPath(t))
 		committedTex, err := readFileOr(w.texPath(t))
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		old, err := committedSidecar(w.idsPath(t))
 		if errors.Is(err, os.ErrNotExist) || committedTex == "" {
@@ -64,19 +75,19 @@ func runCheck(ctx context.Context, w *workspace) ([]string, error) {
 			continue
 		}
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if old.Profile != w.profile {
 			stale = append(stale, fmt.Sprintf("%s: rendered from profile %s, checking profile %s", texPath, old.Profile, w.profile))
 		}
 		cur, ok, why, err := currentSidecar(ctx, w, p, t)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		if ok {
 			tex, _, _, err := cellOutput(ctx, w, p, "render/"+t, "tex")
 			if err != nil {
-				return nil, err
+				return nil, nil, err
 			}
 			if string(tex) == committedTex {
 				continue
@@ -92,30 +103,40 @@ func runCheck(ctx context.Context, w *workspace) ([]string, error) {
 			continue
 		}
 		// The table would re-render: name the numbers whose inputs change.
-		n := 0
-		for _, s := range experiments.StaleInputs(w.graph, p, t, old) {
+		st, nh := experiments.StaleInputs(w.graph, p, t, old, w.trainVerdict)
+		for _, s := range st {
 			stale = append(stale, texPath+": "+s)
-			n++
 		}
-		if n == 0 {
+		switch {
+		case len(st) == 0 && len(nh) > 1:
+			notHere = append(notHere, fmt.Sprintf("%s: %d numbers not computed here", texPath, len(nh)))
+		default:
+			for _, s := range nh {
+				notHere = append(notHere, texPath+": "+s)
+			}
+		}
+		if len(st)+len(nh) == 0 {
 			stale = append(stale, fmt.Sprintf("%s: would re-render (%s)", texPath, why))
 		}
+		tablesNotHere = tablesNotHere || len(nh) > 0
 	}
-	if w.graph.Cell("reproduction") != nil {
+	if pc := p.Cell("reproduction"); pc != nil {
 		path := w.paperPath(reproductionTo)
 		committed, err := readFileOr(path)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		b, ok, why, err := cellOutput(ctx, w, p, "reproduction", "tex")
 		switch {
 		case err != nil:
-			return nil, err
+			return nil, nil, err
+		case !ok && len(stale) == 0 && tablesNotHere && onlyNotHere(pc.Reasons):
+			notHere = append(notHere, fmt.Sprintf("%s: not computed here", rel(w, path)))
 		case !ok:
 			stale = append(stale, fmt.Sprintf("%s: would re-render (%s)", rel(w, path), why))
 		case string(b) != committed:
 			stale = append(stale, fmt.Sprintf("%s: differs from what the store renders", rel(w, path)))
 		}
 	}
-	return stale, nil
+	return stale, notHere, nil
 }

@@ -182,8 +182,18 @@ func printNumber(e *env, w *workspace, p *pipeline.Plan, sc *stages.Sidecar, n *
 	for i, id := range n.TrainCells {
 		fmt.Fprintf(out, "  seed %d: %s = %.4f, result sha256:%s\n", n.Seeds[i], id, n.Values[i], n.Results[i])
 		m := trainManifest(p, id)
+		if pc := p.Cell(id); m == nil && pc != nil {
+			stale, v := w.trainVerdict(pc, n.Results[i])
+			if stale {
+				fmt.Fprintf(out, "    STALE: %s; see repro check\n", v)
+			} else {
+				fmt.Fprintf(out, "    (%s: repro run computes it; a pushed ledger holds it)\n", v)
+			}
+			// The record of the committed result, if one is here, is its
+			// provenance all the same.
+			m = w.records()[id+" "+n.Results[i]]
+		}
 		if m == nil {
-			fmt.Fprintf(out, "    (not in the store under the current config: the number is stale; see repro check)\n")
 			continue
 		}
 		if d, _ := m.Output("result"); d.String() != n.Results[i] {

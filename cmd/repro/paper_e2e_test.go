@@ -94,19 +94,7 @@ cite = "Table tab:ablation, row BP+ER"
 // name exactly that row's number, the rerun executes only that row's cells
 // and the table cells, and check passes again.
 func TestPaperEndToEnd(t *testing.T) {
-	if testing.Short() {
-		t.Skip("trains on real MNIST; about a minute")
-	}
-	mirror := os.Getenv("REPRO_DATA_MIRROR")
-	if mirror == "" {
-		mirror = "/work/shared/data"
-	}
-	if abs, err := filepath.Abs(mirror); err == nil {
-		mirror = abs
-	}
-	if _, err := os.Stat(filepath.Join(mirror, "mnist")); err != nil {
-		t.Skipf("no MNIST mirror at %s (set REPRO_DATA_MIRROR)", mirror)
-	}
+	mirror := mnistMirror(t)
 	dir := t.TempDir()
 	cfg := strings.Replace(paperTestConfig, "%MIRROR%", mirror, 1)
 	write := func(name, text string) {
@@ -251,6 +239,26 @@ func TestPaperEndToEnd(t *testing.T) {
 	if err == nil || !strings.Contains(out, "train/c/sequential/split1234/seed0 is missing from the committed table and would run: failed last time") {
 		t.Errorf("check after a failed row: %v\n%s", err, out)
 	}
+}
+
+// mnistMirror returns the absolute data mirror of a test that trains on
+// real MNIST, or skips the test (under -short, or without the data).
+func mnistMirror(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("trains on real MNIST; about a minute")
+	}
+	mirror := os.Getenv("REPRO_DATA_MIRROR")
+	if mirror == "" {
+		mirror = "/work/shared/data"
+	}
+	if abs, err := filepath.Abs(mirror); err == nil {
+		mirror = abs
+	}
+	if _, err := os.Stat(filepath.Join(mirror, "mnist")); err != nil {
+		t.Skipf("no MNIST mirror at %s (set REPRO_DATA_MIRROR)", mirror)
+	}
+	return mirror
 }
 
 // compileTeX compiles the rendered table and report with pdflatex, with

@@ -168,7 +168,7 @@ outputs only when a cell that runs reads them.`,
 			if err != nil {
 				return err
 			}
-			rr, err := pipeline.PrepareRemotes(ctx, w.store, w.graph, w.profile, []artifacts.Remote{r}, nil)
+			rr, err := pipeline.PrepareRemotes(ctx, w.store, w.graph, w.profile, []artifacts.Remote{r}, nil, nil)
 			if err != nil {
 				return err
 			}
@@ -222,7 +222,7 @@ func (w *workspace) useRemotes(ctx context.Context, e *env, only func(*pipeline.
 	if len(w.remotes) == 0 {
 		return nil, nil
 	}
-	rr, err := pipeline.PrepareRemotes(ctx, w.store, w.graph, w.profile, w.remotes, only)
+	rr, err := pipeline.PrepareRemotes(ctx, w.store, w.graph, w.profile, w.remotes, only, nil)
 	if err != nil {
 		return nil, err
 	}

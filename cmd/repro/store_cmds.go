@@ -19,9 +19,12 @@ func parseKey(s string) (artifacts.Key, error) { return artifacts.ParseKey(s) }
 func cmdVerify() *command {
 	var g globalFlags
 	fs := newFlags("verify", &g)
-	recompute := fs.String("recompute", "", "also re-run the cached cells whose ID matches this glob and compare their outputs")
+	recompute := &recomputeFlag{}
+	fs.Var(recompute, "recompute", "also re-run the cells whose ID matches `GLOB` (--recompute alone: every cell) that the store or a remote holds, and compare their outputs")
+	sample := fs.Int("sample", 0, "with --recompute: only this many of those cells, chosen at random (seeded)")
+	seed := fs.Uint64("seed", 1, "with --sample: the seed of the choice")
 	return &command{
-		name: "verify", usage: "[--store DIR] [--recompute GLOB]",
+		name: "verify", usage: "[--store DIR] [--recompute[=GLOB] [--sample N [--seed S]]]",
 		short: "re-hash every stored blob; move corrupt ones aside",
 		long: `Verify decompresses and re-hashes every blob of the store, parses every
 manifest and checks that every blob a manifest names exists. A blob whose
@@ -35,13 +38,27 @@ recomputes them. Exit status 1 when anything was wrong.
 With --recompute GLOB it also re-runs, in memory, every cached cell of the
 profile whose ID matches GLOB and compares the outputs with the stored ones
 (as Go's GOCACHEVERIFY): a difference means a stage is not deterministic or
-its code changed outputs without a Version bump.`,
+its code changed outputs without a Version bump. Cells a remote holds (the
+results ledger) are recomputed too, their inputs pulled or rebuilt first;
+--sample N picks N of them at random with --seed, and prints the choice.`,
 		flags: fs,
 		run: func(ctx context.Context, e *env, args []string) error {
-			if *recompute != "" {
-				if err := recomputeCells(ctx, e, &g, *recompute); err != nil {
+			if recompute.set {
+				glob := recompute.glob
+				if glob == "" && len(args) == 1 { // --recompute GLOB
+					glob, args = args[0], nil
+				}
+				if glob == "" {
+					glob = "*"
+				}
+				if len(args) > 0 || *sample < 0 {
+					return usageErr("verify takes no arguments but --recompute's GLOB, and --sample N >= 0")
+				}
+				if err := recomputeCells(ctx, e, &g, glob, *sample, *seed); err != nil {
 					return err
 				}
+			} else if len(args) > 0 || *sample != 0 {
+				return usageErr("verify takes no arguments; --sample needs --recompute")
 			}
 			st, err := openStoreOnly(e, &g)
 			if err != nil {
@@ -256,9 +273,10 @@ computing the same cell. REPRO_DATA_MIRROR overrides the data mirror.`,
 	}
 }
 
-// recomputeCells re-runs the cached cells matching glob and reports any
-// whose outputs differ from the stored ones.
-func recomputeCells(ctx context.Context, e *env, g *globalFlags, glob string) error {
+// recomputeCells re-runs the cells matching glob that the store or a
+// remote holds (a seeded sample of n of them if n > 0) and reports any whose
+// outputs differ from the record's.
+func recomputeCells(ctx context.Context, e *env, g *globalFlags, glob string, n int, seed uint64) error {
 	if _, err := path.Match(glob, ""); err != nil {
 		return usageErr("--recompute %q: %v", glob, err)
 	}
@@ -273,13 +291,28 @@ func recomputeCells(ctx context.Context, e *env, g *globalFlags, glob string) er
 	if err != nil {
 		return err
 	}
+	var cells []*pipeline.PlannedCell
+	for _, pc := range p.Cells {
+		if cellMatch(glob, pc.Cell.ID) && pc.State != pipeline.Stale {
+			cells = append(cells, pc)
+		}
+	}
+	if n > 0 {
+		from := len(cells)
+		cells = sampleCells(cells, n, seed)
+		ids := make([]string, len(cells))
+		for i, pc := range cells {
+			ids[i] = pc.Cell.ID
+		}
+		fmt.Fprintf(e.stdout, "sample of %d (seed %d) from %s: %s\n", len(cells), seed, plural(from, "cell"), strings.Join(ids, ", "))
+	}
+	if err := w.inputsHere(ctx, e, cells); err != nil {
+		return err
+	}
 	opt := pipeline.ExecOptions{Stages: stages.Stages(), Settings: w.settings, Executor: "verify"}
 	checked, bad := 0, 0
-	for _, pc := range p.Cells {
-		if !cellMatch(glob, pc.Cell.ID) || pc.State != pipeline.Cached {
-			continue
-		}
-		mm, err := pipeline.RecomputeCell(ctx, w.store, pc.Key, opt)
+	for _, pc := range cells {
+		mm, err := pipeline.RecomputeRecord(ctx, w.store, pc.Manifest, opt)
 		if err != nil {
 			return err
 		}

@@ -20,6 +20,8 @@ type workspace struct {
 	// remotes are the remotes of settings.remotes, by name (none with
 	// --no-remote).
 	remotes []artifacts.Remote
+	// recordIndex caches records() (verdict.go).
+	recordIndex map[string]*artifacts.Manifest
 }
 
 func openWorkspace(e *env, g *globalFlags) (*workspace, error) {
