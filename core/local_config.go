@@ -104,7 +104,10 @@ var ErrConfig = errors.New("invalid config")
 // Validate checks every field and returns an error naming the first bad one.
 func (c *LocalConfig) Validate() error {
 	bad := func(field string, v any, why string) error {
-		return fmt.Errorf("%w: %s = %v: %s", ErrConfig, field, v, why)
+		return &FieldError{Field: field, Msg: fmt.Sprintf("%v: %s = %v: %s", ErrConfig, field, v, why), Err: ErrConfig}
+	}
+	if err := CheckFinite(c, ErrConfig); err != nil {
+		return err
 	}
 	if len(c.Hidden) == 0 {
 		return bad("hidden", c.Hidden, "need at least one hidden layer")

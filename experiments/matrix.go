@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"errors"
 	"fmt"
 	"maps"
 	"regexp"
@@ -43,6 +44,10 @@ type Experiment struct {
 	Local     toml.Primitive `toml:"local"`
 	BP        toml.Primitive `toml:"bp"`
 	Note      string         `toml:"note"`
+	// AllowDiverged keeps runs whose weights diverge as results (the
+	// record says so) instead of failing their cells: for the configurations
+	// the paper reports with collapsed seeds.
+	AllowDiverged bool `toml:"allow_diverged"`
 
 	index int // in the file's [[experiment]] array
 	// params[profile][protocol] is the resolved train config (seed 0).
@@ -149,6 +154,13 @@ func (m *Matrix) loadProfiles() error {
 		if len(p.SplitSeeds) == 0 {
 			return cfg.ErrAt(line, key+".split_seeds", "missing or empty")
 		}
+		if err := checkSeeds(cfg, key+".seeds", p.Seeds, 0, "a run seed must be >= 0"); err != nil {
+			return err
+		}
+		// Split seed 0 names the official test set (cellid.EvalOf).
+		if err := checkSeeds(cfg, key+".split_seeds", p.SplitSeeds, 1, "a split seed must be > 0 (the development set is eval = \"test\")"); err != nil {
+			return err
+		}
 		m.Profiles[name] = p
 	}
 	d := cfg.Settings.DefaultProfile
@@ -157,6 +169,19 @@ func (m *Matrix) loadProfiles() error {
 	}
 	if _, ok := m.Profiles[d]; !ok {
 		return cfg.ErrAt(cfg.KeyLine("settings.default_profile"), "settings.default_profile", "no profile %q", d)
+	}
+	return nil
+}
+
+// checkSeeds reports a seed below min, or one listed twice.
+func checkSeeds(cfg *pipeline.Config, key string, seeds []int64, min int64, why string) error {
+	for i, s := range seeds {
+		if s < min {
+			return cfg.ErrAt(cfg.KeyLine(key), key, "%d: %s", s, why)
+		}
+		if slices.Contains(seeds[:i], s) {
+			return cfg.ErrAt(cfg.KeyLine(key), key, "%d listed twice", s)
+		}
 	}
 	return nil
 }
@@ -269,6 +294,9 @@ func (m *Matrix) resolve() error {
 	for _, e := range m.Experiments {
 		e.params = map[string]map[string]*stages.TrainParams{}
 		for _, name := range slices.Sorted(maps.Keys(m.Profiles)) {
+			if !e.inProfile(name) {
+				continue
+			}
 			e.params[name] = map[string]*stages.TrainParams{}
 			for _, protocol := range e.Protocols {
 				p, err := m.trainParams(m.Profiles[name], e, protocol)
@@ -333,7 +361,47 @@ func (m *Matrix) trainParams(prof *Profile, e *Experiment, protocol string) (*st
 	if err := cfg.DecodeAt(prof.Train, p, "profile."+prof.name+".train"); err != nil {
 		return nil, err
 	}
+	p.AllowDiverged = e.AllowDiverged
+	if err := p.Validate(); err != nil {
+		return nil, m.fieldErr(err, prof, e, protocol)
+	}
 	return p, nil
+}
+
+// fieldErr places a validation error of an experiment's resolved train
+// config at the line that set the field: the profile's override (applied
+// last), else the experiment's learner table, else its preset, else its
+// header.
+func (m *Matrix) fieldErr(err error, prof *Profile, e *Experiment, protocol string) error {
+	cfg := m.cfg
+	at := fmt.Sprintf("experiment[%d]", e.index)
+	var fe *core.FieldError
+	field := ""
+	if errors.As(err, &fe) {
+		field, _, _ = strings.Cut(fe.Field, "[")
+	}
+	table := e.Learner
+	if field == "stream_stride" || field == "eval_stride" || field == "seed" {
+		table = "train"
+	}
+	msg := fmt.Sprintf("%v (protocol %s, profile %s)", err, protocol, prof.name)
+	for _, key := range []string{"profile." + prof.name + "." + table + "." + field, at + "." + table + "." + field} {
+		if l := cfg.KeyLine(key); field != "" && l > 0 {
+			return cfg.ErrAt(l, stripIndexKey(key, e), "%s", msg)
+		}
+	}
+	if l := cfg.KeyLine(at + ".preset"); l > 0 {
+		return cfg.ErrAt(l, "experiment "+e.Name+".preset", "%s", msg)
+	}
+	return cfg.ErrAt(cfg.KeyLine(at), "experiment "+e.Name, "%s", msg)
+}
+
+// stripIndexKey names an experiment's key by the experiment's name.
+func stripIndexKey(key string, e *Experiment) string {
+	if rest, ok := strings.CutPrefix(key, fmt.Sprintf("experiment[%d].", e.index)); ok {
+		return "experiment " + e.Name + "." + rest
+	}
+	return key
 }
 
 // Profile returns the named profile ("" = the default).

@@ -32,6 +32,12 @@ type TrainParams struct {
 	// stage reads the network of (spike conversion); omitted while false,
 	// so the key of every other cell is what it was before the option.
 	KeepNetwork bool `toml:"keep_network,omitzero"`
+	// AllowDiverged keeps a run whose metrics became non-finite (its
+	// weights diverged) as a result, its record saying so; without it such
+	// a run fails its cell, so that a bad setting is never cached as a
+	// number. Experiments the paper reports with collapsed seeds set it;
+	// omitted while false, so no other key changes.
+	AllowDiverged bool `toml:"allow_diverged,omitzero"`
 
 	Local *core.LocalConfig `toml:"local"`
 	BP    *backprop.Config  `toml:"bp"`
@@ -47,6 +53,40 @@ type TrainRecord struct {
 	Stream   int          `json:"stream_samples"`
 	Eval     int          `json:"eval_samples"`
 	Result   *core.Result `json:"result"`
+	// Diverged says which metrics became non-finite (written as null) in
+	// a run kept with allow_diverged.
+	Diverged string `json:"diverged,omitempty"`
+}
+
+// Validate checks what the train stage itself needs of its params and the
+// learner config's own Validate; errors name the field (core.FieldError).
+func (p *TrainParams) Validate() error {
+	bad := func(field string, v any, why string) error {
+		return &core.FieldError{Field: field, Msg: fmt.Sprintf("%s = %v: %s", field, v, why)}
+	}
+	switch {
+	case p.StreamStride < 1:
+		return bad("stream_stride", p.StreamStride, "must be >= 1")
+	case p.EvalStride < 1:
+		return bad("eval_stride", p.EvalStride, "must be >= 1")
+	case p.Seed < 0:
+		return bad("seed", p.Seed, "must be >= 0")
+	case p.KeepNetwork && p.Learner != "local":
+		return bad("keep_network", p.KeepNetwork, "only the local learner's network can be kept")
+	}
+	switch p.Learner {
+	case "local":
+		if p.Local == nil {
+			return bad("local", nil, "missing for the local learner")
+		}
+		return p.Local.Validate()
+	case "bp":
+		if p.BP == nil {
+			return bad("bp", nil, "missing for the bp learner")
+		}
+		return p.BP.Validate()
+	}
+	return bad("learner", p.Learner, "want local or bp")
 }
 
 // Train runs one learner on one stream (inputs "data": a prepare or v1 cell;
@@ -147,10 +187,16 @@ func runTrain(ctx context.Context, rc *pipeline.RunContext) error {
 	b, err := json.MarshalIndent(rec, "", " ")
 	if ue := (*json.UnsupportedValueError)(nil); errors.As(err, &ue) {
 		// A diverged run (non-finite weights) leaves NaN or Inf in metrics
-		// that JSON cannot hold. The accuracies stay (a network whose
-		// outputs are NaN predicts class 0, as torch's argmax does); the
-		// non-finite values are written as null.
+		// that JSON cannot hold. Unless the experiment expects divergence,
+		// that fails the cell: a setting that blows up is not a result.
+		// Otherwise the accuracies stay (a network whose outputs are NaN
+		// predicts class 0, as torch's argmax does), the non-finite values
+		// are written as null, and the record says it diverged.
+		if !p.AllowDiverged {
+			return fmt.Errorf("diverged: non-finite metrics (%s) after training; not cached (an experiment whose runs may diverge sets allow_diverged = true to keep them as results)", ue.Str)
+		}
 		fmt.Fprintf(rc.Log, "diverged: non-finite metrics (%s) written as null\n", ue.Str)
+		rec.Diverged = "non-finite metrics (" + ue.Str + ") written as null"
 		b, err = json.MarshalIndent(nonFiniteAsNull(reflect.ValueOf(rec)), "", " ")
 	}
 	if err != nil {

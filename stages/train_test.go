@@ -3,6 +3,7 @@ package stages
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"math"
 	"reflect"
 	"strings"
@@ -112,6 +113,63 @@ func TestNonFiniteAsNull(t *testing.T) {
 	for _, want := range []string{`"PR":[null,2]`, `"SynOps":null`, `"learner":"local"`} {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("%s lacks %s", b, want)
+		}
+	}
+}
+
+// TestTrainDiverged: a run whose metrics become non-finite (a learning
+// rate of 1e30 blows the weights up) fails its cell, unless its params
+// allow divergence: then the record says it diverged and keeps the
+// accuracies.
+func TestTrainDiverged(t *testing.T) {
+	t.Parallel()
+	in := tinyTrainInputs(t, "sequential")
+	local := core.DefaultLocalConfig()
+	local.Hidden, local.Epochs, local.Buffer, local.PRSamples, local.Eta = []int{16, 8}, 1, 8, 4, 1e30
+	p := &TrainParams{Learner: "local", Protocol: "sequential", StreamStride: 1, EvalStride: 1, Local: &local}
+	_, _, err := runStageErr(Train, p, in)
+	if err == nil || !strings.Contains(err.Error(), "diverged: non-finite metrics") || !strings.Contains(err.Error(), "allow_diverged") {
+		t.Fatalf("diverged run: err %v, want it to fail naming allow_diverged", err)
+	}
+	allowed := *p
+	allowed.AllowDiverged = true
+	out, _, err := runStageErr(Train, &allowed, in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rec TrainRecord
+	if err := json.Unmarshal(out["result"], &rec); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(rec.Diverged, "non-finite") || len(rec.Result.Acc) != 5 {
+		t.Errorf("kept diverged record: diverged %q, %d accuracy rows", rec.Diverged, len(rec.Result.Acc))
+	}
+}
+
+func TestTrainParamsValidate(t *testing.T) {
+	t.Parallel()
+	local := core.DefaultLocalConfig()
+	ok := &TrainParams{Learner: "local", Protocol: "sequential", StreamStride: 1, EvalStride: 1, Local: &local}
+	if err := ok.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	for field, edit := range map[string]func(p *TrainParams){
+		"stream_stride": func(p *TrainParams) { p.StreamStride = 0 },
+		"eval_stride":   func(p *TrainParams) { p.EvalStride = -1 },
+		"seed":          func(p *TrainParams) { p.Seed = -1 },
+		"eta":           func(p *TrainParams) { l := *p.Local; l.Eta = math.Inf(1); p.Local = &l },
+		"mask":          func(p *TrainParams) { l := *p.Local; l.Mask = "mirorr"; p.Local = &l },
+		"lr": func(p *TrainParams) {
+			b := backprop.DefaultConfig()
+			b.LR = math.NaN()
+			p.Learner, p.Local, p.BP = "bp", nil, &b
+		},
+	} {
+		p := *ok
+		edit(&p)
+		var fe *core.FieldError
+		if err := p.Validate(); !errors.As(err, &fe) || fe.Field != field {
+			t.Errorf("%s: Validate() = %v, want a FieldError naming it", field, err)
 		}
 	}
 }

@@ -3,6 +3,8 @@ package backprop
 import (
 	"fmt"
 	"slices"
+
+	"repro/core"
 )
 
 // Methods accepted in Config.Method.
@@ -116,43 +118,51 @@ func Preset(name string) (Config, bool) {
 // Validate reports the first invalid field, by its TOML name.
 func (c *Config) Validate() error {
 	methods := []string{MethodNone, MethodER, MethodDERPP, MethodERACE, MethodAGEM, MethodLocal}
+	if err := core.CheckFinite(c, nil); err != nil {
+		return err
+	}
 	switch {
 	case !slices.Contains(methods, c.Method):
-		return fmt.Errorf("method = %q, want one of %q", c.Method, methods)
+		return fieldErr("method", "method = %q, want one of %q", c.Method, methods)
 	case len(c.Hidden) == 0:
-		return fmt.Errorf("hidden is empty, want at least one width")
+		return fieldErr("hidden", "hidden is empty, want at least one width")
 	case slices.ContainsFunc(c.Hidden, func(w int) bool { return w <= 0 }):
-		return fmt.Errorf("hidden = %v, want positive widths", c.Hidden)
+		return fieldErr("hidden", "hidden = %v, want positive widths", c.Hidden)
 	case c.Loss != "mse" && c.Loss != "ce":
-		return fmt.Errorf("loss = %q, want \"mse\" or \"ce\"", c.Loss)
+		return fieldErr("loss", "loss = %q, want \"mse\" or \"ce\"", c.Loss)
 	case c.Method == MethodERACE && c.Loss != "ce":
-		return fmt.Errorf("loss = %q, ER-ACE is defined with cross-entropy, want \"ce\"", c.Loss)
+		return fieldErr("loss", "loss = %q, ER-ACE is defined with cross-entropy, want \"ce\"", c.Loss)
 	case !(c.LR > 0):
-		return fmt.Errorf("lr = %v, want > 0", c.LR)
+		return fieldErr("lr", "lr = %v, want > 0", c.LR)
 	case !(c.WeightDecay >= 0):
-		return fmt.Errorf("weight_decay = %v, want >= 0", c.WeightDecay)
+		return fieldErr("weight_decay", "weight_decay = %v, want >= 0", c.WeightDecay)
 	case c.K < 0:
-		return fmt.Errorf("k = %d, want >= 0", c.K)
+		return fieldErr("k", "k = %d, want >= 0", c.K)
 	case c.Method == MethodNone && c.K != 0:
-		return fmt.Errorf("k = %d, method \"none\" has no buffer, want 0", c.K)
+		return fieldErr("k", "k = %d, method \"none\" has no buffer, want 0", c.K)
 	case c.Epochs < 1:
-		return fmt.Errorf("epochs = %d, want >= 1", c.Epochs)
+		return fieldErr("epochs", "epochs = %d, want >= 1", c.Epochs)
 	case c.Batch < 1:
-		return fmt.Errorf("batch = %d, want >= 1", c.Batch)
+		return fieldErr("batch", "batch = %d, want >= 1", c.Batch)
 	case c.K > 0 && c.ReplayBatch < 1:
-		return fmt.Errorf("replay_batch = %d, want >= 1", c.ReplayBatch)
+		return fieldErr("replay_batch", "replay_batch = %d, want >= 1", c.ReplayBatch)
 	case !(c.Alpha >= 0):
-		return fmt.Errorf("alpha = %v, want >= 0", c.Alpha)
+		return fieldErr("alpha", "alpha = %v, want >= 0", c.Alpha)
 	case !(c.Beta >= 0):
-		return fmt.Errorf("beta = %v, want >= 0", c.Beta)
+		return fieldErr("beta", "beta = %v, want >= 0", c.Beta)
 	case !(c.KWTA >= 0 && c.KWTA <= 1):
-		return fmt.Errorf("kwta = %v, want in [0, 1]", c.KWTA)
+		return fieldErr("kwta", "kwta = %v, want in [0, 1]", c.KWTA)
 	case (c.Isolate || c.Rotate) && c.Method != MethodLocal:
-		return fmt.Errorf("isolate/rotate set for method %q, want method \"local\"", c.Method)
+		return fieldErr("isolate", "isolate/rotate set for method %q, want method \"local\"", c.Method)
 	case c.Method == MethodLocal && !(c.ReplayGain > 0):
-		return fmt.Errorf("replay_gain = %v, want > 0", c.ReplayGain)
+		return fieldErr("replay_gain", "replay_gain = %v, want > 0", c.ReplayGain)
 	}
 	return nil
+}
+
+// fieldErr is a validation error naming its TOML field.
+func fieldErr(field, format string, args ...any) error {
+	return &core.FieldError{Field: field, Msg: fmt.Sprintf(format, args...)}
 }
 
 func (c *Config) loss() Loss {

@@ -1,0 +1,59 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestBadConfigFailsAtLoad: a bad value in pipeline.toml makes plan and
+// run fail before any work, naming the file, line and key, and nothing is
+// stored; a profile name that would write outside the work tree is
+// rejected the same way.
+func TestBadConfigFailsAtLoad(t *testing.T) {
+	t.Parallel()
+	const good = `[settings]
+store = "store"
+default_profile = "p"
+[profile.p]
+seeds = [0, 1]
+split_seeds = [1234]
+
+[[experiment]]
+name = "full"
+learner = "local"
+dataset = "mnist"
+protocols = ["sequential"]
+[experiment.local]
+eta = 0.2
+`
+	cases := []struct{ from, to, want string }{
+		{"eta = 0.2", `mask = "mirorr"`, "pipeline.toml:14: experiment full.local.mask: invalid config: mask = mirorr"},
+		{"eta = 0.2", "eta = inf", "pipeline.toml:14: experiment full.local.eta: invalid config: eta = +Inf: must be finite"},
+		{"seeds = [0, 1]", "seeds = [-1, 1]", "pipeline.toml:5: profile.p.seeds: -1: a run seed must be >= 0"},
+		{"[profile.p]", `[profile."../../evilprof"]`, `pipeline.toml:4: profile.../../evilprof: profile name "../../evilprof"`},
+	}
+	for _, c := range cases {
+		t.Run(c.to, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			src := strings.Replace(good, c.from, c.to, 1)
+			if strings.Contains(c.to, "evilprof") {
+				src = strings.Replace(src, `default_profile = "p"`, `default_profile = "../../evilprof"`, 1)
+			}
+			if err := os.WriteFile(filepath.Join(dir, "pipeline.toml"), []byte(src), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			for _, cmd := range []string{"plan", "run"} {
+				out, err := repro(t, dir, cmd)
+				if err == nil || !strings.Contains(out, c.want) {
+					t.Errorf("repro %s: err %v, output %q, want %q", cmd, err, out, c.want)
+				}
+			}
+			if _, err := os.Stat(filepath.Join(dir, "store")); !os.IsNotExist(err) {
+				t.Errorf("a store was created for a bad config (%v)", err)
+			}
+		})
+	}
+}
