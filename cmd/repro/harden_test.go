@@ -403,3 +403,26 @@ func TestVerifyFindsEverything(t *testing.T) {
 		t.Errorf("verify of a corrupt blob that cannot be moved: exit %d, want %q:\n%s", code, want, out)
 	}
 }
+
+// TestProgressShowsTrueRunningCount: under -j 2 a cell's end is followed at
+// once by the next start; the line, printed on a clock, shows 2 running.
+func TestProgressShowsTrueRunningCount(t *testing.T) {
+	var out strings.Builder
+	p := startProgress(&out, false, "local", false, 20*time.Millisecond)
+	cell := &pipeline.Cell{ID: "synth/l0/c0"}
+	ev := func(kind pipeline.EventKind, done, running int) {
+		p.event(pipeline.Event{Kind: kind, Cell: cell, Done: done, Total: 4, Running: running})
+	}
+	ev(pipeline.EventStart, 0, 1)
+	ev(pipeline.EventStart, 0, 2)
+	for i := 1; i <= 2; i++ {
+		ev(pipeline.EventDone, i, 1) // the scheduler starts the next cell at once
+		ev(pipeline.EventStart, i, 2)
+		time.Sleep(60 * time.Millisecond)
+	}
+	p.finish()
+	got := out.String()
+	if !strings.Contains(got, "[local] 2/4 cells done, 2 running, 0 failed") || strings.Contains(got, "1 running") {
+		t.Errorf("progress lines:\n%s", got)
+	}
+}

@@ -12,8 +12,11 @@ import (
 )
 
 // progress prints one live line: cells done / total, running, failed, ETA.
-// On a terminal the line is rewritten in place; otherwise a line is printed
-// at most every 10 s, plus one per failure.
+// On a terminal the line is rewritten in place every 200 ms; otherwise a
+// line is printed every 10 s while cells finish, plus one per failure.
+// Lines are printed on a clock, not on events: a cell's end is followed at
+// once by the next cell's start, and a line printed between the two showed
+// one running cell fewer than run (under -j 2, "1 running" almost always).
 type progress struct {
 	mu       sync.Mutex
 	w        io.Writer
@@ -21,24 +24,55 @@ type progress struct {
 	quiet    bool
 	executor string
 	start    time.Time
-	last     time.Time
 	ev       pipeline.Event
 	ran      int
+	fresh    bool // an event since the last line
 	lineLen  int
 	// cells maps a running cell's key to its own progress (fraction done).
 	cells map[string]float64
 	ids   map[string]string
+	stop  chan struct{}
+	done  chan struct{}
 }
 
+// Line intervals on a terminal and elsewhere (a log file gets one line
+// every 10 s, not one per cell).
+const (
+	ttyEvery  = 200 * time.Millisecond
+	fileEvery = 10 * time.Second
+)
+
 func newProgress(w io.Writer, quiet bool, executor string) *progress {
-	now := time.Now()
-	p := &progress{w: w, quiet: quiet, executor: executor, start: now, last: now,
-		cells: map[string]float64{}, ids: map[string]string{}}
+	tty := false
 	if f, ok := w.(*os.File); ok {
 		if fi, err := f.Stat(); err == nil && fi.Mode()&os.ModeCharDevice != 0 {
-			p.tty = true
+			tty = true
 		}
 	}
+	every := fileEvery
+	if tty {
+		every = ttyEvery
+	}
+	return startProgress(w, quiet, executor, tty, every)
+}
+
+// startProgress starts the line's clock; finish stops it.
+func startProgress(w io.Writer, quiet bool, executor string, tty bool, every time.Duration) *progress {
+	p := &progress{w: w, quiet: quiet, executor: executor, tty: tty, start: time.Now(),
+		cells: map[string]float64{}, ids: map[string]string{}, stop: make(chan struct{}), done: make(chan struct{})}
+	go func() {
+		defer close(p.done)
+		t := time.NewTicker(every)
+		defer t.Stop()
+		for {
+			select {
+			case <-p.stop:
+				return
+			case <-t.C:
+				p.tick()
+			}
+		}
+	}()
 	return p
 }
 
@@ -46,6 +80,7 @@ func (p *progress) event(ev pipeline.Event) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.ev = ev
+	p.fresh = true
 	switch ev.Kind {
 	case pipeline.EventDone:
 		p.ran++
@@ -55,24 +90,27 @@ func (p *progress) event(ev pipeline.Event) {
 		p.clear()
 		fmt.Fprintf(p.w, "FAILED %s: %v\n", ev.Cell.ID, firstLine(ev.Err.Error()))
 	}
-	if p.quiet {
+}
+
+// tick prints the line if anything happened since the last one.
+func (p *progress) tick() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if p.quiet || !p.fresh || p.ev.Total == 0 {
 		return
 	}
-	now := time.Now()
+	p.fresh = false
+	p.print()
+}
+
+func (p *progress) print() {
+	line := p.line()
 	if p.tty {
-		if now.Sub(p.last) < 100*time.Millisecond && ev.Done < ev.Total {
-			return
-		}
-		p.last = now
-		line := p.line()
 		fmt.Fprintf(p.w, "\r%s%s", line, strings.Repeat(" ", max(0, p.lineLen-len(line))))
 		p.lineLen = len(line)
 		return
 	}
-	if now.Sub(p.last) >= 10*time.Second && ev.Kind == pipeline.EventDone {
-		p.last = now
-		fmt.Fprintln(p.w, p.line())
-	}
+	fmt.Fprintln(p.w, line)
 }
 
 func (p *progress) line() string {
@@ -106,9 +144,15 @@ func (p *progress) clear() {
 	}
 }
 
+// finish stops the clock; on a terminal it leaves the last line standing.
 func (p *progress) finish() {
+	close(p.stop)
+	<-p.done
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	if p.tty && !p.quiet && p.ev.Total > 0 {
+		p.print()
+	}
 	if p.tty && p.lineLen > 0 {
 		fmt.Fprintln(p.w)
 	}

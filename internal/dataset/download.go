@@ -264,7 +264,13 @@ func (f *Fetcher) fetchFile(ctx context.Context, rel *Release, fl File, prog fun
 		f.logf("%s: downloaded from %s (%d bytes)", fl.Name, u, len(b))
 		return b, nil
 	}
-	return nil, fmt.Errorf("download %s: %w", fl.Name, errors.Join(errs...))
+	if f.Mirror != "" {
+		// Say the mirror was tried: its absence, not the network, is what
+		// a user with a mirror has to fix.
+		return nil, fmt.Errorf("download %s: the data mirror %s lacks it (looked for %s), and no URL served it: %w",
+			fl.Name, f.Mirror, strings.Join(f.mirrorCandidates(rel, fl.Name), " and "), errors.Join(errs...))
+	}
+	return nil, fmt.Errorf("download %s: no data mirror set (settings.data_mirror or REPRO_DATA_MIRROR), and no URL served it: %w", fl.Name, errors.Join(errs...))
 }
 
 // maxDownload bounds one file (the largest release archive is 170 MB).

@@ -212,6 +212,24 @@ func TestFetchMirror(t *testing.T) {
 	}
 }
 
+// TestFetchMirrorLacksFile: a file missing from the mirror is an error that
+// says the mirror was checked and lacked it, besides the URL failures.
+func TestFetchMirrorLacksFile(t *testing.T) {
+	dir := t.TempDir()
+	rel, _ := ReleaseFor("mnist")
+	one := *rel
+	one.Files = rel.Files[3:]
+	_, err := (&Fetcher{Mirror: dir, Client: &http.Client{Transport: failTransport{}}}).Fetch(context.Background(), &one)
+	want := "download " + MNISTTestLabels + ": the data mirror " + dir + " lacks it (looked for " + filepath.Join(dir, MNISTTestLabels) + " and " + filepath.Join(dir, "mnist", MNISTTestLabels) + "), and no URL served it: "
+	if err == nil || !strings.HasPrefix(err.Error(), want) || strings.Count(err.Error(), "network disabled in tests") != len(one.Files[0].URLs) {
+		t.Errorf("file missing from the mirror: %v\nwant it to start %q and list every URL", err, want)
+	}
+	_, err = (&Fetcher{Client: &http.Client{Transport: failTransport{}}}).Fetch(context.Background(), &one)
+	if err == nil || !strings.Contains(err.Error(), "no data mirror set") {
+		t.Errorf("no mirror: %v", err)
+	}
+}
+
 type failTransport struct{}
 
 func (failTransport) RoundTrip(*http.Request) (*http.Response, error) {
