@@ -132,6 +132,7 @@ func newLocalRun(cfg *LocalConfig, train, eval *Dataset, tasks []Task, seed int6
 		rng: NewRNG(seed, StreamRun)}
 	r.nt = newNet(cfg, train.D, train.Classes, train.Height, train.Width, NewRNG(seed, StreamInit))
 	r.nt.setOffset(inputOffset(train))
+	r.nt.sub = newSubstrate(cfg, seed)
 	r.buf = NewReservoir(cfg.Buffer, train.D, 0)
 	r.wake = newPass(r.nt, cfg.BatchWake)
 	rc := cfg.BatchReplay
@@ -214,6 +215,9 @@ func (r *localRun) run() (*Result, error) {
 			if cfg.Night {
 				r.night(etaReplay)
 			}
+			if cfg.Mirror > 0 {
+				r.mirrorPhase()
+			}
 		}
 		// [CODE≠PAPER] The rotation state is reset at every task boundary
 		// (not between epochs); the paper does not mention it.
@@ -231,8 +235,7 @@ func (r *localRun) wakingStep(batch []int, etaWake, etaReplay float64) {
 	p.load(r.train, batch)
 	supWake := r.sup
 	r.supWake = supWake
-	nt.forward(p, supWake)
-	nt.sweep(p, float32(cfg.TgtScale))
+	nt.settle(p, supWake, float32(cfg.TgtScale))
 	r.res.WakingBatches++
 	sb := meanSqOut(nt, p)
 
@@ -313,8 +316,7 @@ func (r *localRun) wakingStep(batch []int, etaWake, etaReplay float64) {
 			copy(rp.x[b*d:(b+1)*d], r.buf.Row(j))
 			rp.y[b] = r.buf.Label(j)
 		}
-		nt.forward(rp, nil)
-		nt.sweep(rp, float32(cfg.TgtScale))
+		nt.settle(rp, nil, float32(cfg.TgtScale))
 		r.logRho(rp)
 		if r.drift != nil {
 			r.drift.before(nt, p, supWake)
@@ -552,8 +554,7 @@ func (r *localRun) night(eta float64) {
 			copy(rp.x[b*d:(b+1)*d], r.buf.Row(j))
 			rp.y[b] = r.buf.Label(j)
 		}
-		nt.forward(rp, nil)
-		nt.sweep(rp, float32(cfg.TgtScale))
+		nt.settle(rp, nil, float32(cfg.TgtScale))
 		nt.update(cfg, rp, eta, nil)
 		r.nightBatches++
 		r.res.ReplayUpdates++

@@ -22,6 +22,35 @@ type LocalConfig struct {
 	TgtScale    float64 `toml:"tgt_scale"`    // one-hot target scale, 1
 	Skip        bool    `toml:"skip"`         // skip synapses S^l from a^{l-2} for l >= 3 (deep nets)
 
+	// Substrate switches (the substrate ladder of the appendix; substrate.go).
+	// Each zero value is the default system's setting.
+	//
+	// ActiveFracs is a k-WTA fraction per hidden layer (replaces
+	// active_frac), e.g. [0.15, 0.05].
+	ActiveFracs []float64 `toml:"active_fracs,omitzero"`
+	NoKWTA      bool      `toml:"no_kwta,omitzero"`    // every positive unit fires (no k-WTA)
+	Unbounded   bool      `toml:"unbounded,omitzero"`  // the raw error eps instead of kappa tanh(eps/kappa)
+	NoDale      bool      `toml:"no_dale,omitzero"`    // no Dale sign clamp on W^l (l >= 2)
+	NoDaleFB    bool      `toml:"no_dale_fb,omitzero"` // no Dale sign clamp on the feedback twins
+	// Transport makes the feedback the forward weights (B^{l-1} = W^l, weight
+	// transport): no twin, no Kolen-Pollack decay, and the coupled L2
+	// input_l2 on every layer, as the reference's transport=True.
+	Transport   bool `toml:"transport,omitzero"`
+	NoBurstGate bool `toml:"no_burst_gate,omitzero"` // silent units learn and relay the burst error too
+	// BurstMult makes hidden plasticity and the relayed burst proportional
+	// to the rate (the burst deviation times a), instead of gated by a > 0.
+	BurstMult bool `toml:"burst_mult,omitzero"`
+	// RelaxT > 0 replaces the single-phase burst sweep by RelaxT steps of
+	// iterative settling of the hidden value nodes with step RelaxGamma.
+	RelaxT     int     `toml:"relax_t,omitzero"`
+	RelaxGamma float64 `toml:"relax_gamma,omitzero"`
+	// Mirror > 0 runs that many weight-mirror batches (noise through W^l,
+	// Hebbian pull of B^{l-1} toward it) after every epoch.
+	Mirror int `toml:"mirror,omitzero"`
+	// SpikeTrain > 0 replaces every hidden rate a by Poisson(a T_s)/T_s
+	// while training (not at evaluation), T_s = SpikeTrain.
+	SpikeTrain int `toml:"spike_train,omitzero"`
+
 	// Plasticity and optimiser.
 	Opt         string  `toml:"opt"`          // "sgd" (heavy ball) or "adam" (masked, eps-floored)
 	Momentum    float64 `toml:"momentum"`     // heavy-ball mu, 0.9
@@ -199,7 +228,7 @@ func (c *LocalConfig) Validate() error {
 			return bad("gate", c.Gate, "rotation gates need mask = refractory")
 		}
 	}
-	return nil
+	return c.validateSubstrate(bad)
 }
 
 func validMask(m string) bool {

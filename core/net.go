@@ -54,6 +54,8 @@ type layer struct {
 	m1, m2 []float32 // velocity (sgd) or Adam moments (m2 nil for sgd)
 	absent []bool    // connectivity-absent stored synapse (controller only)
 	sign   []float32 // Dale sign of each pre unit (nil for l = 1)
+	// fbNoDale exempts the twin from the Dale clamp (no_dale_fb).
+	fbNoDale bool
 
 	bias, bm1, bm2 []float32
 	g, gb          []float32 // gradient scratch
@@ -101,6 +103,7 @@ type net struct {
 	t      int // update calls so far (Adam's shared step counter)
 	// generalOnly disables the SGD fast path (tests compare the two).
 	generalOnly bool
+	sub         substrate // substrate switches (all off by default)
 }
 
 // sheet returns the coordinates of n units on a side x side grid (hidden
@@ -176,7 +179,7 @@ func newNet(cfg *LocalConfig, d, classes, height, width int, rng *RNG) *net {
 	nt := &net{sizes: sizes, L: L, k: make([]int, L+1), lay: make([]*layer, L+1), skip: make([]*layer, L+1),
 		types: make([][]float32, L), ebar: make([][]float32, L), kappa: float32(cfg.Kappa)}
 	for l := 1; l < L; l++ {
-		nt.k[l] = KWTAK(cfg.ActiveFrac, sizes[l])
+		nt.k[l] = cfg.kwtaK(l, sizes[l])
 		nt.ebar[l] = make([]float32, sizes[l])
 	}
 	randn := func(n int, scale float64) []float32 {
@@ -222,9 +225,12 @@ func newNet(cfg *LocalConfig, d, classes, height, width int, rng *RNG) *net {
 		nt.types[l] = t
 	}
 	// Dale projection on W^l, l >= 2, and their twins (before the masks).
-	for l := 2; l <= L; l++ {
+	// Under weight transport the feedback is W^l itself.
+	for l := 2; l <= L && !cfg.NoDale; l++ {
 		daleClamp(W[l], nt.types[l-1])
-		daleClamp(B[l], nt.types[l-1])
+		if !cfg.NoDaleFB {
+			daleClamp(B[l], nt.types[l-1])
+		}
 		if S[l] != nil {
 			daleClamp(S[l], nt.types[l-2])
 			daleClamp(Bs[l], nt.types[l-2])
@@ -245,10 +251,14 @@ func newNet(cfg *LocalConfig, d, classes, height, width int, rng *RNG) *net {
 	for l := 1; l <= L; l++ {
 		storeAll := cfg.KPAdapt > 0 && l >= 2
 		var sign []float32
-		if l >= 2 {
+		if l >= 2 && !cfg.NoDale {
 			sign = nt.types[l-1]
 		}
+		if cfg.Transport && B[l] != nil {
+			copy(B[l], W[l])
+		}
 		nt.lay[l] = newLayer(sizes[l-1], sizes[l], W[l], B[l], keep[l], storeAll, sign, cfg.Opt == "adam", sizes[l]%tile == 0)
+		nt.lay[l].fbNoDale = cfg.NoDaleFB
 		if S[l] != nil {
 			nt.skip[l] = newLayer(sizes[l-2], sizes[l], S[l], Bs[l], nil, false, nt.types[l-2], cfg.Opt == "adam", sizes[l]%tile == 0)
 			nt.skip[l].noBias = true

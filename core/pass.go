@@ -29,6 +29,10 @@ type pass struct {
 	tmp    []float32
 	gain   []float32 // 1 - s of the layer being run
 	ones   []float32 // the gain without suppression
+	// train marks a training pass (spike-count noise applies); v holds the
+	// hidden value nodes of the relaxation (nil until it runs).
+	train bool
+	v     [][]float32
 }
 
 func newPass(nt *net, capacity int) *pass {
@@ -135,16 +139,29 @@ func (nt *net) forward(p *pass, sup [][]float32) {
 				copy(p.z[b*nOut:(b+1)*nOut], z)
 				continue
 			}
-			a := p.a[l][b*nOut : (b+1)*nOut]
-			reluGain(a, z, gain)
-			thr := kwtaThreshold(a, nt.k[l], p.kbuf)
-			start := len(p.act[l])
-			p.actPtr[l][b] = int32(start)
-			cnt := thresholdList(a, thr, p.act[l][start:start+nOut])
-			p.act[l] = p.act[l][:start+cnt]
-			p.actPtr[l][b+1] = int32(start + cnt)
+			nt.activate(p, l, b, z, gain)
 		}
 	}
+}
+
+// activate sets sample b's rates of hidden layer l from its drive z under
+// the suppression gain, a = kWTA(relu(z) * gain) (with spike-count noise on
+// the rate in a training pass under spike_train), and appends its active
+// units to p.act[l].
+func (nt *net) activate(p *pass, l, b int, z, gain []float32) {
+	nOut := nt.sizes[l]
+	a := p.a[l][b*nOut : (b+1)*nOut]
+	if nt.sub.spikeTrain > 0 && p.train {
+		nt.spikeRate(a, z, gain)
+	} else {
+		reluGain(a, z, gain)
+	}
+	thr := kwtaThreshold(a, nt.k[l], p.kbuf)
+	start := len(p.act[l])
+	p.actPtr[l][b] = int32(start)
+	cnt := thresholdList(a, thr, p.act[l][start:start+nOut])
+	p.act[l] = p.act[l][:start+cnt]
+	p.actPtr[l][b+1] = int32(start + cnt)
 }
 
 // drive1 computes layer 1's drives of the batch into p.z1: per sample, z =

@@ -19,7 +19,10 @@ import "math/rand/v2"
 //     split seed 1234 (split 1) or 4321 (split 2), independent of any run
 //     seed, so the held-out tenth is the paper's own;
 //   - the V1 front-end draws its patches from NewRNG(7, StreamV1);
-//   - the bootstrap of the statistics uses NewRNG(seed, StreamBootstrap).
+//   - the bootstrap of the statistics uses NewRNG(seed, StreamBootstrap);
+//   - spike-count training (spike_train) draws its Poisson counts from
+//     NewRNG(seed, StreamSpike), as the reference draws them from torch's
+//     global generator rather than the run generator.
 //
 // The V1 front-end (internal/dataset) draws bounded integers and shuffles
 // with its own Lemire multiply-shift and Fisher-Yates over these
@@ -38,6 +41,7 @@ const (
 	StreamRun       Stream = 0x72756e   // "run"
 	StreamV1        Stream = 0x7631     // "v1"
 	StreamBootstrap Stream = 0x626f6f74 // "boot"
+	StreamSpike     Stream = 0x7370696b // "spik"
 )
 
 // RNG is the random source every stochastic function of the project takes.

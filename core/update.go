@@ -83,6 +83,10 @@ func (nt *net) update(cfg *LocalConfig, p *pass, eta float64, masks []*layerMask
 			m = masks[l]
 		}
 		nt.updateLayer(cfg, p, l, &op, m, replay, anchor, false)
+		if nt.sub.transport && nt.lay[l].fb != nil {
+			// Weight transport: the feedback is the forward weights.
+			copy(nt.lay[l].fb, nt.lay[l].w)
+		}
 		if nt.skip[l] != nil {
 			var ms *layerMask
 			if masks != nil {
@@ -130,6 +134,10 @@ func (nt *net) updateLayer(cfg *LocalConfig, p *pass, l int, op *optim, m *layer
 		}
 		nh := ly.nOut
 		th, ebar := p.th[l], nt.ebar[l]
+		if nt.sub.burstMult || nt.sub.noBurstGate {
+			nt.burstTerms(p, l, fn)
+			return
+		}
 		for b := range n {
 			t := th[b*nh : (b+1)*nh]
 			for _, i := range p.activeOf(l, b) {
@@ -149,6 +157,13 @@ func (nt *net) updateLayer(cfg *LocalConfig, p *pass, l int, op *optim, m *layer
 		clear(mean)
 		for b := range n {
 			t := th[b*nh : (b+1)*nh]
+			if nt.sub.relaxT > 0 {
+				// The settled errors are dense: every unit's counts.
+				for i, v := range t {
+					mean[i] += v
+				}
+				continue
+			}
 			for _, i := range p.activeOf(l, b) {
 				mean[i] += t[i]
 			}
@@ -189,11 +204,13 @@ func (nt *net) updateLayer(cfg *LocalConfig, p *pass, l int, op *optim, m *layer
 	// Kolen-Pollack decay (the paper writes -lambda W for every layer); it
 	// has a coupled L2 of input_l2 inside its gradient instead.
 	lam := float32(0)
-	if l >= 2 {
+	if l >= 2 && !nt.sub.transport {
 		lam = float32(cfg.KPDecay)
 	}
 	var wd float32
-	if preL == 0 {
+	if preL == 0 || nt.sub.transport {
+		// Under weight transport every layer has the coupled L2 (no
+		// twin, so no Kolen-Pollack decay).
 		wd = float32(cfg.InputL2)
 	}
 	ctrl := cfg.KPAdapt > 0 && l >= 2
@@ -207,6 +224,9 @@ func (nt *net) updateLayer(cfg *LocalConfig, p *pass, l int, op *optim, m *layer
 	if op.adam {
 		fast = ly.fb == nil || ly.sign != nil
 	}
+	// Transport (L2 on a twin layer) and a Dale-exempt twin take the
+	// general path.
+	fast = fast && !nt.sub.transport && !ly.fbNoDale
 	if !ctrl && !anchor && fast && ly.absent == nil && !nt.generalOnly {
 		if op.adam {
 			nt.adamRows(ly, preL, m, op, wd, lam, pre)
@@ -326,7 +346,7 @@ func (ly *layer) finishSyn(s int32, lam float32, anchor bool) {
 		if (sg > 0 && w < 0) || (sg < 0 && w > 0) {
 			w = 0
 		}
-		if (sg > 0 && b < 0) || (sg < 0 && b > 0) {
+		if ((sg > 0 && b < 0) || (sg < 0 && b > 0)) && !ly.fbNoDale {
 			b = 0
 		}
 	}
