@@ -131,6 +131,9 @@ func LocalPreset(name string) (LocalConfig, error) {
 	}
 	edit, ok := localPresets[base]
 	if !ok {
+		edit, ok = substratePresets[base]
+	}
+	if !ok {
 		return cfg, fmt.Errorf("%w: unknown config name %q", ErrConfig, name)
 	}
 	edit(&cfg)
@@ -150,6 +153,9 @@ func LocalPresetNames() []string {
 		names = append(names, n)
 	}
 	for n := range singlePass {
+		names = append(names, n)
+	}
+	for n := range substratePresets {
 		names = append(names, n)
 	}
 	slices.Sort(names)

@@ -121,13 +121,16 @@ func (nt *net) bound(e float32) float32 {
 // multiplied by the rate (burst_mult) for a hidden layer.
 func (nt *net) errUp(p *pass, l, b, i int) float32 {
 	n := nt.sizes[l]
-	u := p.th[l][b*n+i]
 	if l == nt.L {
-		return u
+		return p.th[l][b*n+i]
 	}
+	u := p.th[l][b*n+i]
 	a := p.a[l][b*n+i]
 	switch {
 	case nt.sub.burstMult:
+		if a == 0 {
+			return 0 // th may be stale off the active set (relax)
+		}
 		return u * a
 	case !nt.sub.noBurstGate && a <= 0:
 		return 0
@@ -139,10 +142,10 @@ func (nt *net) errUp(p *pass, l, b, i int) float32 {
 // through the feedback twin B^l: td_j += sum_i errUp_i B^l_ij, ascending i.
 func (nt *net) topDown(p *pass, l, b int, td []float32) {
 	up := nt.lay[l+1]
-	for i := range up.nOut {
+	row := func(i int) {
 		u := nt.errUp(p, l+1, b, i)
 		if u == 0 {
-			continue
+			return
 		}
 		lo, hi := up.rowPtr[i], up.rowPtr[i+1]
 		fb, col := up.fb[lo:hi], up.col[lo:hi]
@@ -150,6 +153,63 @@ func (nt *net) topDown(p *pass, l, b int, td []float32) {
 			td[j] += u * fb[s]
 		}
 	}
+	if l+1 < nt.L && !nt.sub.noBurstGate {
+		// Gated or rate-multiplied: only active units send (the same
+		// terms in the same ascending order as over every unit).
+		for _, i := range p.activeOf(l+1, b) {
+			row(int(i))
+		}
+		return
+	}
+	for i := range up.nOut {
+		row(i)
+	}
+}
+
+// topDownActive returns topDown's sum at the active units act of layer l
+// on sample b (acc[k] for unit act[k]), in the same ascending order of
+// senders: through the twin's index map for a twin between hidden layers,
+// by row for the dense readout twin.
+func (nt *net) topDownActive(p *pass, l, b int, act []int32) []float32 {
+	up := nt.lay[l+1]
+	acc := p.zbuf[:len(act)]
+	clear(acc)
+	us, offs := p.valBuf[:0], p.offBuf[:0]
+	send := func(i int) {
+		if u := nt.errUp(p, l+1, b, i); u != 0 {
+			us = append(us, u)
+			offs = append(offs, int32(i*up.nIn))
+		}
+	}
+	if l+1 < nt.L && !nt.sub.noBurstGate {
+		for _, i := range p.activeOf(l+1, b) {
+			send(int(i))
+		}
+	} else {
+		for i := range up.nOut {
+			send(i)
+		}
+	}
+	switch {
+	case up.fbPos != nil:
+		gatherRows(acc, us, offs, up.fbPos, up.fb[:len(up.fb)+1], act)
+	case len(up.col) == up.nOut*up.nIn:
+		// Dense twin (the readout's): row i starts at i*nIn.
+		for r, u := range us {
+			row := up.fb[offs[r]:]
+			for k, j := range act {
+				acc[k] += u * row[j]
+			}
+		}
+	default:
+		td := p.tmp[:nt.sizes[l]]
+		clear(td)
+		nt.topDown(p, l, b, td)
+		for k, j := range act {
+			acc[k] = td[j]
+		}
+	}
+	return acc
 }
 
 // sweepDirect is the single-phase burst sweep written out for the substrate
@@ -223,25 +283,27 @@ func (nt *net) relax(p *pass, sup [][]float32, tgtScale float32) {
 		}
 	}
 	for range nt.sub.relaxT {
-		nt.relaxErrors(p, tgtScale)
+		nt.relaxErrors(p, tgtScale, false)
 		for l := 1; l < L; l++ {
 			n := nt.sizes[l]
 			gain := p.gainOf(l, n, sup)
 			// All samples' top-down input first: it reads a^l (the burst
 			// gate's dact) before this step rewrites it.
 			for b := range p.n {
-				td := p.zbuf[:n]
-				clear(td)
-				nt.topDown(p, l, b, td)
 				v := p.v[l][b*n : (b+1)*n]
-				a := p.a[l][b*n : (b+1)*n]
 				e := p.eps[l][b*n : (b+1)*n]
-				for j := range v {
-					d := -e[j]
-					if a[j] > 0 {
-						d += td[j]
-					}
-					v[j] += nt.sub.gamma * d
+				act := p.activeOf(l, b)
+				td := nt.topDownActive(p, l, b, act)
+				// v += gamma (-eps + 1[a > 0] td), computed as v -=
+				// gamma (eps - td) with td only at the active units
+				// (the same rounding: negation is exact). eps is
+				// recomputed before anything reads it again.
+				for k, j := range act {
+					e[j] -= td[k]
+				}
+				g := nt.sub.gamma
+				for j, ej := range e {
+					v[j] -= g * ej
 				}
 			}
 			p.act[l] = p.act[l][:0]
@@ -250,16 +312,18 @@ func (nt *net) relax(p *pass, sup [][]float32, tgtScale float32) {
 			}
 		}
 	}
-	nt.relaxErrors(p, tgtScale)
+	nt.relaxErrors(p, tgtScale, true)
 	C := nt.sizes[L]
 	for b := range p.n {
 		nt.mu(p, L, b, p.z[b*C:(b+1)*C])
 	}
 }
 
-// relaxErrors sets eps^l = v^l - mu^l and th^l = bound(eps^l) for every
-// hidden layer, and eps^L = y - mu^L with its bound.
-func (nt *net) relaxErrors(p *pass, tgtScale float32) {
+// relaxErrors sets eps^l = v^l - mu^l for every hidden layer and eps^L = y
+// - mu^L, and th = bound(eps): everywhere when all (the settled state, for
+// the update), else only where a settling step reads it (the readout, and
+// the sending units of hidden layers above the first).
+func (nt *net) relaxErrors(p *pass, tgtScale float32, all bool) {
 	L := nt.L
 	for l := 1; l <= L; l++ {
 		n := nt.sizes[l]
@@ -268,15 +332,30 @@ func (nt *net) relaxErrors(p *pass, tgtScale float32) {
 			nt.mu(p, l, b, z)
 			e := p.eps[l][b*n : (b+1)*n]
 			t := p.th[l][b*n : (b+1)*n]
-			for i := range e {
-				var target float32
-				if l < L {
-					target = p.v[l][b*n+i]
-				} else if int32(i) == p.y[b] {
-					target = tgtScale
+			if l == L {
+				for i := range e {
+					var target float32
+					if int32(i) == p.y[b] {
+						target = tgtScale
+					}
+					e[i] = target - z[i]
+					t[i] = nt.bound(e[i])
 				}
-				e[i] = target - z[i]
-				t[i] = nt.bound(e[i])
+				continue
+			}
+			v := p.v[l][b*n : (b+1)*n]
+			for i := range e {
+				e[i] = v[i] - z[i]
+			}
+			switch {
+			case all || (l > 1 && nt.sub.noBurstGate):
+				for i := range e {
+					t[i] = nt.bound(e[i])
+				}
+			case l > 1:
+				for _, i := range p.activeOf(l, b) {
+					t[i] = nt.bound(e[i])
+				}
 			}
 		}
 	}

@@ -84,6 +84,11 @@ func Preset(name string) (Config, bool) {
 		c.K = 5000
 	case "static_bp_none":
 		c.Method, c.K = MethodNone, 0
+	case "mlp_bp_w":
+		// The substrate ladder's dense reference (run_mnist's fit_bp on the
+		// wide core): plain backprop on the static protocol, squared error,
+		// Adam 1e-3 with L2 1e-3, 30 epochs of batches of 256, no buffer.
+		c.Method, c.K, c.Epochs = MethodNone, 0, 30
 	case "bp_derpp_a0.03_b1.0_w512_ce", "bp_derpp_K200", "bp_derpp_K5000":
 		c.Method, c.Hidden, c.Loss, c.Alpha, c.Beta = MethodDERPP, []int{512, 256}, "ce", 0.03, 1
 		switch name {

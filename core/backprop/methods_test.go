@@ -378,7 +378,7 @@ func TestConfigValidate(t *testing.T) {
 	}
 	for _, name := range []string{"bp_er_1000", "bp_er_200", "bp_er_5000", "static_bp_none", "bp_derpp_a0.03_b1.0_w512_ce",
 		"bp_derpp_K200", "bp_derpp_K5000", "bp_erace_1000", "bp_agem_1000_w512",
-		"bpk_er_lr3e5", "bpk_iso_lr1e4", "bpk_er_rot_lr1e4", "bpk_iso_rot_lr1e4"} {
+		"bpk_er_lr3e5", "bpk_iso_lr1e4", "bpk_er_rot_lr1e4", "bpk_iso_rot_lr1e4", "mlp_bp_w"} {
 		c, ok := Preset(name)
 		if !ok {
 			t.Errorf("Preset(%q) unknown", name)
@@ -387,5 +387,10 @@ func TestConfigValidate(t *testing.T) {
 		if err := c.Validate(); err != nil {
 			t.Errorf("Preset(%q).Validate() = %v", name, err)
 		}
+	}
+	// The substrate ladder's dense reference: fit_bp on the wide core.
+	if c, _ := Preset("mlp_bp_w"); c.Method != MethodNone || c.K != 0 || c.Epochs != 30 || c.Batch != 256 ||
+		c.Loss != "mse" || c.LR != 1e-3 || c.WeightDecay != 1e-3 || len(c.Hidden) != 2 || c.Hidden[0] != 256 || c.Hidden[1] != 128 {
+		t.Errorf("mlp_bp_w = %+v", c)
 	}
 }
