@@ -2,6 +2,8 @@ package core
 
 import (
 	"math"
+	"os"
+	"path/filepath"
 	"testing"
 )
 
@@ -120,4 +122,21 @@ func randomBatchPass(r *localRun, n int, rng *RNG) *pass {
 	}
 	p.load(r.train, idx)
 	return p
+}
+
+// goldenFile returns the content of testdata/name, after writing got to it
+// under -update.
+func goldenFile(t *testing.T, name, got string) string {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run with -update to create it)", err)
+	}
+	return string(want)
 }

@@ -6,8 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"flag"
-	"os"
-	"path/filepath"
 	"reflect"
 	"regexp"
 	"strings"
@@ -87,18 +85,9 @@ func TestTrainLocalGolden(t *testing.T) {
 	}
 	sum := sha256.Sum256(js)
 	got := hex.EncodeToString(sum[:]) + "\n"
-	path := filepath.Join("testdata", "local_tiny.golden")
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("digest of the tiny run = %s, want %s; result:\n%s", strings.TrimSpace(got), strings.TrimSpace(string(want)), js)
+	want := goldenFile(t, "local_tiny.golden", got)
+	if got != want {
+		t.Errorf("digest of the tiny run = %s, want %s; result:\n%s", strings.TrimSpace(got), strings.TrimSpace(want), js)
 	}
 	// Determinism: a second run gives the same bytes.
 	res2, _ := TrainLocal(cfg, train, eval, pairTasks(4), 7, Hooks{})

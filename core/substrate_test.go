@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -603,17 +601,7 @@ func TestSubstrateGolden(t *testing.T) {
 		fmt.Fprintf(&b, "%x final=%.4f synops=%.4f %s\n", sha256.Sum256(js), res.FinalAcc, res.SynOpsFrac, tc.name)
 	}
 	got := b.String()
-	path := filepath.Join("testdata", "substrate_tiny.golden")
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with -update to create it)", err)
-	}
-	if got != string(want) {
-		t.Errorf("digests differ from %s (rerun with -update if intended):\ngot:\n%swant:\n%s", path, got, want)
+	if want := goldenFile(t, "substrate_tiny.golden", got); got != want {
+		t.Errorf("digests differ from testdata/substrate_tiny.golden (rerun with -update if intended):\ngot:\n%swant:\n%s", got, want)
 	}
 }
