@@ -49,6 +49,13 @@ func TestPushPullCLI(t *testing.T) {
 	if out := mustRepro(t, clone, "plan"); !strings.Contains(out, "0 to run, 0 cached, 20 in remote shared") {
 		t.Fatalf("plan on a fresh clone: %s", out)
 	}
+	if out := mustRepro(t, clone, "status"); !strings.Contains(out, "IN REMOTE") || !strings.Contains(out, "│ synth │ 0      │ 20 ") {
+		t.Fatalf("status on a fresh clone: %s", out)
+	}
+	key := strings.Fields(want["synth/l3/c19"])[1]
+	if out := mustRepro(t, clone, "why", key[:10]); !strings.Contains(out, "cell synth/l3/c19") || !strings.Contains(out, "record   from remote shared") {
+		t.Fatalf("why by a key prefix on a fresh clone: %s", out)
+	}
 	if out := mustRepro(t, clone, "plan", "--no-remote"); !strings.Contains(out, "20 to run, 0 cached (profile") {
 		t.Fatalf("plan --no-remote: %s", out)
 	}

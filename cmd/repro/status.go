@@ -19,7 +19,9 @@ func cmdStatus() *command {
 		short: "cached / stale / failed counts per stage and per table",
 		long: `Status counts, per stage and per rendered table, the cells that are cached,
 stale (would run) and failed (stale, and their last attempt failed), and
-the CPU time the cached cells took when they ran.`,
+the CPU time the cached cells took when they ran. With a remote holding
+cells the store lacks (settings.remotes), a column counts those, and the CPU
+time includes theirs.`,
 		flags: fs,
 		run: func(ctx context.Context, e *env, args []string) error {
 			w, p, err := openPlan(e, &g)
@@ -27,8 +29,8 @@ the CPU time the cached cells took when they ran.`,
 				return err
 			}
 			type counts struct {
-				cached, stale, failed int
-				cpu                   float64 // seconds, cached cells
+				cached, stale, failed, remote int
+				cpu                           float64 // seconds, cached and remote cells
 			}
 			byStage, byTable := map[string]*counts{}, map[string]*counts{}
 			add := func(m map[string]*counts, k string, pc *pipeline.PlannedCell) {
@@ -40,6 +42,9 @@ the CPU time the cached cells took when they ran.`,
 				switch {
 				case pc.State == pipeline.Cached:
 					c.cached++
+					c.cpu += pc.Manifest.Provenance.CPUSecs
+				case pc.State == pipeline.InRemote:
+					c.remote++
 					c.cpu += pc.Manifest.Provenance.CPUSecs
 				case pc.Failure != nil:
 					c.failed++
@@ -60,10 +65,19 @@ the CPU time the cached cells took when they ran.`,
 			}
 			render := func(title string, order []string, m map[string]*counts) {
 				tw := tablewriter.NewWriter(e.stdout)
-				tw.Header(title, "cached", "stale", "failed", "total", "cpu")
+				remotes := p.InRemote() > 0
+				if remotes {
+					tw.Header(title, "cached", "in remote", "stale", "failed", "total", "cpu")
+				} else {
+					tw.Header(title, "cached", "stale", "failed", "total", "cpu")
+				}
 				for _, k := range order {
 					c := m[k]
-					tw.Append(k, fmt.Sprint(c.cached), fmt.Sprint(c.stale), fmt.Sprint(c.failed), fmt.Sprint(c.cached+c.stale+c.failed), cpuText(c.cpu))
+					row := []string{k, fmt.Sprint(c.cached), fmt.Sprint(c.stale), fmt.Sprint(c.failed), fmt.Sprint(c.cached + c.remote + c.stale + c.failed), cpuText(c.cpu)}
+					if remotes {
+						row = append(row[:2], append([]string{fmt.Sprint(c.remote)}, row[2:]...)...)
+					}
+					tw.Append(row)
 				}
 				tw.Render()
 			}

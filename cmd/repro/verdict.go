@@ -39,11 +39,7 @@ func (w *workspace) records() map[string]*artifacts.Manifest {
 		return w.recordIndex
 	}
 	w.recordIndex = map[string]*artifacts.Manifest{}
-	srcs := append([]artifacts.Remote{}, w.remotes...)
-	if local, err := artifacts.OpenDirRemote("store", w.store.Root()); err == nil {
-		srcs = append([]artifacts.Remote{local}, srcs...)
-	}
-	for _, r := range srcs {
+	for _, r := range w.recordSources() {
 		keys, _ := r.Keys()
 		for _, k := range keys {
 			m, err := r.Manifest(k)
@@ -86,4 +82,14 @@ func (w *workspace) trainVerdict(pc *pipeline.PlannedCell, result string) (stale
 		return false, id + " not computed here"
 	}
 	return true, id + " would run: " + strings.Join(pc.Reasons, "; ")
+}
+
+// recordSources are where cell records are: the store (read through the
+// remote interface) and then the remotes.
+func (w *workspace) recordSources() []artifacts.Remote {
+	srcs := append([]artifacts.Remote{}, w.remotes...)
+	if local, err := artifacts.OpenDirRemote("store", w.store.Root()); err == nil {
+		srcs = append([]artifacts.Remote{local}, srcs...)
+	}
+	return srcs
 }

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 
@@ -74,23 +72,24 @@ func resolveWhy(w *workspace, arg string) ([]artifacts.Key, error) {
 	if !hexRe.MatchString(arg) {
 		return nil, fmt.Errorf("%q is neither a cell ID of profile %s nor a hex key or digest", arg, w.profile)
 	}
-	// A cell key (prefix)?
-	var keys []artifacts.Key
-	cells := filepath.Join(w.store.Root(), "cells")
-	err := filepath.WalkDir(cells, func(path string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(d.Name(), ".json") {
-			return nil
+	// A cell key (prefix), in the store or a remote?
+	srcs := w.recordSources()
+	seen := map[artifacts.Key]bool{}
+	var all, keys []artifacts.Key
+	for _, r := range srcs {
+		ks, err := r.Keys()
+		if err != nil {
+			return nil, err
 		}
-		name := strings.TrimSuffix(d.Name(), ".json")
-		if strings.HasPrefix(name, arg) {
-			if k, err := artifacts.ParseKey(name); err == nil {
-				keys = append(keys, k)
+		for _, k := range ks {
+			if !seen[k] {
+				seen[k] = true
+				all = append(all, k)
+				if strings.HasPrefix(k.String(), arg) {
+					keys = append(keys, k)
+				}
 			}
 		}
-		return nil
-	})
-	if err != nil {
-		return nil, err
 	}
 	if len(keys) > 1 {
 		return nil, fmt.Errorf("prefix %s names %d cells; give more digits", arg, len(keys))
@@ -99,17 +98,10 @@ func resolveWhy(w *workspace, arg string) ([]artifacts.Key, error) {
 		return keys, nil
 	}
 	// An output digest (prefix): the cells that produced it.
-	filepath.WalkDir(cells, func(path string, d os.DirEntry, err error) error {
-		if err != nil || d.IsDir() || !strings.HasSuffix(d.Name(), ".json") {
-			return nil
-		}
-		k, err := artifacts.ParseKey(strings.TrimSuffix(d.Name(), ".json"))
+	for _, k := range all {
+		m, _, err := w.manifest(k)
 		if err != nil {
-			return nil
-		}
-		m, err := w.store.GetManifest(k)
-		if err != nil {
-			return nil
+			continue
 		}
 		for _, o := range m.Outputs {
 			if strings.HasPrefix(o.Digest.String(), arg) {
@@ -117,8 +109,7 @@ func resolveWhy(w *workspace, arg string) ([]artifacts.Key, error) {
 				break
 			}
 		}
-		return nil
-	})
+	}
 	if len(keys) == 0 {
 		return nil, fmt.Errorf("no cell or artifact %s in store %s", arg, w.store.Root())
 	}
