@@ -25,14 +25,14 @@ func degradedGraph(w *workspace) (*pipeline.Graph, []string, error) {
 	replaced := map[*pipeline.Cell]*pipeline.Cell{}
 	var notes []string
 	for _, c := range w.graph.Cells {
-		if c.Stage != stages.Aggregate || p.Cell(c.ID).State == pipeline.Cached {
+		if c.Stage != stages.Aggregate || p.Cell(c.ID).State != pipeline.Stale {
 			continue
 		}
 		d := &pipeline.Cell{ID: c.ID, Stage: c.Stage, Params: c.Params, Tables: c.Tables}
 		var left []string
 		for _, in := range c.Inputs {
 			pc := p.Cell(in.Cell.ID)
-			if pc.State == pipeline.Cached {
+			if pc.State != pipeline.Stale { // cached, or in a remote
 				d.Inputs = append(d.Inputs, in)
 				continue
 			}
@@ -81,7 +81,7 @@ func degradedGraph(w *workspace) (*pipeline.Graph, []string, error) {
 	var keep []*pipeline.Cell
 	for _, c := range cells {
 		pc := p.Cell(c.ID)
-		if c.Stage == stages.Aggregate || c.Stage == stages.Render || c.Stage == stages.Reproduction || pc.State == pipeline.Cached {
+		if c.Stage == stages.Aggregate || c.Stage == stages.Render || c.Stage == stages.Reproduction || pc.State != pipeline.Stale {
 			keep = append(keep, c)
 		}
 	}

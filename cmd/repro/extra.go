@@ -34,7 +34,15 @@ func afterRun(ctx context.Context, e *env, w *workspace, partial bool) error {
 				fmt.Fprintln(e.stderr, n)
 			}
 			ex := &pipeline.LocalExecutor{Store: w.store, Stages: stages.Stages(), Settings: w.settings}
-			rep, err := pipeline.Run(ctx, w.store, dg, pipeline.RunOptions{Profile: w.profile, Jobs: 1, Executor: ex, Settings: w.settings})
+			ropt := pipeline.RunOptions{Profile: w.profile, Jobs: 1, Executor: ex, Settings: w.settings}
+			rr, err := w.useRemotes(ctx, e, dg, nil)
+			if err != nil {
+				return err
+			}
+			if rr != nil {
+				ropt.Remote = rr.Take
+			}
+			rep, err := pipeline.Run(ctx, w.store, dg, ropt)
 			if err != nil {
 				return err
 			}

@@ -218,11 +218,11 @@ func remoteCount(p *pipeline.Plan, n int) string {
 // useRemotes pulls, before a run, what the remotes hold of it (verified;
 // a damaged object is reported and its cell computed instead) and returns
 // what the run takes from them; nil without remotes.
-func (w *workspace) useRemotes(ctx context.Context, e *env, only func(*pipeline.Cell) bool) (*pipeline.RemoteRun, error) {
+func (w *workspace) useRemotes(ctx context.Context, e *env, g *pipeline.Graph, only func(*pipeline.Cell) bool) (*pipeline.RemoteRun, error) {
 	if len(w.remotes) == 0 {
 		return nil, nil
 	}
-	rr, err := pipeline.PrepareRemotes(ctx, w.store, w.graph, w.profile, w.remotes, only, nil)
+	rr, err := pipeline.PrepareRemotes(ctx, w.store, g, w.profile, w.remotes, only, nil)
 	if err != nil {
 		return nil, err
 	}

@@ -127,7 +127,7 @@ func runRun(ctx context.Context, e *env, o *runOptions, args []string) error {
 	if o.only != "" {
 		ropt.Only = func(c *pipeline.Cell) bool { return cellMatch(o.only, c.ID) }
 	}
-	rr, err := w.useRemotes(ctx, e, ropt.Only)
+	rr, err := w.useRemotes(ctx, e, w.graph, ropt.Only)
 	if err != nil {
 		return err
 	}
