@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"regexp"
+	"slices"
 	"strings"
 
 	"repro/pipeline"
@@ -57,9 +59,11 @@ type Sidecar struct {
 
 // Render writes one table as LaTeX ("tex", booktabs) and its sidecar
 // ("ids", JSON) from an aggregate cell (input "aggregate").
+//
+// Version 4: the caption ends with the rule that sets the bold numbers.
 var Render = &pipeline.Stage{
 	Name:      "render",
-	Version:   3,
+	Version:   4,
 	NewParams: func() any { return &RenderParams{} },
 	Run: func(ctx context.Context, rc *pipeline.RunContext) error {
 		p := rc.Params.(*RenderParams)
@@ -159,6 +163,29 @@ func bestRows(p *RenderParams, rec *AggregateRecord) map[[2]int]bool {
 	return out
 }
 
+// boldRule is the caption's sentence stating bestRows's rule, for the
+// columns that have bold values ("" when none has).
+func boldRule(p *RenderParams, rec *AggregateRecord) string {
+	var cols []string
+	for c, protocol := range rec.Protocols {
+		if contains(p.Bold, protocol) && c < len(p.Titles) {
+			cols = append(cols, "`"+p.Titles[c]+"'")
+		}
+	}
+	if len(cols) == 0 {
+		return ""
+	}
+	excluded := fmt.Sprintf("rows run on fewer than %d seeds", rec.DefaultSeeds)
+	if slices.Contains(p.Reference, true) {
+		excluded += " and the reference rows"
+	}
+	where := "column " + cols[0]
+	if len(cols) > 1 {
+		where = "columns " + strings.Join(cols[:len(cols)-1], ", ") + " and " + cols[len(cols)-1]
+	}
+	return fmt.Sprintf(" Bold: the best mean (as printed) in the %s; %s are never bold.", where, excluded)
+}
+
 func contains(xs []string, s string) bool {
 	for _, x := range xs {
 		if x == s {
@@ -181,7 +208,7 @@ func RenderTable(p *RenderParams, rec *AggregateRecord) (string, *Sidecar, error
 	fmt.Fprintf(&b, "%% change pipeline.toml and run `make paper`. Each row's comment gives its number IDs;\n")
 	fmt.Fprintf(&b, "%% `repro why paper/tables/%s.tex:<row>:<column>` or `repro why <ID>` traces a number.\n", p.Table)
 	b.WriteString("\\begin{table}[t]\n\\centering\n")
-	fmt.Fprintf(&b, "\\caption{%s}\n", p.Caption)
+	fmt.Fprintf(&b, "\\caption{%s%s}\n", p.Caption, boldRule(p, rec))
 	if p.Label != "" {
 		fmt.Fprintf(&b, "\\label{%s}\n", p.Label)
 	}
@@ -315,9 +342,12 @@ func WithinNoise(ours, so float64, no int, pub, sp float64, np int) bool {
 // Reproduction compares every number of the tables (inputs: one aggregate
 // cell per table, named by the table) with the paper's published values.
 // Outputs: "tex" (paper/reproduction.tex) and "report" (JSON ReproReport).
+//
+// Version 7: the report's citations read as LaTeX: "tab:x" is a \ref, an
+// opening quote is a real one.
 var Reproduction = &pipeline.Stage{
 	Name:      "reproduction",
-	Version:   6,
+	Version:   7,
 	NewParams: func() any { return &ReproductionParams{} },
 	Run: func(ctx context.Context, rc *pipeline.RunContext) error {
 		p := rc.Params.(*ReproductionParams)
@@ -468,10 +498,11 @@ func ReproductionTeX(rep *ReproReport) string {
 			d = "$" + signed1(r.Diff) + "$"
 		}
 		var notes []string
-		for _, n := range []string{r.Note, r.Cite} {
-			if n != "" {
-				notes = append(notes, latexEscape(n))
-			}
+		if r.Note != "" {
+			notes = append(notes, texQuotes(latexEscape(r.Note)))
+		}
+		if r.Cite != "" {
+			notes = append(notes, citeTeX(r.Cite))
 		}
 		end := `\\`
 		if len(notes) > 0 {
@@ -483,6 +514,39 @@ func ReproductionTeX(rep *ReproReport) string {
 		}
 	}
 	b.WriteString("\\bottomrule\n\\end{longtable}}\n")
+	return b.String()
+}
+
+// tableLabel is a table's LaTeX label in a published value's citation.
+var tableLabel = regexp.MustCompile(`(?:Table )?\b(tab:[A-Za-z0-9:.-]+)`)
+
+// citeTeX renders a citation of published.toml ("Table tab:ablation, row 1
+// 'full system'") as LaTeX: each label a reference (Table~\ref{tab:ablation}),
+// the rest escaped, opening quotes turned.
+func citeTeX(s string) string {
+	var b strings.Builder
+	last := 0
+	for _, m := range tableLabel.FindAllStringSubmatchIndex(s, -1) {
+		b.WriteString(latexEscape(s[last:m[0]]))
+		fmt.Fprintf(&b, `Table~\ref{%s}`, s[m[2]:m[3]])
+		last = m[1]
+	}
+	b.WriteString(latexEscape(s[last:]))
+	return texQuotes(b.String())
+}
+
+// texQuotes turns a straight single quote that opens a quotation (at the
+// start, or after a space or parenthesis) into LaTeX's opening quote; the
+// others (closing quotes, apostrophes) are right as they are.
+func texQuotes(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] == '\'' && (i == 0 || strings.IndexByte(" ({", s[i-1]) >= 0) {
+			b.WriteByte('`')
+			continue
+		}
+		b.WriteByte(s[i])
+	}
 	return b.String()
 }
 

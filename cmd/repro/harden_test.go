@@ -1,7 +1,9 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"os"
 	"os/exec"
@@ -12,6 +14,7 @@ import (
 	"time"
 
 	"repro/experiments"
+	"repro/experiments/cellid"
 	"repro/pipeline"
 	"repro/stages"
 )
@@ -221,6 +224,8 @@ func TestOutputsStayUnderPaper(t *testing.T) {
 	}
 }
 
+var updateReport = flag.Bool("update-report", false, "rewrite paper/reproduction.tex from the committed sidecars")
+
 // repoRoot is the module's root (this package is cmd/repro).
 const repoRoot = "../.."
 
@@ -228,6 +233,70 @@ const repoRoot = "../.."
 // committed sidecars is exactly the committed paper/reproduction.tex, so
 // what 'show reproduction' prints on a fresh clone is the committed report.
 func TestCommittedReportMatchesCommittedTeX(t *testing.T) {
+	w := repoWorkspace(t)
+	rep, err := committedReport(w)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := os.ReadFile(w.paperPath(reproductionTo))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := stages.ReproductionTeX(rep)
+	if *updateReport {
+		// The report's own rendering changed (a reproduction stage version):
+		// the committed report follows the committed tables.
+		if err := os.WriteFile(w.paperPath(reproductionTo), []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	if got != string(want) {
+		t.Errorf("report from the committed sidecars differs from the committed %s:\n%s", reproductionTo, firstDiff(got, string(want)))
+	}
+}
+
+// TestCommittedTablesRender: rendering the committed sidecars' numbers with
+// the current table declarations gives the committed paper/tables/*.tex and
+// sidecars byte for byte (with -update-report it rewrites them: for a change
+// of the renderer's own text, a render stage version).
+func TestCommittedTablesRender(t *testing.T) {
+	w := repoWorkspace(t)
+	for _, table := range w.tableNames() {
+		sc, err := committedSidecar(w.idsPath(table))
+		if err != nil {
+			t.Fatal(err)
+		}
+		rec := recordOf(sc)
+		rec.Table = strings.TrimPrefix(sc.Source, "aggregate/")
+		agg := w.graph.Cell(cellid.Aggregate(table)).Params.(*stages.AggregateParams)
+		rec.DefaultSeeds, rec.Protocols = agg.DefaultSeeds, agg.Protocols
+		tex, side, err := stages.RenderTable(w.graph.Cell(cellid.Render(table)).Params.(*stages.RenderParams), rec)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids, err := json.MarshalIndent(side, "", " ")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for path, got := range map[string]string{w.texPath(table): tex, w.idsPath(table): string(ids) + "\n"} {
+			if *updateReport {
+				if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+					t.Fatal(err)
+				}
+				continue
+			}
+			if want, _ := os.ReadFile(path); got != string(want) {
+				t.Errorf("%s rendered from its sidecar differs:\n%s", path, firstDiff(got, string(want)))
+			}
+		}
+	}
+}
+
+// repoWorkspace is the repository's own pipeline.toml under its default
+// profile, without a store.
+func repoWorkspace(t *testing.T) *workspace {
+	t.Helper()
 	cfg, err := pipeline.LoadConfig(filepath.Join(repoRoot, "pipeline.toml"))
 	if err != nil {
 		t.Fatal(err)
@@ -244,18 +313,7 @@ func TestCommittedReportMatchesCommittedTeX(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w := &workspace{cfg: cfg, profile: name, matrix: m, graph: g}
-	rep, err := committedReport(w)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want, err := os.ReadFile(w.paperPath(reproductionTo))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got := stages.ReproductionTeX(rep); got != string(want) {
-		t.Errorf("report from the committed sidecars differs from the committed %s:\n%s", reproductionTo, firstDiff(got, string(want)))
-	}
+	return &workspace{cfg: cfg, profile: name, matrix: m, graph: g}
 }
 
 // firstDiff shows the first line where got and want differ.
@@ -424,5 +482,41 @@ func TestProgressShowsTrueRunningCount(t *testing.T) {
 	got := out.String()
 	if !strings.Contains(got, "[local] 2/4 cells done, 2 running, 0 failed") || strings.Contains(got, "1 running") {
 		t.Errorf("progress lines:\n%s", got)
+	}
+}
+
+// TestPaperPDF compiles the committed paper (main.tex with the committed
+// tables and report) when pdflatex and pdftotext are installed: the first
+// table stands on the title page, and the report cites real references.
+func TestPaperPDF(t *testing.T) {
+	for _, tool := range []string{"pdflatex", "pdftotext"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skipf("%s not installed", tool)
+		}
+	}
+	t.Parallel()
+	paper := filepath.Join(freshClone(t), "paper")
+	for range 2 { // twice, so that references resolve
+		cmd := exec.Command("pdflatex", "-interaction=nonstopmode", "-halt-on-error", "main.tex")
+		cmd.Dir = paper
+		if out, err := cmd.CombinedOutput(); err != nil {
+			t.Fatalf("pdflatex main.tex: %v\n%s", err, out)
+		}
+	}
+	text := func(args ...string) string {
+		out, err := exec.Command("pdftotext", append(args, filepath.Join(paper, "main.pdf"), "-")...).Output()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return string(out)
+	}
+	if p1 := text("-f", "1", "-l", "1"); !strings.Contains(p1, "Table 1:") {
+		t.Errorf("page 1 holds no table:\n%s", p1)
+	}
+	all := text()
+	for _, bad := range []string{"??", "tab:ablation", "tab:bpk"} {
+		if strings.Contains(all, bad) {
+			t.Errorf("the PDF shows %q (an unresolved or raw reference)", bad)
+		}
 	}
 }
