@@ -5,9 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"strconv"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"repro/pipeline"
