@@ -106,14 +106,28 @@ func (m *Matrix) Build(profile string) (*pipeline.Graph, error) {
 		if err := m.trainCells(b, name, prof); err != nil {
 			return nil, err
 		}
-		cells = append(cells, b.cells...)
-		cs, err := m.tableCells(name, prof, b.byID)
+		cs, err := m.tableCells(b, name, prof)
 		if err != nil {
 			return nil, err
 		}
-		cells = append(cells, cs...)
+		cells = append(append(cells, b.cells...), cs...)
 	}
 	return pipeline.NewGraph(cells)
+}
+
+// trainCell returns the train cell of one experiment, protocol, evaluation
+// set and seed, adding it (and its data cells) when the experiment's own
+// matrix does not have it.
+func (m *Matrix) trainCell(b *builder, profile string, e *Experiment, protocol string, split, seed int64) *pipeline.Cell {
+	id := cellid.Train{Experiment: e.Name, Protocol: protocol, Eval: cellid.EvalOf(split), Seed: seed}.String()
+	if c, ok := b.byID[id]; ok {
+		return c
+	}
+	p := clone(e.params[profile][protocol])
+	p.Seed = seed
+	stream := b.stream(e.Dataset, protocol, split)
+	data := b.data(e.Dataset)
+	return b.cell(id, stages.Train, p, pipeline.CellInput{Name: "data", Cell: data}, pipeline.CellInput{Name: "stream", Cell: stream})
 }
 
 // trainCells adds the cells of every experiment of the profile: its data
@@ -124,18 +138,9 @@ func (m *Matrix) trainCells(b *builder, profile string, prof *Profile) error {
 			continue
 		}
 		for _, protocol := range e.Protocols {
-			base := e.params[profile][protocol]
 			for _, split := range e.splits(prof) {
-				stream := b.stream(e.Dataset, protocol, split)
-				data := b.data(e.Dataset)
 				for _, seed := range e.seeds(prof) {
-					p := clone(base)
-					p.Seed = seed
-					id := cellid.Train{Experiment: e.Name, Protocol: protocol, Eval: cellid.EvalOf(split), Seed: seed}.String()
-					if _, dup := b.byID[id]; dup {
-						return fmt.Errorf("%s:%d: experiment %s: cell %s defined twice", m.cfg.Path, m.cfg.KeyLine(fmt.Sprintf("experiment[%d]", e.index)), e.Name, id)
-					}
-					b.cell(id, stages.Train, p, pipeline.CellInput{Name: "data", Cell: data}, pipeline.CellInput{Name: "stream", Cell: stream})
+					m.trainCell(b, profile, e, protocol, split, seed)
 				}
 			}
 		}

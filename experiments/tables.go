@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -41,9 +42,41 @@ import (
 //	not_run = "why"                       # optional: the row cannot run yet; renders "not run: why"
 //	[[table.compare]]                     # a seed-paired bootstrap CI of a difference
 //	id = "rotation-seq"                   # number ID bpk/compare/rotation-seq
-//	a = "bpk-interleaved-rotation"        # mean over common seeds of a - b
+//	a = "bpk-interleaved-rotation"        # mean over common seeds of a - b (row IDs)
 //	b = "bpk-interleaved"
-//	protocol = "sequential"
+//	protocol = "sequential"               # a column ID
+//
+// The general form declares its columns instead of columns/titles. A cell
+// selects an experiment (the row's; a column's, for a column group; or the
+// row's cells entry for that column), a protocol, an evaluation set and a
+// metric, each from its row or its column (not both):
+//
+//	[[table.column]]
+//	id = "dev"                            # number IDs <table>/<row id>/<column id>
+//	title = 'development set'
+//	experiment = "controller"             # optional: a column group's experiment
+//	protocol = "static"                   # optional (default sequential)
+//	eval = "test"                         # optional: test (the development set), split<seed>,
+//	                                      #   or heldout (the profile's first split, the default)
+//	metric = "rho[0]"                     # optional (default acc; stages/metrics.go)
+//	decimals = 2                          # optional (default 1)
+//	max_seeds = 3                         # optional: at most the profile's first 3 seeds
+//	[[table.row]]
+//	id = "full-static"                    # optional (default: the experiment); unique
+//	experiment = "full"
+//	protocol = "static"                   # eval, metric, decimals, max_seeds likewise
+//
+// A train cell a table selects that its experiment does not run by itself
+// (another split, the development set) is added to the graph. A matrix
+// table (kind = "matrix") is the accuracy matrix of one experiment: row i
+// after task i, column j accuracy on task j (mean over seeds, element-wise),
+// blank above the diagonal, and the forgetting F beside the last row:
+//
+//	[[table]]
+//	kind = "matrix"
+//	experiment = "full"
+//	protocol = "sequential"               # and eval, max_seeds, as a column's
+//	tasks = 5
 type TableSpec struct {
 	Name       string         `toml:"name"`
 	Label      string         `toml:"label"`
@@ -58,17 +91,47 @@ type TableSpec struct {
 	Published  string         `toml:"published"`
 	Rows       []TableRow     `toml:"row"`
 	Compare    []TableCompare `toml:"compare"`
+	Column     []TableColumn  `toml:"column"`
+	// A matrix table (Kind "matrix") of one experiment.
+	Kind       string `toml:"kind"`
+	Experiment string `toml:"experiment"`
+	Protocol   string `toml:"protocol"`
+	Eval       string `toml:"eval"`
+	MaxSeeds   int    `toml:"max_seeds"`
+	Tasks      int    `toml:"tasks"`
 
 	published *stages.Published
+	// general is true for tables declared with [[table.column]] or as a
+	// matrix: their aggregate and render cells carry per-cell metrics and
+	// decimals (the older form's keys stay as they were).
+	general bool
+}
+
+// TableColumn is one column of a table in the general form.
+type TableColumn struct {
+	ID    string `toml:"id"`
+	Title string `toml:"title"`
+	Selection
+}
+
+// Selection is what a row or a column contributes to its cells.
+type Selection struct {
+	Experiment string `toml:"experiment"`
+	Protocol   string `toml:"protocol"`
+	Eval       string `toml:"eval"`
+	Metric     string `toml:"metric"`
+	Decimals   int    `toml:"decimals"`
+	MaxSeeds   int    `toml:"max_seeds"`
 }
 
 // TableRow is one row of a table.
 type TableRow struct {
-	Experiment string   `toml:"experiment"`
-	Label      string   `toml:"label"`
-	NA         []string `toml:"na"`
-	Midrule    bool     `toml:"midrule"`
-	Reference  bool     `toml:"reference"`
+	ID    string `toml:"id"`
+	Label string `toml:"label"`
+	Selection
+	NA        []string `toml:"na"`
+	Midrule   bool     `toml:"midrule"`
+	Reference bool     `toml:"reference"`
 	// Cells maps a column to another experiment for that cell (BP+ER's
 	// static cell is plain backprop: cells = {static = "bp-static"}).
 	Cells map[string]string `toml:"cells"`
@@ -125,11 +188,14 @@ func (m *Matrix) loadTables() error {
 			return bad("name", "duplicate table")
 		}
 		seen[t.Name] = true
+		if err := m.normalise(t, bad); err != nil {
+			return err
+		}
 		if len(t.Columns) == 0 {
 			return bad("columns", "missing or empty")
 		}
 		for _, c := range t.Columns {
-			if !slices.Contains(protocols, c) {
+			if !t.general && !slices.Contains(protocols, c) {
 				return bad("columns", "%q: want sequential, static or single_pass", c)
 			}
 		}
@@ -146,10 +212,13 @@ func (m *Matrix) loadTables() error {
 		}
 		for j, r := range t.Rows {
 			row := fmt.Sprintf("row[%d]", j)
-			if r.Experiment == "" {
+			if r.Experiment == "" && !t.general {
 				return bad(row+".experiment", "missing")
 			}
-			if m.byName[r.Experiment] == nil && !r.NotRun() {
+			if err := m.checkSelection(t, &r.Selection, row, bad); err != nil {
+				return err
+			}
+			if r.Experiment != "" && m.byName[r.Experiment] == nil && !r.NotRun() {
 				return bad(row+".experiment", "no experiment %q in %s", r.Experiment, filepath.Base(cfg.Path))
 			}
 			for _, n := range r.NA {
@@ -196,13 +265,138 @@ func (m *Matrix) loadTables() error {
 	return nil
 }
 
-func (t *TableSpec) rowOf(experiment string) int {
-	for i, r := range t.Rows {
-		if r.Experiment == experiment {
+// rowOf is the index of the row with an ID, or -1.
+func (t *TableSpec) rowOf(id string) int {
+	for i := range t.Rows {
+		if t.Rows[i].rowID() == id {
 			return i
 		}
 	}
 	return -1
+}
+
+// rowID is a row's ID in its numbers' IDs: its id, else its experiment.
+func (r *TableRow) rowID() string { return cmp.Or(r.ID, r.Experiment) }
+
+// normalise turns the general form (columns declared as [[table.column]],
+// or a matrix) into columns, titles and rows the rest of the checks and
+// the wiring share.
+func (m *Matrix) normalise(t *TableSpec, bad func(key, format string, args ...any) error) error {
+	switch {
+	case t.Kind == "matrix":
+		if len(t.Column) > 0 || len(t.Columns) > 0 || len(t.Rows) > 0 {
+			return bad("kind", "a matrix table declares no columns or rows: they are the tasks")
+		}
+		if m.byName[t.Experiment] == nil {
+			return bad("experiment", "no experiment %q", t.Experiment)
+		}
+		if t.Tasks < 1 {
+			return bad("tasks", "must be >= 1")
+		}
+		for j := range t.Tasks {
+			t.Column = append(t.Column, TableColumn{ID: fmt.Sprintf("t%d", j+1), Title: fmt.Sprintf("T%d", j+1)})
+		}
+		t.Column = append(t.Column, TableColumn{ID: "f", Title: "$F$"})
+		for i := range t.Tasks {
+			t.Rows = append(t.Rows, TableRow{ID: fmt.Sprintf("after%d", i+1), Label: strconv.Itoa(i + 1),
+				Selection: Selection{Experiment: t.Experiment, Protocol: t.Protocol, Eval: t.Eval, MaxSeeds: t.MaxSeeds}})
+		}
+	case t.Kind != "":
+		return bad("kind", "%q: want matrix (or nothing)", t.Kind)
+	case t.Experiment != "" || t.Protocol != "" || t.Eval != "" || t.Tasks != 0 || t.MaxSeeds != 0:
+		return bad("experiment", "experiment, protocol, eval, tasks and max_seeds belong to a matrix table (kind = \"matrix\") or to its rows and columns")
+	case len(t.Column) == 0:
+		return nil
+	case len(t.Columns) > 0 || len(t.Titles) > 0:
+		return bad("columns", "declare columns either as columns and titles or as [[table.column]], not both")
+	}
+	t.general = true
+	for j := range t.Column {
+		c := &t.Column[j]
+		key := fmt.Sprintf("column[%d]", j)
+		if !tableNameRe(c.ID) || slices.Contains(t.Columns, c.ID) {
+			return bad(key+".id", "%q: want a unique name of lower-case letters, digits, - and _", c.ID)
+		}
+		if c.Experiment != "" && m.byName[c.Experiment] == nil {
+			return bad(key+".experiment", "no experiment %q", c.Experiment)
+		}
+		if err := m.checkSelection(t, &c.Selection, key, bad); err != nil {
+			return err
+		}
+		t.Columns = append(t.Columns, c.ID)
+		t.Titles = append(t.Titles, c.Title)
+	}
+	for j := range t.Rows {
+		r := &t.Rows[j].Selection
+		for k := range t.Column {
+			c := &t.Column[k].Selection
+			if r.Protocol != "" && c.Protocol != "" || r.Eval != "" && c.Eval != "" || r.Metric != "" && c.Metric != "" || r.Decimals != 0 && c.Decimals != 0 || r.MaxSeeds != 0 && c.MaxSeeds != 0 {
+				return bad(fmt.Sprintf("row[%d]", j), "row and column %s both set protocol, eval, metric, decimals or max_seeds", t.Column[k].ID)
+			}
+		}
+	}
+	ids := map[string]bool{}
+	for j := range t.Rows {
+		id := t.Rows[j].rowID()
+		if !tableNameRe(id) || ids[id] {
+			return bad(fmt.Sprintf("row[%d].id", j), "%q: want a unique name of lower-case letters, digits, - and _ (set id when two rows share an experiment)", id)
+		}
+		ids[id] = true
+	}
+	return nil
+}
+
+// checkSelection checks the values a row or a column selects (only the
+// general form has any but experiment).
+func (m *Matrix) checkSelection(t *TableSpec, s *Selection, key string, bad func(key, format string, args ...any) error) error {
+	if !t.general {
+		if s.Protocol != "" || s.Eval != "" || s.Metric != "" || s.Decimals != 0 || s.MaxSeeds != 0 {
+			return bad(key, "protocol, eval, metric, decimals and max_seeds need [[table.column]] declarations")
+		}
+		return nil
+	}
+	if s.Protocol != "" && !slices.Contains(protocols, s.Protocol) {
+		return bad(key+".protocol", "%q: want sequential, static or single_pass", s.Protocol)
+	}
+	if _, _, err := parseEval(s.Eval); err != nil {
+		return bad(key+".eval", "%v", err)
+	}
+	if s.Metric != "" {
+		if err := stages.ValidMetric(s.Metric); err != nil {
+			return bad(key+".metric", "%v", err)
+		}
+	}
+	if s.Decimals < 0 || s.Decimals > 6 {
+		return bad(key+".decimals", "must be in [0, 6]")
+	}
+	if s.MaxSeeds < 0 {
+		return bad(key+".max_seeds", "must be >= 0")
+	}
+	return nil
+}
+
+// parseEval reads an evaluation set: "" or heldout (the profile's first
+// split; def true), test (split seed 0), split<seed>.
+func parseEval(s string) (seed int64, def bool, err error) {
+	switch s {
+	case "", "heldout":
+		return 0, true, nil
+	}
+	seed, err = cellid.ParseEval(s)
+	return seed, false, err
+}
+
+// merge is a cell's selection: each field from the column if it sets it,
+// else from the row (checkCell reports a field both set).
+func merge(row, col Selection) Selection {
+	return Selection{
+		Experiment: cmp.Or(col.Experiment, row.Experiment),
+		Protocol:   cmp.Or(col.Protocol, row.Protocol),
+		Eval:       cmp.Or(col.Eval, row.Eval),
+		Metric:     cmp.Or(col.Metric, row.Metric),
+		Decimals:   cmp.Or(col.Decimals, row.Decimals),
+		MaxSeeds:   cmp.Or(col.MaxSeeds, row.MaxSeeds),
+	}
 }
 
 // tableCells adds, for every table, an aggregate cell over the train cells
@@ -210,8 +404,9 @@ func (t *TableSpec) rowOf(experiment string) int {
 // marks the train cells with the tables they feed. byID holds the train
 // cells built so far; a row whose experiment is declared not run, not in
 // this profile, or without the column's protocol renders as "not run" with
-// the reason.
-func (m *Matrix) tableCells(profile string, prof *Profile, byID map[string]*pipeline.Cell) ([]*pipeline.Cell, error) {
+// the reason. A train cell a table selects beyond what its experiment runs
+// by itself (another split, the development set) is added through b.
+func (m *Matrix) tableCells(b *builder, profile string, prof *Profile) ([]*pipeline.Cell, error) {
 	if len(m.Tables) == 0 {
 		return nil, nil
 	}
@@ -227,38 +422,60 @@ func (m *Matrix) tableCells(profile string, prof *Profile, byID map[string]*pipe
 		render := &stages.RenderParams{Table: t.Name, Label: t.Label, Caption: t.Caption, Size: t.Size, Header: t.Header,
 			Titles: t.Titles, Bold: t.Bold, ParamTitle: t.ParamTitle, Stamp: prof.Stamp, Profile: profile}
 		for r, row := range t.Rows {
-			ap.Rows[r] = row.Experiment
+			ap.Rows[r] = row.rowID()
 			render.Labels = append(render.Labels, row.Label)
 			render.Midrule = append(render.Midrule, row.Midrule)
 			render.Reference = append(render.Reference, row.Reference)
 			paramValue := ""
-			for c, protocol := range t.Columns {
-				name := row.Experiment
-				if x, ok := row.Cells[protocol]; ok {
-					name = x
+			for c, colID := range t.Columns {
+				sel := Selection{Experiment: row.Experiment, Protocol: colID}
+				if t.general {
+					sel = merge(row.Selection, t.Column[c].Selection)
+					sel.Protocol = cmp.Or(sel.Protocol, "sequential")
 				}
+				if x, ok := row.Cells[colID]; ok {
+					sel.Experiment = x
+				}
+				name, protocol := sel.Experiment, sel.Protocol
 				e := m.byName[name]
 				status, seeds, prefix := "run", "", ""
 				switch {
-				case slices.Contains(row.NA, protocol):
+				case slices.Contains(row.NA, colID):
 					status = "n/a"
 				case row.NotRun():
 					status = "not run: " + row.NotRunReason
+				case t.Kind == "matrix" && (c < t.Tasks && c > r || c == t.Tasks && r < t.Tasks-1):
+					status = "empty"
+				case e == nil:
+					status = "not run: no experiment for this cell"
 				case !e.inProfile(profile):
 					status = fmt.Sprintf("not run: experiment %s is not in profile %s", name, profile)
 				case !slices.Contains(e.Protocols, protocol):
 					status = fmt.Sprintf("not run: experiment %s has no protocol %s", name, protocol)
 				}
+				if t.Kind == "matrix" {
+					sel.Metric = fmt.Sprintf("task_acc[%d][%d]", r, c)
+					if c == t.Tasks {
+						sel.Metric = "forgetting"
+					}
+				}
+				ap.Metrics = append(ap.Metrics, cmp.Or(sel.Metric, "acc"))
+				render.MeanOnly = append(render.MeanOnly, t.Kind == "matrix" && c < t.Tasks)
+				render.Decimals = append(render.Decimals, cmp.Or(sel.Decimals, 1))
 				if status == "run" {
-					prefix = cellid.Train{Experiment: name, Protocol: protocol, Eval: cellid.EvalOf(e.splits(prof)[0])}.Prefix()
+					split, def, _ := parseEval(sel.Eval)
+					if def {
+						split = e.splits(prof)[0]
+					}
+					ss := e.seeds(prof)
+					if sel.MaxSeeds > 0 && sel.MaxSeeds < len(ss) {
+						ss = ss[:sel.MaxSeeds]
+					}
+					prefix = cellid.Train{Experiment: name, Protocol: protocol, Eval: cellid.EvalOf(split)}.Prefix()
 					var parts []string
-					for s, seed := range e.seeds(prof) {
+					for s, seed := range ss {
 						parts = append(parts, strconv.FormatInt(seed, 10))
-						id := cellid.WithSeed(prefix, seed)
-						tc := byID[id]
-						if tc == nil {
-							return nil, fmt.Errorf("%s: table %s: row %s: no cell %s", cfg.Path, t.Name, name, id)
-						}
+						tc := m.trainCell(b, profile, e, protocol, split, seed)
 						if !slices.Contains(tc.Tables, t.Name) {
 							tc.Tables = append(tc.Tables, t.Name)
 						}
@@ -278,6 +495,14 @@ func (m *Matrix) tableCells(profile string, prof *Profile, byID map[string]*pipe
 				ap.Cells = append(ap.Cells, prefix)
 			}
 			render.Params = append(render.Params, paramValue)
+		}
+		if !slices.Contains(render.MeanOnly, true) {
+			render.MeanOnly = nil
+		}
+		if !t.general {
+			// The older form's cells are all final accuracies at one
+			// decimal: its params stay what they were (no key changes).
+			ap.Metrics, render.Decimals, render.MeanOnly = nil, nil, nil
 		}
 		for _, c := range t.Compare {
 			ap.CompareIDs = append(ap.CompareIDs, c.ID)

@@ -1,6 +1,7 @@
 package stages
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
@@ -26,13 +27,18 @@ type AggregateParams struct {
 	Protocols []string `toml:"protocols"` // protocol of each column
 	// DefaultSeeds is the profile's number of seeds (a row may use fewer).
 	DefaultSeeds int `toml:"default_seeds"`
-	// Status is "run", "n/a" (rendered ---) or "not run: <why>" (blank).
+	// Status is "run", "n/a" (rendered ---), "empty" (blank by layout) or
+	// "not run: <why>" (blank).
 	Status []string `toml:"status"`
 	// Seeds are the cell's expected seeds, space-separated; its input
 	// "rXXcYsZ" is seed index Z of row XX, column Y.
 	Seeds []string `toml:"seeds"`
 	// Cells are the train cell ID prefixes (…/seed<s> appended).
 	Cells []string `toml:"cells"`
+	// Metrics is each cell's metric (stages/metrics.go); absent (every
+	// table declared before metrics existed), every cell's is the final
+	// accuracy.
+	Metrics []string `toml:"metrics,omitzero"`
 
 	CompareIDs      []string `toml:"compare_ids"`
 	CompareA        []string `toml:"compare_a"`
@@ -68,7 +74,10 @@ type AggCell struct {
 	// SynOps is the fraction of the dense MLP's synaptic operations per
 	// forward pass, over the seeds whose result records it (nil when none
 	// does, so aggregates of older records keep their bytes).
-	SynOps     *Stat     `json:"synops_frac,omitempty"`
+	SynOps *Stat `json:"synops_frac,omitempty"`
+	// Metric is what Acc and Values hold when it is not the final accuracy
+	// (stages/metrics.go).
+	Metric     string    `json:"metric,omitempty"`
 	Values     []float64 `json:"values,omitempty"` // per seed, final accuracy x100
 	TrainCells []string  `json:"train_cells,omitempty"`
 	Results    []string  `json:"result_digests,omitempty"` // sha256 of each seed's result
@@ -112,8 +121,8 @@ var Aggregate = &pipeline.Stage{
 func runAggregate(ctx context.Context, rc *pipeline.RunContext) error {
 	p := rc.Params.(*AggregateParams)
 	nc := len(p.Protocols)
-	if len(p.Status) != len(p.Rows)*nc || len(p.Seeds) != len(p.Status) || len(p.Cells) != len(p.Status) {
-		return fmt.Errorf("aggregate.status, seeds, cells: want %d entries each", len(p.Rows)*nc)
+	if len(p.Status) != len(p.Rows)*nc || len(p.Seeds) != len(p.Status) || len(p.Cells) != len(p.Status) || p.Metrics != nil && len(p.Metrics) != len(p.Status) {
+		return fmt.Errorf("aggregate.status, seeds, cells, metrics: want %d entries each", len(p.Rows)*nc)
 	}
 	rec := &AggregateRecord{Table: p.Table, DefaultSeeds: p.DefaultSeeds, Protocols: p.Protocols, Resamples: p.Resamples}
 	for r, exp := range p.Rows {
@@ -121,6 +130,9 @@ func runAggregate(ctx context.Context, rc *pipeline.RunContext) error {
 		for c, protocol := range p.Protocols {
 			i := r*nc + c
 			cell := AggCell{ID: p.Table + "/" + exp + "/" + protocol, Experiment: exp, Protocol: protocol, Status: p.Status[i]}
+			if p.Metrics != nil && p.Metrics[i] != "acc" {
+				cell.Metric = p.Metrics[i]
+			}
 			if cell.Status == "run" {
 				if err := fillCell(ctx, rc, &cell, r, c, p.Seeds[i], p.Cells[i]); err != nil {
 					return fmt.Errorf("%s: %w", cell.ID, err)
@@ -214,7 +226,11 @@ func fillCell(ctx context.Context, rc *pipeline.RunContext, cell *AggCell, r, c 
 		cell.Seeds = append(cell.Seeds, seed)
 		cell.TrainCells = append(cell.TrainCells, cellid.WithSeed(prefix, seed))
 		cell.Results = append(cell.Results, hex.EncodeToString(sum[:]))
-		acc = append(acc, 100*tr.Result.FinalAcc)
+		v, err := MetricValue(tr.Result, cmp.Or(cell.Metric, "acc"))
+		if err != nil {
+			return fmt.Errorf("input %s: %w", name, err)
+		}
+		acc = append(acc, v)
 		fgt = append(fgt, 100*tr.Result.Forgetting)
 		rep = append(rep, float64(tr.Result.ReplayUpdates))
 		if f := tr.Result.SynOpsFrac; f > 0 {

@@ -30,6 +30,20 @@ type RenderParams struct {
 	Reference  []bool   `toml:"reference"`
 	Stamp      string   `toml:"stamp"`
 	Profile    string   `toml:"profile"`
+	// Decimals is each cell's number of decimals (row-major); absent, one
+	// for every cell, as the paper prints accuracies.
+	Decimals []int `toml:"decimals,omitzero"`
+	// MeanOnly marks the cells (row-major) shown without their s.d. (a
+	// matrix table's entries); absent, none.
+	MeanOnly []bool `toml:"mean_only,omitzero"`
+}
+
+// decimals is the number of decimals of cell (r, c).
+func (p *RenderParams) decimals(r, c, nc int) int {
+	if p.Decimals == nil {
+		return 1
+	}
+	return p.Decimals[r*nc+c]
 }
 
 // NumberRef is one rendered number, as the sidecar ("ids" output) lists it:
@@ -90,10 +104,13 @@ var Render = &pipeline.Stage{
 }
 
 // fmt1 formats x with one decimal, without a negative zero.
-func fmt1(x float64) string {
-	s := strconv.FormatFloat(x, 'f', 1, 64)
-	if s == "-0.0" {
-		return "0.0"
+func fmt1(x float64) string { return fmtN(x, 1) }
+
+// fmtN formats x with d decimals, without a negative zero.
+func fmtN(x float64, d int) string {
+	s := strconv.FormatFloat(x, 'f', d, 64)
+	if strings.Trim(s, "-0.") == "" {
+		return strings.TrimPrefix(s, "-")
 	}
 	return s
 }
@@ -107,10 +124,10 @@ func signed1(x float64) string {
 	return s
 }
 
-// cellText renders one table cell: --- (not applicable), blank (not run or
-// no seed), $m\pm s$, bold when best, with n when it differs from the
+// cellText renders one table cell: --- (not applicable), blank (not run,
+// or "empty": a cell the layout leaves blank, as above a matrix's diagonal), $m\pm s$, bold when best, with n when it differs from the
 // row's expected seed count.
-func cellText(c *AggCell, bold bool) string {
+func cellText(c *AggCell, bold bool, decimals int, meanOnly bool) string {
 	switch {
 	case c.Status == "n/a":
 		return "---"
@@ -119,9 +136,9 @@ func cellText(c *AggCell, bold bool) string {
 	case c.Status != "ok":
 		return ""
 	}
-	body := fmt1(c.Acc.Mean)
-	if c.N > 1 {
-		body += `\pm` + fmt1(c.Acc.SD)
+	body := fmtN(c.Acc.Mean, decimals)
+	if c.N > 1 && !meanOnly {
+		body += `\pm` + fmtN(c.Acc.SD, decimals)
 	}
 	if bold {
 		body = `\mathbf{` + body + `}`
@@ -150,12 +167,12 @@ func bestRows(p *RenderParams, rec *AggregateRecord) map[[2]int]bool {
 			if r < len(p.Reference) && p.Reference[r] || x.Status != "ok" || x.N != x.Expected || x.N != rec.DefaultSeeds {
 				continue
 			}
-			v, _ := strconv.ParseFloat(fmt1(x.Acc.Mean), 64)
+			v, _ := strconv.ParseFloat(fmtN(x.Acc.Mean, p.decimals(r, c, len(rec.Protocols))), 64)
 			cand = append(cand, r)
 			best = math.Max(best, v)
 		}
 		for _, r := range cand {
-			if v, _ := strconv.ParseFloat(fmt1(rec.Rows[r][c].Acc.Mean), 64); v == best {
+			if v, _ := strconv.ParseFloat(fmtN(rec.Rows[r][c].Acc.Mean, p.decimals(r, c, len(rec.Protocols))), 64); v == best {
 				out[[2]int{r, c}] = true
 			}
 		}
@@ -197,6 +214,12 @@ func contains(xs []string, s string) bool {
 
 // RenderTable renders rec with layout p: the .tex text and its sidecar.
 func RenderTable(p *RenderParams, rec *AggregateRecord) (string, *Sidecar, error) {
+	if p.Decimals != nil && len(p.Decimals) != len(rec.Rows)*len(rec.Protocols) {
+		return "", nil, fmt.Errorf("render %s: %d decimals for %d cells", p.Table, len(p.Decimals), len(rec.Rows)*len(rec.Protocols))
+	}
+	if p.MeanOnly != nil && len(p.MeanOnly) != len(rec.Rows)*len(rec.Protocols) {
+		return "", nil, fmt.Errorf("render %s: %d mean_only flags for %d cells", p.Table, len(p.MeanOnly), len(rec.Rows)*len(rec.Protocols))
+	}
 	if len(p.Labels) != len(rec.Rows) || len(p.Titles) != len(rec.Protocols) {
 		return "", nil, fmt.Errorf("render %s: %d labels for %d rows, %d titles for %d columns", p.Table, len(p.Labels), len(rec.Rows), len(p.Titles), len(rec.Protocols))
 	}
@@ -245,14 +268,14 @@ func RenderTable(p *RenderParams, rec *AggregateRecord) (string, *Sidecar, error
 		var ids []string
 		for c := range row {
 			x := row[c]
-			txt := cellText(&x, best[[2]int{r, c}])
+			txt := cellText(&x, best[[2]int{r, c}], p.decimals(r, c, len(row)), p.MeanOnly != nil && p.MeanOnly[r*len(row)+c])
 			fields = append(fields, txt)
 			side.Numbers = append(side.Numbers, NumberRef{ID: x.ID, Row: r + 1, Column: c + 1, Label: p.Labels[r], Protocol: x.Protocol, Param: param, Text: txt, AggCell: x})
 			note := ""
 			switch {
 			case x.Status == "ok" && len(x.Missing) > 0:
 				note = fmt.Sprintf(" (n=%d of %d; missing seeds %v)", x.N, x.Expected, x.Missing)
-			case x.Status != "ok" && x.Status != "n/a":
+			case x.Status != "ok" && x.Status != "n/a" && x.Status != "empty":
 				note = " (" + x.Status + ")"
 			}
 			ids = append(ids, x.ID+note)
@@ -392,7 +415,7 @@ func Reproduce(p *ReproductionParams, recs []*AggregateRecord) (*ReproReport, er
 	for _, rec := range recs {
 		for _, row := range rec.Rows {
 			for _, c := range row {
-				if c.Status == "n/a" {
+				if c.Status == "n/a" || c.Status == "empty" {
 					continue
 				}
 				r := ReproRow{ID: c.ID}

@@ -64,13 +64,13 @@ func EvalOf(splitSeed int64) string {
 	return "split" + strconv.FormatInt(splitSeed, 10)
 }
 
-// ParseEval is the inverse of EvalOf.
+// ParseEval is the inverse of EvalOf (split seeds are positive).
 func ParseEval(s string) (int64, error) {
 	if s == "test" {
 		return 0, nil
 	}
 	n, err := strconv.ParseInt(strings.TrimPrefix(s, "split"), 10, 64)
-	if err != nil || !strings.HasPrefix(s, "split") || n == 0 || EvalOf(n) != s {
+	if err != nil || !strings.HasPrefix(s, "split") || n <= 0 || EvalOf(n) != s {
 		return 0, fmt.Errorf("evaluation set %q: want test or split<seed>", s)
 	}
 	return n, nil

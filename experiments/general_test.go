@@ -1,0 +1,173 @@
+package experiments
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"repro/core"
+	"repro/experiments/cellid"
+	"repro/pipeline"
+	"repro/stages"
+)
+
+// generalConfig declares a development-vs-held-out table (columns select
+// the evaluation set, rows the protocol), a metric column, and a matrix
+// table, on matrixConfig's experiments.
+const generalConfig = matrixConfig + `
+[[table]]
+name = "val"
+caption = "v"
+header = ""
+bold = ["split1"]
+[[table.column]]
+id = "dev"
+title = "development set"
+eval = "test"
+max_seeds = 2
+[[table.column]]
+id = "split1"
+title = "held-out split 1"
+[[table.column]]
+id = "split2"
+title = "held-out split 2"
+eval = "split4321"
+max_seeds = 2
+[[table.row]]
+experiment = "full"
+label = "full"
+[[table.row]]
+id = "full-static"
+experiment = "full"
+protocol = "static"
+label = "static"
+[[table.row]]
+experiment = "bp-er"
+label = "BP+ER"
+cells = { split2 = "middle" }
+
+[[table]]
+name = "rho"
+caption = "r"
+header = ""
+[[table.column]]
+id = "acc"
+title = "acc"
+[[table.column]]
+id = "rho1"
+title = "rho"
+metric = "rho[0]"
+decimals = 3
+[[table.row]]
+experiment = "full"
+label = "full"
+
+[[table]]
+name = "accmatrix"
+caption = "m"
+header = "after task"
+kind = "matrix"
+experiment = "full"
+protocol = "sequential"
+tasks = 3
+`
+
+func TestGeneralTables(t *testing.T) {
+	t.Parallel()
+	m, err := loadMatrix(generalConfig)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := m.Build("paper")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The development set and the second split are added for the cells
+	// the table selects, on the seeds it asks for.
+	for _, id := range []string{"train/full/sequential/test/seed1", "train/full/static/split4321/seed1", "train/middle/sequential/split4321/seed0", "split/mnist-4321", "streams/mnist-static-test"} {
+		if g.Cell(id) == nil {
+			t.Errorf("no cell %s", id)
+		}
+	}
+	for _, id := range []string{"train/full/sequential/test/seed2", "train/full/single_pass/test/seed0", "train/bp-er/sequential/split4321/seed0"} {
+		if g.Cell(id) != nil {
+			t.Errorf("cell %s was not asked for", id)
+		}
+	}
+	ap := g.Cell("aggregate/val").Params.(*stages.AggregateParams)
+	if strings.Join(ap.Rows, " ") != "full full-static bp-er" || strings.Join(ap.Protocols, " ") != "dev split1 split2" {
+		t.Errorf("rows %v columns %v", ap.Rows, ap.Protocols)
+	}
+	if ap.Cells[3] != "train/full/static/test" || ap.Seeds[5] != "0 1" || ap.Cells[8] != "train/middle/sequential/split4321" {
+		t.Errorf("cells %q seeds %q", ap.Cells, ap.Seeds)
+	}
+	rp := g.Cell("aggregate/rho").Params.(*stages.AggregateParams)
+	if strings.Join(rp.Metrics, " ") != "acc rho[0]" || strings.Join(strings.Fields(fmtInts(g.Cell("render/rho").Params.(*stages.RenderParams).Decimals)), " ") != "1 3" {
+		t.Errorf("metrics %q", rp.Metrics)
+	}
+
+	// The matrix: run its aggregate and render on records whose accuracy
+	// matrix is known.
+	agg := g.Cell("aggregate/accmatrix")
+	mp := agg.Params.(*stages.AggregateParams)
+	in := map[string]map[string][]byte{}
+	for _, x := range agg.Inputs {
+		tr, _ := cellid.ParseTrain(x.Cell.ID)
+		off := float64(tr.Seed) / 100
+		res := &core.Result{FinalAcc: 0.9, Forgetting: 0.05 + off,
+			Acc: [][]float64{{0.99 + off}, {0.95, 0.97}, {0.90, 0.92, 0.96}}}
+		b, _ := json.Marshal(&stages.TrainRecord{Learner: "local", Protocol: "sequential", Seed: tr.Seed, Result: res})
+		in[x.Name] = map[string][]byte{"result": b}
+	}
+	out, _, err := pipeline.RunStage(context.Background(), stages.Aggregate, agg.ID, mp, in, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rend := g.Cell("render/accmatrix")
+	rout, _, err := pipeline.RunStage(context.Background(), stages.Render, rend.ID, rend.Params, map[string]map[string][]byte{"aggregate": out}, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tex := string(rout["tex"])
+	for _, want := range []string{
+		`after task & T1 & T2 & T3 & $F$ \\`,
+		`1 & $100.0$ &  &  & \\`, // seeds 0-2: 99, 100, 101
+		`2 & $95.0$ & $97.0$ &  & \\`,
+		`3 & $90.0$ & $92.0$ & $96.0$ & $6.0\pm1.0$ \\`,
+	} {
+		if !strings.Contains(tex, want) {
+			t.Errorf("matrix table lacks %q:\n%s", want, tex)
+		}
+	}
+}
+
+func fmtInts(xs []int) string {
+	var b strings.Builder
+	for _, x := range xs {
+		b.WriteString(" " + string(rune('0'+x)))
+	}
+	return b.String()
+}
+
+func TestGeneralTableErrors(t *testing.T) {
+	t.Parallel()
+	cases := []struct{ from, to, want string }{
+		{`eval = "split4321"`, `eval = "split-1"`, `table val.column[2].eval`},
+		{`metric = "rho[0]"`, `metric = "rhoo[0]"`, `table rho.column[1].metric`},
+		{`metric = "rho[0]"`, `metric = "rho"`, `takes 1 index`},
+		{`id = "full-static"`, ``, `row[1].id: "full"`},
+		{`protocol = "static"`, "protocol = \"static\"\neval = \"test\"", `both set`},
+		{`tasks = 3`, `tasks = 0`, `table accmatrix.tasks: must be >= 1`},
+		{`kind = "matrix"`, `kind = "grid"`, `want matrix`},
+	}
+	for _, c := range cases {
+		t.Run(c.want, func(t *testing.T) {
+			t.Parallel()
+			_, err := loadMatrix(strings.Replace(generalConfig, c.from, c.to, 1))
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("err %v, want %q", err, c.want)
+			}
+		})
+	}
+}
