@@ -12,21 +12,16 @@ import (
 	"testing"
 
 	"repro/internal/dataset"
+	"repro/internal/mirror"
 	"repro/pipeline"
 )
 
-// mirrorDir is the offline copy of the releases; REPRO_DATA_MIRROR
-// overrides it. Tests that need it skip when it is absent.
+// mirrorDir is the project's data mirror (settings.data_mirror of
+// pipeline.toml, or REPRO_DATA_MIRROR); tests that need it skip when it
+// lacks MNIST.
 func mirrorDir(t *testing.T) string {
 	t.Helper()
-	dir := os.Getenv("REPRO_DATA_MIRROR")
-	if dir == "" {
-		dir = "/work/shared/data"
-	}
-	if _, err := os.Stat(filepath.Join(dir, "mnist", dataset.MNISTTrainImages)); err != nil {
-		t.Skipf("no data mirror at %s: %v", dir, err)
-	}
-	return dir
+	return mirror.Dir(t, filepath.Join("mnist", dataset.MNISTTrainImages))
 }
 
 func TestDownloadMirror(t *testing.T) {

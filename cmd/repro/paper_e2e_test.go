@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"repro/internal/mirror"
 )
 
 // paperTestConfig is a two-row table over real MNIST: backprop rows (the
@@ -250,16 +252,7 @@ func mnistMirror(t *testing.T) string {
 	if testing.Short() {
 		t.Skip("trains on real MNIST; about a minute")
 	}
-	mirror := os.Getenv("REPRO_DATA_MIRROR")
-	if mirror == "" {
-		mirror = "/work/shared/data"
-	}
-	if abs, err := filepath.Abs(mirror); err == nil {
-		mirror = abs
-	}
-	if _, err := os.Stat(filepath.Join(mirror, "mnist")); err != nil {
-		t.Skipf("no MNIST mirror at %s (set REPRO_DATA_MIRROR)", mirror)
-	}
+	mirror := mirror.Dir(t, "mnist")
 	return mirror
 }
 

@@ -1,0 +1,76 @@
+package mirror
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestNoMachinePaths: no Go file of the module names a directory of one
+// machine (/work/..., /home/...) in a string: data come from the project's
+// mirror setting only.
+func TestNoMachinePaths(t *testing.T) {
+	root, err := moduleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	fset := token.NewFileSet()
+	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		switch {
+		case err != nil:
+			return err
+		case d.IsDir() && path != root && strings.HasPrefix(d.Name(), "."):
+			return filepath.SkipDir
+		case d.IsDir() || !strings.HasSuffix(path, ".go"):
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			if lit, ok := n.(*ast.BasicLit); ok && lit.Kind == token.STRING {
+				for _, p := range []string{`"/work/`, `"/home/`} {
+					if strings.HasPrefix(lit.Value, p) {
+						t.Errorf("%s: machine path %s", fset.Position(lit.Pos()), lit.Value)
+					}
+				}
+			}
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestMakeTestSetsData: make test gives the real-data tests REPRO_DATA.
+func TestMakeTestSetsData(t *testing.T) {
+	if _, err := exec.LookPath("make"); err != nil {
+		t.Skip("make not installed")
+	}
+	root, err := moduleRoot()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("make", "-n", "test")
+	cmd.Dir = root
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, line := range strings.Split(string(out), "\n") {
+		if strings.Contains(line, " test -count=1") && !strings.Contains(line, "REPRO_DATA=") {
+			t.Errorf("make test runs the tests without REPRO_DATA: %s", line)
+		}
+	}
+	if !strings.Contains(string(out), "opt-in") {
+		t.Errorf("make test does not list the opt-in tests:\n%s", out)
+	}
+}
