@@ -174,6 +174,8 @@ func decodeRecord(b []byte, format string, v any) error {
 		got = r.Format
 	case *Failure:
 		got = r.Format
+	case *RunRecord:
+		got = r.Format
 	}
 	if got != format {
 		return fmt.Errorf("format %q, want %q", got, format)

@@ -34,6 +34,7 @@ specs/XX/<key>.json     what a cell needs to run anywhere (stage, params, inputs
 cells/XX/<key>.json     a finished cell: outputs and provenance (written last)
 failed/XX/<key>.json    the last failure of a cell (error and log digest)
 refs/<profile>/...      the key each cell ID had when last planned
+runs/<profile>.json     the last run: wall, jobs, busy and idle core-seconds
 locks/<key>.lock        a cell being computed (pid, host, heartbeat)
 logs/<key>.log          a cell's log while it runs (kept with the record after)
 corrupt/                blobs that failed verification, moved aside

@@ -71,6 +71,9 @@ type RunReport struct {
 
 	// Remote cells were taken from a remote (RunOptions.Remote).
 	Remote int
+	// Busy sums the wall time of every job from dispatch to result: Wall x
+	// Jobs - Busy is the capacity the run left idle.
+	Busy time.Duration
 }
 
 // Err is non-nil when any cell failed or was skipped; it lists them.
@@ -195,7 +198,15 @@ func Run(ctx context.Context, st *artifacts.Store, g *Graph, opt RunOptions) (*R
 			}
 		}
 	}
-	var queue []*Job
+	queue := new(jobQueue)
+	var rank map[*Cell]float64 // computed when the first cell must run
+	dispatched := false
+	var cpu float64
+	defer func() {
+		if dispatched {
+			recordRun(st, opt, runID, t0, rep, cpu)
+		}
+	}()
 	for done < total {
 		// Resolve ready cells: compute keys, take cache hits at once.
 		for len(ready) > 0 {
@@ -232,7 +243,10 @@ func Run(ctx context.Context, st *artifacts.Store, g *Graph, opt RunOptions) (*R
 					continue
 				}
 				cellOf[k.String()] = []*Cell{c}
-				queue = append(queue, &Job{Key: k.String(), CellID: c.ID, StoreDir: st.Root(), LogPath: st.LogPath(k), RunID: runID})
+				if rank == nil {
+					rank = priorities(g, want, users, loadCostHistory(st))
+				}
+				queue.push(&Job{Key: k.String(), CellID: c.ID, StoreDir: st.Root(), LogPath: st.LogPath(k), RunID: runID}, rank[c])
 			}
 		}
 		if done >= total {
@@ -240,19 +254,21 @@ func Run(ctx context.Context, st *artifacts.Store, g *Graph, opt RunOptions) (*R
 		}
 		var send chan *Job
 		var next *Job
-		if len(queue) > 0 && running < opt.Jobs {
-			send, next = jobs, queue[0]
+		if queue.Len() > 0 && running < opt.Jobs {
+			send, next = jobs, queue.peek()
 		}
 		if send == nil && running == 0 {
 			return rep, fmt.Errorf("scheduler stalled with %d of %d cells done", done, total)
 		}
 		select {
 		case send <- next:
-			queue = queue[1:]
+			queue.pop()
 			running++
+			dispatched = true
 			emit(EventStart, cellOf[next.Key][0], artifacts.Key{}, nil, 0)
 		case r := <-results:
 			running--
+			rep.Busy += r.dur
 			cs := cellOf[r.key.String()]
 			delete(cellOf, r.key.String())
 			if r.err != nil && ctx.Err() != nil {
@@ -264,6 +280,9 @@ func Run(ctx context.Context, st *artifacts.Store, g *Graph, opt RunOptions) (*R
 				m, _ = st.Lookup(r.key)
 				if r.ran {
 					rep.Executed++
+					if m != nil {
+						cpu += m.Provenance.CPUSecs
+					}
 				} else {
 					rep.Elsewhere++
 				}
@@ -285,8 +304,9 @@ func Run(ctx context.Context, st *artifacts.Store, g *Graph, opt RunOptions) (*R
 			// Wait for the workers to return, so that executors can clean up
 			// (scancel) before the process exits.
 			for running > 0 {
-				<-results
+				r := <-results
 				running--
+				rep.Busy += r.dur
 			}
 			rep.Wall = time.Since(t0)
 			return rep, ctx.Err()

@@ -27,6 +27,10 @@ type Stage struct {
 	// kinds are bool, int, int64, float64, string, slices of those, and
 	// nested structs. The resolved struct is encoded canonically into the key.
 	NewParams func() any
+	// Cost, if set, estimates a cell's CPU seconds from its resolved params,
+	// for the scheduler's order when the store holds no earlier run of the
+	// same experiment (see schedule.go). Only ratios between cells matter.
+	Cost func(params any) float64
 	// Run computes one cell. It reads inputs and writes outputs only through
 	// rc, and checks ctx between long steps.
 	Run func(ctx context.Context, rc *RunContext) error

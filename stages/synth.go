@@ -14,15 +14,18 @@ import (
 // cheap deterministic cells that exercises the engine alone (planning,
 // caching, scheduling, kill and resume, Slurm) at any size, without data.
 type SynthConfig struct {
-	Cells   int     `toml:"cells"`    // total cells
-	Width   int     `toml:"width"`    // cells per layer; a cell reads fan_in cells of the layer below
-	FanIn   int     `toml:"fan_in"`   //
-	Work    int     `toml:"work"`     // SHA-256 rounds per cell (CPU work; output depends on it)
-	SleepMS int     `toml:"sleep_ms"` // wall time per cell (does not change outputs)
-	Fail    []int   `toml:"fail"`     // indices of cells that fail
-	Salt    string  `toml:"salt"`     // changes every output
-	Scale   float64 `toml:"scale"`    // unused by the stage; a knob tests edit to change one layer
-	Layer   int     `toml:"scale_layer"`
+	Cells   int `toml:"cells"`    // total cells
+	Width   int `toml:"width"`    // cells per layer; a cell reads fan_in cells of the layer below
+	FanIn   int `toml:"fan_in"`   //
+	Work    int `toml:"work"`     // SHA-256 rounds per cell (CPU work; output depends on it)
+	SleepMS int `toml:"sleep_ms"` // wall time per cell (does not change outputs)
+	// SleepSpread, if above 1, makes cell i sleep sleep_ms x (1 + 7i mod
+	// sleep_spread): cells of unequal length, for the scheduler's order.
+	SleepSpread int     `toml:"sleep_spread"`
+	Fail        []int   `toml:"fail"`  // indices of cells that fail
+	Salt        string  `toml:"salt"`  // changes every output
+	Scale       float64 `toml:"scale"` // unused by the stage; a knob tests edit to change one layer
+	Layer       int     `toml:"scale_layer"`
 }
 
 // SynthParams are the params of one synthetic cell.
@@ -41,6 +44,11 @@ var Synth = &pipeline.Stage{
 	Name:      "synth",
 	Version:   1,
 	NewParams: func() any { return &SynthParams{Scale: 1} },
+	// A cell costs its sleep and about 0.3 us per SHA-256 round.
+	Cost: func(params any) float64 {
+		p := params.(*SynthParams)
+		return float64(p.SleepMS)/1000 + float64(p.Work)*3e-7
+	},
 	Run: func(ctx context.Context, rc *pipeline.RunContext) error {
 		p := rc.Params.(*SynthParams)
 		h := sha256.New()
@@ -99,6 +107,9 @@ func SynthCells(sc *SynthConfig) ([]*pipeline.Cell, error) {
 	for i := range cells {
 		layer := i / sc.Width
 		p := &SynthParams{Index: i, Work: sc.Work, SleepMS: sc.SleepMS, Fail: fail[i], Salt: sc.Salt, Scale: 1}
+		if sc.SleepSpread > 1 {
+			p.SleepMS *= 1 + 7*i%sc.SleepSpread
+		}
 		if sc.Scale != 0 && layer == sc.Layer {
 			p.Scale = sc.Scale
 		}

@@ -1,6 +1,15 @@
 package stages
 
-import "testing"
+import (
+	"context"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+
+	"repro/artifacts"
+	"repro/pipeline"
+)
 
 func TestSynthGolden(t *testing.T) {
 	t.Parallel()
@@ -25,5 +34,105 @@ func TestSynthCells(t *testing.T) {
 		if _, err := SynthCells(bad); err == nil {
 			t.Errorf("SynthCells(%+v) accepted", bad)
 		}
+	}
+}
+
+// startOrder records the order in which cells start.
+type startOrder struct {
+	pipeline.Executor
+	mu    sync.Mutex
+	cells []string
+}
+
+func (e *startOrder) Execute(ctx context.Context, j *pipeline.Job) error {
+	e.mu.Lock()
+	e.cells = append(e.cells, j.CellID)
+	e.mu.Unlock()
+	return e.Executor.Execute(ctx, j)
+}
+
+// runSynth runs a synthetic graph on a fresh store at -j jobs. sleep, if
+// set, gives the sleep of the cell at each rank in ID order. With noModel
+// the cells lose the stage's cost model (the scheduler then knows nothing
+// and starts them in ID order, as it did before it ordered by cost).
+func runSynth(tb testing.TB, sc *SynthConfig, sleep func(rank int) int, jobs int, noModel bool) (*startOrder, *pipeline.RunReport, []*pipeline.Cell) {
+	tb.Helper()
+	cells, err := SynthCells(sc)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	bare := *Synth
+	bare.Cost = nil
+	slices.SortFunc(cells, func(a, b *pipeline.Cell) int { return strings.Compare(a.ID, b.ID) })
+	for r, c := range cells {
+		if sleep != nil {
+			c.Params.(*SynthParams).SleepMS = sleep(r)
+		}
+		if noModel {
+			c.Stage = &bare
+		}
+	}
+	g, err := pipeline.NewGraph(cells)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	st, err := artifacts.Open(tb.TempDir(), artifacts.Options{})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	ex := &startOrder{Executor: &pipeline.LocalExecutor{Store: st, Stages: g.Stages}}
+	rep, err := pipeline.Run(context.Background(), st, g, pipeline.RunOptions{Profile: "synth", Jobs: jobs, Executor: ex})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return ex, rep, cells
+}
+
+func TestSynthScheduleStartsLongestFirst(t *testing.T) {
+	t.Parallel()
+	ex, _, cells := runSynth(t, &SynthConfig{Cells: 12, SleepMS: 1, SleepSpread: 5}, nil, 1, false)
+	sleep := map[string]int{}
+	for _, c := range cells {
+		sleep[c.ID] = c.Params.(*SynthParams).SleepMS
+	}
+	for i := 1; i < len(ex.cells); i++ {
+		a, b := ex.cells[i-1], ex.cells[i]
+		if sleep[a] < sleep[b] {
+			t.Fatalf("started %s (%d ms) before %s (%d ms): %v", a, sleep[a], b, sleep[b], ex.cells)
+		}
+	}
+}
+
+// BenchmarkSynthScheduleTail runs 20 independent cells of 50-450 ms of
+// sleep (no CPU, so a loaded machine does not blur it), longest last in ID
+// order, at -j 4, and reports the wall time over the ideal, max(total /
+// jobs, longest cell), and the idle fraction of the workers (both include
+// the store's per-cell overhead): longest-first against the ID order the
+// scheduler had before.
+func BenchmarkSynthScheduleTail(b *testing.B) {
+	sc := &SynthConfig{Cells: 20}
+	sleep := func(rank int) int { return 50 + 400*rank/19 }
+	const jobs = 4
+	for _, bc := range []struct {
+		name    string
+		noModel bool
+	}{{"longest-first", false}, {"id-order", true}} {
+		b.Run(bc.name, func(b *testing.B) {
+			var ratio, idle float64
+			for range b.N {
+				_, rep, cells := runSynth(b, sc, sleep, jobs, bc.noModel)
+				total, longest := 0.0, 0.0
+				for _, c := range cells {
+					s := float64(c.Params.(*SynthParams).SleepMS) / 1000
+					total += s
+					longest = max(longest, s)
+				}
+				ideal := max(total/jobs, longest)
+				ratio += rep.Wall.Seconds() / ideal
+				idle += 1 - rep.Busy.Seconds()/(rep.Wall.Seconds()*jobs)
+			}
+			b.ReportMetric(ratio/float64(b.N), "wall/ideal")
+			b.ReportMetric(idle/float64(b.N), "idle-frac")
+		})
 	}
 }

@@ -173,3 +173,41 @@ func TestTrainParamsValidate(t *testing.T) {
 		}
 	}
 }
+
+func TestTrainCostOrdersLearnerKinds(t *testing.T) {
+	t.Parallel()
+	local := func(edit func(*core.LocalConfig)) *TrainParams {
+		c := core.DefaultLocalConfig()
+		edit(&c)
+		return &TrainParams{Learner: "local", StreamStride: 1, Local: &c}
+	}
+	bp := func(method string) *TrainParams {
+		c := backprop.DefaultConfig()
+		c.Method = method
+		return &TrainParams{Learner: "bp", StreamStride: 1, BP: &c}
+	}
+	full := local(func(*core.LocalConfig) {})
+	smoke := local(func(*core.LocalConfig) {})
+	smoke.StreamStride = 20
+	order := []struct {
+		name string
+		p    *TrainParams
+	}{
+		{"anchor", local(func(c *core.LocalConfig) { c.Anchor = []float64{0.1} })},
+		{"bp k-WTA", bp(backprop.MethodLocal)},
+		{"DER++", bp("derpp")},
+		{"masked Adam", local(func(c *core.LocalConfig) { c.Opt = "adam" })},
+		{"full", full},
+		{"A-GEM", bp("agem")},
+		{"BP+ER", bp("er")},
+		{"no replay", local(func(c *core.LocalConfig) { c.Buffer = 0 })},
+		{"full single pass", local(func(c *core.LocalConfig) { c.Epochs = 1 })},
+		{"full at stride 20", smoke},
+	}
+	for i := 1; i < len(order); i++ {
+		a, b := order[i-1], order[i]
+		if trainCost(a.p) <= trainCost(b.p) {
+			t.Errorf("cost of %s (%g) should exceed %s's (%g)", a.name, trainCost(a.p), b.name, trainCost(b.p))
+		}
+	}
+}

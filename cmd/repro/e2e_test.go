@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync"
 	"syscall"
@@ -281,4 +282,20 @@ func TestInterruptExits130(t *testing.T) {
 		t.Fatalf("interrupted run: %v\n%s", err, out.String())
 	}
 	_ = context.Background
+}
+
+func TestStatusReportsTheLastRunsIdleCoreSeconds(t *testing.T) {
+	t.Parallel()
+	dir := workdir(t, "cells = 6\nsleep_ms = 20\nsleep_spread = 3\n")
+	mustRepro(t, dir, "run", "-j", "2")
+	out := mustRepro(t, dir, "status")
+	re := regexp.MustCompile(`last run \S+ \S+: 6 cells executed, 0 cached, 0 failed in [0-9.]+s wall at -j 2 \(local executor\); core-seconds busy [0-9.]+s, idle [0-9.]+s \([0-9.]+% of wall x jobs\); cell CPU [0-9.]+s`)
+	if !re.MatchString(out) {
+		t.Fatalf("status has no line on the last run:\n%s", out)
+	}
+	// A run with nothing to do leaves the record alone.
+	mustRepro(t, dir, "run", "-j", "1")
+	if out := mustRepro(t, dir, "status"); !strings.Contains(out, "at -j 2") {
+		t.Fatalf("a no-op run replaced the last run:\n%s", out)
+	}
 }

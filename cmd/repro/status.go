@@ -8,6 +8,7 @@ import (
 
 	"github.com/olekukonko/tablewriter"
 
+	"repro/artifacts"
 	"repro/pipeline"
 )
 
@@ -21,7 +22,9 @@ func cmdStatus() *command {
 stale (would run) and failed (stale, and their last attempt failed), and
 the CPU time the cached cells took when they ran. With a remote holding
 cells the store lacks (settings.remotes), a column counts those, and the CPU
-time includes theirs.`,
+time includes theirs. Last, what the scheduler saw of the profile's last run
+that executed cells: its wall time at -j N, the core-seconds its jobs kept
+busy, and the idle rest (wall x N - busy).`,
 		flags: fs,
 		run: func(ctx context.Context, e *env, args []string) error {
 			w, p, err := openPlan(e, &g)
@@ -91,6 +94,9 @@ time includes theirs.`,
 				sort.Strings(tables)
 				render("table", tables, byTable)
 			}
+			if r, err := w.store.GetLastRun(w.profile); err == nil {
+				fmt.Fprintln(e.stdout, lastRunText(r))
+			}
 			return nil
 		},
 	}
@@ -107,4 +113,17 @@ func cpuText(s float64) string {
 		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
 	}
 	return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
+}
+
+// lastRunText is status's line on the profile's last run.
+func lastRunText(r *artifacts.RunRecord) string {
+	idle := max(r.IdleSecs(), 0)
+	capacity := r.WallSecs * float64(r.Jobs)
+	pct := 0.0
+	if capacity > 0 {
+		pct = 100 * idle / capacity
+	}
+	return fmt.Sprintf("last run %s: %s executed, %d cached, %d failed in %s wall at -j %d (%s executor); core-seconds busy %s, idle %s (%.1f%% of wall x jobs); cell CPU %s",
+		r.End.Format("2006-01-02 15:04Z"), plural(r.Executed, "cell"), r.Cached, r.Failed, cpuText(r.WallSecs), r.Jobs, r.Executor,
+		cpuText(r.BusySecs), cpuText(idle), pct, cpuText(r.CPUSecs))
 }

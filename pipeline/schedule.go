@@ -1,0 +1,186 @@
+package pipeline
+
+import (
+	"container/heap"
+	"strings"
+	"time"
+
+	"repro/artifacts"
+)
+
+// The scheduler starts, among the cells ready to run, the one with the
+// longest expected path to the end of the run first: its own expected cost
+// plus the most expensive chain of cells that wait on it. With independent
+// cells (the train cells of a paper run) that is longest-first, so the long
+// runs do not start last and leave one core working through the tail while
+// the others idle. The order changes when cells run, never what they
+// compute: results are identical whatever the order and -j.
+//
+// A cell's expected cost, in CPU seconds, comes from the store first: the
+// mean CPU time of earlier runs of the same config shape (the stage, the
+// cell ID and the params with its seed and digits taken out, so every seed
+// and split of an experiment shares its history), then of any earlier
+// config of the same experiment (same cell ID shape), then the stage's own
+// cost model (Stage.Cost), then the mean of the stage's earlier cells, and
+// one second when nothing is known.
+
+// costHistory holds the CPU seconds of the cells finished in a store.
+type costHistory struct {
+	byConfig, byID, byStage map[string]*mean
+}
+
+type mean struct{ sum, n float64 }
+
+func (m *mean) add(v float64) { m.sum += v; m.n++ }
+
+func addTo(ms map[string]*mean, k string, v float64) {
+	m := ms[k]
+	if m == nil {
+		m = new(mean)
+		ms[k] = m
+	}
+	m.add(v)
+}
+
+func lookup(ms map[string]*mean, k string) (float64, bool) {
+	if m := ms[k]; m != nil && m.n > 0 {
+		return m.sum / m.n, true
+	}
+	return 0, false
+}
+
+// loadCostHistory reads every manifest of st. A store it cannot read gives
+// an empty history: the order is a heuristic, never a reason to fail.
+func loadCostHistory(st *artifacts.Store) *costHistory {
+	h := &costHistory{byConfig: map[string]*mean{}, byID: map[string]*mean{}, byStage: map[string]*mean{}}
+	st.WalkManifests(func(m *artifacts.Manifest) error {
+		h.add(m.Stage, m.CellID, m.Params, m.Provenance.CPUSecs)
+		return nil
+	})
+	return h
+}
+
+func (h *costHistory) add(stage, cellID, params string, cpu float64) {
+	id := idShape(cellID)
+	addTo(h.byConfig, id+"\x00"+paramsShape(params), cpu)
+	addTo(h.byID, id, cpu)
+	addTo(h.byStage, stage, cpu)
+}
+
+// expected returns the expected CPU seconds of cell c, whose canonical
+// params text is params.
+func (h *costHistory) expected(c *Cell, params string) float64 {
+	id := idShape(c.ID)
+	if v, ok := lookup(h.byConfig, id+"\x00"+paramsShape(params)); ok {
+		return v
+	}
+	if v, ok := lookup(h.byID, id); ok {
+		return v
+	}
+	if c.Stage.Cost != nil {
+		return c.Stage.Cost(c.Params)
+	}
+	if v, ok := lookup(h.byStage, c.Stage.Name); ok {
+		return v
+	}
+	return 1
+}
+
+// idShape is a cell ID with its digits removed: the seeds and splits of one
+// experiment share it ("train/full/sequential/split/seed").
+func idShape(id string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= '0' && r <= '9' {
+			return -1
+		}
+		return r
+	}, id)
+}
+
+// paramsShape is canonical params text without the seed lines: seeds do not
+// change how long a run takes.
+func paramsShape(text string) string {
+	var b strings.Builder
+	for _, line := range strings.SplitAfter(text, "\n") {
+		name, _, _ := strings.Cut(line, " ")
+		if name == "seed" || strings.HasSuffix(name, ".seed") {
+			continue
+		}
+		b.WriteString(line)
+	}
+	return b.String()
+}
+
+// priorities gives every cell of want its rank: its expected cost plus the
+// largest rank among the wanted cells that read it. g.Cells is in
+// topological order, so one pass from the end sees every user first.
+func priorities(g *Graph, want map[*Cell]bool, users map[*Cell][]*Cell, h *costHistory) map[*Cell]float64 {
+	rank := make(map[*Cell]float64, len(want))
+	for i := len(g.Cells) - 1; i >= 0; i-- {
+		c := g.Cells[i]
+		if !want[c] {
+			continue
+		}
+		text := ""
+		if ps, err := EncodeParams(c.Stage.Name, c.Params); err == nil {
+			text = ParamsText(ps)
+		}
+		tail := 0.0
+		for _, u := range users[c] {
+			tail = max(tail, rank[u])
+		}
+		rank[c] = h.expected(c, text) + tail
+	}
+	return rank
+}
+
+// jobQueue is a max-heap of jobs by rank; equal ranks leave in the order
+// they were queued, so the order is deterministic.
+type jobQueue struct {
+	items []queued
+	seq   int
+}
+
+type queued struct {
+	job  *Job
+	rank float64
+	seq  int
+}
+
+func (q *jobQueue) Len() int { return len(q.items) }
+func (q *jobQueue) Less(i, j int) bool {
+	a, b := q.items[i], q.items[j]
+	if a.rank != b.rank {
+		return a.rank > b.rank
+	}
+	return a.seq < b.seq
+}
+func (q *jobQueue) Swap(i, j int) { q.items[i], q.items[j] = q.items[j], q.items[i] }
+func (q *jobQueue) Push(x any)    { q.items = append(q.items, x.(queued)) }
+func (q *jobQueue) Pop() any {
+	it := q.items[len(q.items)-1]
+	q.items = q.items[:len(q.items)-1]
+	return it
+}
+
+func (q *jobQueue) push(j *Job, rank float64) {
+	heap.Push(q, queued{job: j, rank: rank, seq: q.seq})
+	q.seq++
+}
+
+func (q *jobQueue) peek() *Job { return q.items[0].job }
+
+func (q *jobQueue) pop() *Job { return heap.Pop(q).(queued).job }
+
+// recordRun stores what the scheduler saw of this run (wall, jobs, busy
+// and CPU seconds) as the profile's last run, for `repro status`. It is
+// called only when a job was dispatched, so a no-op run keeps the record of
+// the last real one. A store that cannot take it loses only that report.
+func recordRun(st *artifacts.Store, opt RunOptions, runID string, t0 time.Time, rep *RunReport, cpu float64) {
+	end := time.Now()
+	st.PutLastRun(&artifacts.RunRecord{
+		Profile: opt.Profile, RunID: runID, Executor: opt.Executor.Name(), Jobs: opt.Jobs,
+		Start: t0.UTC(), End: end.UTC(), WallSecs: end.Sub(t0).Seconds(), BusySecs: rep.Busy.Seconds(),
+		CPUSecs: cpu, Executed: rep.Executed, Cached: rep.Cached, Failed: rep.Failed + rep.Skipped,
+	})
+}

@@ -1,0 +1,158 @@
+package pipeline
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+
+	"repro/artifacts"
+)
+
+// orderExecutor records the order in which cells start.
+type orderExecutor struct {
+	Executor
+	mu    sync.Mutex
+	order []string
+}
+
+func (e *orderExecutor) Execute(ctx context.Context, j *Job) error {
+	e.mu.Lock()
+	e.order = append(e.order, j.CellID)
+	e.mu.Unlock()
+	return e.Executor.Execute(ctx, j)
+}
+
+// costGraph builds independent cells "w/<name>" whose stage's cost model
+// reads the cost from V, plus "tail/<name>" cells reading some of them.
+func costGraph(t *testing.T, costs map[string]int, tails map[string]string) *Graph {
+	t.Helper()
+	cnt := &counter{n: map[string]int{}}
+	w := newStage("w", 1, cnt)
+	w.Cost = func(p any) float64 { return float64(p.(*valParams).V) }
+	var cells []*Cell
+	byName := map[string]*Cell{}
+	for name, v := range costs {
+		if _, tail := tails[name]; tail {
+			continue
+		}
+		c := &Cell{ID: "w/" + name, Stage: w, Params: &valParams{Name: name, V: v}}
+		byName[name] = c
+		cells = append(cells, c)
+	}
+	for name, from := range tails {
+		cells = append(cells, &Cell{ID: "w/" + name, Stage: w, Params: &valParams{Name: name, V: costs[name]},
+			Inputs: []CellInput{{"a", byName[from]}}})
+	}
+	g, err := NewGraph(cells)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
+func runOrder(t *testing.T, st *artifacts.Store, g *Graph, jobs int) ([]string, *RunReport) {
+	t.Helper()
+	ex := &orderExecutor{Executor: &LocalExecutor{Store: st, Stages: g.Stages}}
+	rep, err := Run(context.Background(), st, g, RunOptions{Profile: "p", Jobs: jobs, Executor: ex})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ex.order, rep
+}
+
+func TestSchedulerStartsTheLongestCellsFirst(t *testing.T) {
+	t.Parallel()
+	// Independent cells: descending cost, ties by ID. "e" (cost 1) feeds
+	// "f" (cost 9), so its chain (10) goes before "b" (8).
+	costs := map[string]int{"a": 2, "b": 8, "c": 5, "d": 5, "e": 1, "f": 9, "g": 3}
+	g := costGraph(t, costs, map[string]string{"f": "e"})
+	st, _ := artifacts.Open(t.TempDir(), artifacts.Options{})
+	order, _ := runOrder(t, st, g, 1)
+	want := []string{"w/e", "w/f", "w/b", "w/c", "w/d", "w/g", "w/a"}
+	if !slices.Equal(order, want) {
+		t.Errorf("start order %v, want %v", order, want)
+	}
+}
+
+func TestSchedulerLearnsCostsFromEarlierRuns(t *testing.T) {
+	t.Parallel()
+	h := &costHistory{byConfig: map[string]*mean{}, byID: map[string]*mean{}, byStage: map[string]*mean{}}
+	// Earlier runs: two seeds of one config, and an older config of another
+	// experiment.
+	h.add("train", "train/full/seq/split1234/seed0", "train.eta 0.1\ntrain.seed 0\n", 20)
+	h.add("train", "train/full/seq/split4321/seed1", "train.eta 0.1\ntrain.seed 1\n", 30)
+	h.add("train", "train/anchor/seq/split1234/seed0", "train.eta 0.2\ntrain.seed 0\n", 45)
+	model := &Stage{Name: "train", Cost: func(any) float64 { return 7 }}
+	bare := &Stage{Name: "train"}
+	other := &Stage{Name: "other"}
+	for _, tc := range []struct {
+		stage      *Stage
+		id, params string
+		want       float64
+		whereFrom  string
+	}{
+		{model, "train/full/seq/split1234/seed5", "train.eta 0.1\ntrain.seed 5\n", 25, "same config, other seeds"},
+		{model, "train/anchor/seq/split4321/seed2", "train.eta 0.3\ntrain.seed 2\n", 45, "same experiment, older config"},
+		{model, "train/new/seq/split1234/seed0", "train.eta 0.1\ntrain.seed 0\n", 7, "the stage's cost model"},
+		{bare, "train/new/seq/split1234/seed0", "train.eta 0.1\ntrain.seed 0\n", (20 + 30 + 45) / 3.0, "the stage's mean"},
+		{other, "other/x", "", 1, "nothing known"},
+	} {
+		c := &Cell{ID: tc.id, Stage: tc.stage}
+		if got := h.expected(c, tc.params); got != tc.want {
+			t.Errorf("%s (%s): expected cost %g, want %g", tc.id, tc.whereFrom, got, tc.want)
+		}
+	}
+}
+
+func TestSchedulerOrderReadsTheStore(t *testing.T) {
+	t.Parallel()
+	// A store whose manifests say the cells of "w/b" took long: a new
+	// config of the same cells (version bump) starts with b.
+	costs := map[string]int{"a": 1, "b": 1, "c": 1}
+	st, _ := artifacts.Open(t.TempDir(), artifacts.Options{})
+	g := costGraph(t, costs, nil)
+	runOrder(t, st, g, 1)
+	err := st.WalkManifests(func(m *artifacts.Manifest) error {
+		if m.CellID == "w/b" {
+			m.Provenance.CPUSecs = 100
+			return st.PutManifest(m)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	g.Stages["w"].Version = 2
+	order, _ := runOrder(t, st, g, 1)
+	if len(order) != 3 || order[0] != "w/b" {
+		t.Errorf("start order %v, want w/b first (100 s last time)", order)
+	}
+}
+
+func TestRunRecordsIdleCoreSeconds(t *testing.T) {
+	t.Parallel()
+	costs := map[string]int{}
+	for i := range 6 {
+		costs[fmt.Sprint(i)] = i + 1
+	}
+	st, _ := artifacts.Open(t.TempDir(), artifacts.Options{})
+	g := costGraph(t, costs, nil)
+	_, rep := runOrder(t, st, g, 3)
+	r, err := st.GetLastRun("p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Jobs != 3 || r.Executed != 6 || r.Executor != "local" || r.BusySecs != rep.Busy.Seconds() {
+		t.Errorf("run record %+v, report %+v", r, rep)
+	}
+	if r.BusySecs <= 0 || r.IdleSecs() < 0 || r.WallSecs < r.BusySecs/3 {
+		t.Errorf("busy %g s, wall %g s, idle %g core-s: inconsistent", r.BusySecs, r.WallSecs, r.IdleSecs())
+	}
+	// A run with nothing to do keeps the record of the last real one.
+	runOrder(t, st, g, 1)
+	if r2, err := st.GetLastRun("p"); err != nil || r2.Jobs != 3 {
+		t.Errorf("a no-op run replaced the run record: %+v, %v", r2, err)
+	}
+}
