@@ -47,9 +47,10 @@ func structKeys(g *pipeline.Graph) map[string]string {
 // TestCellKeysPinned: every cell of the smoke and paper profiles that
 // existed before the experiment matrix moved into this package keeps its
 // structural key (testdata/keys-<profile>.txt, written from the stages
-// package's wiring it replaced), so no stored cell reruns. Tables whose
-// declaration grows new rows or columns are listed in grown: their
-// aggregate, render and reproduction cells change by design.
+// package's wiring it replaced), so no stored cell reruns. Render and
+// reproduction cells are left out: they are cheap, and their stages'
+// versions move with their layout (render v4 put the bold rule in every
+// caption); tables whose declaration grows are listed in grown.
 func TestCellKeysPinned(t *testing.T) {
 	t.Parallel()
 	grown := map[string]bool{}
@@ -70,7 +71,7 @@ func TestCellKeysPinned(t *testing.T) {
 		n := 0
 		for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
 			id, want, _ := strings.Cut(line, " ")
-			if grown[id] {
+			if grown[id] || id == "reproduction" || strings.HasPrefix(id, "render/") {
 				continue
 			}
 			n++
