@@ -22,7 +22,11 @@ import "math/rand/v2"
 //   - the bootstrap of the statistics uses NewRNG(seed, StreamBootstrap);
 //   - spike-count training (spike_train) draws its Poisson counts from
 //     NewRNG(seed, StreamSpike), as the reference draws them from torch's
-//     global generator rather than the run generator.
+//     global generator rather than the run generator;
+//   - spike conversion (core/spike) draws its Bernoulli input spikes from
+//     NewRNG(s, StreamConvert), s the converted network's training seed,
+//     the same sequence for every time budget (the reference reseeds its
+//     generator for each budget).
 //
 // The V1 front-end (internal/dataset) draws bounded integers and shuffles
 // with its own Lemire multiply-shift and Fisher-Yates over these
@@ -42,6 +46,7 @@ const (
 	StreamV1        Stream = 0x7631     // "v1"
 	StreamBootstrap Stream = 0x626f6f74 // "boot"
 	StreamSpike     Stream = 0x7370696b // "spik"
+	StreamConvert   Stream = 0x636f6e76 // "conv"
 )
 
 // RNG is the random source every stochastic function of the project takes.

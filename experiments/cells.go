@@ -86,7 +86,8 @@ func Build(cfg *pipeline.Config, profile string) (*pipeline.Graph, error) {
 
 // Build turns the matrix into the DAG of cells of one profile: the
 // synthetic cells if the file has any, every experiment's data and train
-// cells, and every table's aggregate and render cells with the
+// cells, the spike and energy cells of [spike], and every table's
+// aggregate and render cells with the
 // reproduction report on top.
 func (m *Matrix) Build(profile string) (*pipeline.Graph, error) {
 	var cells []*pipeline.Cell
@@ -106,11 +107,15 @@ func (m *Matrix) Build(profile string) (*pipeline.Graph, error) {
 		if err := m.trainCells(b, name, prof); err != nil {
 			return nil, err
 		}
+		sc, err := m.spikeCells(name, prof, b.byID)
+		if err != nil {
+			return nil, err
+		}
 		cs, err := m.tableCells(b, name, prof)
 		if err != nil {
 			return nil, err
 		}
-		cells = append(append(cells, b.cells...), cs...)
+		cells = append(append(append(cells, b.cells...), sc...), cs...)
 	}
 	return pipeline.NewGraph(cells)
 }

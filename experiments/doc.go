@@ -30,6 +30,8 @@
 //
 //	[[table]]                       # a rendered table of the paper (TableSpec)
 //
+//	[spike]                         # networks converted to spiking inference and priced (SpikeConfig)
+//
 // Load decodes and validates all of it before any cell exists: every
 // learner config an experiment resolves to, under every profile it runs
 // in, passes the learner's own Validate, and every error names the file,

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"repro/pipeline"
+	"repro/stages"
 )
 
 // structKeys gives every cell of g a structural key: its key text with
@@ -23,7 +24,14 @@ func structKeys(g *pipeline.Graph) map[string]string {
 		if k, ok := memo[c.ID]; ok {
 			return k
 		}
-		ps, err := pipeline.EncodeParams(c.Stage.Name, c.Params)
+		params := c.Params
+		if tp, ok := params.(*stages.TrainParams); ok && tp.KeepNetwork {
+			// See TestCellKeysPinned: a kept network is masked out.
+			cp := *tp
+			cp.KeepNetwork = false
+			params = &cp
+		}
+		ps, err := pipeline.EncodeParams(c.Stage.Name, params)
 		if err != nil {
 			panic(err)
 		}
@@ -51,6 +59,14 @@ func structKeys(g *pipeline.Graph) map[string]string {
 // reproduction cells are left out: they are cheap, and their stages'
 // versions move with their layout (render v4 put the bold rule in every
 // caption); tables whose declaration grows are listed in grown.
+//
+// The train cells whose network a spike cell reads carry keep_network,
+// masked out here: their keys change by design (they store the network
+// too, so they rerun once) and so do the keys of the aggregate cells that
+// read them (every output of an input enters a key); keep_network leaves
+// the result's bytes alone (stages.TestTrainKeepNetwork), so the
+// aggregates' outputs, and every key after them, stay. TestKeptNetworks
+// pins which train cells those are.
 func TestCellKeysPinned(t *testing.T) {
 	t.Parallel()
 	grown := map[string]bool{}
@@ -81,6 +97,53 @@ func TestCellKeysPinned(t *testing.T) {
 		}
 		if n < 100 {
 			t.Errorf("profile %s: only %d pinned cells", profile, n)
+		}
+	}
+}
+
+// TestKeptNetworks: exactly the train cells a spike cell reads keep their
+// network, and those are the static networks of the ablation's full and
+// silent rows, every seed ([spike] in pipeline.toml).
+func TestKeptNetworks(t *testing.T) {
+	t.Parallel()
+	for _, profile := range []string{"smoke", "paper"} {
+		cfg, err := pipeline.LoadConfig("../pipeline.toml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := Load(cfg)
+		if err != nil {
+			t.Fatal(err)
+		}
+		g, err := m.Build(profile)
+		if err != nil {
+			t.Fatal(err)
+		}
+		read := map[string]bool{}
+		nSpike, nEnergy := 0, 0
+		for _, c := range g.Cells {
+			switch c.Stage {
+			case stages.Spike:
+				nSpike++
+				read[c.Inputs[0].Cell.ID] = true
+			case stages.Energy:
+				nEnergy++
+			}
+		}
+		var kept []string
+		for _, c := range g.Cells {
+			if tp, ok := c.Params.(*stages.TrainParams); ok && tp.KeepNetwork {
+				kept = append(kept, c.ID)
+				if !read[c.ID] {
+					t.Errorf("profile %s: %s keeps a network no spike cell reads", profile, c.ID)
+				}
+				if !strings.HasPrefix(c.ID, "train/full/static/") && !strings.HasPrefix(c.ID, "train/silent/static/") {
+					t.Errorf("profile %s: %s keeps its network", profile, c.ID)
+				}
+			}
+		}
+		if want := 2 * len(m.Profiles[profile].Seeds); len(kept) != want || len(kept) != len(read) || nSpike != 4*len(kept) || nEnergy != len(kept) {
+			t.Errorf("profile %s: %d kept networks, %d read, %d spike and %d energy cells", profile, len(kept), len(read), nSpike, nEnergy)
 		}
 	}
 }

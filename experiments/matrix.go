@@ -85,6 +85,7 @@ type Matrix struct {
 	Tables      []*TableSpec
 	synth       *stages.SynthConfig
 	byName      map[string]*Experiment
+	spike       *SpikeConfig // [spike], nil without one
 }
 
 // nameRe is what profile, experiment and table names may be: they become
@@ -117,6 +118,9 @@ func Load(cfg *pipeline.Config) (*Matrix, error) {
 		return nil, err
 	}
 	if err := m.loadTables(); err != nil {
+		return nil, err
+	}
+	if err := m.loadSpike(); err != nil {
 		return nil, err
 	}
 	if err := cfg.Finish(); err != nil {

@@ -77,6 +77,9 @@ func (rc *RunContext) Input(name string) *InputRef {
 // HasInput reports whether the cell has an input bound to name.
 func (rc *RunContext) HasInput(name string) bool { _, ok := rc.inputs[name]; return ok }
 
+// InputNames lists the names the cell's inputs are bound to, sorted.
+func (rc *RunContext) InputNames() []string { return sortedKeys(rc.inputs) }
+
 // Outputs lists the upstream cell's output names, sorted.
 func (in *InputRef) Outputs() []string { return sortedKeys(in.outputs) }
 

@@ -3,6 +3,7 @@ package stages
 import (
 	"context"
 	"fmt"
+	"slices"
 	"strconv"
 
 	"repro/artifacts"
@@ -51,28 +52,10 @@ func readNetwork(ctx context.Context, in *pipeline.InputRef) (*core.Network, err
 	fail := func(name string, err error) error {
 		return fmt.Errorf("input %s: %s: %w", in.CellID, name, err)
 	}
-	read := func(name string, want []int, decode func([]byte) (int, []int, error)) error {
-		b, err := in.Read(ctx, name)
-		if err != nil {
-			return fail(name, err)
-		}
-		_, shape, err := decode(b)
-		if err != nil {
-			return fail(name, err)
-		}
-		if fmt.Sprint(shape) != fmt.Sprint(want) {
-			return fail(name, fmt.Errorf("shape %v, want %v", shape, want))
-		}
-		return nil
-	}
 	ints := func(name string) ([]int, error) {
-		b, err := in.Read(ctx, name)
+		v, shape, err := readTensor(ctx, in, name, artifacts.Int32s)
 		if err != nil {
-			return nil, fail(name, err)
-		}
-		v, shape, err := artifacts.Int32s(b)
-		if err != nil {
-			return nil, fail(name, err)
+			return nil, err
 		}
 		if len(shape) != 1 {
 			return nil, fail(name, fmt.Errorf("shape %v, want one dimension", shape))
@@ -104,32 +87,37 @@ func readNetwork(ctx context.Context, in *pipeline.InputRef) (*core.Network, err
 	for _, o := range in.Outputs() {
 		hasOutput[o] = true
 	}
+	shaped := func(name string, shape, want []int) error {
+		if !slices.Equal(shape, want) {
+			return fail(name, fmt.Errorf("shape %v, want %v", shape, want))
+		}
+		return nil
+	}
 	for l := 1; l <= L; l++ {
 		nIn, nOut := sizes[l-1], sizes[l]
-		for _, part := range []struct {
-			name  string
-			shape []int
-			dst   *[]float32
-		}{{"network_w", []int{nOut, nIn}, &nw.W[l]}, {"network_b", []int{nOut}, &nw.B[l]}} {
-			name := part.name + strconv.Itoa(l)
-			if err := read(name, part.shape, func(b []byte) (int, []int, error) {
-				v, shape, err := artifacts.Float32s(b)
-				*part.dst = v
-				return len(v), shape, err
-			}); err != nil {
-				return nil, err
-			}
+		var shape []int
+		suffix := strconv.Itoa(l)
+		if nw.W[l], shape, err = readTensor(ctx, in, "network_w"+suffix, artifacts.Float32s); err != nil {
+			return nil, err
 		}
-		name := "network_mask" + strconv.Itoa(l)
+		if err := shaped("network_w"+suffix, shape, []int{nOut, nIn}); err != nil {
+			return nil, err
+		}
+		if nw.B[l], shape, err = readTensor(ctx, in, "network_b"+suffix, artifacts.Float32s); err != nil {
+			return nil, err
+		}
+		if err := shaped("network_b"+suffix, shape, []int{nOut}); err != nil {
+			return nil, err
+		}
+		name := "network_mask" + suffix
 		if !hasOutput[name] {
 			continue
 		}
-		var raw []uint8
-		if err := read(name, []int{nOut, nIn}, func(b []byte) (int, []int, error) {
-			v, shape, err := artifacts.Uint8s(b)
-			raw = v
-			return len(v), shape, err
-		}); err != nil {
+		raw, shape, err := readTensor(ctx, in, name, artifacts.Uint8s)
+		if err != nil {
+			return nil, err
+		}
+		if err := shaped(name, shape, []int{nOut, nIn}); err != nil {
 			return nil, err
 		}
 		m := make([]bool, len(raw))

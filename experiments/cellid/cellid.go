@@ -124,3 +124,44 @@ func ParseInput(s string) (Input, error) {
 	}
 	return in, nil
 }
+
+// Spike identifies one rate-to-spike conversion of a train cell's network
+// at a time budget: spike/<experiment>/<protocol>/<eval>/seed<seed>/t<steps>.
+type Spike struct {
+	Train Train
+	Steps int
+}
+
+// String is the cell ID.
+func (s Spike) String() string {
+	return "spike" + strings.TrimPrefix(s.Train.String(), "train") + "/t" + strconv.Itoa(s.Steps)
+}
+
+// ParseSpike is the inverse of Spike.String.
+func ParseSpike(id string) (Spike, error) {
+	rest, ok := strings.CutPrefix(id, "spike/")
+	i := strings.LastIndex(rest, "/t")
+	if !ok || i < 0 {
+		return Spike{}, fmt.Errorf("cell ID %q: want spike/<experiment>/<protocol>/<eval>/seed<n>/t<steps>", id)
+	}
+	t, err := ParseTrain("train/" + rest[:i])
+	steps, serr := strconv.Atoi(rest[i+2:])
+	if err != nil || serr != nil || (Spike{t, steps}).String() != id {
+		return Spike{}, fmt.Errorf("cell ID %q: want spike/<experiment>/<protocol>/<eval>/seed<n>/t<steps>", id)
+	}
+	return Spike{t, steps}, nil
+}
+
+// Energy names the energy cell of a train cell's network:
+// energy/<experiment>/<protocol>/<eval>/seed<seed>.
+func Energy(t Train) string { return "energy" + strings.TrimPrefix(t.String(), "train") }
+
+// ParseEnergy is the inverse of Energy.
+func ParseEnergy(id string) (Train, error) {
+	rest, ok := strings.CutPrefix(id, "energy/")
+	t, err := ParseTrain("train/" + rest)
+	if !ok || err != nil {
+		return Train{}, fmt.Errorf("cell ID %q: want energy/<experiment>/<protocol>/<eval>/seed<n>", id)
+	}
+	return t, nil
+}

@@ -74,3 +74,31 @@ func FuzzParseTrain(f *testing.F) {
 		}
 	})
 }
+
+func TestSpikeEnergyRoundTrip(t *testing.T) {
+	t.Parallel()
+	tr := Train{"full", "static", "split1234", 3}
+	s := Spike{tr, 16}
+	if got := s.String(); got != "spike/full/static/split1234/seed3/t16" {
+		t.Errorf("spike ID %q", got)
+	}
+	if got, err := ParseSpike(s.String()); err != nil || got != s {
+		t.Errorf("ParseSpike(%q) = %+v, %v", s, got, err)
+	}
+	if got := Energy(tr); got != "energy/full/static/split1234/seed3" {
+		t.Errorf("energy ID %q", got)
+	}
+	if got, err := ParseEnergy(Energy(tr)); err != nil || got != tr {
+		t.Errorf("ParseEnergy(%q) = %+v, %v", Energy(tr), got, err)
+	}
+	for _, bad := range []string{"spike/full/static/split1234/seed3", "spike/full/static/split1234/seed3/t", "spike/full/static/split1234/seed3/t08", "train/full/static/split1234/seed3/t8"} {
+		if _, err := ParseSpike(bad); err == nil {
+			t.Errorf("ParseSpike(%q) accepted", bad)
+		}
+	}
+	for _, bad := range []string{"energy/full/static/split1234", "train/full/static/split1234/seed3"} {
+		if _, err := ParseEnergy(bad); err == nil {
+			t.Errorf("ParseEnergy(%q) accepted", bad)
+		}
+	}
+}
