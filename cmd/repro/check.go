@@ -62,7 +62,6 @@ func runCheck(ctx context.Context, w *workspace) (stale, notHere []string, err e
 	if err != nil {
 		return nil, nil, err
 	}
-	tablesNotHere := false
 	for _, t := range w.tableNames() {
 		texPath := rel(w, w.texPath(t))
 		committedTex, err := readFileOr(w.texPath(t))
@@ -118,7 +117,6 @@ func runCheck(ctx context.Context, w *workspace) (stale, notHere []string, err e
 		if len(st)+len(nh) == 0 {
 			stale = append(stale, fmt.Sprintf("%s: would re-render (%s)", texPath, why))
 		}
-		tablesNotHere = tablesNotHere || len(nh) > 0
 	}
 	if pc := p.Cell("reproduction"); pc != nil {
 		path := w.paperPath(reproductionTo)
@@ -130,7 +128,7 @@ func runCheck(ctx context.Context, w *workspace) (stale, notHere []string, err e
 		switch {
 		case err != nil:
 			return nil, nil, err
-		case !ok && len(stale) == 0 && tablesNotHere && onlyNotHere(pc.Reasons):
+		case !ok && onlyNotHere(pc.Reasons):
 			notHere = append(notHere, fmt.Sprintf("%s: not computed here", rel(w, path)))
 		case !ok:
 			stale = append(stale, fmt.Sprintf("%s: would re-render (%s)", rel(w, path), why))
