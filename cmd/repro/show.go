@@ -3,7 +3,9 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io/fs"
 	"regexp"
 	"strings"
 
@@ -55,10 +57,14 @@ func runShow(ctx context.Context, e *env, w *workspace, name string) error {
 			}
 		} else {
 			// As for a table: what the work tree holds, said so.
-			if rep, err = committedReport(w); err != nil {
+			var missing []string
+			if rep, missing, err = committedReport(w); err != nil {
 				return fmt.Errorf("the reproduction report is not computed (%s), and the committed tables give none: %w", why, err)
 			}
 			fmt.Fprintf(e.stdout, "(not computed for the current config: %s; showing the report of the committed %s)\n", why, rel(w, w.paperPath(tablesSubdir, "*.ids.json")))
+			if len(missing) > 0 {
+				fmt.Fprintf(e.stdout, "(tables not committed yet, left out: %s)\n", strings.Join(missing, ", "))
+			}
 		}
 		if rep.Stamp != "" {
 			fmt.Fprintln(e.stdout, rep.Stamp)
@@ -167,24 +173,44 @@ func plainLaTeX(s string) string {
 // sidecars (paper/tables/<table>.ids.json, which carry every number's
 // aggregate) and the published values: what the reproduction cell computes
 // from the tables as committed, so a fresh clone can show it without a store.
-func committedReport(w *workspace) (*stages.ReproReport, error) {
+// Tables declared but not committed yet are left out with their published
+// values, and listed in missing.
+func committedReport(w *workspace) (rep *stages.ReproReport, missing []string, err error) {
 	c := w.graph.Cell("reproduction")
 	if c == nil {
-		return nil, fmt.Errorf("profile %s has no reproduction cell", w.profile)
+		return nil, nil, fmt.Errorf("profile %s has no reproduction cell", w.profile)
 	}
 	rp, ok := c.Params.(*stages.ReproductionParams)
 	if !ok {
-		return nil, fmt.Errorf("reproduction cell: params %T", c.Params)
+		return nil, nil, fmt.Errorf("reproduction cell: params %T", c.Params)
 	}
 	var recs []*stages.AggregateRecord
+	have := map[string]bool{}
 	for _, t := range rp.Tables {
 		sc, err := committedSidecar(w.idsPath(t))
-		if err != nil {
-			return nil, err
+		if errors.Is(err, fs.ErrNotExist) {
+			missing = append(missing, t)
+			continue
 		}
+		if err != nil {
+			return nil, nil, err
+		}
+		have[t] = true
 		recs = append(recs, recordOf(sc))
 	}
-	return stages.Reproduce(rp, recs)
+	if len(recs) == 0 {
+		return nil, missing, fmt.Errorf("no table is committed under %s", rel(w, w.paperPath(tablesSubdir)))
+	}
+	sub := *rp
+	sub.IDs, sub.Means, sub.SDs, sub.Ns, sub.CI, sub.Los, sub.His, sub.Cites = nil, nil, nil, nil, nil, nil, nil, nil
+	for i, id := range rp.IDs {
+		if t, _, _ := strings.Cut(id, "/"); have[t] {
+			sub.IDs, sub.Means, sub.SDs, sub.Ns = append(sub.IDs, id), append(sub.Means, rp.Means[i]), append(sub.SDs, rp.SDs[i]), append(sub.Ns, rp.Ns[i])
+			sub.CI, sub.Los, sub.His, sub.Cites = append(sub.CI, rp.CI[i]), append(sub.Los, rp.Los[i]), append(sub.His, rp.His[i]), append(sub.Cites, rp.Cites[i])
+		}
+	}
+	rep, err = stages.Reproduce(&sub, recs)
+	return rep, missing, err
 }
 
 // recordOf is the aggregate record a sidecar was rendered from, as far as
