@@ -35,7 +35,7 @@ import (
 //	stages = ["train"]              # optional: keep the outputs of these stages only
 //
 //	[executor.slurm]                # defaults of run --executor slurm's flags
-//	partition = "cpu"               # also time, mem, cpus_per_task, array_limit, jobs, binary
+//	partition = "cpu"               # also time, mem, cpus_per_task, array_limit, batch, jobs, binary
 type Config struct {
 	// Path is the file the config was read from; Dir its directory.
 	Path, Dir string
@@ -72,6 +72,7 @@ type SlurmSettings struct {
 	Mem         string `toml:"mem"`
 	CPUsPerTask int    `toml:"cpus_per_task"`
 	ArrayLimit  int    `toml:"array_limit"`
+	Batch       int    `toml:"batch"`  // cells per job, run in turn (0 or 1: one per job)
 	Jobs        int    `toml:"jobs"`   // -j for the slurm executor (default 100)
 	Binary      string `toml:"binary"` // repro binary on the shared filesystem
 }

@@ -37,6 +37,7 @@ func cmdRun() *command {
 	fs.StringVar(&o.slurm.Mem, "mem", "", "slurm: memory per cell (sbatch --mem)")
 	fs.IntVar(&o.slurm.CPUsPerTask, "cpus-per-task", 0, "slurm: CPUs per cell")
 	fs.IntVar(&o.slurm.ArrayLimit, "array-limit", 0, "slurm: most jobs submitted at once (0: -j)")
+	fs.IntVar(&o.slurm.Batch, "batch", 0, "slurm: most cells one job runs in turn (0 or 1: one job per cell)")
 	fs.StringVar(&o.slurm.Binary, "binary", "", "slurm: repro binary the nodes run (default: this one)")
 	return &command{
 		name: "run", usage: "[-j N] [--profile P] [--executor local|slurm] [--only GLOB]",
@@ -98,6 +99,9 @@ func runRun(ctx context.Context, e *env, o *runOptions, args []string) error {
 		}
 		if !set["array-limit"] && cs.ArrayLimit > 0 {
 			so.ArrayLimit = cs.ArrayLimit
+		}
+		if !set["batch"] && cs.Batch > 0 {
+			so.Batch = cs.Batch
 		}
 		if !set["j"] {
 			// Jobs in flight on a cluster, not local cores.

@@ -41,6 +41,9 @@ type fakeSlurm struct {
 	submitAnyway bool
 	// listErr fails that many `squeue --user` listings.
 	listErr int
+	// failKeys, if set, are cells that fail: a job running one of them
+	// ends FAILED (exit 1), and the other cells of its batch are stored.
+	failKeys map[string]bool
 }
 
 type fakeJob struct {
@@ -214,8 +217,16 @@ func (f *fakeSlurm) step(j *fakeJob) {
 		if f.end != nil {
 			j.state, j.exit = f.end(j)
 		}
-		if j.state == StateCompleted {
-			f.store[j.key] = true
+		keys := strings.Split(j.key, ",") // a batch runs several
+		for _, k := range keys {
+			if f.failKeys[k] {
+				j.state, j.exit = StateFailed, "1:0"
+			}
+		}
+		for _, k := range keys {
+			if j.state == StateCompleted || f.failKeys != nil && !f.failKeys[k] {
+				f.store[k] = true
+			}
 		}
 	}
 	f.maxLive = max(f.maxLive, f.live())
@@ -243,10 +254,14 @@ func testKey(i int) string {
 }
 
 func testJob(t *testing.T, i int) *pipeline.Job {
-	dir := t.TempDir()
+	return storeJob(t.TempDir(), i)
+}
+
+// storeJob is cell i of the store at dir.
+func storeJob(dir string, i int) *pipeline.Job {
 	return &pipeline.Job{
 		Key: testKey(i), CellID: fmt.Sprintf("train/seed=%d", i),
-		StoreDir: dir, LogPath: dir + "/cell.log", RunID: "r1",
+		StoreDir: dir, LogPath: dir + "/" + testKey(i) + ".log", RunID: "r1",
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"encoding/hex"
 	"fmt"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -111,13 +112,16 @@ const listFormat = "%i|%j|%T|%k"
 type liveJob struct {
 	ID, Name string
 	State    State
+	First    string // the key of the job's first cell
+	Cells    int    // how many cells the job runs (a batch runs several)
 }
 
 // commentPrefix starts the comment of every job this executor submits:
-// "repro cell <key> <store tag>" (see cellComment).
+// "repro cell <key>[,<key>...] <store tag>" (see cellComment).
 const commentPrefix = "repro cell "
 
-// cellComment is the comment of the job computing cell key in the store
+// cellComment is the comment of the job computing cell key (or the
+// comma-separated keys of a batch, in the order it runs them) in the store
 // whose tag is tag. A job is adopted only by a driver of the same store: the
 // same key in another store is another job's business.
 func cellComment(key, tag string) string { return commentPrefix + key + " " + tag }
@@ -140,20 +144,26 @@ func parseList(out []byte) (map[string]liveJob, error) {
 			return nil, fmt.Errorf("squeue: line %d: unexpected %q", n+1, line)
 		}
 		rest, ok := strings.CutPrefix(f[3], commentPrefix)
-		key, tag, _ := strings.Cut(rest, " ")
-		if !ok || !isKey(key) || len(tag) != 12 || strings.ContainsAny(tag, " |") {
+		list, tag, _ := strings.Cut(rest, " ")
+		keys := strings.Split(list, ",")
+		if !ok || len(tag) != 12 || strings.ContainsAny(tag, " |") {
 			continue
 		}
-		key = rest
+		if slices.ContainsFunc(keys, func(k string) bool { return !isKey(k) }) {
+			continue
+		}
 		st := parseState(f[2])
 		if st.Terminal() {
 			continue
 		}
-		j := liveJob{ID: f[0], Name: f[1], State: st}
-		if old, dup := m[key]; dup && lessID(old.ID, j.ID) {
-			continue
+		j := liveJob{ID: f[0], Name: f[1], State: st, First: keys[0], Cells: len(keys)}
+		for _, key := range keys {
+			cell := key + " " + tag
+			if old, dup := m[cell]; dup && lessID(old.ID, j.ID) {
+				continue
+			}
+			m[cell] = j
 		}
-		m[key] = j
 	}
 	return m, nil
 }

@@ -88,7 +88,7 @@ func TestParseSqueue(t *testing.T) {
 
 func TestParseList(t *testing.T) {
 	t.Parallel()
-	k1, k2 := testKey(1), testKey(2)
+	k1, k2, k3, k4 := testKey(1), testKey(2), testKey(3), testKey(4)
 	tag, other := storeTag("/a/store"), storeTag("/b/store")
 	out := "7|repro-r1-x|RUNNING|repro cell " + k1 + " " + tag + "\n" +
 		"8|other|RUNNING|(null)\n" +
@@ -96,14 +96,19 @@ func TestParseList(t *testing.T) {
 		"12|repro-r2-x|PENDING|repro cell " + k1 + " " + tag + "\n" + // duplicate: lower ID wins
 		"14|repro-r1-x|RUNNING|repro cell " + k1 + " " + other + "\n" + // same cell, other store
 		"13|evil|RUNNING|repro cell not-a-key|x\n" +
-		"15|old|RUNNING|repro cell " + k2 + "\n" // no store tag
+		"15|old|RUNNING|repro cell " + k2 + "\n" + // no store tag
+		"16|repro-r1-z+2|PENDING|repro cell " + k3 + "," + k4 + "," + k2 + " " + tag + "\n" + // a batch
+		"17|bad|PENDING|repro cell " + k3 + ",nokey " + other + "\n" // a batch with a bad key
 	got, err := parseList([]byte(out))
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := map[string]liveJob{
-		k1 + " " + tag:   {ID: "7", Name: "repro-r1-x", State: "RUNNING"},
-		k1 + " " + other: {ID: "14", Name: "repro-r1-x", State: "RUNNING"},
+		k1 + " " + tag:   {ID: "7", Name: "repro-r1-x", State: "RUNNING", First: k1, Cells: 1},
+		k1 + " " + other: {ID: "14", Name: "repro-r1-x", State: "RUNNING", First: k1, Cells: 1},
+		k2 + " " + tag:   {ID: "16", Name: "repro-r1-z+2", State: "PENDING", First: k3, Cells: 3},
+		k3 + " " + tag:   {ID: "16", Name: "repro-r1-z+2", State: "PENDING", First: k3, Cells: 3},
+		k4 + " " + tag:   {ID: "16", Name: "repro-r1-z+2", State: "PENDING", First: k3, Cells: 3},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("parseList = %v, want %v", got, want)

@@ -61,10 +61,9 @@ func (e *Executor) poll() {
 			return
 		}
 		now := time.Now()
-		var ids []string
+		ids := e.jobIDs()
 		var probes []*waiter
-		for id, w := range e.waiters {
-			ids = append(ids, id)
+		for _, w := range e.waiters {
 			if e.opts.Check != nil && !now.Before(w.probeAt) {
 				probes = append(probes, w)
 			}
@@ -73,10 +72,7 @@ func (e *Executor) poll() {
 
 		if e.probe(probes) > 0 {
 			e.mu.Lock()
-			ids = ids[:0]
-			for id := range e.waiters {
-				ids = append(ids, id)
-			}
+			ids = e.jobIDs()
 			e.mu.Unlock()
 		}
 		if !now.Before(sqDue) && len(ids) > 0 {
@@ -106,14 +102,29 @@ func (e *Executor) poll() {
 	}
 }
 
+// jobIDs lists the Slurm jobs waited on, each once (the cells of a batch
+// share one). e.mu is held.
+func (e *Executor) jobIDs() []string {
+	seen := make(map[string]bool, len(e.waiters))
+	var ids []string
+	for _, w := range e.waiters {
+		if !seen[w.id] {
+			seen[w.id] = true
+			ids = append(ids, w.id)
+		}
+	}
+	return ids
+}
+
 // probe asks the store whether the probed waiters' cells are done; a cell
 // whose manifest is there has succeeded, whatever state its job is in (it
-// may still be COMPLETING). It returns how many cells it found done.
+// may still be COMPLETING, or still running the next cells of its batch).
+// It returns how many cells it found done.
 func (e *Executor) probe(ws []*waiter) int {
-	done := map[string]status{}
+	var done []*waiter
 	for _, w := range ws {
 		if ok, _ := e.opts.Check(context.Background(), w.job); ok {
-			done[w.id] = status{State: StateCompleted, Source: "store"}
+			done = append(done, w)
 		}
 	}
 	now := time.Now()
@@ -123,18 +134,23 @@ func (e *Executor) probe(ws []*waiter) int {
 		w.probeEvery = min(w.probeEvery+w.probeEvery/2, limit)
 		w.probeAt = now.Add(w.probeEvery)
 	}
+	for _, w := range done {
+		if e.waiters[w.slot()] == w {
+			delete(e.waiters, w.slot())
+			w.done <- result{st: status{State: StateCompleted, Source: "store"}}
+		}
+	}
 	e.mu.Unlock()
-	e.deliver(done)
 	return len(done)
 }
 
-// deliver hands final states to their waiters. StateUnknown is delivered
-// only after missLimit consecutive polls said so.
+// deliver hands final states, by job ID, to the waiters of those jobs.
+// StateUnknown is delivered only after missLimit consecutive polls said so.
 func (e *Executor) deliver(final map[string]status) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	for id, st := range final {
-		w, ok := e.waiters[id]
+	for slot, w := range e.waiters {
+		st, ok := final[w.id]
 		if !ok {
 			continue
 		}
@@ -145,7 +161,7 @@ func (e *Executor) deliver(final map[string]status) {
 		} else {
 			w.misses = 0
 		}
-		delete(e.waiters, id)
+		delete(e.waiters, slot)
 		w.done <- result{st: st}
 	}
 }
@@ -154,8 +170,8 @@ func (e *Executor) deliver(final map[string]status) {
 func (e *Executor) failAll(err error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	for id, w := range e.waiters {
-		delete(e.waiters, id)
+	for slot, w := range e.waiters {
+		delete(e.waiters, slot)
 		w.done <- result{err: err}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -57,6 +58,13 @@ type Options struct {
 	// (like an array's %N); 0 means no cap beyond the scheduler's -j.
 	// Adopted jobs do not wait for a slot.
 	ArrayLimit int
+	// Batch is how many cells one job may run, one after the other (`repro
+	// exec-cell` with several keys): the cells handed to Execute within
+	// batchDelay of each other share a submission, which spreads Slurm's
+	// start-up latency over them. 0 or 1 submits one job per cell. A batch
+	// runs its cells in sequence, so it trades parallelism for overhead:
+	// worth it when cells are short or the cluster is smaller than -j.
+	Batch int
 	// ExtraArgs are more sbatch options (e.g. "--account=x"), as argv.
 	ExtraArgs []string
 	// PollMin and PollMax bound the poll interval (see DefaultPollMin).
@@ -109,6 +117,9 @@ type Executor struct {
 
 	cancelMu sync.Mutex
 	cancelB  *cancelBatch
+
+	batchMu sync.Mutex
+	open    *batch // the batch still taking cells, if any
 }
 
 type waiter struct {
@@ -121,6 +132,10 @@ type waiter struct {
 	probeAt    time.Time
 	probeEvery time.Duration
 }
+
+// slot is the waiter's name among the executor's waiters: the cells of a
+// batch share one job ID.
+func (w *waiter) slot() string { return w.id + " " + w.job.Key }
 
 type result struct {
 	st  status
@@ -154,8 +169,8 @@ func New(opts Options) (*Executor, error) {
 	if opts.ScriptDir == "" {
 		opts.ScriptDir = os.TempDir()
 	}
-	if opts.CPUsPerTask < 0 || opts.ArrayLimit < 0 {
-		return nil, fmt.Errorf("slurm: negative cpus-per-task or array-limit")
+	if opts.CPUsPerTask < 0 || opts.ArrayLimit < 0 || opts.Batch < 0 {
+		return nil, fmt.Errorf("slurm: negative cpus-per-task, array-limit or batch")
 	}
 	bin := opts.Binary
 	if bin == "" {
@@ -208,9 +223,11 @@ func (e *Executor) Execute(ctx context.Context, job *pipeline.Job) error {
 		return err
 	}
 	name := jobName(job.RunID, job.Key)
-	id := ""
+	id, slurmOut, batched := "", slurmLog(job.LogPath), false
 	if j, ok := e.adopt(ctx, job.Key+" "+storeTag(job.StoreDir)); ok {
 		id, name = j.ID, j.Name
+		slurmOut = slurmLog(filepath.Join(filepath.Dir(job.LogPath), j.First+".log"))
+		batched = j.Cells > 1
 	}
 	if id == "" {
 		release, err := e.acquire(ctx)
@@ -218,7 +235,14 @@ func (e *Executor) Execute(ctx context.Context, job *pipeline.Job) error {
 			return err
 		}
 		defer release()
-		if id, err = e.submit(ctx, job, name); err != nil {
+		if e.opts.Batch > 1 {
+			b := e.join(ctx, job)
+			<-b.submitted
+			if b.err != nil {
+				return b.err
+			}
+			id, name, slurmOut, batched = b.id, b.name, slurmLog(b.jobs[0].LogPath), len(b.jobs) > 1
+		} else if id, err = e.submit(ctx, []*pipeline.Job{job}, name); err != nil {
 			return err
 		}
 	}
@@ -226,7 +250,7 @@ func (e *Executor) Execute(ctx context.Context, job *pipeline.Job) error {
 	if err != nil {
 		return fmt.Errorf("slurm job %s (%s): %w", id, name, err)
 	}
-	if err := e.conclude(ctx, job, id, name, st); err != nil {
+	if err := e.conclude(ctx, job, id, name, slurmOut, batched, st); err != nil {
 		return err
 	}
 	// The job this driver submitted or adopted produced the cell. (Were
@@ -271,13 +295,20 @@ func jobName(runID, key string) string {
 	return "repro-" + run + "-" + key[:12]
 }
 
-// sbatchArgs builds sbatch's argv: options, then the batch script, then the
-// command the script execs. Every value is its own argument.
-func (e *Executor) sbatchArgs(job *pipeline.Job, name, script string) []string {
+// sbatchArgs builds sbatch's argv for one job running jobs' cells in turn
+// (all of one store): options, then the batch script, then the command the
+// script execs. Every value is its own argument. The job's output goes
+// beside the first cell's log.
+func (e *Executor) sbatchArgs(jobs []*pipeline.Job, name, script string) []string {
+	job := jobs[0]
+	keys := make([]string, len(jobs))
+	for i, j := range jobs {
+		keys[i] = j.Key
+	}
 	args := []string{
 		"--parsable",
 		"--job-name=" + name,
-		"--comment=" + cellComment(job.Key, storeTag(job.StoreDir)),
+		"--comment=" + cellComment(strings.Join(keys, ","), storeTag(job.StoreDir)),
 		"--output=" + slurmLog(job.LogPath),
 		"--chdir=" + job.StoreDir,
 	}
@@ -294,7 +325,8 @@ func (e *Executor) sbatchArgs(job *pipeline.Job, name, script string) []string {
 		args = append(args, "--cpus-per-task="+strconv.Itoa(e.opts.CPUsPerTask))
 	}
 	args = append(args, e.opts.ExtraArgs...)
-	return append(args, script, e.binary, "exec-cell", "--executor", "slurm", "--store", job.StoreDir, job.Key)
+	args = append(args, script, e.binary, "exec-cell", "--executor", "slurm", "--store", job.StoreDir)
+	return append(args, keys...)
 }
 
 // slurmLog is where a job's own stdout and stderr go: next to the cell's
@@ -396,13 +428,13 @@ func (e *Executor) command(ctx context.Context, name string, args ...string) ([]
 // end) is retried with back-off for up to Options.SubmitGrace. Before each
 // retry the queue is searched for the cell's job, since a timed-out sbatch
 // may have submitted it after all.
-func (e *Executor) submit(ctx context.Context, job *pipeline.Job, name string) (string, error) {
+func (e *Executor) submit(ctx context.Context, jobs []*pipeline.Job, name string) (string, error) {
 	script, err := e.script()
 	if err != nil {
 		return "", err
 	}
-	args := e.sbatchArgs(job, name, script)
-	cell := job.Key + " " + storeTag(job.StoreDir)
+	args := e.sbatchArgs(jobs, name, script)
+	cell := jobs[0].Key + " " + storeTag(jobs[0].StoreDir)
 	deadline := time.Now().Add(e.opts.SubmitGrace)
 	b := newBackoff(4*e.opts.PollMin, 30*time.Second) // 1 s by default
 	for attempt := 1; ; attempt++ {
@@ -523,7 +555,7 @@ func (e *Executor) wait(ctx context.Context, id string, job *pipeline.Job) (stat
 	w := &waiter{id: id, job: job, done: make(chan result, 1), probeEvery: probeMin}
 	w.probeAt = time.Now().Add(probeMin)
 	e.mu.Lock()
-	e.waiters[id] = w
+	e.waiters[w.slot()] = w
 	if !e.polling {
 		e.polling = true
 		go e.poll()
@@ -538,7 +570,7 @@ func (e *Executor) wait(ctx context.Context, id string, job *pipeline.Job) (stat
 		return r.st, r.err
 	case <-ctx.Done():
 		e.mu.Lock()
-		delete(e.waiters, id)
+		delete(e.waiters, w.slot())
 		e.mu.Unlock()
 		if err := e.cancel(ctx, id); err != nil {
 			return status{}, fmt.Errorf("%w (and %v)", ctx.Err(), err)
@@ -585,10 +617,21 @@ func (e *JobError) Error() string {
 }
 
 // conclude turns a terminal status into Execute's result.
-func (e *Executor) conclude(ctx context.Context, job *pipeline.Job, id, name string, st status) error {
+func (e *Executor) conclude(ctx context.Context, job *pipeline.Job, id, name, slurmOut string, batched bool, st status) error {
 	jerr := &JobError{JobID: id, Name: name, State: st.State, ExitCode: st.ExitCode, Reason: st.Reason,
-		Source: st.Source, Log: job.LogPath, SlurmLog: slurmLog(job.LogPath)}
+		Source: st.Source, Log: job.LogPath, SlurmLog: slurmOut}
 	jerr.LastLine = lastLine(jerr.SlurmLog)
+	if batched {
+		// A batch's job fails when any of its cells does: this cell
+		// succeeded if its manifest is in the store, and its own error is
+		// the line exec-cell wrote naming its key.
+		if e.opts.Check != nil && st.State != StateCompleted {
+			if ok, _ := e.inStore(ctx, job, 0); ok {
+				return nil
+			}
+		}
+		jerr.LastLine = lineNaming(slurmOut, job.Key)
+	}
 	switch st.State {
 	case StateCompleted:
 		if e.opts.Check == nil {
@@ -669,6 +712,9 @@ func (e *Executor) flushCancel(ctx context.Context, b *cancelBatch) {
 	e.cancelMu.Lock()
 	e.cancelB = nil
 	ids := b.ids
+	// The cells of a batch cancel their one job each: name it once.
+	slices.Sort(ids)
+	ids = slices.Compact(ids)
 	e.cancelMu.Unlock()
 	if _, stderr, err := e.command(ctx, "scancel", ids...); err != nil && !alreadyGone(stderr) {
 		b.err = fmt.Errorf("%w: %s: %w", errScancel, strings.Join(ids, " "), err)

@@ -37,7 +37,7 @@ func TestSbatchArgs(t *testing.T) {
 		o.ExtraArgs = []string{"--account=a b"}
 	})
 	job := &pipeline.Job{Key: testKey(1), StoreDir: "/st ore/$(x)", LogPath: "/logs/c;1.log", RunID: "r"}
-	got := e.sbatchArgs(job, "repro-r-x", "/tmp/s.sh")
+	got := e.sbatchArgs([]*pipeline.Job{job}, "repro-r-x", "/tmp/s.sh")
 	want := []string{
 		"--parsable", "--job-name=repro-r-x", "--comment=repro cell " + testKey(1) + " " + storeTag("/st ore/$(x)"),
 		"--output=/logs/c;1.slurm.log", "--chdir=/st ore/$(x)",
