@@ -2,7 +2,6 @@ package slurm
 
 import (
 	"context"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -75,26 +74,10 @@ func (e *Executor) flush(b *batch) {
 // that names key, at most 300 bytes of it, or "": in a batch's output,
 // exec-cell's error for that cell.
 func lineNaming(path, key string) string {
-	f, err := os.Open(path)
-	if err != nil {
-		return ""
-	}
-	defer f.Close()
-	const tail = 64 << 10
-	if fi, err := f.Stat(); err == nil && fi.Size() > tail {
-		if _, err := f.Seek(fi.Size()-tail, 0); err != nil {
-			return ""
-		}
-	}
-	buf := make([]byte, tail)
-	n, _ := f.Read(buf)
-	lines := splitLines(buf[:n])
+	lines := tailLines(path, 64<<10)
 	for i := len(lines) - 1; i >= 0; i-- {
 		if l := strings.TrimSpace(lines[i]); strings.Contains(l, key[:12]) {
-			if len(l) > 300 {
-				l = l[:300] + "..."
-			}
-			return l
+			return clip(l)
 		}
 	}
 	return ""

@@ -342,24 +342,33 @@ func slurmLog(logPath string) string {
 // 300 bytes of it, or "" if it cannot be read. It reads only the file's
 // last 4 KiB.
 func lastLine(path string) string {
-	f, err := os.Open(path)
-	if err != nil {
+	lines := tailLines(path, 4<<10)
+	if len(lines) == 0 {
 		return ""
 	}
+	return clip(strings.TrimSpace(lines[len(lines)-1]))
+}
+
+// tailLines returns the lines of the last tail bytes of the file at path
+// (nil if it cannot be read).
+func tailLines(path string, tail int64) []string {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil
+	}
 	defer f.Close()
-	const tail = 4 << 10
 	if fi, err := f.Stat(); err == nil && fi.Size() > tail {
 		if _, err := f.Seek(fi.Size()-tail, 0); err != nil {
-			return ""
+			return nil
 		}
 	}
 	buf := make([]byte, tail)
 	n, _ := io.ReadFull(f, buf)
-	lines := splitLines(buf[:n])
-	if len(lines) == 0 {
-		return ""
-	}
-	l := strings.TrimSpace(lines[len(lines)-1])
+	return splitLines(buf[:n])
+}
+
+// clip shortens a line quoted in an error to 300 bytes.
+func clip(l string) string {
 	if len(l) > 300 {
 		l = l[:300] + "..."
 	}
