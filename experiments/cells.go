@@ -107,15 +107,14 @@ func (m *Matrix) Build(profile string) (*pipeline.Graph, error) {
 		if err := m.trainCells(b, name, prof); err != nil {
 			return nil, err
 		}
-		sc, err := m.spikeCells(name, prof, b.byID)
-		if err != nil {
+		if err := m.spikeCells(b, name, prof); err != nil {
 			return nil, err
 		}
 		cs, err := m.tableCells(b, name, prof)
 		if err != nil {
 			return nil, err
 		}
-		cells = append(append(append(cells, b.cells...), sc...), cs...)
+		cells = append(append(cells, b.cells...), cs...)
 	}
 	return pipeline.NewGraph(cells)
 }

@@ -96,14 +96,14 @@ func (m *Matrix) loadSpike() error {
 	return nil
 }
 
-// spikeCells adds the spike and energy cells of [spike] on top of the train
-// cells in byID, and marks the train cells they read with keep_network.
-func (m *Matrix) spikeCells(profile string, prof *Profile, byID map[string]*pipeline.Cell) ([]*pipeline.Cell, error) {
+// spikeCells adds the spike and energy cells of [spike] to b, on top of
+// its train cells, and marks the train cells they read with keep_network.
+func (m *Matrix) spikeCells(b *builder, profile string, prof *Profile) error {
 	sc := m.spike
 	if sc == nil {
-		return nil, nil
+		return nil
 	}
-	var out []*pipeline.Cell
+	byID := b.byID
 	for _, name := range sc.Experiments {
 		e := m.byName[name]
 		if !e.inProfile(profile) {
@@ -115,23 +115,20 @@ func (m *Matrix) spikeCells(profile string, prof *Profile, byID map[string]*pipe
 				tr := cellid.Train{Experiment: name, Protocol: sc.Protocol, Eval: cellid.EvalOf(split), Seed: seed}
 				tc := byID[tr.String()]
 				if tc == nil || data == nil || splitCell == nil {
-					return nil, fmt.Errorf("%s: [spike]: no cell %s and its data", m.cfg.Path, tr)
+					return fmt.Errorf("%s: [spike]: no cell %s and its data", m.cfg.Path, tr)
 				}
 				tp := tc.Params.(*stages.TrainParams)
 				tp.KeepNetwork = true
-				energy := &pipeline.Cell{ID: cellid.Energy(tr), Stage: stages.Energy,
-					Params: &stages.EnergyParams{ACPJ: sc.ACPJ, MACPJ: sc.MACPJ},
-					Inputs: []pipeline.CellInput{{Name: "rate", Cell: tc}}}
+				inputs := []pipeline.CellInput{{Name: "rate", Cell: tc}}
 				for _, steps := range sc.Steps {
-					c := &pipeline.Cell{ID: cellid.Spike{Train: tr, Steps: steps}.String(), Stage: stages.Spike,
-						Params: &stages.SpikeParams{Steps: steps, Calibration: sc.Calibration, Percentile: sc.Percentile, Seed: seed, EvalStride: tp.EvalStride},
-						Inputs: []pipeline.CellInput{{Name: "network", Cell: tc}, {Name: "data", Cell: data}, {Name: "split", Cell: splitCell}}}
-					out = append(out, c)
-					energy.Inputs = append(energy.Inputs, pipeline.CellInput{Name: stages.EnergyInput(steps), Cell: c})
+					c := b.cell(cellid.Spike{Train: tr, Steps: steps}.String(), stages.Spike,
+						&stages.SpikeParams{Steps: steps, Calibration: sc.Calibration, Percentile: sc.Percentile, Seed: seed, EvalStride: tp.EvalStride},
+						pipeline.CellInput{Name: "network", Cell: tc}, pipeline.CellInput{Name: "data", Cell: data}, pipeline.CellInput{Name: "split", Cell: splitCell})
+					inputs = append(inputs, pipeline.CellInput{Name: stages.EnergyInput(steps), Cell: c})
 				}
-				out = append(out, energy)
+				b.cell(cellid.Energy(tr), stages.Energy, &stages.EnergyParams{ACPJ: sc.ACPJ, MACPJ: sc.MACPJ}, inputs...)
 			}
 		}
 	}
-	return out, nil
+	return nil
 }

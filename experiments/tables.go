@@ -122,6 +122,11 @@ type Selection struct {
 	Metric     string `toml:"metric"`
 	Decimals   int    `toml:"decimals"`
 	MaxSeeds   int    `toml:"max_seeds"`
+	// Inference goes with an energy metric (stages.IsEnergyMetric): its
+	// cell reads the experiment's energy cell ([spike]) for spiking
+	// inference at T_s ("spike8") or the rate network priced densely
+	// ("dense") or by its synaptic operations ("event").
+	Inference string `toml:"inference"`
 }
 
 // TableRow is one row of a table.
@@ -330,8 +335,11 @@ func (m *Matrix) normalise(t *TableSpec, bad func(key, format string, args ...an
 		r := &t.Rows[j].Selection
 		for k := range t.Column {
 			c := &t.Column[k].Selection
-			if r.Protocol != "" && c.Protocol != "" || r.Eval != "" && c.Eval != "" || r.Metric != "" && c.Metric != "" || r.Decimals != 0 && c.Decimals != 0 || r.MaxSeeds != 0 && c.MaxSeeds != 0 {
-				return bad(fmt.Sprintf("row[%d]", j), "row and column %s both set protocol, eval, metric, decimals or max_seeds", t.Column[k].ID)
+			if r.Protocol != "" && c.Protocol != "" || r.Eval != "" && c.Eval != "" || r.Metric != "" && c.Metric != "" || r.Decimals != 0 && c.Decimals != 0 || r.MaxSeeds != 0 && c.MaxSeeds != 0 || r.Inference != "" && c.Inference != "" {
+				return bad(fmt.Sprintf("row[%d]", j), "row and column %s both set protocol, eval, metric, decimals, max_seeds or inference", t.Column[k].ID)
+			}
+			if metric, inf := cmp.Or(c.Metric, r.Metric), cmp.Or(c.Inference, r.Inference); stages.IsEnergyMetric(metric) != (inf != "") {
+				return bad(fmt.Sprintf("row[%d]", j), "column %s: an energy metric and an inference go together (metric %q, inference %q)", t.Column[k].ID, metric, inf)
 			}
 		}
 	}
@@ -350,8 +358,8 @@ func (m *Matrix) normalise(t *TableSpec, bad func(key, format string, args ...an
 // general form has any but experiment).
 func (m *Matrix) checkSelection(t *TableSpec, s *Selection, key string, bad func(key, format string, args ...any) error) error {
 	if !t.general {
-		if s.Protocol != "" || s.Eval != "" || s.Metric != "" || s.Decimals != 0 || s.MaxSeeds != 0 {
-			return bad(key, "protocol, eval, metric, decimals and max_seeds need [[table.column]] declarations")
+		if s.Protocol != "" || s.Eval != "" || s.Metric != "" || s.Decimals != 0 || s.MaxSeeds != 0 || s.Inference != "" {
+			return bad(key, "protocol, eval, metric, decimals, max_seeds and inference need [[table.column]] declarations")
 		}
 		return nil
 	}
@@ -361,9 +369,19 @@ func (m *Matrix) checkSelection(t *TableSpec, s *Selection, key string, bad func
 	if _, _, err := parseEval(s.Eval); err != nil {
 		return bad(key+".eval", "%v", err)
 	}
-	if s.Metric != "" {
+	switch {
+	case stages.IsEnergyMetric(s.Metric):
+		if err := stages.ValidEnergyQuantity(s.Metric); err != nil {
+			return bad(key+".metric", "%v", err)
+		}
+	case s.Metric != "":
 		if err := stages.ValidMetric(s.Metric); err != nil {
 			return bad(key+".metric", "%v", err)
+		}
+	}
+	if s.Inference != "" {
+		if err := stages.ValidInference(s.Inference); err != nil {
+			return bad(key+".inference", "%v", err)
 		}
 	}
 	if s.Decimals < 0 || s.Decimals > 6 {
@@ -396,6 +414,7 @@ func merge(row, col Selection) Selection {
 		Metric:     cmp.Or(col.Metric, row.Metric),
 		Decimals:   cmp.Or(col.Decimals, row.Decimals),
 		MaxSeeds:   cmp.Or(col.MaxSeeds, row.MaxSeeds),
+		Inference:  cmp.Or(col.Inference, row.Inference),
 	}
 }
 
@@ -459,6 +478,10 @@ func (m *Matrix) tableCells(b *builder, profile string, prof *Profile) ([]*pipel
 						sel.Metric = "forgetting"
 					}
 				}
+				energy := stages.IsEnergyMetric(sel.Metric)
+				if energy {
+					sel.Metric += "@" + sel.Inference
+				}
 				ap.Metrics = append(ap.Metrics, cmp.Or(sel.Metric, "acc"))
 				render.MeanOnly = append(render.MeanOnly, t.Kind == "matrix" && c < t.Tasks)
 				render.Decimals = append(render.Decimals, cmp.Or(sel.Decimals, 1))
@@ -472,10 +495,19 @@ func (m *Matrix) tableCells(b *builder, profile string, prof *Profile) ([]*pipel
 						ss = ss[:sel.MaxSeeds]
 					}
 					prefix = cellid.Train{Experiment: name, Protocol: protocol, Eval: cellid.EvalOf(split)}.Prefix()
+					if energy {
+						prefix = cellid.EnergyPrefix(prefix)
+					}
 					var parts []string
 					for s, seed := range ss {
 						parts = append(parts, strconv.FormatInt(seed, 10))
 						tc := m.trainCell(b, profile, e, protocol, split, seed)
+						if energy {
+							tr := cellid.Train{Experiment: name, Protocol: protocol, Eval: cellid.EvalOf(split), Seed: seed}
+							if tc = b.byID[cellid.Energy(tr)]; tc == nil {
+								return nil, fmt.Errorf("%s: table %s: row %s: no cell %s ([spike] does not convert it)", cfg.Path, t.Name, row.rowID(), cellid.Energy(tr))
+							}
+						}
 						if !slices.Contains(tc.Tables, t.Name) {
 							tc.Tables = append(tc.Tables, t.Name)
 						}

@@ -215,22 +215,44 @@ func fillCell(ctx context.Context, rc *pipeline.RunContext, cell *AggCell, r, c 
 		if err != nil {
 			return fmt.Errorf("input %s: %w", name, err)
 		}
+		metric := cmp.Or(cell.Metric, "acc")
+		// A train cell's record, or for an energy metric an energy cell's
+		// (no forgetting or replay to report).
+		energy := IsEnergyMetric(metric)
 		var tr TrainRecord
-		if err := json.Unmarshal(b, &tr); err != nil || tr.Result == nil {
-			return fmt.Errorf("input %s: result: not a train record (%v)", name, err)
+		var er EnergyRecord
+		var recSeed int64
+		var v float64
+		if energy {
+			if err := json.Unmarshal(b, &er); err != nil || len(er.Spike) == 0 {
+				return fmt.Errorf("input %s: result: not an energy record (%v)", name, err)
+			}
+			recSeed = er.Seed
+		} else {
+			if err := json.Unmarshal(b, &tr); err != nil || tr.Result == nil {
+				return fmt.Errorf("input %s: result: not a train record (%v)", name, err)
+			}
+			recSeed = tr.Seed
 		}
-		if tr.Seed != seed {
-			return fmt.Errorf("input %s: result of seed %d, want seed %d", name, tr.Seed, seed)
+		if recSeed != seed {
+			return fmt.Errorf("input %s: result of seed %d, want seed %d", name, recSeed, seed)
 		}
 		sum := sha256.Sum256(b)
 		cell.Seeds = append(cell.Seeds, seed)
 		cell.TrainCells = append(cell.TrainCells, cellid.WithSeed(prefix, seed))
 		cell.Results = append(cell.Results, hex.EncodeToString(sum[:]))
-		v, err := MetricValue(tr.Result, cmp.Or(cell.Metric, "acc"))
+		if energy {
+			v, err = EnergyMetric(&er, metric)
+		} else {
+			v, err = MetricValue(tr.Result, metric)
+		}
 		if err != nil {
 			return fmt.Errorf("input %s: %w", name, err)
 		}
 		acc = append(acc, v)
+		if energy {
+			continue
+		}
 		fgt = append(fgt, 100*tr.Result.Forgetting)
 		rep = append(rep, float64(tr.Result.ReplayUpdates))
 		if f := tr.Result.SynOpsFrac; f > 0 {

@@ -27,6 +27,7 @@ type EnergyParams struct {
 // one network's rate references and its spiking conversions, accuracies
 // as fractions, energies in nJ per sample.
 type EnergyRecord struct {
+	Seed       int64   `json:"seed"` // the network's training seed
 	RateAcc    float64 `json:"rate_acc"`
 	RateSynOps float64 `json:"rate_synops"` // the rate network's synaptic operations per sample
 	DenseMACs  int     `json:"dense_macs"`
@@ -66,9 +67,11 @@ func EnergyInput(steps int) string { return "spike_t" + strconv.Itoa(steps) }
 // Version history:
 //
 //   - 1: the reference's val_spike proxy.
+//   - 2: the record carries the network's training seed, which a table
+//     checks against the seed it expects.
 var Energy = &pipeline.Stage{
 	Name:      "energy",
-	Version:   1,
+	Version:   2,
 	NewParams: func() any { return &EnergyParams{ACPJ: 0.9, MACPJ: 4.6} },
 	Run:       runEnergy,
 }
@@ -87,7 +90,7 @@ func runEnergy(ctx context.Context, rc *pipeline.RunContext) error {
 	if err := json.Unmarshal(b, &tr); err != nil || tr.Result == nil {
 		return fmt.Errorf("input %s: result: not a train record (%v)", rate.CellID, err)
 	}
-	rec := &EnergyRecord{RateAcc: tr.Result.FinalAcc, RateSynOps: tr.Result.SynOps}
+	rec := &EnergyRecord{Seed: tr.Seed, RateAcc: tr.Result.FinalAcc, RateSynOps: tr.Result.SynOps}
 	for _, name := range rc.InputNames() {
 		if !strings.HasPrefix(name, "spike_t") {
 			continue
@@ -127,4 +130,91 @@ func runEnergy(ctx context.Context, rc *pipeline.RunContext) error {
 	fmt.Fprintf(rc.Log, "rate network: %.2f%%, dense %.0f nJ (%d MACs), event-driven %.0f nJ (%.0f synaptic operations)\n",
 		100*rec.RateAcc, rec.DenseNJ, rec.DenseMACs, rec.EventNJ, rec.RateSynOps)
 	return putJSON(rc, "result", rec)
+}
+
+// A table cell reads an energy record through an energy metric,
+// "energy.<quantity>@<inference>":
+//
+//	quantity   acc (accuracy x100), nj (nJ per sample), vs_dense and
+//	           vs_event (how many times less than dense or event-driven
+//	           rate inference; spiking only)
+//	inference  spike<T> (spiking at T_s = T), dense or event (the rate
+//	           network, priced densely or by its synaptic operations)
+//
+// A table declares the quantity as its metric and the inference as the
+// row's or column's inference (experiments joins them).
+const energyPrefix = "energy."
+
+// IsEnergyMetric reports whether metric names a number of an energy record.
+func IsEnergyMetric(metric string) bool { return strings.HasPrefix(metric, energyPrefix) }
+
+// EnergyMetric returns metric (IsEnergyMetric) of an energy record.
+func EnergyMetric(rec *EnergyRecord, metric string) (float64, error) {
+	q, inf, err := parseEnergyMetric(metric)
+	if err != nil {
+		return 0, err
+	}
+	if inf == "dense" || inf == "event" {
+		nj := rec.DenseNJ
+		if inf == "event" {
+			nj = rec.EventNJ
+		}
+		switch q {
+		case "acc":
+			return 100 * rec.RateAcc, nil
+		case "nj":
+			return nj, nil
+		}
+		return 0, fmt.Errorf("metric %q: %s is a ratio of spiking inference", metric, q)
+	}
+	steps, _ := strconv.Atoi(strings.TrimPrefix(inf, "spike"))
+	for _, s := range rec.Spike {
+		if s.Steps != steps {
+			continue
+		}
+		switch q {
+		case "acc":
+			return 100 * s.Acc, nil
+		case "nj":
+			return s.NJ, nil
+		case "vs_dense":
+			return s.VsDense, nil
+		}
+		return s.VsEvent, nil
+	}
+	return 0, fmt.Errorf("metric %q: the record has no spiking inference at T_s = %d", metric, steps)
+}
+
+// ValidEnergyQuantity checks the quantity of an energy metric as a table
+// declares it ("energy.nj", no inference).
+func ValidEnergyQuantity(metric string) error {
+	_, _, err := parseEnergyMetric(metric + "@dense")
+	return err
+}
+
+// ValidInference checks an inference name (spike<T> with T >= 1, dense or
+// event).
+func ValidInference(inf string) error {
+	_, _, err := parseEnergyMetric("energy.acc@" + inf)
+	return err
+}
+
+func parseEnergyMetric(metric string) (quantity, inference string, err error) {
+	rest, ok := strings.CutPrefix(metric, energyPrefix)
+	q, inf, ok2 := strings.Cut(rest, "@")
+	if !ok || !ok2 {
+		return "", "", fmt.Errorf("metric %q: want energy.<quantity>@<inference>", metric)
+	}
+	switch q {
+	case "acc", "nj", "vs_dense", "vs_event":
+	default:
+		return "", "", fmt.Errorf("metric %q: quantity %q: want acc, nj, vs_dense or vs_event", metric, q)
+	}
+	if inf != "dense" && inf != "event" {
+		t, err := strconv.Atoi(strings.TrimPrefix(inf, "spike"))
+		if !strings.HasPrefix(inf, "spike") || err != nil || t < 1 || "spike"+strconv.Itoa(t) != inf {
+			return "", "", fmt.Errorf("metric %q: inference %q: want spike<T_s>, dense or event", metric, inf)
+		}
+	}
+	return q, inf, nil
 }

@@ -121,3 +121,31 @@ func TestSpikeErrors(t *testing.T) {
 		t.Errorf("energy error %v", err)
 	}
 }
+
+// TestEnergyMetric reads every quantity of a hand record and rejects
+// malformed names.
+func TestEnergyMetric(t *testing.T) {
+	t.Parallel()
+	rec := &EnergyRecord{Seed: 2, RateAcc: 0.94, DenseNJ: 2461.184, EventNJ: 526,
+		Spike: []EnergySpike{{Steps: 8, Acc: 0.927, NJ: 117, VsDense: 21, VsEvent: 4.5}}}
+	for _, tc := range []struct {
+		metric string
+		want   float64
+	}{
+		{"energy.acc@spike8", 92.7}, {"energy.nj@spike8", 117}, {"energy.vs_dense@spike8", 21}, {"energy.vs_event@spike8", 4.5},
+		{"energy.acc@dense", 94}, {"energy.nj@dense", 2461.184}, {"energy.acc@event", 94}, {"energy.nj@event", 526},
+	} {
+		// acc is x100 of a fraction: exact to a few ulps.
+		if got, err := EnergyMetric(rec, tc.metric); err != nil || math.Abs(got-tc.want) > 1e-9 {
+			t.Errorf("EnergyMetric(%s) = %g, %v; want %g", tc.metric, got, err, tc.want)
+		}
+	}
+	for _, bad := range []string{"energy.acc@spike16", "energy.vs_dense@dense", "energy.acc", "energy.joules@spike8", "energy.acc@spike08", "energy.acc@spike0", "acc@spike8"} {
+		if _, err := EnergyMetric(rec, bad); err == nil {
+			t.Errorf("EnergyMetric(%s) accepted", bad)
+		}
+	}
+	if ValidEnergyQuantity("energy.nj") != nil || ValidEnergyQuantity("energy.watts") == nil || ValidInference("spike32") != nil || ValidInference("rate") == nil {
+		t.Error("ValidEnergyQuantity / ValidInference disagree with EnergyMetric")
+	}
+}

@@ -180,11 +180,19 @@ func printNumber(e *env, w *workspace, p *pipeline.Plan, sc *stages.Sidecar, n *
 		fmt.Fprintf(out, "  %s\n", n.Status)
 		return
 	}
-	fmt.Fprintf(out, "  final accuracy x100: mean %.4f, sd %.4f (ddof 1) over n=%d of %d seeds %v", n.Acc.Mean, n.Acc.SD, n.N, n.Expected, n.Seeds)
+	what := "final accuracy x100"
+	if n.Metric != "" && n.Metric != "acc" {
+		what = n.Metric
+	}
+	fmt.Fprintf(out, "  %s: mean %.4f, sd %.4f (ddof 1) over n=%d of %d seeds %v", what, n.Acc.Mean, n.Acc.SD, n.N, n.Expected, n.Seeds)
 	if len(n.Missing) > 0 {
 		fmt.Fprintf(out, "; MISSING seeds %v", n.Missing)
 	}
-	fmt.Fprintf(out, "\n  forgetting x100: %.3f ± %.3f; replay updates: %.0f ± %.0f\n", n.Forgetting.Mean, n.Forgetting.SD, n.Replay.Mean, n.Replay.SD)
+	if stages.IsEnergyMetric(n.Metric) {
+		fmt.Fprintln(out) // an energy record has no forgetting or replay
+	} else {
+		fmt.Fprintf(out, "\n  forgetting x100: %.3f ± %.3f; replay updates: %.0f ± %.0f\n", n.Forgetting.Mean, n.Forgetting.SD, n.Replay.Mean, n.Replay.SD)
+	}
 	printedConfig, prevData := false, ""
 
 	for i, id := range n.TrainCells {

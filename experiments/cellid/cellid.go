@@ -156,6 +156,12 @@ func ParseSpike(id string) (Spike, error) {
 // energy/<experiment>/<protocol>/<eval>/seed<seed>.
 func Energy(t Train) string { return "energy" + strings.TrimPrefix(t.String(), "train") }
 
+// EnergyPrefix is the energy cells' counterpart of a Train Prefix: what the
+// energy cells of every seed of one network share.
+func EnergyPrefix(trainPrefix string) string {
+	return "energy" + strings.TrimPrefix(trainPrefix, "train")
+}
+
 // ParseEnergy is the inverse of Energy.
 func ParseEnergy(id string) (Train, error) {
 	rest, ok := strings.CutPrefix(id, "energy/")
