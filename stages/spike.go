@@ -52,10 +52,16 @@ type SpikeRecord struct {
 // "result" (SpikeRecord).
 //
 // Thresholds come from the first calibration images of the training
-// stream in the split's order, as the reference takes them (its 90% split
-// is grouped by class, so on MNIST these are all zeros); the images are
-// standardised from their raw intensities with the data cell's statistics,
-// prepare's own formula ((v/255 - mean) / std in float32).
+// stream in the split's order, as the reference takes them. [CODE≠PAPER]
+// The paper says the thresholds are calibrated on training images; the
+// reference's 90% split is grouped by class, so its first 2,000 are all
+// zeros on MNIST, and so are ours. The images are standardised from their
+// raw intensities with the data cell's statistics, prepare's own formula
+// ((v/255 - mean) / std in float32).
+//
+// The reference draws the input spikes from one generator seeded 0 for
+// every network; each network here has its own stream (its training
+// seed), so the seeds' conversions are independent draws.
 //
 // Version history:
 //

@@ -225,7 +225,8 @@ func (b *bitSource) next() uint32 {
 //   - each hidden layer l adds its input current, bias included, to its
 //     potential V (no leak, no clamp); a unit fires if V >= thr[l] and it
 //     is among the layer's k highest potentials of the sample (ties at the
-//     k-th broken towards the lower index), and a spike subtracts thr[l]
+//     k-th broken towards the lower index: the reference's topk leaves the
+//     order of ties unspecified), and a spike subtracts thr[l]
 //     from V; layer l+1's current is b^{l+1} + W^{l+1} (spikes * thr[l]);
 //   - the readout does not spike: its current is summed over the steps and
 //     the first largest sum is the prediction.
