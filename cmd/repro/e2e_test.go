@@ -248,7 +248,7 @@ func TestVerifyRecompute(t *testing.T) {
 	dir := workdir(t, "cells = 6\nwidth = 3\nfan_in = 1\nwork = 10\n")
 	mustRepro(t, dir, "run")
 	out := mustRepro(t, dir, "verify", "--recompute", "synth/l1/*")
-	if !strings.Contains(out, "recomputed 3 cached cells matching \"synth/l1/*\": 0 differing output(s)") {
+	if !strings.Contains(out, "recomputed 3 cells matching \"synth/l1/*\": 0 differing output(s)") {
 		t.Fatalf("verify --recompute: %s", out)
 	}
 }

@@ -56,6 +56,9 @@ func TestLedgerFreshClone(t *testing.T) {
 		t.Errorf("check after a change:\n%s", out)
 	}
 	plan := mustRepro(t, clone, "plan")
+	if !strings.Contains(plan, "run    train/b/sequential/split1234/seed0                      config changed: train.bp.lr 0.003 -> 0.002 (since the remote's record ") {
+		t.Errorf("plan on a fresh clone after a change does not name the change against the ledger:\n%s", plan)
+	}
 	for _, line := range strings.Split(plan, "\n") {
 		if strings.HasPrefix(line, "run    train/") && !strings.HasPrefix(line, "run    train/b/sequential/") {
 			t.Errorf("plan reruns another train cell: %s", line)

@@ -35,6 +35,7 @@ a run takes them from there; --no-remote plans without remotes).`,
 			if err != nil {
 				return err
 			}
+			w.explainNew(p)
 			if *asJSON {
 				type row struct {
 					Cell    string            `json:"cell"`

@@ -345,7 +345,7 @@ func recomputeCells(ctx context.Context, e *env, g *globalFlags, glob string, n 
 			fmt.Fprintf(e.stdout, "DIFFERS %s output %s: stored %s, recomputed %s\n", pc.Cell.ID, m.Output, m.Stored.Short(), m.Now.Short())
 		}
 	}
-	fmt.Fprintf(e.stdout, "recomputed %s matching %q: %d differing output(s)\n", plural(checked, "cached cell"), glob, bad)
+	fmt.Fprintf(e.stdout, "recomputed %s matching %q: %d differing output(s)\n", plural(checked, "cell"), glob, bad)
 	if bad > 0 {
 		return &exitError{code: 1}
 	}

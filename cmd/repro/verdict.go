@@ -93,3 +93,45 @@ func (w *workspace) recordSources() []artifacts.Remote {
 	}
 	return srcs
 }
+
+// explainNew replaces the plan reason "new" (a cell this store never
+// planned, as every cell of a fresh clone) by what changed since the
+// remotes' latest record of the same cell ID, so that a fresh clone with the
+// ledger tells a changed config from a cell that was never computed.
+func (w *workspace) explainNew(p *pipeline.Plan) {
+	if len(w.remotes) == 0 {
+		return
+	}
+	latest := map[string]*artifacts.Manifest{}
+	for _, r := range w.remotes {
+		keys, _ := r.Keys()
+		for _, k := range keys {
+			m, err := r.Manifest(k)
+			if err != nil {
+				continue
+			}
+			if old := latest[m.CellID]; old == nil || m.Provenance.End.After(old.Provenance.End) {
+				latest[m.CellID] = m
+			}
+		}
+	}
+	for _, pc := range p.Cells {
+		rec := latest[pc.Cell.ID]
+		if pc.State != pipeline.Stale || rec == nil || len(pc.Reasons) != 1 || pc.Reasons[0] != "new" {
+			continue
+		}
+		var diffs []string
+		if v := pc.Cell.Stage.CellVersion(pc.Cell.Params); v != rec.StageVersion {
+			diffs = append(diffs, fmt.Sprintf("stage version %s %d -> %d", rec.Stage, rec.StageVersion, v))
+		}
+		if old, err := pipeline.ParseParamsText(rec.Params); err == nil {
+			if d := pipeline.DiffParams(old, pc.Params); d != "" {
+				diffs = append(diffs, "config changed: "+d)
+			}
+		}
+		if len(diffs) == 0 {
+			diffs = append(diffs, "input changed")
+		}
+		pc.Reasons = []string{strings.Join(diffs, "; ") + " (since the remote's record " + rec.Key.Short() + ")"}
+	}
+}
