@@ -461,10 +461,82 @@ func (nt *net) controllerDecay(cfg *LocalConfig, ly *layer, m *layerMask, op *op
 		ly.kpEff = 0.99*ly.kpEff + 0.01*lam
 	}
 	l32 := float32(lam)
+	if anchor {
+		for i := range ly.nOut {
+			for s := ly.rowPtr[i]; s < ly.rowPtr[i+1]; s++ {
+				if m.synFree(i, int(ly.col[s])) {
+					ly.finishSyn(s, l32, anchor)
+				}
+			}
+		}
+		return
+	}
+	ly.decayRows(m, l32)
+}
+
+// decayRows is finishSyn without the anchor over every synapse the mask
+// frees, row by row, with the mask decided once per row where it can be
+// and the per-layer tests out of the loop: the same float32 operations in
+// the same order as finishSyn, so the same bits. (The adaptive controller
+// spent most of its update here, one call per synapse.)
+func (ly *layer) decayRows(m *layerMask, lam float32) {
+	clampB := !ly.fbNoDale
 	for i := range ly.nOut {
-		for s := ly.rowPtr[i]; s < ly.rowPtr[i+1]; s++ {
-			if m.synFree(i, int(ly.col[s])) {
-				ly.finishSyn(s, l32, anchor)
+		lo, hi := ly.rowPtr[i], ly.rowPtr[i+1]
+		// The row's synapses are all free (pre nil), all frozen (skip), or
+		// free where the pre unit sleeps (pre set): synFree per row.
+		var pre []bool
+		if m != nil {
+			switch {
+			case m.frozen:
+				continue
+			case !m.postAwake(i):
+			case m.preAll:
+				continue
+			default:
+				pre = m.pre
+			}
+		}
+		w, col := ly.w[lo:hi], ly.col[lo:hi]
+		col = col[:len(w)]
+		var fb []float32
+		if ly.fb != nil {
+			fb = ly.fb[lo:hi][:len(w)]
+		}
+		var absent []bool
+		if ly.absent != nil {
+			absent = ly.absent[lo:hi][:len(w)]
+		}
+		for s, j := range col {
+			if pre != nil && pre[j] {
+				continue
+			}
+			x := w[s]
+			if lam != 0 {
+				x -= lam * x
+			}
+			var b float32
+			if fb != nil {
+				b = fb[s]
+				if lam != 0 {
+					b -= lam * b
+				}
+			}
+			if ly.sign != nil {
+				sg := ly.sign[j]
+				if (sg > 0 && x < 0) || (sg < 0 && x > 0) {
+					x = 0
+				}
+				if clampB && ((sg > 0 && b < 0) || (sg < 0 && b > 0)) {
+					b = 0
+				}
+			}
+			if absent != nil && absent[s] {
+				x, b = 0, 0
+			}
+			w[s] = x
+			if fb != nil {
+				fb[s] = b
 			}
 		}
 	}
