@@ -140,6 +140,21 @@ func TestValidateNamesField(t *testing.T) {
 		{"gate", func(c *LocalConfig) { c.Gate = "clock" }},
 		{"anchor", func(c *LocalConfig) { c.Anchor = []float64{1e-3} }},
 		{"kp_adapt_mode", func(c *LocalConfig) { c.KPAdaptMode = "x" }},
+		// Substrate switches.
+		{"active_fracs", func(c *LocalConfig) { c.ActiveFracs = []float64{0.1} }},
+		{"active_fracs[1]", func(c *LocalConfig) { c.ActiveFracs = []float64{0.1, 0} }},
+		{"active_fracs", func(c *LocalConfig) { c.ActiveFracs, c.NoKWTA = []float64{0.1, 0.1}, true }},
+		{"relax_t", func(c *LocalConfig) { c.RelaxT = -1 }},
+		{"relax_gamma", func(c *LocalConfig) { c.RelaxT = 5 }},
+		{"relax_gamma", func(c *LocalConfig) { c.RelaxT, c.RelaxGamma = 5, 1.5 }},
+		{"relax_gamma", func(c *LocalConfig) { c.RelaxGamma = 0.4 }},
+		{"mirror", func(c *LocalConfig) { c.Mirror = -1 }},
+		{"mirror", func(c *LocalConfig) { c.Mirror, c.Transport = 20, true }},
+		{"spike_train", func(c *LocalConfig) { c.SpikeTrain = -8 }},
+		{"no_burst_gate", func(c *LocalConfig) { c.BurstMult, c.NoBurstGate = true, true }},
+		{"no_dale_fb", func(c *LocalConfig) { c.Transport, c.NoDaleFB = true, true }},
+		{"kp_adapt", func(c *LocalConfig) { c.Transport, c.KPAdapt = true, 0.25 }},
+		{"skip", func(c *LocalConfig) { c.Hidden, c.Skip, c.RelaxT, c.RelaxGamma = []int{8, 8, 8}, true, 5, 0.4 }},
 	}
 	for _, tc := range tests {
 		cfg := DefaultLocalConfig()
