@@ -98,6 +98,7 @@ type localRun struct {
 	rhoSum   []float64
 	sleepSum []float64
 	drift    *driftAcc
+	ext      extraState // appendix variants (rotation.go)
 }
 
 func newLocalRun(cfg *LocalConfig, train, eval *Dataset, tasks []Task, seed int64, hooks Hooks) (*localRun, error) {
@@ -214,6 +215,12 @@ func (r *localRun) run() (*Result, error) {
 			}
 			if cfg.Night {
 				r.night(etaReplay)
+				if cfg.SP == "night" {
+					r.structural()
+				}
+			}
+			if cfg.SP == "epoch" {
+				r.structural()
 			}
 			if cfg.Mirror > 0 {
 				r.mirrorPhase()
@@ -235,7 +242,7 @@ func (r *localRun) wakingStep(batch []int, etaWake, etaReplay float64) {
 	p.load(r.train, batch)
 	supWake := r.sup
 	r.supWake = supWake
-	nt.settle(p, supWake, float32(cfg.TgtScale))
+	nt.settle(p, supWake, float32(cfg.TgtScale), true)
 	r.res.WakingBatches++
 	sb := meanSqOut(nt, p)
 
@@ -254,6 +261,7 @@ func (r *localRun) wakingStep(batch []int, etaWake, etaReplay float64) {
 		wakeMasks = r.masksFrom(r.ractive, false)
 	}
 	nt.update(cfg, p, etaWake, wakeMasks)
+	p.train = false // later passes over this batch (re-inference, diagnostics) are not training
 
 	// Reservoir write of the waking samples.
 	d := nt.sizes[0]
@@ -267,6 +275,7 @@ func (r *localRun) wakingStep(batch []int, etaWake, etaReplay float64) {
 		nt.forward(p, supWake) // re-infer after the waking update
 	}
 	unmasked := cfg.Mask == "none" || cfg.Mask == "mirror" || cfg.NoIso
+	r.advanceUse(src)
 	for l := 1; l < L; l++ {
 		aw := r.awake[l]
 		clear(aw)
@@ -316,7 +325,8 @@ func (r *localRun) wakingStep(batch []int, etaWake, etaReplay float64) {
 			copy(rp.x[b*d:(b+1)*d], r.buf.Row(j))
 			rp.y[b] = r.buf.Label(j)
 		}
-		nt.settle(rp, nil, float32(cfg.TgtScale))
+		r.addReplayNoise(rp)
+		nt.settle(rp, nil, float32(cfg.TgtScale), false)
 		r.logRho(rp)
 		if r.drift != nil {
 			r.drift.before(nt, p, supWake)
@@ -324,6 +334,7 @@ func (r *localRun) wakingStep(batch []int, etaWake, etaReplay float64) {
 		nt.update(cfg, rp, etaReplay, masks)
 		r.res.ReplayUpdates++
 		r.res.ReplaySamples += rp.n
+		r.afterReplay()
 		if cfg.Mask == "mirror" {
 			for l := 1; l < L; l++ {
 				clear(r.ractive[l])
@@ -366,7 +377,7 @@ func (r *localRun) nextSuppression(p *pass, sb float64) [][]float32 {
 	cfg, nt := r.cfg, r.nt
 	L := nt.L
 	switch cfg.Mask {
-	case "refractory", "random", "soft":
+	case "refractory", "random", "soft", "refr_press", "refr_frac", "refr_util":
 	default:
 		return nil
 	}
@@ -376,6 +387,7 @@ func (r *localRun) nextSuppression(p *pass, sb float64) [][]float32 {
 	if !r.rotationGate(sb) {
 		return nil
 	}
+	benched := false
 	// Two buffers: the current suppression stays valid for this batch.
 	r.supFlip ^= 1
 	sup := r.supBuf[r.supFlip]
@@ -411,8 +423,17 @@ func (r *localRun) nextSuppression(p *pass, sb float64) [][]float32 {
 			for _, i := range r.rng.Perm(n)[:kr] {
 				s[i] = 1
 			}
+		case "refr_press", "refr_frac":
+			benched = r.pressureRest(p, l, s) || benched
+		case "refr_util":
+			r.utilityRest(p, l, s, fired)
 		}
 		sup[l] = s
+	}
+	// The gate duty counts the batches after which rotation runs: the
+	// gate opened, or pressure benched some unit.
+	if cfg.Gate != "" || benched {
+		r.ext.gateOn++
 	}
 	return sup
 }
@@ -554,7 +575,8 @@ func (r *localRun) night(eta float64) {
 			copy(rp.x[b*d:(b+1)*d], r.buf.Row(j))
 			rp.y[b] = r.buf.Label(j)
 		}
-		nt.settle(rp, nil, float32(cfg.TgtScale))
+		r.addReplayNoise(rp)
+		nt.settle(rp, nil, float32(cfg.TgtScale), false)
 		nt.update(cfg, rp, eta, nil)
 		r.nightBatches++
 		r.res.ReplayUpdates++

@@ -87,6 +87,24 @@ type LocalConfig struct {
 	ReplayReadoutOnly bool    `toml:"replay_readout_only"`
 	MaskPostWake      bool    `toml:"mask_post_wake"` // awake sets re-inferred after the waking update
 	SoftGain          float64 `toml:"soft_gain"`      // suppression of the soft rotation, 0.5
+	// Rotation by accumulated unit pressure (mask refr_press: bench units
+	// whose pressure reached theta_r, 0 = 4; refr_frac: bench the top
+	// frac_r of units by pressure, 0 = 0.25) and utility-exempt rotation
+	// (mask refr_util: the top util_q of units by long-term use stay awake,
+	// 0 = 0.25). See rotation.go.
+	ThetaR float64 `toml:"theta_r,omitzero"`
+	FracR  float64 `toml:"frac_r,omitzero"`
+	UtilQ  float64 `toml:"util_q,omitzero"`
+	// ReplayNoise is the s.d. of Gaussian noise added to every replayed
+	// input (waking replay and nights); 0 = verbatim replay.
+	ReplayNoise float64 `toml:"replay_noise,omitzero"`
+	// Structural plasticity (prune the weakest sp_rho of each masked
+	// layer's synapses and regrow as many): sp = "local" after every
+	// sp_every replay micro-batches, "epoch" after every epoch, "night"
+	// after every night; "" = off. sp_rho 0 = 0.05, sp_every 0 = 128.
+	SP      string  `toml:"sp,omitzero"`
+	SPRho   float64 `toml:"sp_rho,omitzero"`
+	SPEvery int     `toml:"sp_every,omitzero"`
 
 	// Gates: "" (always), pressure, surprise,
 	// refr_nov, refr_prog, refr_block.
@@ -198,7 +216,7 @@ func (c *LocalConfig) Validate() error {
 	case c.Buffer < 0:
 		return bad("buffer", c.Buffer, "must be >= 0")
 	case !validMask(c.Mask):
-		return bad("mask", c.Mask, "must be refractory, silent, none, random, soft or mirror")
+		return bad("mask", c.Mask, "must be refractory, silent, none, random, soft, mirror, refr_press, refr_frac or refr_util")
 	case c.Readout != "free" && c.Readout != "isolated":
 		return bad("readout", c.Readout, `must be "free" or "isolated"`)
 	case !(c.SoftGain >= 0 && c.SoftGain <= 1):
@@ -233,7 +251,7 @@ func (c *LocalConfig) Validate() error {
 
 func validMask(m string) bool {
 	switch m {
-	case "refractory", "silent", "none", "random", "soft", "mirror":
+	case "refractory", "silent", "none", "random", "soft", "mirror", "refr_press", "refr_frac", "refr_util":
 		return true
 	}
 	return false

@@ -79,6 +79,9 @@ func (r *localRun) finish() {
 	var synops float64
 	res.PR, synops = r.participation()
 	res.SetSynOps(synops, nt.denseMACs())
+	if r.cfg.gatedRotation() && res.WakingBatches > 0 {
+		res.GateDuty = float64(r.ext.gateOn) / float64(res.WakingBatches)
+	}
 	if r.cfg.KPAdapt > 0 {
 		for l := 2; l <= L; l++ {
 			res.KPLambda = append(res.KPLambda, nt.lay[l].kpEff)

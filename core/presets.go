@@ -134,6 +134,9 @@ func LocalPreset(name string) (LocalConfig, error) {
 		edit, ok = substratePresets[base]
 	}
 	if !ok {
+		edit, ok = appendixPresets[base]
+	}
+	if !ok {
 		return cfg, fmt.Errorf("%w: unknown config name %q", ErrConfig, name)
 	}
 	edit(&cfg)
@@ -156,6 +159,9 @@ func LocalPresetNames() []string {
 		names = append(names, n)
 	}
 	for n := range substratePresets {
+		names = append(names, n)
+	}
+	for n := range appendixPresets {
 		names = append(names, n)
 	}
 	slices.Sort(names)

@@ -87,3 +87,71 @@ func v6(edit func(c *LocalConfig)) func(c *LocalConfig) {
 		edit(c)
 	})
 }
+
+// appendixPresets are the development-phase cells of the appendix's
+// rotation, small-buffer and down-selection studies (the reference's
+// run_seq phase-10, 11 and 15 dictionaries), on their 512-256 substrate at
+// 5% k-WTA with run_local's defaults: masked Adam at 1e-3, waking batches
+// of 16, one replay micro-batch of 16 per batch, K = 1000, refractory
+// rotation.
+var appendixPresets = map[string]func(c *LocalConfig){
+	// 10A: rotation by accumulated unit pressure.
+	"g10_rp05_w512s5": w512s5(func(c *LocalConfig) { c.Mask, c.ThetaR = "refr_press", 0.5 }),
+	"g10_rp1_w512s5":  w512s5(func(c *LocalConfig) { c.Mask, c.ThetaR = "refr_press", 1 }),
+	"g10_rp2_w512s5":  w512s5(func(c *LocalConfig) { c.Mask, c.ThetaR = "refr_press", 2 }),
+	"g10_rp4_w512s5":  w512s5(func(c *LocalConfig) { c.Mask, c.ThetaR = "refr_press", 4 }),
+	"g10_rp8_w512s5":  w512s5(func(c *LocalConfig) { c.Mask, c.ThetaR = "refr_press", 8 }),
+	"g10_rf25_w512s5": w512s5(func(c *LocalConfig) { c.Mask, c.FracR = "refr_frac", 0.25 }),
+	"g10_rf50_w512s5": w512s5(func(c *LocalConfig) { c.Mask, c.FracR = "refr_frac", 0.50 }),
+	// 10A3 / 11A: the relative-novelty and per-batch gates (the reference's
+	// masks refr_nov and refr_prog are gates of refractory rotation here).
+	"g10_nov11_w512s5":  w512s5(func(c *LocalConfig) { c.Gate, c.BetaNov = "refr_nov", 1.1 }),
+	"g10_nov13_w512s5":  w512s5(func(c *LocalConfig) { c.Gate, c.BetaNov = "refr_nov", 1.3 }),
+	"g10_nov15_w512s5":  w512s5(func(c *LocalConfig) { c.Gate, c.BetaNov = "refr_nov", 1.5 }),
+	"g11_prog03_w512s5": w512s5(func(c *LocalConfig) { c.Gate, c.GammaP = "refr_prog", 0.3 }),
+	"g11_prog05_w512s5": w512s5(func(c *LocalConfig) { c.Gate, c.GammaP = "refr_prog", 0.5 }),
+	// 10B / 11C: the K = 200 study, replay noise sigma = 0.2.
+	"g10_n02_w512s5": w512s5(func(c *LocalConfig) { c.ReplayNoise = 0.2 }),
+	"g10_k200_n02":   w512s5(func(c *LocalConfig) { c.Buffer, c.ReplayNoise = 200, 0.2 }),
+	"g10_k200_pb16_n02": w512s5(func(c *LocalConfig) {
+		c.Buffer, c.Gate, c.Theta, c.Burst, c.ReplayNoise = 200, "pressure", 6.4, 16, 0.2
+	}),
+	"g11_k200_none_g1_n02": w512s5(func(c *LocalConfig) {
+		c.Buffer, c.Mask, c.NremGain, c.ReplayNoise = 200, "none", 1, 0.2
+	}),
+	"g11_k200_combo_n02": w512s5(func(c *LocalConfig) { c.Buffer, c.ReplayNoise, c.Night = 200, 0.2, true }),
+	"g11_k200_night_n02": night5(func(c *LocalConfig) { c.Buffer, c.ReplayNoise = 200, 0.2 }),
+	"g11_k200_night":     night5(func(c *LocalConfig) { c.Buffer = 200 }),
+	// 11D: down-selection anchored to consolidation windows, against the
+	// clock at an equal budget.
+	"sp11_refr_loc": w512s5(func(c *LocalConfig) { c.SP, c.SPEvery, c.SPRho = "local", 128, 0.0085 }),
+	"sp11_refr_ep":  w512s5(func(c *LocalConfig) { c.SP, c.SPRho = "epoch", 0.05 }),
+	"sp11_pb_loc": w512s5(func(c *LocalConfig) {
+		c.Gate, c.Theta, c.Burst, c.SP, c.SPEvery, c.SPRho = "pressure", 6.4, 16, "local", 16, 0.007
+	}),
+	"sp11_pb_ep": w512s5(func(c *LocalConfig) {
+		c.Gate, c.Theta, c.Burst, c.SP, c.SPRho = "pressure", 6.4, 16, "epoch", 0.05
+	}),
+	"sp11_night": night5(func(c *LocalConfig) { c.SP, c.SPRho = "night", 0.05 }),
+	// 15C: utility-exempt rotation (heavy-ball SGD at 0.02).
+	"g15_sgd_util10_w512s5": w512s5(func(c *LocalConfig) { c.Mask, c.UtilQ, c.Opt, c.Eta = "refr_util", 0.10, "sgd", 0.02 }),
+	"g15_sgd_util25_w512s5": w512s5(func(c *LocalConfig) { c.Mask, c.UtilQ, c.Opt, c.Eta = "refr_util", 0.25, "sgd", 0.02 }),
+}
+
+// w512s5 is run_local's 5%-phase cell on 512-256, then edit.
+func w512s5(edit func(c *LocalConfig)) func(c *LocalConfig) {
+	return func(c *LocalConfig) {
+		c.Hidden, c.ActiveFrac = []int{512, 256}, 0.05
+		c.Opt, c.Eta = "adam", 1e-3
+		edit(c)
+	}
+}
+
+// night5 is the reference's run() night at 512-256, 5% k-WTA, then edit.
+func night5(edit func(c *LocalConfig)) func(c *LocalConfig) {
+	return func(c *LocalConfig) {
+		offline(true, 512, 256)(c)
+		c.ActiveFrac = 0.05
+		edit(c)
+	}
+}

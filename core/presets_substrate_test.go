@@ -10,6 +10,14 @@ import (
 // cumulative step adding exactly its ingredient.
 func TestSubstratePresets(t *testing.T) {
 	t.Parallel()
+	for name := range appendixPresets {
+		if _, dup := localPresets[name]; dup {
+			t.Errorf("%s is in both preset tables", name)
+		}
+		if _, dup := substratePresets[name]; dup {
+			t.Errorf("%s is in both preset tables", name)
+		}
+	}
 	for name := range substratePresets {
 		if _, dup := localPresets[name]; dup {
 			t.Errorf("%s is in both preset tables", name)

@@ -31,6 +31,11 @@ type Result struct {
 	// existed keep their bytes.
 	DenseMACs  float64 `json:",omitempty"`
 	SynOpsFrac float64 `json:",omitempty"`
+	// GateDuty is the fraction of waking batches after which rotation ran
+	// (its gate open, or pressure benching some unit), for gated rotation
+	// only (gate refr_nov, refr_prog, refr_block; mask refr_press,
+	// refr_frac); omitted otherwise.
+	GateDuty float64 `json:",omitempty"`
 
 	// KPLambda is the realised Kolen-Pollack decay per layer >= 2 (adaptive
 	// controller; EMA 0.99), nil for fixed decay.

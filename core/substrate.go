@@ -62,6 +62,28 @@ func (c *LocalConfig) validateSubstrate(bad func(field string, v any, why string
 	case c.Transport && c.KPAdapt > 0:
 		return bad("kp_adapt", c.KPAdapt, "transport has no Kolen-Pollack decay to adapt")
 	}
+	switch {
+	case !(c.ThetaR >= 0):
+		return bad("theta_r", c.ThetaR, "must be >= 0 (0 = 4)")
+	case !(c.FracR >= 0 && c.FracR <= 1):
+		return bad("frac_r", c.FracR, "must be in [0, 1] (0 = 0.25)")
+	case !(c.UtilQ >= 0 && c.UtilQ <= 1):
+		return bad("util_q", c.UtilQ, "must be in [0, 1] (0 = 0.25)")
+	case !(c.ReplayNoise >= 0):
+		return bad("replay_noise", c.ReplayNoise, "must be >= 0")
+	case c.SP != "" && c.SP != "local" && c.SP != "epoch" && c.SP != "night":
+		return bad("sp", c.SP, `must be "", "local", "epoch" or "night"`)
+	case !(c.SPRho >= 0 && c.SPRho < 1):
+		return bad("sp_rho", c.SPRho, "must be in [0, 1) (0 = 0.05)")
+	case c.SPEvery < 0:
+		return bad("sp_every", c.SPEvery, "must be >= 0 (0 = 128)")
+	case c.SP != "" && !(c.ConnDensity < 1):
+		return bad("sp", c.SP, "structural plasticity needs sparse connectivity (conn_density < 1)")
+	case c.SP != "" && (c.KPAdapt > 0 || c.Skip || c.Transport):
+		return bad("sp", c.SP, "structural plasticity runs without kp_adapt, skip and transport")
+	case c.SP == "night" && !c.Night:
+		return bad("sp", c.SP, `"night" needs night = true`)
+	}
 	if c.Skip && (c.Transport || c.RelaxT > 0 || c.BurstMult || c.NoBurstGate || c.NoDale || c.NoDaleFB || c.Mirror > 0 || c.Unbounded) {
 		return bad("skip", c.Skip, "skip synapses run only on the default substrate")
 	}
@@ -91,10 +113,12 @@ func (c *LocalConfig) kwtaK(l, n int) int {
 	return KWTAK(c.ActiveFrac, n)
 }
 
-// settle runs a training batch's forward pass and top-down errors: the
-// single-phase sweep (default), or the iterative relaxation.
-func (nt *net) settle(p *pass, sup [][]float32, tgtScale float32) {
-	p.train = true
+// settle runs a batch's forward pass and top-down errors for an update:
+// the single-phase sweep (default), or the iterative relaxation. train
+// marks a waking batch: spike-count noise applies to it only (the
+// reference switches training off for replay and night batches).
+func (nt *net) settle(p *pass, sup [][]float32, tgtScale float32, train bool) {
+	p.train = train
 	if nt.sub.relaxT > 0 {
 		nt.relax(p, sup, tgtScale)
 		return
