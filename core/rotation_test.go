@@ -147,7 +147,7 @@ func TestGateDuty(t *testing.T) {
 		edit func(c *LocalConfig)
 		want float64
 	}{
-		{func(c *LocalConfig) { c.Gate, c.Block = "refr_block", 1 << 20 }, 1},
+		{func(c *LocalConfig) { c.Gate, c.Block = "refr_block", 1<<20 }, 1},
 		{func(c *LocalConfig) { c.Gate, c.BetaNov = "refr_nov", 1e9 }, 0},
 		{func(c *LocalConfig) {}, 0},
 	} {
