@@ -155,6 +155,18 @@ func TestValidateNamesField(t *testing.T) {
 		{"no_dale_fb", func(c *LocalConfig) { c.Transport, c.NoDaleFB = true, true }},
 		{"kp_adapt", func(c *LocalConfig) { c.Transport, c.KPAdapt = true, 0.25 }},
 		{"skip", func(c *LocalConfig) { c.Hidden, c.Skip, c.RelaxT, c.RelaxGamma = []int{8, 8, 8}, true, 5, 0.4 }},
+		// Appendix variants.
+		{"mask", func(c *LocalConfig) { c.Mask = "refr_ach" }},
+		{"theta_r", func(c *LocalConfig) { c.ThetaR = -1 }},
+		{"frac_r", func(c *LocalConfig) { c.FracR = 2 }},
+		{"util_q", func(c *LocalConfig) { c.UtilQ = -0.1 }},
+		{"replay_noise", func(c *LocalConfig) { c.ReplayNoise = -0.2 }},
+		{"sp", func(c *LocalConfig) { c.SP = "clock" }},
+		{"sp_rho", func(c *LocalConfig) { c.SP, c.SPRho = "epoch", 1 }},
+		{"sp_every", func(c *LocalConfig) { c.SP, c.SPEvery = "local", -1 }},
+		{"sp", func(c *LocalConfig) { c.SP, c.ConnDensity = "epoch", 1 }},
+		{"sp", func(c *LocalConfig) { c.SP = "night" }},
+		{"sp", func(c *LocalConfig) { c.SP, c.KPAdapt = "epoch", 0.25 }},
 	}
 	for _, tc := range tests {
 		cfg := DefaultLocalConfig()
