@@ -39,12 +39,7 @@ func TestPressureRotationDirect(t *testing.T) {
 		}
 		on := 0
 		for step := range 40 {
-			batch := make([]int, cfg.BatchWake)
-			for b := range batch {
-				batch[b] = r.rng.IntN(r.train.N)
-			}
-			r.wakingStep(batch, 0.001, 0.06)
-			p := r.wake
+			p := randomWakingStep(r)
 			any := false
 			for l := 1; l < nt.L; l++ {
 				n := nt.sizes[l]
@@ -99,12 +94,7 @@ func TestUtilityRotationDirect(t *testing.T) {
 	}
 	exempt := 0
 	for step := range 60 {
-		batch := make([]int, cfg.BatchWake)
-		for b := range batch {
-			batch[b] = r.rng.IntN(r.train.N)
-		}
-		r.wakingStep(batch, 0.001, 0.06)
-		p := r.wake
+		p := randomWakingStep(r)
 		for l := 1; l < nt.L; l++ {
 			n := nt.sizes[l]
 			f := make([]float64, n)
@@ -306,4 +296,15 @@ func TestAppendixGolden(t *testing.T) {
 	if want := goldenFile(t, "appendix_tiny.golden", got); got != want {
 		t.Errorf("digests differ from testdata/appendix_tiny.golden (rerun with -update if intended):\ngot:\n%swant:\n%s", got, want)
 	}
+}
+
+// randomWakingStep runs one waking step on a random batch of r's training
+// samples and returns its pass.
+func randomWakingStep(r *localRun) *pass {
+	batch := make([]int, r.cfg.BatchWake)
+	for b := range batch {
+		batch[b] = r.rng.IntN(r.train.N)
+	}
+	r.wakingStep(batch, 0.001, 0.06)
+	return r.wake
 }
