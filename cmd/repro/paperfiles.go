@@ -20,6 +20,7 @@ const (
 	paperDir       = "paper"
 	tablesSubdir   = "tables"
 	reproductionTo = "reproduction.tex"
+	mainTeX        = "main.tex"
 )
 
 // paperPath is a rendered file's path. The default profile's files go to
@@ -167,6 +168,17 @@ func materialise(ctx context.Context, w *workspace, g *pipeline.Graph) (wrote, m
 			return wrote, missing, err
 		}
 		wrote = append(wrote, rel(w, f.path))
+	}
+	// paper/main.tex follows the table declarations (default profile
+	// only: the other profiles' directories have no main.tex).
+	if w.profile == w.cfg.Settings.DefaultProfile && len(w.tableNames()) > 0 {
+		path, b := w.paperPath(mainTeX), []byte(w.matrix.MainTeX())
+		if old, err := os.ReadFile(path); err != nil || string(old) != string(b) {
+			if err := writeAtomic(path, b); err != nil {
+				return wrote, missing, err
+			}
+			wrote = append(wrote, rel(w, path))
+		}
 	}
 	return wrote, missing, nil
 }
