@@ -10,7 +10,7 @@ import (
 // they have in the paper.
 var paperRefs = []struct{ label, number string }{
 	{"eq:mask", "6"},
-	{"eq:controller", "11"},
+	{"eq:controller", "10"},
 	{"sec:cost", "4.4"},
 }
 
