@@ -86,9 +86,9 @@ func Build(cfg *pipeline.Config, profile string) (*pipeline.Graph, error) {
 
 // Build turns the matrix into the DAG of cells of one profile: the
 // synthetic cells if the file has any, every experiment's data and train
-// cells, the spike and energy cells of [spike], and every table's
-// aggregate and render cells with the
-// reproduction report on top.
+// cells, the spike and energy cells of [spike], every table's aggregate
+// and render cells with the reproduction report on top, and every
+// figure's cell.
 func (m *Matrix) Build(profile string) (*pipeline.Graph, error) {
 	var cells []*pipeline.Cell
 	if m.synth != nil {
@@ -114,7 +114,11 @@ func (m *Matrix) Build(profile string) (*pipeline.Graph, error) {
 		if err != nil {
 			return nil, err
 		}
-		cells = append(append(cells, b.cells...), cs...)
+		fs, err := m.figureCells(name, prof, b.byID)
+		if err != nil {
+			return nil, err
+		}
+		cells = append(append(append(cells, b.cells...), cs...), fs...)
 	}
 	return pipeline.NewGraph(cells)
 }

@@ -29,6 +29,7 @@
 //	[experiment.bp]                 # or of backprop.Config
 //
 //	[[table]]                       # a rendered table of the paper (TableSpec)
+//	[[figure]]                      # a rendered figure of the paper (FigureSpec)
 //
 //	[spike]                         # networks converted to spiking inference and priced (SpikeConfig)
 //

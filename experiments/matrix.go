@@ -77,12 +77,13 @@ func (e *Experiment) splits(p *Profile) []int64 {
 }
 
 // Matrix is the decoded and validated experiment matrix of a config:
-// profiles, experiments and tables.
+// profiles, experiments, tables and figures.
 type Matrix struct {
 	cfg         *pipeline.Config
 	Profiles    map[string]*Profile
 	Experiments []*Experiment
 	Tables      []*TableSpec
+	Figures     []*FigureSpec
 	synth       *stages.SynthConfig
 	byName      map[string]*Experiment
 	spike       *SpikeConfig // [spike], nil without one
@@ -121,6 +122,9 @@ func Load(cfg *pipeline.Config) (*Matrix, error) {
 		return nil, err
 	}
 	if err := m.loadSpike(); err != nil {
+		return nil, err
+	}
+	if err := m.loadFigures(); err != nil {
 		return nil, err
 	}
 	if err := cfg.Finish(); err != nil {

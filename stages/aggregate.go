@@ -134,7 +134,7 @@ func runAggregate(ctx context.Context, rc *pipeline.RunContext) error {
 				cell.Metric = p.Metrics[i]
 			}
 			if cell.Status == "run" {
-				if err := fillCell(ctx, rc, &cell, r, c, p.Seeds[i], p.Cells[i]); err != nil {
+				if err := fillCell(ctx, rc, &cell, func(s int) string { return cellid.Input{Row: r, Col: c, Seed: s}.String() }, p.Seeds[i], p.Cells[i]); err != nil {
 					return fmt.Errorf("%s: %w", cell.ID, err)
 				}
 			}
@@ -194,10 +194,11 @@ func (rec *AggregateRecord) Cell(id string) *AggCell {
 	return nil
 }
 
-// fillCell reads the seeds of one table cell. A seed the cell has no input
+// fillCell reads the seeds of one table (or figure) cell, seed index s
+// from input inputOf(s). A seed the cell has no input
 // for (a failed or missing train cell, in a degraded aggregate) is listed in
 // Missing, never dropped silently.
-func fillCell(ctx context.Context, rc *pipeline.RunContext, cell *AggCell, r, c int, seedList, prefix string) error {
+func fillCell(ctx context.Context, rc *pipeline.RunContext, cell *AggCell, inputOf func(seedIndex int) string, seedList, prefix string) error {
 	var acc, fgt, rep, syn []float64
 	for s, f := range strings.Fields(seedList) {
 		seed, err := strconv.ParseInt(f, 10, 64)
@@ -205,7 +206,7 @@ func fillCell(ctx context.Context, rc *pipeline.RunContext, cell *AggCell, r, c 
 			return fmt.Errorf("seed %q: %w", f, err)
 		}
 		cell.Expected++
-		name := cellid.Input{Row: r, Col: c, Seed: s}.String()
+		name := inputOf(s)
 		if !rc.HasInput(name) {
 			cell.Missing = append(cell.Missing, seed)
 			continue

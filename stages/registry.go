@@ -4,5 +4,5 @@ import "repro/pipeline"
 
 // all lists every stage, in DAG order.
 func all() []*pipeline.Stage {
-	return []*pipeline.Stage{Download, Prepare, V1, Split, Streams, Train, Spike, Energy, Synth, Aggregate, Render, Reproduction}
+	return []*pipeline.Stage{Download, Prepare, V1, Split, Streams, Train, Spike, Energy, Synth, Aggregate, Render, Reproduction, Figure}
 }

@@ -5,8 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strings"
 
 	"repro/experiments"
+	"repro/experiments/cellid"
+	"repro/pipeline"
+	"repro/stages"
 )
 
 func cmdCheck() *command {
@@ -48,7 +52,11 @@ lists it and does not fail. It exits 1 when anything is stale, else 0.`,
 				fmt.Fprintf(e.stdout, "%s/ has no stale number, but %s could not be checked: not computed in this store nor held by a remote (repro run computes them; a pushed ledger holds them)\n", rel(w, w.paperPath()), plural(len(notHere), "item"))
 				return nil
 			}
-			fmt.Fprintf(e.stdout, "%s/ is current: %d table(s) match profile %s\n", rel(w, w.paperPath()), len(w.tableNames()), w.profile)
+			figs := ""
+			if n := len(w.figureNames()); n > 0 {
+				figs = fmt.Sprintf(" and %d figure(s)", n)
+			}
+			fmt.Fprintf(e.stdout, "%s/ is current: %d table(s)%s match profile %s\n", rel(w, w.paperPath()), len(w.tableNames()), figs, w.profile)
 			return nil
 		},
 	}
@@ -136,5 +144,143 @@ func runCheck(ctx context.Context, w *workspace) (stale, notHere []string, err e
 			stale = append(stale, fmt.Sprintf("%s: differs from what the store renders", rel(w, path)))
 		}
 	}
+	figs, figsNotHere, err := checkFigures(ctx, w, p)
+	if err != nil {
+		return nil, nil, err
+	}
+	stale, notHere = append(stale, figs...), append(notHere, figsNotHere...)
 	return stale, notHere, nil
+}
+
+// checkFigures compares every committed figure (its sidecar, PDF and PNG)
+// with what the store renders for the current config, naming each point
+// whose value would change; a figure the store has not rendered is checked
+// through its points' train cells, stale or merely not computed here.
+func checkFigures(ctx context.Context, w *workspace, p *pipeline.Plan) (stale, notHere []string, err error) {
+	for _, f := range w.figureNames() {
+		idsPath := w.figurePath(f, "ids.json")
+		where := rel(w, idsPath)
+		old, err := committedFigure(idsPath)
+		if errors.Is(err, os.ErrNotExist) {
+			// Not committed: stale if this store has rendered it (repro run
+			// writes it), else not computed here.
+			switch _, ok, why, err := currentFigure(ctx, w, p, f); {
+			case err != nil:
+				return nil, nil, err
+			case ok:
+				stale = append(stale, where+": not in the work tree, but rendered in the store (repro run writes it)")
+			default:
+				notHere = append(notHere, fmt.Sprintf("%s: not rendered yet (%s)", where, why))
+			}
+			continue
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		if old.Profile != w.profile {
+			stale = append(stale, fmt.Sprintf("%s: rendered from profile %s, checking profile %s", where, old.Profile, w.profile))
+		}
+		cur, ok, why, err := currentFigure(ctx, w, p, f)
+		if err != nil {
+			return nil, nil, err
+		}
+		if !ok {
+			st, nh := stalePoints(w, p, old)
+			for _, s := range st {
+				stale = append(stale, where+": "+s)
+			}
+			switch {
+			case len(st) > 0:
+			case len(nh) > 0:
+				notHere = append(notHere, fmt.Sprintf("%s: %d train cells not computed here", where, len(nh)))
+			default:
+				stale = append(stale, fmt.Sprintf("%s: would re-render (%s)", where, why))
+			}
+			continue
+		}
+		n := 0
+		for _, s := range diffPoints(old, cur) {
+			stale = append(stale, where+": "+s)
+			n++
+		}
+		for _, o := range figureFiles {
+			b, _, _, err := cellOutput(ctx, w, p, cellid.Figure(f), o.output)
+			if err != nil {
+				return nil, nil, err
+			}
+			committed, err := readFileOr(w.figurePath(f, o.ext))
+			if err != nil {
+				return nil, nil, err
+			}
+			if committed != string(b) && n == 0 {
+				stale = append(stale, fmt.Sprintf("%s: differs from what the store renders", rel(w, w.figurePath(f, o.ext))))
+			}
+		}
+	}
+	return stale, notHere, nil
+}
+
+// stalePoints names the committed points of a figure whose train cells
+// would rerun because the config changed, or hold another result than the
+// committed figure used (stale), and the train cells merely not computed
+// here (notHere).
+func stalePoints(w *workspace, p *pipeline.Plan, old *stages.FigureSidecar) (stale, notHere []string) {
+	for _, pt := range append(old.Points, old.Lines...) {
+		var why []string
+		for _, c := range []*stages.AggCell{pt.YCell, pt.XCell, pt.BCell} {
+			if c == nil {
+				continue
+			}
+			for i, id := range c.TrainCells {
+				pc := p.Cell(id)
+				switch {
+				case pc == nil:
+					why = append(why, id+" is no longer in the graph")
+				case pc.State == pipeline.Stale:
+					if st, v := w.trainVerdict(pc, c.Results[i]); st {
+						why = append(why, v)
+					} else {
+						notHere = append(notHere, id)
+					}
+				default:
+					if d, _ := pc.Manifest.Output("result"); d.String() != c.Results[i] {
+						why = append(why, id+" has another result in the store")
+					}
+				}
+			}
+		}
+		if len(why) > 0 {
+			stale = append(stale, fmt.Sprintf("%s (committed %q): %s", pt.ID, pt.Text, strings.Join(why, "; ")))
+		}
+	}
+	return stale, notHere
+}
+
+// diffPoints names the points of a figure that were added, dropped, or
+// would be drawn differently.
+func diffPoints(old, cur *stages.FigureSidecar) []string {
+	var out []string
+	curBy := map[string]stages.FigurePoint{}
+	for _, c := range append(cur.Points, cur.Lines...) {
+		curBy[c.ID] = c
+	}
+	seen := map[string]bool{}
+	for _, o := range append(old.Points, old.Lines...) {
+		seen[o.ID] = true
+		c, ok := curBy[o.ID]
+		switch {
+		case !ok:
+			out = append(out, o.ID+": no longer in the figure")
+		case c.Status != o.Status:
+			out = append(out, fmt.Sprintf("%s: committed %q, would be %q", o.ID, o.Status, c.Status))
+		case c.Text != o.Text:
+			out = append(out, fmt.Sprintf("%s: committed %q, would draw %q", o.ID, o.Text, c.Text))
+		}
+	}
+	for _, c := range append(cur.Points, cur.Lines...) {
+		if !seen[c.ID] {
+			out = append(out, fmt.Sprintf("%s: new, would draw %q", c.ID, c.Text))
+		}
+	}
+	return out
 }

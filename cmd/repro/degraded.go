@@ -25,7 +25,7 @@ func degradedGraph(w *workspace) (*pipeline.Graph, []string, error) {
 	replaced := map[*pipeline.Cell]*pipeline.Cell{}
 	var notes []string
 	for _, c := range w.graph.Cells {
-		if c.Stage != stages.Aggregate || p.Cell(c.ID).State != pipeline.Stale {
+		if (c.Stage != stages.Aggregate && c.Stage != stages.Figure) || p.Cell(c.ID).State != pipeline.Stale {
 			continue
 		}
 		d := &pipeline.Cell{ID: c.ID, Stage: c.Stage, Params: c.Params, Tables: c.Tables}
@@ -40,8 +40,12 @@ func degradedGraph(w *workspace) (*pipeline.Graph, []string, error) {
 			left = append(left, fmt.Sprintf("%s (%s)", in.Cell.ID, why))
 		}
 		replaced[c] = d
-		notes = append(notes, fmt.Sprintf("table %s: rendered without %d of %d train cells, shown with their n:\n  %s",
-			strings.TrimPrefix(c.ID, "aggregate/"), len(left), len(c.Inputs), strings.Join(left, "\n  ")))
+		what := "table " + strings.TrimPrefix(c.ID, "aggregate/")
+		if c.Stage == stages.Figure {
+			what = c.ID
+		}
+		notes = append(notes, fmt.Sprintf("%s: rendered without %d of %d train cells, shown with their n:\n  %s",
+			what, len(left), len(c.Inputs), strings.Join(left, "\n  ")))
 	}
 	if len(replaced) == 0 {
 		return nil, nil, nil
@@ -81,7 +85,7 @@ func degradedGraph(w *workspace) (*pipeline.Graph, []string, error) {
 	var keep []*pipeline.Cell
 	for _, c := range cells {
 		pc := p.Cell(c.ID)
-		if c.Stage == stages.Aggregate || c.Stage == stages.Render || c.Stage == stages.Reproduction || pc.State != pipeline.Stale {
+		if c.Stage == stages.Aggregate || c.Stage == stages.Figure || c.Stage == stages.Render || c.Stage == stages.Reproduction || pc.State != pipeline.Stale {
 			keep = append(keep, c)
 		}
 	}

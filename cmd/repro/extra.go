@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -83,6 +84,9 @@ func afterRun(ctx context.Context, e *env, w *workspace, partial bool) error {
 // ablation/full/sequential or bpk/compare/rotation. It reports whether arg
 // was one.
 func whyNumber(ctx context.Context, e *env, w *workspace, arg string) (bool, error) {
+	if strings.HasPrefix(arg, "fig/") {
+		return true, whyFigurePoint(ctx, e, w, arg)
+	}
 	tables := w.tableNames()
 	var table string
 	var sc *stages.Sidecar
@@ -176,6 +180,14 @@ func printNumber(e *env, w *workspace, p *pipeline.Plan, sc *stages.Sidecar, n *
 	out := e.stdout
 	fmt.Fprintf(out, "number %s = %s\n", n.ID, n.Text)
 	fmt.Fprintf(out, "  table %s (profile %s), row %d \"%s\", column %d (%s); from %s\n", sc.Table, sc.Profile, n.Row, n.Label, n.Column, n.Protocol, sc.Source)
+	printCell(e, w, p, &n.AggCell)
+}
+
+// printCell prints the seeds behind one table or figure cell: each seed's
+// value, train cell, result digest, key, code revision and data, and the
+// configuration once.
+func printCell(e *env, w *workspace, p *pipeline.Plan, n *stages.AggCell) {
+	out := e.stdout
 	if n.Status != "ok" {
 		fmt.Fprintf(out, "  %s\n", n.Status)
 		return
@@ -270,4 +282,69 @@ func readFileOr(path string) (string, error) {
 		return "", nil
 	}
 	return string(b), err
+}
+
+// whyFigurePoint prints the provenance of one plotted point
+// (fig/<figure>/<series>/<x>, or fig/<figure>/line/<experiment>): the
+// figure's current sidecar in the store, else the committed one.
+func whyFigurePoint(ctx context.Context, e *env, w *workspace, arg string) error {
+	name, _, _ := strings.Cut(strings.TrimPrefix(arg, "fig/"), "/")
+	if !slices.Contains(w.figureNames(), name) {
+		return fmt.Errorf("%s: no figure %q in profile %s (figures: %s)", arg, name, w.profile, strings.Join(w.figureNames(), ", "))
+	}
+	p, err := w.plan()
+	if err != nil {
+		return err
+	}
+	sc, ok, _, err := currentFigure(ctx, w, p, name)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		if sc, err = committedFigure(w.figurePath(name, "ids.json")); err != nil {
+			return fmt.Errorf("figure %s is neither rendered in the store nor committed: %w", name, err)
+		}
+		fmt.Fprintf(e.stdout, "(figure %s is not rendered for the current config; showing the committed %s)\n", name, rel(w, w.figurePath(name, "ids.json")))
+	}
+	var pt *stages.FigurePoint
+	for _, list := range [][]stages.FigurePoint{sc.Points, sc.Lines} {
+		for i := range list {
+			if list[i].ID == arg {
+				pt = &list[i]
+			}
+		}
+	}
+	if pt == nil {
+		var ids []string
+		for _, x := range append(sc.Points, sc.Lines...) {
+			ids = append(ids, x.ID)
+		}
+		return fmt.Errorf("figure %s has no point %s; its points: %s", name, arg, strings.Join(ids, " "))
+	}
+	out := e.stdout
+	fmt.Fprintf(out, "point %s = %s\n", pt.ID, pt.Text)
+	fmt.Fprintf(out, "  figure %s (%s, profile %s), panel %d, series %s, experiment %s; from %s\n", sc.Figure, sc.Label, sc.Profile, pt.Panel, pt.Series, pt.Experiment, sc.Source)
+	if pt.Status != "ok" {
+		fmt.Fprintf(out, "  %s\n", pt.Status)
+	} else {
+		fmt.Fprintf(out, "  drawn at x = %.4f, y = %.4f; bars (%s) y [%.4f, %.4f]", pt.X, pt.Y, pt.Errors, pt.YLo, pt.YHi)
+		if pt.XCell != nil {
+			fmt.Fprintf(out, ", x [%.4f, %.4f]", pt.XLo, pt.XHi)
+		}
+		fmt.Fprintln(out)
+	}
+	if d := pt.Diff; d != nil && d.Status == "ok" {
+		fmt.Fprintf(out, "  seed-paired margin %s - %s (%s) over %d seeds %v: %+.3f, 95%% bootstrap interval [%+.3f, %+.3f]\n", d.A, d.B, d.Protocol, d.N, d.Seeds, d.Diff, d.Lo, d.Hi)
+	}
+	for _, c := range []struct {
+		role string
+		cell *stages.AggCell
+	}{{"y", pt.YCell}, {"x", pt.XCell}, {"minus", pt.BCell}} {
+		if c.cell == nil {
+			continue
+		}
+		fmt.Fprintf(out, " %s: experiment %s, protocol %s\n", c.role, c.cell.Experiment, c.cell.Protocol)
+		printCell(e, w, p, c.cell)
+	}
+	return nil
 }

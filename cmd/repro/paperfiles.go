@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"repro/artifacts"
+	"repro/experiments/cellid"
 	"repro/pipeline"
 	"repro/stages"
 )
@@ -19,6 +20,7 @@ import (
 const (
 	paperDir       = "paper"
 	tablesSubdir   = "tables"
+	figuresSubdir  = "figures"
 	reproductionTo = "reproduction.tex"
 	mainTeX        = "main.tex"
 )
@@ -53,6 +55,11 @@ func (w *workspace) checkOutputs() error {
 	for _, t := range w.tableNames() {
 		paths = append(paths, w.texPath(t), w.idsPath(t))
 	}
+	for _, f := range w.figureNames() {
+		for _, o := range figureFiles {
+			paths = append(paths, w.figurePath(f, o.ext))
+		}
+	}
 	for _, p := range paths {
 		if err := w.checkUnderPaper(p); err != nil {
 			return err
@@ -67,6 +74,37 @@ func (w *workspace) texPath(table string) string {
 
 func (w *workspace) idsPath(table string) string {
 	return w.paperPath(tablesSubdir, table+".ids.json")
+}
+
+// figureFiles are a figure cell's outputs and the extensions of the files
+// they are copied to.
+var figureFiles = []struct{ output, ext string }{{"pdf", "pdf"}, {"png", "png"}, {"tex", "tex"}, {"ids", "ids.json"}}
+
+// figurePath is paper/figures/<name>.<ext> (ext pdf, png or ids.json).
+func (w *workspace) figurePath(name, ext string) string {
+	return w.paperPath(figuresSubdir, name+"."+ext)
+}
+
+// figureNames lists the figures of the graph, in order.
+func (w *workspace) figureNames() []string {
+	var out []string
+	for _, c := range w.graph.Cells {
+		if f, ok := cellid.FigureOf(c.ID); ok && c.Stage.Name == stages.Figure.Name {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// currentFigure returns the sidecar the store holds for a figure under the
+// current config, or ok false with the reason it is not computed.
+func currentFigure(ctx context.Context, w *workspace, p *pipeline.Plan, name string) (*stages.FigureSidecar, bool, string, error) {
+	return storedJSON[stages.FigureSidecar](ctx, w, p, cellid.Figure(name), "ids")
+}
+
+// committedFigure reads paper/figures/<name>.ids.json.
+func committedFigure(path string) (*stages.FigureSidecar, error) {
+	return fileJSON[stages.FigureSidecar](path)
 }
 
 // tableNames lists the tables of the graph (its render cells), in order.
@@ -105,28 +143,39 @@ func cellOutput(ctx context.Context, w *workspace, p *pipeline.Plan, id, output 
 // currentSidecar returns the sidecar the store holds for a table under the
 // current config, or ok false with the reason it is not computed.
 func currentSidecar(ctx context.Context, w *workspace, p *pipeline.Plan, table string) (*stages.Sidecar, bool, string, error) {
-	b, ok, why, err := cellOutput(ctx, w, p, "render/"+table, "ids")
-	if !ok || err != nil {
-		return nil, ok, why, err
-	}
-	sc := &stages.Sidecar{}
-	if err := json.Unmarshal(b, sc); err != nil {
-		return nil, false, "", fmt.Errorf("render/%s: ids: %w", table, err)
-	}
-	return sc, true, "", nil
+	return storedJSON[stages.Sidecar](ctx, w, p, "render/"+table, "ids")
 }
 
 // committedSidecar reads paper/tables/<table>.ids.json.
 func committedSidecar(path string) (*stages.Sidecar, error) {
+	return fileJSON[stages.Sidecar](path)
+}
+
+// storedJSON decodes a JSON output of a cached planned cell, or returns ok
+// false with the reason the cell would run.
+func storedJSON[T any](ctx context.Context, w *workspace, p *pipeline.Plan, id, output string) (*T, bool, string, error) {
+	b, ok, why, err := cellOutput(ctx, w, p, id, output)
+	if !ok || err != nil {
+		return nil, ok, why, err
+	}
+	v := new(T)
+	if err := json.Unmarshal(b, v); err != nil {
+		return nil, false, "", fmt.Errorf("%s: %s: %w", id, output, err)
+	}
+	return v, true, "", nil
+}
+
+// fileJSON decodes a JSON file of the work tree.
+func fileJSON[T any](path string) (*T, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
 	}
-	sc := &stages.Sidecar{}
-	if err := json.Unmarshal(b, sc); err != nil {
+	v := new(T)
+	if err := json.Unmarshal(b, v); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	return sc, nil
+	return v, nil
 }
 
 // writeAtomic writes data to path the way the store writes its files
@@ -145,6 +194,11 @@ func materialise(ctx context.Context, w *workspace, g *pipeline.Graph) (wrote, m
 	var files []file
 	for _, t := range w.tableNames() {
 		files = append(files, file{"render/" + t, "tex", w.texPath(t)}, file{"render/" + t, "ids", w.idsPath(t)})
+	}
+	for _, f := range w.figureNames() {
+		for _, o := range figureFiles {
+			files = append(files, file{cellid.Figure(f), o.output, w.figurePath(f, o.ext)})
+		}
 	}
 	if g.Cell("reproduction") != nil {
 		files = append(files, file{"reproduction", "tex", w.paperPath(reproductionTo)})

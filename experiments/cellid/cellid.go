@@ -98,6 +98,51 @@ func Render(table string) string    { return "render/" + table }
 
 const Reproduction = "reproduction"
 
+// Figure names a figure's cell.
+func Figure(name string) string { return "figure/" + name }
+
+// FigureOf is the inverse of Figure.
+func FigureOf(id string) (string, bool) {
+	f, ok := strings.CutPrefix(id, "figure/")
+	return f, ok && f != ""
+}
+
+// FigureInput is one input of a figure cell: seed index Seed of the cells
+// in role Role (y: the plotted accuracy, x: the accuracy on the x axis, b:
+// the subtrahend of a margin) of point Point of series Series of panel
+// Panel; a reference line's cells are role r of its index in Point, Series
+// -1.
+type FigureInput struct {
+	Panel, Series, Point int
+	Role                 byte
+	Seed                 int
+}
+
+// String is the input name: p<panel>s<series>i<point><role><seed>, or
+// p<panel>l<line>r<seed> for a reference line.
+func (in FigureInput) String() string {
+	if in.Series < 0 {
+		return fmt.Sprintf("p%dl%dr%d", in.Panel, in.Point, in.Seed)
+	}
+	return fmt.Sprintf("p%ds%di%d%c%d", in.Panel, in.Series, in.Point, in.Role, in.Seed)
+}
+
+// ParseFigureInput is the inverse of FigureInput.String.
+func ParseFigureInput(s string) (FigureInput, error) {
+	var in FigureInput
+	if _, err := fmt.Sscanf(s, "p%dl%dr%d", &in.Panel, &in.Point, &in.Seed); err == nil {
+		in.Series, in.Role = -1, 'r'
+		if in.String() == s {
+			return in, nil
+		}
+	}
+	in = FigureInput{}
+	if _, err := fmt.Sscanf(s, "p%ds%di%d%c%d", &in.Panel, &in.Series, &in.Point, &in.Role, &in.Seed); err == nil && in.String() == s && strings.IndexByte("yxb", in.Role) >= 0 {
+		return in, nil
+	}
+	return FigureInput{}, fmt.Errorf("figure input %q: want p<panel>s<series>i<point><y|x|b><seed> or p<panel>l<line>r<seed>", s)
+}
+
 // TableOf is the inverse of Aggregate and Render: the table a cell ID
 // names, and whether it is one of those.
 func TableOf(id string) (string, bool) {

@@ -1,0 +1,234 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"repro/stages"
+)
+
+// figureTestConfig is one figure of every kind over real MNIST: backprop
+// cells (the fastest learner), every 50th stream sample, two seeds. Panel
+// 1 sweeps a config field on a log axis with s.d. bars, every seed and a
+// reference line at an experiment's mean; panel 2 plots accuracy against
+// accuracy under another protocol with labels and the frontier; panel 3 a
+// seed-paired margin with a bootstrap interval against a measured x (the
+// replay updates); panel 4 is declared but needs a missing feature.
+const figureTestConfig = `
+[settings]
+store = "store"
+data_mirror = "%MIRROR%"
+default_profile = "smoke"
+
+[profile.smoke]
+seeds = [0, 1]
+split_seeds = [1234]
+stamp = "SMOKE TEST OUTPUT"
+[profile.smoke.train]
+stream_stride = 50
+eval_stride = 10
+
+[[experiment]]
+name = "a"
+learner = "bp"
+dataset = "mnist"
+protocols = ["sequential", "static"]
+
+[[experiment]]
+name = "small"
+learner = "bp"
+dataset = "mnist"
+protocols = ["sequential", "static"]
+[experiment.bp]
+k = 200
+
+[[experiment]]
+name = "b"
+learner = "bp"
+dataset = "mnist"
+protocols = ["sequential"]
+[experiment.bp]
+lr = 3e-3
+
+[[figure]]
+name = "f"
+label = "fig:f"
+caption = 'Every kind of panel.'
+width = '\linewidth'
+[[figure.panel]]
+title = "sweep"
+xlabel = "K"
+ylabel = "accuracy (%)"
+xlog = true
+[[figure.panel.series]]
+name = "er"
+label = "BP + ER"
+experiments = ["small", "a"]
+x = "param:bp.k"
+line = true
+seeds = true
+[[figure.panel.line]]
+experiment = "b"
+label = "lr 3e-3"
+dashed = true
+[[figure.panel]]
+title = "frontier"
+xlabel = "static"
+ylabel = "sequential"
+legend = "tl"
+[[figure.panel.series]]
+name = "front"
+experiments = ["a", "small"]
+labels = ["K 1000", "K 200"]
+x = "protocol:static"
+frontier = true
+[[figure.panel]]
+title = "margin"
+xlabel = "replay updates"
+ylabel = "a - b"
+[[figure.panel.series]]
+name = "margin"
+experiments = ["a"]
+minus = ["b"]
+x = "metric:replay_updates"
+errors = "bootstrap"
+resamples = 2000
+marker = "star"
+[[figure.panel.line]]
+value = 0.0
+[[figure.panel]]
+title = "gate"
+needs = "needs a feature the learners lack"
+[[figure.panel.series]]
+name = "gated"
+experiments = ["gate-on"]
+xs = [1.0]
+needs = "needs the gate"
+`
+
+// TestFiguresEndToEnd runs the real CLI on real MNIST: the run draws the
+// figure (PDF, PNG, sidecar) into paper/figures/; why prints a point's
+// seeds, digests and configuration; check passes; changing one
+// experiment reruns its cells and the figure only, and check names its
+// points until the rerun.
+func TestFiguresEndToEnd(t *testing.T) {
+	mirror := mnistMirror(t)
+	dir := t.TempDir()
+	cfg := strings.Replace(figureTestConfig, "%MIRROR%", mirror, 1)
+	if err := os.WriteFile(filepath.Join(dir, "pipeline.toml"), []byte(cfg), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := mustRepro(t, dir, "run", "-j", "2", "-q")
+	for _, ext := range []string{"pdf", "png", "tex", "ids.json"} {
+		if !strings.Contains(out, "wrote paper/figures/f."+ext) {
+			t.Errorf("run output lacks paper/figures/f.%s:\n%s", ext, out)
+		}
+	}
+	pdf, _ := os.ReadFile(filepath.Join(dir, "paper/figures/f.pdf"))
+	png, _ := os.ReadFile(filepath.Join(dir, "paper/figures/f.png"))
+	if !bytes.HasPrefix(pdf, []byte("%PDF-")) || !bytes.HasPrefix(png, []byte("\x89PNG")) {
+		t.Fatalf("paper/figures/f.pdf and .png are not a PDF and a PNG")
+	}
+	tex, _ := os.ReadFile(filepath.Join(dir, "paper/figures/f.tex"))
+	for _, want := range []string{`\includegraphics[width=\linewidth]{f}`, `\caption{\textbf{[SMOKE TEST OUTPUT]} Every kind of panel. \emph{Not drawn here:} not run: needs the gate.}`, `\label{fig:f}`} {
+		if !strings.Contains(string(tex), want) {
+			t.Errorf("f.tex lacks %q:\n%s", want, tex)
+		}
+	}
+	compileFigure(t, filepath.Join(dir, "paper"), "f")
+	b, err := os.ReadFile(filepath.Join(dir, "paper/figures/f.ids.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sc stages.FigureSidecar
+	if err := json.Unmarshal(b, &sc); err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]stages.FigurePoint{}
+	for _, p := range append(sc.Points, sc.Lines...) {
+		got[p.ID] = p
+	}
+	for id, status := range map[string]string{
+		"fig/f/er/200": "ok", "fig/f/er/1000": "ok", "fig/f/line/b": "ok",
+		"fig/f/front/a": "ok", "fig/f/front/small": "ok", "fig/f/margin/a": "ok", "fig/f/line/0": "ok",
+		"fig/f/gated/1": "not run: needs the gate",
+	} {
+		if p, ok := got[id]; !ok || p.Status != status {
+			t.Errorf("point %s: %+v, want status %q", id, p, status)
+		}
+	}
+	if len(got) != 8 {
+		t.Errorf("sidecar has %d points, want 8: %v", len(got), got)
+	}
+	if p := got["fig/f/er/1000"]; p.YCell == nil || p.YCell.N != 2 || p.X != 1000 || p.YLo >= p.Y || p.YHi <= p.Y {
+		t.Errorf("fig/f/er/1000: want 2 seeds at x 1000 with s.d. bars around the mean: %+v", p)
+	}
+	if p := got["fig/f/margin/a"]; p.Diff == nil || p.Diff.N != 2 || p.YLo > p.Y || p.YHi < p.Y || p.X <= 0 || !strings.Contains(p.Text, "[") {
+		t.Errorf("fig/f/margin/a: want a paired margin over 2 seeds inside its interval, x the replay updates: %+v", p)
+	}
+	if p := got["fig/f/front/a"]; p.XCell == nil || p.XCell.Protocol != "static" || p.Dominant == nil {
+		t.Errorf("fig/f/front/a: want x from the static cells, frontier marked: %+v", p)
+	}
+	why := mustRepro(t, dir, "why", "fig/f/margin/a")
+	for _, want := range []string{"point fig/f/margin/a", "seed-paired margin a - b", "train/a/sequential/split1234/seed1", "train/b/sequential/split1234/seed0", "result sha256:", "split/mnist-1234", "train.bp.lr = "} {
+		if !strings.Contains(why, want) {
+			t.Errorf("why lacks %q:\n%s", want, why)
+		}
+	}
+	if out := mustRepro(t, dir, "check"); !strings.Contains(out, "and 1 figure(s) match") {
+		t.Fatalf("check after the run: %s", out)
+	}
+
+	// Change b (the reference line and the margin's subtrahend): only b's
+	// cells and the figure rerun; check names b's points, not the sweep's.
+	os.WriteFile(filepath.Join(dir, "pipeline.toml"), []byte(strings.Replace(cfg, "lr = 3e-3", "lr = 2e-3", 1)), 0o644)
+	out, err = repro(t, dir, "check")
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 || !strings.Contains(out, "paper/figures/f.ids.json: fig/f/line/b (committed") ||
+		!strings.Contains(out, "fig/f/margin/a (committed") || !strings.Contains(out, "config changed: train.bp.lr 0.003 -> 0.002") {
+		t.Fatalf("check after a config change does not name b's points and why: err %v\n%s", err, out)
+	}
+	if strings.Contains(out, "fig/f/er/") || strings.Contains(out, "fig/f/front/") {
+		t.Errorf("check names points that did not change:\n%s", out)
+	}
+	plan := mustRepro(t, dir, "plan")
+	if !strings.Contains(plan, "3 to run") || !strings.Contains(plan, "run    figure/f") {
+		t.Errorf("plan after changing b (want b's 2 train cells and the figure):\n%s", plan)
+	}
+	for _, line := range strings.Split(plan, "\n") {
+		if strings.HasPrefix(line, "run    train/") && !strings.Contains(line, "train/b/") {
+			t.Errorf("plan reruns another experiment: %s", line)
+		}
+	}
+	out = mustRepro(t, dir, "run", "-j", "2", "-q")
+	if !strings.Contains(out, "ran 3 cells") || !strings.Contains(out, "wrote paper/figures/f.png") {
+		t.Errorf("rerun after the change:\n%s", out)
+	}
+	if out := mustRepro(t, dir, "check"); !strings.Contains(out, "is current") {
+		t.Fatalf("check after the rerun: %s", out)
+	}
+}
+
+// compileFigure compiles a rendered figure's LaTeX as main.tex inputs it,
+// when pdflatex is installed.
+func compileFigure(t *testing.T, paper, name string) {
+	t.Helper()
+	if _, err := exec.LookPath("pdflatex"); err != nil {
+		t.Log("no pdflatex: rendered figure not compiled")
+		return
+	}
+	doc := "\\documentclass{article}\\usepackage{graphicx}\\graphicspath{{figures/}}\n" +
+		"\\begin{document}\n\\input{figures/" + name + ".tex}\n\\end{document}\n"
+	if err := os.WriteFile(filepath.Join(paper, "fig.tex"), []byte(doc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("pdflatex", "-interaction=nonstopmode", "-halt-on-error", "fig.tex")
+	cmd.Dir = paper
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Errorf("pdflatex on the rendered figure: %v\n%s", err, out)
+	}
+}

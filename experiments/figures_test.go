@@ -1,0 +1,100 @@
+package experiments
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"repro/stages"
+)
+
+const figuresTestConfig = tablesTestConfig + `
+[[figure]]
+name = "f"
+label = "fig:f"
+caption = "c"
+[[figure.panel]]
+xlog = true
+[[figure.panel.series]]
+name = "s"
+experiments = ["x", "y"]
+x = "param:bp.lr"
+[[figure.panel.series]]
+name = "m"
+experiments = ["x"]
+minus = ["y"]
+xs = [1.0]
+errors = "bootstrap"
+[[figure.panel.line]]
+experiment = "z"
+protocol = "static"
+[[figure.panel]]
+needs = "a feature"
+[[figure.panel.series]]
+name = "absent"
+experiments = ["nope"]
+xs = [2.0]
+needs = "a feature"
+`
+
+func TestFigureCells(t *testing.T) {
+	t.Parallel()
+	g, err := buildTest(t, figuresTestConfig, tablesTestPublished)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := g.Cell("figure/f")
+	if c == nil {
+		t.Fatal("no figure cell")
+	}
+	// s: x 3 seeds + y 2; m: x 3 + y 2; the line: z static 3.
+	if len(c.Inputs) != 3+2+3+2+3 {
+		t.Errorf("figure has %d inputs, want 13", len(c.Inputs))
+	}
+	var lay stages.FigLayout
+	if err := json.Unmarshal([]byte(c.Params.(*stages.FigureParams).Layout), &lay); err != nil {
+		t.Fatal(err)
+	}
+	s := lay.Panels[0].Series[0]
+	if s.Points[0].ID != "fig/f/s/3e-05" || s.Points[0].X != 3e-5 || s.Points[1].ID != "fig/f/s/0.001" {
+		t.Errorf("sweep points %+v", s.Points)
+	}
+	if m := lay.Panels[0].Series[1]; m.Resamples != stages.BootstrapResamples || m.Points[0].B == nil || m.Points[0].B.Seeds != "0 1" {
+		t.Errorf("margin series %+v", m)
+	}
+	if p := lay.Panels[1].Series[0].Points[0]; p.Status != "not run: a feature" || p.ID != "fig/f/absent/2" {
+		t.Errorf("missing point %+v", p)
+	}
+	if tc := g.Cell("train/z/static/split7/seed0"); !strings.Contains(strings.Join(tc.Tables, " "), "fig/f") {
+		t.Errorf("train cell not marked with the figure: %v", tc.Tables)
+	}
+}
+
+func TestFigureSpecErrors(t *testing.T) {
+	t.Parallel()
+	cases := map[string]struct{ from, to, want string }{
+		"name":       {`name = "f"`, `name = "F f"`, "figure F f.name"},
+		"no x":       {`x = "param:bp.lr"`, ``, "series[0].xs"},
+		"bad x":      {`x = "param:bp.lr"`, `x = "width"`, "series[0].x"},
+		"protocol":   {`protocol = "static"`, `protocol = "stat"`, "line[0].protocol"},
+		"errors":     {`errors = "bootstrap"`, `errors = "ci"`, "series[1].errors"},
+		"minus":      {`minus = ["y"]`, `minus = ["y", "x"]`, "series[1].minus"},
+		"dup":        {`name = "m"`, `name = "s"`, "duplicate series"},
+		"line":       {`experiment = "z"`, `experiment = "z"` + "\nvalue = 1.0", "line[0]"},
+		"unknown":    {`xlog = true`, `xlog = true` + "\nylog = true", "unknown key"},
+		"undeclared": {`experiments = ["x", "y"]`, `experiments = ["x", "yy"]`, "no experiment \"yy\""},
+		"resamples":  {`errors = "bootstrap"`, `errors = "sd"` + "\nresamples = 5", "resamples"},
+	}
+	for name, c := range cases {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			if !strings.Contains(figuresTestConfig, c.from) {
+				t.Fatalf("config lacks %q", c.from)
+			}
+			_, err := buildTest(t, strings.Replace(figuresTestConfig, c.from, c.to, 1), tablesTestPublished)
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("got %v, want an error naming %q", err, c.want)
+			}
+		})
+	}
+}
