@@ -299,7 +299,7 @@ func (pn *Panel) plot() (*plot.Plot, error) {
 		}
 	}
 	for _, s := range pn.Series {
-		if len(s.Points) == 0 && pn.Legend != "none" {
+		if len(s.Points) == 0 && pn.Legend != "none" && s.Label != "" {
 			sc, _ := plotter.NewScatter(plotter.XYs{})
 			sc.GlyphStyle = glyphStyle(s.Marker, color.Gray{Y: 160}, 3)
 			p.Legend.Add(s.Label+" (not run)", sc)

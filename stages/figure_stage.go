@@ -281,8 +281,8 @@ func figureData(ctx context.Context, rc *pipeline.RunContext, lay *FigLayout) (*
 			}
 			side.Lines = append(side.Lines, fp)
 		}
-		panel.Note = pn.Needs
-		if panel.Note == "" {
+		panel.Note = "not run: " + pn.Needs
+		if pn.Needs == "" {
 			panel.Note = strings.Join(notes, "; ")
 		}
 		fig.Panels = append(fig.Panels, panel)

@@ -193,6 +193,8 @@ func checkFigures(ctx context.Context, w *workspace, p *pipeline.Plan) (stale, n
 			case len(st) > 0:
 			case len(nh) > 0:
 				notHere = append(notHere, fmt.Sprintf("%s: %d train cells not computed here", where, len(nh)))
+			case onlyNotHere(p.Cell(cellid.Figure(f)).Reasons):
+				notHere = append(notHere, where+": not computed here")
 			default:
 				stale = append(stale, fmt.Sprintf("%s: would re-render (%s)", where, why))
 			}
