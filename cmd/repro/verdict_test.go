@@ -64,6 +64,12 @@ func TestFreshCloneNotComputedHere(t *testing.T) {
 			if line != "paper/reproduction.tex: not computed here" {
 				t.Errorf("check on a fresh clone: %s", line)
 			}
+		case strings.HasPrefix(line, "paper/figures/"):
+			// A figure is committed (not computed here) or not rendered
+			// yet, never stale on a fresh clone.
+			if !strings.HasSuffix(line, ": not computed here") && !strings.Contains(line, ": not rendered yet (") {
+				t.Errorf("check on a fresh clone calls a figure stale: %s", line)
+			}
 		case strings.HasPrefix(line, "repro check: "), strings.HasPrefix(line, "paper/ has no stale number, but"):
 		default:
 			t.Errorf("check on a fresh clone: unexpected line %s", line)
