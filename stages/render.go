@@ -342,6 +342,9 @@ type ReproReport struct {
 	Compared int `json:"compared"`
 	Within   int `json:"within"`
 	NotRun   int `json:"not_run"`
+	// WideSD counts the compared cells whose s.d. over seeds is more than
+	// twice the paper's (each judged with the paper's s.d. and flagged).
+	WideSD int `json:"wide_sd,omitempty"`
 }
 
 // roundingSlack is half the last published digit: the paper prints %.1f.
@@ -367,10 +370,11 @@ func WithinNoise(ours, so float64, no int, pub, sp float64, np int) bool {
 // Outputs: "tex" (paper/reproduction.tex) and "report" (JSON ReproReport).
 //
 // Version 7: the report's citations read as LaTeX: "tab:x" is a \ref, an
-// opening quote is a real one.
+// opening quote is a real one. Version 8: a cell whose s.d. over seeds is
+// more than twice the paper's is judged with the paper's s.d. and flagged.
 var Reproduction = &pipeline.Stage{
 	Name:      "reproduction",
-	Version:   7,
+	Version:   8,
 	NewParams: func() any { return &ReproductionParams{} },
 	Run: func(ctx context.Context, rc *pipeline.RunContext) error {
 		p := rc.Params.(*ReproductionParams)
@@ -451,7 +455,16 @@ func Reproduce(p *ReproductionParams, recs []*AggregateRecord) (*ReproReport, er
 					}
 					r.Diff, r.HasDiff = c.Acc.Mean-p.Means[i], true
 					r.Within = "no"
-					if WithinNoise(c.Acc.Mean, c.Acc.SD, c.N, p.Means[i], math.Max(p.SDs[i], 0), np) {
+					// A number must not agree only because our seeds
+					// spread widely: above twice the paper's s.d., ours is
+					// judged with the paper's s.d. in its place, and flagged.
+					so := c.Acc.SD
+					if sp := p.SDs[i]; sp > 0 && c.N > 1 && so > 2*sp {
+						so = sp
+						rep.WideSD++
+						r.Note = strings.TrimPrefix(r.Note+"; ", "; ") + fmt.Sprintf("our s.d. %s is more than twice the paper's %s (judged with the paper's)", fmt1(c.Acc.SD), fmt1(sp))
+					}
+					if WithinNoise(c.Acc.Mean, so, c.N, p.Means[i], math.Max(p.SDs[i], 0), np) {
 						r.Within = "yes"
 						rep.Within++
 					}
@@ -513,7 +526,11 @@ func ReproductionTeX(rep *ReproReport) string {
 	}
 	fmt.Fprintf(&b, "\\noindent Profile \\texttt{%s}. For every number: the paper's published value, ours, the difference (ours $-$ published) and whether it lies within the seed noise ", latexEscape(rep.Profile))
 	b.WriteString("(table cells: $|d| \\le 1.96\\sqrt{s_o^2/n_o + s_p^2/n_p} + 0.05$; stated differences: the published estimate inside our seed-paired 95\\% bootstrap interval $\\pm0.05$). ")
-	fmt.Fprintf(&b, "%d numbers compared, %d within the noise, %d not run.\n\n", rep.Compared, rep.Within, rep.NotRun)
+	fmt.Fprintf(&b, "%d numbers compared, %d within the noise, %d not run.", rep.Compared, rep.Within, rep.NotRun)
+	if rep.WideSD > 0 {
+		fmt.Fprintf(&b, " %d cell(s) have an s.d. over seeds more than twice the paper's: each is judged with the paper's s.d. instead, so that a wide spread alone never counts as agreement.", rep.WideSD)
+	}
+	b.WriteString("\n\n")
 	b.WriteString("{\\scriptsize\n\\begin{longtable}{@{}lllrl@{}}\n\\toprule\nID & published & ours & diff. & within \\\\\n\\quad\\textit{note; source of the published value} &&&& \\\\\n\\midrule\n\\endhead\n")
 	for _, r := range rep.Rows {
 		d := ""

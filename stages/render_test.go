@@ -140,3 +140,30 @@ func TestCiteTeX(t *testing.T) {
 		}
 	}
 }
+
+// TestReproduceWideSD: a cell that agrees with the paper only because its
+// seeds spread more than twice as widely is judged with the paper's s.d.
+// (here: no longer within the noise) and flagged.
+func TestReproduceWideSD(t *testing.T) {
+	t.Parallel()
+	rec := &AggregateRecord{Table: "t", Rows: [][]AggCell{{
+		{ID: "t/a/s", Status: "ok", N: 6, Expected: 6, Acc: Stat{Mean: 85.4, SD: 12.5}},
+		{ID: "t/b/s", Status: "ok", N: 6, Expected: 6, Acc: Stat{Mean: 91.7, SD: 0.4}},
+	}}}
+	p := &ReproductionParams{}
+	wide, narrow := 3.5, 0.3
+	p.AddPublished(&Published{Value: []PublishedValue{
+		{ID: "t/a/s", Mean: 79.0, SD: &wide, N: 6, Cite: "x"},
+		{ID: "t/b/s", Mean: 91.6, SD: &narrow, N: 6, Cite: "y"},
+	}})
+	rep, err := Reproduce(p, []*AggregateRecord{rec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.WideSD != 1 || rep.Within != 1 || rep.Rows[0].Within != "no" || !strings.Contains(rep.Rows[0].Note, "more than twice the paper's") {
+		t.Errorf("report %+v", rep)
+	}
+	if !strings.Contains(ReproductionTeX(rep), "1 cell(s) have an s.d. over seeds more than twice the paper's") {
+		t.Error("the summary does not say so")
+	}
+}
