@@ -315,6 +315,23 @@ type ReproductionParams struct {
 	Cites   []string  `toml:"cites"`
 	Stamp   string    `toml:"stamp"`
 	Profile string    `toml:"profile"`
+	// The orderings the paper claims (parallel slices; ClaimHolds is each
+	// claim's conditions joined by "; "). Absent when none is declared.
+	ClaimIDs   []string `toml:"claim_ids,omitzero"`
+	ClaimTexts []string `toml:"claim_texts,omitzero"`
+	ClaimCites []string `toml:"claim_cites,omitzero"`
+	ClaimHolds []string `toml:"claim_holds,omitzero"`
+}
+
+// ClaimResult is one claimed ordering checked against our numbers.
+type ClaimResult struct {
+	ID   string `json:"id"`
+	Text string `json:"text"`
+	Cite string `json:"cite"`
+	// Verdict is "holds", "fails" or "not computed: <why>"; Detail gives
+	// each condition with our numbers.
+	Verdict string `json:"verdict"`
+	Detail  string `json:"detail"`
 }
 
 // ReproRow is one number of the reproduction report.
@@ -345,6 +362,9 @@ type ReproReport struct {
 	// WideSD counts the compared cells whose s.d. over seeds is more than
 	// twice the paper's (each judged with the paper's s.d. and flagged).
 	WideSD int `json:"wide_sd,omitempty"`
+	// Claims are the paper's stated orderings, each holds / fails.
+	Claims     []ClaimResult `json:"claims,omitempty"`
+	ClaimsHeld int           `json:"claims_held,omitempty"`
 }
 
 // roundingSlack is half the last published digit: the paper prints %.1f.
@@ -513,7 +533,73 @@ func Reproduce(p *ReproductionParams, recs []*AggregateRecord) (*ReproReport, er
 			rep.Rows = append(rep.Rows, ReproRow{ID: id, Cite: p.Cites[i], Published: fmt1(p.Means[i]), Note: "published, but no table renders this ID"})
 		}
 	}
+	means := map[string]float64{}
+	for _, rec := range recs {
+		for _, row := range rec.Rows {
+			for _, c := range row {
+				if c.Status == "ok" {
+					means[c.ID] = c.Acc.Mean
+				}
+			}
+		}
+	}
+	for i, id := range p.ClaimIDs {
+		cr := checkClaim(means, p.ClaimHolds[i])
+		cr.ID, cr.Text, cr.Cite = id, p.ClaimTexts[i], p.ClaimCites[i]
+		if cr.Verdict == "holds" {
+			rep.ClaimsHeld++
+		}
+		rep.Claims = append(rep.Claims, cr)
+	}
 	return rep, nil
+}
+
+// checkClaim evaluates a claim's conditions ("; "-joined) on our means (at
+// the rounding the tables print: equal to one decimal satisfies >= and <=).
+func checkClaim(means map[string]float64, holds string) ClaimResult {
+	cr := ClaimResult{Verdict: "holds"}
+	var parts []string
+	operand := func(s string) (float64, string, bool) {
+		if v, ok := means[s]; ok {
+			return v, s, true
+		}
+		if v, err := strconv.ParseFloat(s, 64); err == nil {
+			return v, "", true
+		}
+		return 0, s, false
+	}
+	for _, h := range strings.Split(holds, "; ") {
+		a, op, b, err := parseCondition(h)
+		if err != nil {
+			return ClaimResult{Verdict: "not computed: " + err.Error()}
+		}
+		x, xn, okx := operand(a)
+		y, yn, oky := operand(b)
+		if !okx || !oky {
+			missing := xn
+			if okx {
+				missing = yn
+			}
+			cr.Verdict = "not computed: " + missing + " has no value here"
+			parts = append(parts, h)
+			continue
+		}
+		xr, _ := strconv.ParseFloat(fmt1(x), 64)
+		yr, _ := strconv.ParseFloat(fmt1(y), 64)
+		ok := map[string]bool{">=": xr >= yr, "<=": xr <= yr, ">": xr > yr, "<": xr < yr}[op]
+		if !ok && cr.Verdict == "holds" {
+			cr.Verdict = "fails"
+		}
+		name := func(n string, v float64) string {
+			if n == "" {
+				return fmt1(v)
+			}
+			return fmt.Sprintf("%s %s", n, fmt1(v))
+		}
+		parts = append(parts, fmt.Sprintf("%s %s %s", name(xn, x), op, name(yn, y)))
+	}
+	cr.Detail = strings.Join(parts, "; ")
+	return cr
 }
 
 // ReproductionTeX renders the report as a longtable.
@@ -527,6 +613,9 @@ func ReproductionTeX(rep *ReproReport) string {
 	fmt.Fprintf(&b, "\\noindent Profile \\texttt{%s}. For every number: the paper's published value, ours, the difference (ours $-$ published) and whether it lies within the seed noise ", latexEscape(rep.Profile))
 	b.WriteString("(table cells: $|d| \\le 1.96\\sqrt{s_o^2/n_o + s_p^2/n_p} + 0.05$; stated differences: the published estimate inside our seed-paired 95\\% bootstrap interval $\\pm0.05$). ")
 	fmt.Fprintf(&b, "%d numbers compared, %d within the noise, %d not run.", rep.Compared, rep.Within, rep.NotRun)
+	if len(rep.Claims) > 0 {
+		fmt.Fprintf(&b, " %d of %d claimed orderings hold.", rep.ClaimsHeld, len(rep.Claims))
+	}
 	if rep.WideSD > 0 {
 		fmt.Fprintf(&b, " %d cell(s) have an s.d. over seeds more than twice the paper's: each is judged with the paper's s.d. instead, so that a wide spread alone never counts as agreement.", rep.WideSD)
 	}
@@ -554,6 +643,13 @@ func ReproductionTeX(rep *ReproReport) string {
 		}
 	}
 	b.WriteString("\\bottomrule\n\\end{longtable}}\n")
+	if len(rep.Claims) > 0 {
+		fmt.Fprintf(&b, "\n\\subsection*{Orderings the paper claims}\n\\noindent %d of %d hold on our numbers (means at one decimal).\n\\begin{itemize}\n", rep.ClaimsHeld, len(rep.Claims))
+		for _, c := range rep.Claims {
+			fmt.Fprintf(&b, "\\item \\textbf{%s}: %s (\\texttt{%s}; %s). {\\footnotesize %s}\n", latexEscape(c.Verdict), texQuotes(latexEscape(c.Text)), latexEscape(c.ID), citeTeX(c.Cite), latexEscape(c.Detail))
+		}
+		b.WriteString("\\end{itemize}\n")
+	}
 	return b.String()
 }
 

@@ -167,3 +167,56 @@ func TestReproduceWideSD(t *testing.T) {
 		t.Error("the summary does not say so")
 	}
 }
+
+// TestReproduceClaims: a claimed ordering holds, fails (with our numbers)
+// or is not computed when a number it names has no value.
+func TestReproduceClaims(t *testing.T) {
+	t.Parallel()
+	pub, err := ParsePublished("p.toml", `
+[[claim]]
+id = "a-above-b"
+text = "a above b"
+cite = "x"
+holds = ["t/a/s > t/b/s", "t/a/s >= 91.7"]
+[[claim]]
+id = "b-above-a"
+text = "b above a"
+cite = "y"
+holds = ["t/b/s > t/a/s"]
+[[claim]]
+id = "c"
+text = "c"
+cite = "z"
+holds = ["t/c/s > t/a/s"]
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &ReproductionParams{}
+	p.AddPublished(pub)
+	rec := &AggregateRecord{Table: "t", Rows: [][]AggCell{{
+		{ID: "t/a/s", Status: "ok", N: 6, Expected: 6, Acc: Stat{Mean: 91.72}},
+		{ID: "t/b/s", Status: "ok", N: 6, Expected: 6, Acc: Stat{Mean: 88.3}},
+	}}}
+	rep, err := Reproduce(p, []*AggregateRecord{rec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"holds", "fails", "not computed: t/c/s has no value here"}
+	for i, c := range rep.Claims {
+		if c.Verdict != want[i] {
+			t.Errorf("claim %s: %s (%s), want %s", c.ID, c.Verdict, c.Detail, want[i])
+		}
+	}
+	if rep.ClaimsHeld != 1 || !strings.Contains(rep.Claims[1].Detail, "t/b/s 88.3 > t/a/s 91.7") {
+		t.Errorf("report %+v", rep.Claims)
+	}
+	if !strings.Contains(ReproductionTeX(rep), "1 of 3 claimed orderings hold") {
+		t.Error("summary lacks the claims")
+	}
+	for _, bad := range []string{"holds = [\"a >> b\"]", "holds = []", "holds = [\"a > \"]"} {
+		if _, err := ParsePublished("p.toml", "[[claim]]\nid = \"x\"\ntext = \"t\"\ncite = \"c\"\n"+bad+"\n"); err == nil {
+			t.Errorf("%s accepted", bad)
+		}
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"strings"
 
 	"github.com/BurntSushi/toml"
 )
@@ -40,6 +41,33 @@ const (
 // cited to its table and row.
 type Published struct {
 	Value []PublishedValue `toml:"value"`
+	Claim []Claim          `toml:"claim"`
+}
+
+// Claim is an ordering the paper states: it holds when every condition
+// holds on our means. A condition compares two number IDs (or a number ID
+// and a constant): "val/full/split1 >= val/night/split1".
+type Claim struct {
+	ID    string   `toml:"id"`
+	Text  string   `toml:"text"`
+	Cite  string   `toml:"cite"`
+	Holds []string `toml:"holds"`
+}
+
+var claimOps = []string{">=", "<=", ">", "<"}
+
+// parseCondition splits "a OP b" into its operands and operator.
+func parseCondition(c string) (a, op, b string, err error) {
+	for _, o := range claimOps {
+		if x, y, ok := strings.Cut(c, " "+o+" "); ok {
+			a, b = strings.TrimSpace(x), strings.TrimSpace(y)
+			if a == "" || b == "" || strings.ContainsAny(a+b, " <>=") {
+				break
+			}
+			return a, o, b, nil
+		}
+	}
+	return "", "", "", fmt.Errorf("condition %q: want \"ID OP ID\" or \"ID OP number\" with OP one of >= <= > <", c)
 }
 
 // PublishedValue is one published number: a table cell (mean ± sd over n
@@ -93,11 +121,30 @@ func ParsePublished(path, src string) (*Published, error) {
 			return nil, fmt.Errorf("%s: value %s: lo and hi go together", path, v.ID)
 		}
 	}
+	claims := map[string]bool{}
+	for i, c := range p.Claim {
+		if c.ID == "" || claims[c.ID] || c.Cite == "" || c.Text == "" || len(c.Holds) == 0 {
+			return nil, fmt.Errorf("%s: claim[%d] %q: id (unique), text, cite and holds are required", path, i, c.ID)
+		}
+		claims[c.ID] = true
+		for _, h := range c.Holds {
+			if _, _, _, err := parseCondition(h); err != nil {
+				return nil, fmt.Errorf("%s: claim %s: %w", path, c.ID, err)
+			}
+		}
+	}
 	return p, nil
 }
 
-// AddPublished appends the published values of a file to the report's.
+// AddPublished appends the published values and claims of a file to the
+// report's.
 func (rp *ReproductionParams) AddPublished(p *Published) {
+	for _, c := range p.Claim {
+		rp.ClaimIDs = append(rp.ClaimIDs, c.ID)
+		rp.ClaimTexts = append(rp.ClaimTexts, c.Text)
+		rp.ClaimCites = append(rp.ClaimCites, c.Cite)
+		rp.ClaimHolds = append(rp.ClaimHolds, strings.Join(c.Holds, "; "))
+	}
 	for _, v := range p.Value {
 		sd, lo, hi, ci := -1.0, 0.0, 0.0, false
 		if v.SD != nil {
