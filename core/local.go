@@ -98,6 +98,7 @@ type localRun struct {
 	rhoSum   []float64
 	sleepSum []float64
 	drift    *driftAcc
+	channels [3]int64   // DiagChannels: masked synapse entries per channel
 	ext      extraState // appendix variants (rotation.go)
 }
 
@@ -316,6 +317,9 @@ func (r *localRun) wakingStep(batch []int, etaWake, etaReplay float64) {
 		return
 	}
 	masks := r.replayMasks()
+	if cfg.DiagChannels && !unmasked {
+		r.countChannels(masks, supWake)
+	}
 	for range cfg.Burst {
 		sample := r.buf.Sample(r.sampleBuf, cfg.BatchReplay, r.rng)
 		r.sampleBuf = sample
@@ -581,5 +585,57 @@ func (r *localRun) night(eta float64) {
 		r.nightBatches++
 		r.res.ReplayUpdates++
 		r.res.ReplaySamples += rp.n
+	}
+}
+
+// countChannels adds to r.channels the stored synapses each replay mask
+// frees, by the channel through which they enter: presynaptic silent
+// (pre j not awake, whatever the post unit), else postsynaptic asleep
+// under suppression (s_i > 0, the rotation's forced rest, including a soft
+// gain), else postsynaptic naturally asleep. The channels overlap (a silent
+// pre onto an asleep post); each synapse counts once, in the first channel
+// that frees it, so the counts partition the masked synapses. sup is the
+// suppression of the waking forward that gave the awake sets.
+func (r *localRun) countChannels(masks []*layerMask, sup [][]float32) {
+	nt := r.nt
+	for idx, m := range masks {
+		if m == nil || m.frozen {
+			continue
+		}
+		l, ly := idx, (*layer)(nil) // l: the post layer
+		if idx <= nt.L {
+			ly = nt.lay[idx]
+		} else {
+			l = idx - nt.L - 1
+			ly = nt.skip[l]
+		}
+		if ly == nil {
+			continue
+		}
+		var s []float32
+		if sup != nil && l < nt.L {
+			s = sup[l]
+		}
+		for i := range ly.nOut {
+			syn := ly.col[ly.rowPtr[i]:ly.rowPtr[i+1]]
+			silent := 0
+			if !m.preAll {
+				for _, j := range syn {
+					if m.pre == nil || !m.pre[j] {
+						silent++
+					}
+				}
+			}
+			r.channels[0] += int64(silent)
+			if m.postAwake(i) {
+				continue
+			}
+			rest := int64(len(syn) - silent)
+			if s != nil && s[i] > 0 {
+				r.channels[2] += rest
+			} else {
+				r.channels[1] += rest
+			}
+		}
 	}
 }

@@ -124,7 +124,11 @@ type LocalConfig struct {
 
 	// Diagnostics.
 	DiagDrift bool `toml:"diag_drift"` // record the exactness diagnostic (Drift)
-	PRSamples int  `toml:"pr_samples"` // evaluation samples of the participation ratio, 3000
+	// DiagChannels records which consolidation channel each masked synapse
+	// enters through (Result.MaskChannels). It only counts: the run's
+	// numbers are bit-identical with it on or off.
+	DiagChannels bool `toml:"diag_channels,omitzero"`
+	PRSamples    int  `toml:"pr_samples"` // evaluation samples of the participation ratio, 3000
 }
 
 // DefaultLocalConfig returns the paper's default system, the reference's

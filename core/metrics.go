@@ -90,6 +90,12 @@ func (r *localRun) finish() {
 	if r.drift != nil {
 		res.Drift = r.drift.result()
 	}
+	if total := r.channels[0] + r.channels[1] + r.channels[2]; total > 0 {
+		res.MaskChannels = make([]float64, len(r.channels))
+		for k, n := range r.channels {
+			res.MaskChannels[k] = float64(n) / float64(total)
+		}
+	}
 }
 
 // codeOverlap is the mean pairwise Jaccard of the task-active sets per

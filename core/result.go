@@ -37,6 +37,16 @@ type Result struct {
 	// refr_frac); omitted otherwise.
 	GateDuty float64 `json:",omitempty"`
 
+	// MaskChannels (diagnostic DiagChannels) is the share of the masked
+	// synapse entries that enter the replay mask through each of the
+	// paper's three consolidation channels: [0] presynaptic silent, [1]
+	// postsynaptic naturally asleep with the presynaptic unit active, [2]
+	// postsynaptic suppressed with the presynaptic unit active. An entry is
+	// one stored synapse in the mask of one replay event (the waking batch
+	// whose mask a burst reuses). The shares sum to 1; nil when off or when
+	// nothing replayed.
+	MaskChannels []float64 `json:",omitempty"`
+
 	// KPLambda is the realised Kolen-Pollack decay per layer >= 2 (adaptive
 	// controller; EMA 0.99), nil for fixed decay.
 	KPLambda []float64

@@ -21,6 +21,9 @@ import (
 //	rho[l], asleep[l], overlap[l], lambda[l]   per hidden layer (lambda: layer l+2's realised decay)
 //	pr[l]                participation ratio (0 = the input, l = hidden layer l)
 //	drift.code_change, drift.pred_change, drift.margin[l], drift.max_logit_mean, drift.max_logit_p99
+//	channel[c]           share x100 of the masked synapses entering through consolidation
+//	                     channel c (0 presynaptic silent, 1 postsynaptic asleep, 2 suppressed;
+//	                     needs train.local.diag_channels)
 //
 // A metric read from another stage's record (an energy table, say) is a
 // name this function does not know: such a stage adds its own extractor
@@ -43,7 +46,7 @@ func MetricValue(r *core.Result, metric string) (float64, error) {
 			nidx++
 		}
 	}
-	want := map[string]int{"task_acc": 2, "rho": 1, "asleep": 1, "overlap": 1, "lambda": 1, "pr": 1, "drift.margin": 1}[name]
+	want := map[string]int{"task_acc": 2, "rho": 1, "asleep": 1, "overlap": 1, "lambda": 1, "pr": 1, "drift.margin": 1, "channel": 1}[name]
 	if nidx != want {
 		return 0, fmt.Errorf("metric %q: %s takes %d index(es)", metric, name, want)
 	}
@@ -91,6 +94,15 @@ func MetricValue(r *core.Result, metric string) (float64, error) {
 		return layer(r.KPLambda)
 	case "pr":
 		return layer(r.PR)
+	case "channel":
+		if idx[0] >= 3 {
+			return 0, fmt.Errorf("metric %s: the channels are 0, 1 and 2", metric)
+		}
+		if r.MaskChannels == nil {
+			return 0, fmt.Errorf("metric %s: the run recorded no channel shares (train.local.diag_channels)", metric)
+		}
+		v, err := layer(r.MaskChannels)
+		return 100 * v, err
 	case "drift.code_change", "drift.pred_change", "drift.max_logit_mean", "drift.max_logit_p99", "drift.margin":
 		d, err := drift()
 		if err != nil {
@@ -114,7 +126,7 @@ func MetricValue(r *core.Result, metric string) (float64, error) {
 // ValidMetric reports whether metric is a name MetricValue knows (whatever
 // a given record holds).
 func ValidMetric(metric string) error {
-	_, err := MetricValue(&core.Result{Acc: [][]float64{}, Drift: &core.Drift{}}, metric)
+	_, err := MetricValue(&core.Result{Acc: [][]float64{}, Drift: &core.Drift{}, MaskChannels: []float64{}}, metric)
 	if err == nil {
 		return nil
 	}
