@@ -26,6 +26,8 @@ var datasets = map[string]dataSource{
 type builder struct {
 	cells []*pipeline.Cell
 	byID  map[string]*pipeline.Cell
+	// releases are the matrix's declared releases (Matrix.releases).
+	releases map[string][]string
 }
 
 func (b *builder) cell(id string, st *pipeline.Stage, params any, inputs ...pipeline.CellInput) *pipeline.Cell {
@@ -39,7 +41,7 @@ func (b *builder) cell(id string, st *pipeline.Stage, params any, inputs ...pipe
 }
 
 func (b *builder) prepare(release string) *pipeline.Cell {
-	dl := b.cell(cellid.Download(release), stages.Download, &stages.DownloadParams{Dataset: release})
+	dl := b.cell(cellid.Download(release), stages.Download, &stages.DownloadParams{Dataset: release, Members: b.releases[release]})
 	return b.cell(cellid.Prepare(release), stages.Prepare, &stages.PrepareParams{Dataset: release}, pipeline.CellInput{Name: "download", Cell: dl})
 }
 
@@ -103,7 +105,7 @@ func (m *Matrix) Build(profile string) (*pipeline.Graph, error) {
 		if err != nil {
 			return nil, err
 		}
-		b := &builder{byID: map[string]*pipeline.Cell{}}
+		b := &builder{byID: map[string]*pipeline.Cell{}, releases: m.releases}
 		if err := m.trainCells(b, name, prof); err != nil {
 			return nil, err
 		}

@@ -31,6 +31,10 @@
 //	[[table]]                       # a rendered table of the paper (TableSpec)
 //	[[figure]]                      # a rendered figure of the paper (FigureSpec)
 //
+//	[release.cifar100]              # optional: a release other than the published one,
+//	sha256 = {"train.bin" = "...", "test.bin" = "..."}  # read from the data mirror only
+//	                                # (a small subset for tests); the digests are in the keys
+//
 //	[spike]                         # networks converted to spiking inference and priced (SpikeConfig)
 //
 // Load decodes and validates all of it before any cell exists: every

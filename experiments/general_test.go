@@ -14,65 +14,41 @@ import (
 )
 
 // generalConfig declares a development-vs-held-out table (columns select
-// the evaluation set, rows the protocol), a metric column, and a matrix
-// table, on matrixConfig's experiments.
-const generalConfig = matrixConfig + `
-[[table]]
-name = "val"
-caption = "v"
-header = ""
-bold = ["split1"]
-[[table.column]]
-id = "dev"
-title = "development set"
-eval = "test"
-max_seeds = 2
-[[table.column]]
-id = "split1"
-title = "held-out split 1"
-[[table.column]]
-id = "split2"
-title = "held-out split 2"
-eval = "split4321"
-max_seeds = 2
-[[table.row]]
-experiment = "full"
-label = "full"
-[[table.row]]
-id = "full-static"
-experiment = "full"
-protocol = "static"
-label = "static"
-[[table.row]]
-experiment = "bp-er"
-label = "BP+ER"
-cells = { split2 = "middle" }
+// the evaluation set, rows the protocol), a metric column, a matrix table
+// and a table with a row not run, on matrixConfig's experiments.
+var generalConfig = matrixConfig +
+	tableTOML(`name = "val"; caption = "v"; header = ""; bold = ["split1"]`, []string{
+		`id = "dev"; title = "development set"; eval = "test"; max_seeds = 2`,
+		`id = "split1"; title = "held-out split 1"`,
+		`id = "split2"; title = "held-out split 2"; eval = "split4321"; max_seeds = 2`,
+	}, []string{
+		`experiment = "full"; label = "full"`,
+		`id = "full-static"; experiment = "full"; protocol = "static"; label = "static"`,
+		`experiment = "bp-er"; label = "BP+ER"; cells = { split2 = "middle" }`,
+	}) +
+	tableTOML(`name = "rho"; caption = "r"; header = ""`, []string{
+		`id = "acc"; title = "acc"`,
+		`id = "rho1"; title = "rho"; metric = "rho[0]"; decimals = 3`,
+	}, []string{`experiment = "full"; label = "full"`}) +
+	tableTOML(`name = "accmatrix"; caption = "m"; header = "after task"; kind = "matrix"; experiment = "full"; protocol = "sequential"; tasks = 3`, nil, nil) +
+	tableTOML(`name = "nr"; caption = "n"; header = ""`, []string{`id = "acc"; title = "acc"`}, []string{
+		`experiment = "full"; label = "full"`,
+		`experiment = "night"; label = "night"; not_run = "no night yet"`,
+	})
 
-[[table]]
-name = "rho"
-caption = "r"
-header = ""
-[[table.column]]
-id = "acc"
-title = "acc"
-[[table.column]]
-id = "rho1"
-title = "rho"
-metric = "rho[0]"
-decimals = 3
-[[table.row]]
-experiment = "full"
-label = "full"
-
-[[table]]
-name = "accmatrix"
-caption = "m"
-header = "after task"
-kind = "matrix"
-experiment = "full"
-protocol = "sequential"
-tasks = 3
-`
+// tableTOML returns a [[table]] with its [[table.column]] and [[table.row]]
+// entries, each given as its keys separated by "; ".
+func tableTOML(head string, columns, rows []string) string {
+	lines := func(kv string) string { return strings.ReplaceAll(kv, "; ", "\n") + "\n" }
+	s := "\n[[table]]\n" + lines(head)
+	for _, c := range columns {
+		s += "[[table.column]]\n" + lines(c)
+	}
+	for _, r := range rows {
+		s += "[[table.row]]\n" + lines(r)
+	}
+	return s
+}
 
 func TestGeneralTables(t *testing.T) {
 	t.Parallel()
@@ -85,15 +61,28 @@ func TestGeneralTables(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The development set and the second split are added for the cells
-	// the table selects, on the seeds it asks for.
-	for _, id := range []string{"train/full/sequential/test/seed1", "train/full/static/split4321/seed1", "train/middle/sequential/split4321/seed0", "split/mnist-4321", "streams/mnist-static-test"} {
-		if g.Cell(id) == nil {
-			t.Errorf("no cell %s", id)
+	// the table selects, on the seeds it asks for, and nothing more.
+	for _, c := range []struct {
+		id   string
+		want bool
+	}{
+		{"train/full/sequential/test/seed1", true},
+		{"train/full/static/split4321/seed1", true},
+		{"train/middle/sequential/split4321/seed0", true},
+		{"split/mnist-4321", true},
+		{"streams/mnist-static-test", true},
+		{"train/full/sequential/test/seed2", false},
+		{"train/full/single_pass/test/seed0", false},
+		{"train/bp-er/sequential/split4321/seed0", false},
+	} {
+		if got := g.Cell(c.id) != nil; got != c.want {
+			t.Errorf("cell %s in the graph: %v, want %v", c.id, got, c.want)
 		}
 	}
-	for _, id := range []string{"train/full/sequential/test/seed2", "train/full/single_pass/test/seed0", "train/bp-er/sequential/split4321/seed0"} {
-		if g.Cell(id) != nil {
-			t.Errorf("cell %s was not asked for", id)
+	// A general table says "not run" where the older form is blank.
+	for table, want := range map[string]bool{"nr": true, "val": false} {
+		if got := g.Cell("render/" + table).Params.(*stages.RenderParams).ShowNotRun; got != want {
+			t.Errorf("render/%s show_not_run %v, want %v", table, got, want)
 		}
 	}
 	ap := g.Cell("aggregate/val").Params.(*stages.AggregateParams)

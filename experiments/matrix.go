@@ -12,6 +12,7 @@ import (
 
 	"repro/core"
 	"repro/core/backprop"
+	"repro/internal/dataset"
 	"repro/pipeline"
 	"repro/stages"
 )
@@ -87,6 +88,9 @@ type Matrix struct {
 	synth       *stages.SynthConfig
 	byName      map[string]*Experiment
 	spike       *SpikeConfig // [spike], nil without one
+	// releases are the declared releases ([release.NAME]) as download
+	// members ("<member> <sha256>", sorted), by data set.
+	releases map[string][]string
 }
 
 // nameRe is what profile, experiment and table names may be: they become
@@ -110,6 +114,9 @@ func Load(cfg *pipeline.Config) (*Matrix, error) {
 		}
 	}
 	if err := m.loadProfiles(); err != nil {
+		return nil, err
+	}
+	if err := m.loadReleases(); err != nil {
 		return nil, err
 	}
 	if err := m.loadExperiments(); err != nil {
@@ -177,6 +184,37 @@ func (m *Matrix) loadProfiles() error {
 	}
 	if _, ok := m.Profiles[d]; !ok {
 		return cfg.ErrAt(cfg.KeyLine("settings.default_profile"), "settings.default_profile", "no profile %q", d)
+	}
+	return nil
+}
+
+// loadReleases decodes the [release.NAME] tables: a data set's files with
+// digests other than the published ones.
+func (m *Matrix) loadReleases() error {
+	cfg := m.cfg
+	sec, ok := cfg.Section("release")
+	if !ok {
+		return nil
+	}
+	var decl map[string]struct {
+		SHA256 map[string]string `toml:"sha256"`
+	}
+	if err := cfg.DecodeAt(sec, &decl, "release"); err != nil {
+		return err
+	}
+	m.releases = map[string][]string{}
+	for _, name := range slices.Sorted(maps.Keys(decl)) {
+		key := "release." + name
+		rel, err := dataset.ReleaseFor(name)
+		if err == nil {
+			_, err = rel.WithMembers(decl[name].SHA256)
+		}
+		if err != nil {
+			return cfg.ErrAt(cfg.KeyLine(key), key, "%v", err)
+		}
+		for _, f := range slices.Sorted(maps.Keys(decl[name].SHA256)) {
+			m.releases[name] = append(m.releases[name], f+" "+decl[name].SHA256[f])
+		}
 	}
 	return nil
 }

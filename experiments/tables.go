@@ -531,6 +531,9 @@ func (m *Matrix) tableCells(b *builder, profile string, prof *Profile) ([]*pipel
 		if !slices.Contains(render.MeanOnly, true) {
 			render.MeanOnly = nil
 		}
+		// The general tables say "not run" and why, where the older ones
+		// (the paper's own layout) leave such cells blank.
+		render.ShowNotRun = t.general && slices.ContainsFunc(ap.Status, func(s string) bool { return strings.HasPrefix(s, "not run") })
 		if !t.general {
 			// The older form's cells are all final accuracies at one
 			// decimal: its params stay what they were (no key changes).

@@ -126,6 +126,9 @@ func TestTableCells(t *testing.T) {
 	if rp.Params[0] != `$3{\cdot}10^{-5}$` {
 		t.Errorf("lr column %q", rp.Params)
 	}
+	if rp.ShowNotRun {
+		t.Error("a table of the older form shows its not-run cells (the paper leaves them blank)")
+	}
 	rep := g.Cell("reproduction").Params.(*stages.ReproductionParams)
 	if len(rep.IDs) != 1 || rep.Means[0] != 91.7 {
 		t.Errorf("published %+v", rep)

@@ -13,6 +13,12 @@ import (
 // DownloadParams are the params of a download cell.
 type DownloadParams struct {
 	Dataset string `toml:"dataset"` // "mnist", "cifar10" or "cifar100"
+	// Members, when set, declares a release other than the published one
+	// ("<member> <sha256 hex>" per file, e.g. a small subset for tests):
+	// it is read from the data mirror only and verified against these
+	// digests, which are part of the key, so its cells never mix with the
+	// published release's.
+	Members []string `toml:"members,omitzero"`
 }
 
 // SettingDataMirror is the host-local setting naming a directory that holds
@@ -45,6 +51,11 @@ func runDownload(ctx context.Context, rc *pipeline.RunContext) error {
 	rel, err := dataset.ReleaseFor(p.Dataset)
 	if err != nil {
 		return err
+	}
+	if len(p.Members) > 0 {
+		if rel, err = declaredRelease(rel, p.Members); err != nil {
+			return fmt.Errorf("download.members: %w", err)
+		}
 	}
 	if base := rc.Settings[SettingDataURL]; base != "" {
 		rel = withURLPrefix(rel, strings.TrimSuffix(base, "/")+"/")
@@ -80,4 +91,17 @@ func withURLPrefix(rel *dataset.Release, prefix string) *dataset.Release {
 		cp.Archive = &a
 	}
 	return &cp
+}
+
+// declaredRelease is rel with the members of DownloadParams.Members.
+func declaredRelease(rel *dataset.Release, members []string) (*dataset.Release, error) {
+	digests := map[string]string{}
+	for _, m := range members {
+		name, sum, ok := strings.Cut(m, " ")
+		if !ok || digests[name] != "" {
+			return nil, fmt.Errorf("%q: want one \"<member> <sha256>\" per member", m)
+		}
+		digests[name] = sum
+	}
+	return rel.WithMembers(digests)
 }

@@ -44,6 +44,37 @@ func TestRender(t *testing.T) {
 	}
 }
 
+// TestRenderShowNotRun: with show_not_run a cell not run says so, with
+// a letter per distinct reason explained under the table; without, it is
+// blank (TestRender's row c).
+func TestRenderShowNotRun(t *testing.T) {
+	t.Parallel()
+	rec := &AggregateRecord{Table: "tiny", Protocols: []string{"sequential", "static"}, Rows: [][]AggCell{
+		{{ID: "tiny/a/sequential", Status: "not run: download cifar100: no network & no mirror"}, {ID: "tiny/a/static", Status: "n/a"}},
+		{{ID: "tiny/b/sequential", Status: "not run: no preset"}, {ID: "tiny/b/static", Status: "not run: download cifar100: no network & no mirror"}},
+	}}
+	p := tinyRender()
+	p.Labels, p.Params, p.Midrule, p.Reference = p.Labels[:2], p.Params[:2], nil, nil
+	p.ShowNotRun = true
+	tex, _, err := RenderTable(p, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		`row a & $10^{-4}$ & {\scriptsize not run$^{a}$} & --- \\`,
+		`& {\scriptsize not run$^{b}$} & {\scriptsize not run$^{a}$} \\`,
+		`\par\smallskip{\scriptsize Not run: $^{a}$\,download cifar100: no network \& no mirror; $^{b}$\,no preset.\par}`,
+	} {
+		if !strings.Contains(tex, want) {
+			t.Errorf("tex lacks %q:\n%s", want, tex)
+		}
+	}
+	p.ShowNotRun = false
+	if tex, _, _ := RenderTable(p, rec); strings.Contains(tex, "not run$") || strings.Contains(tex, "Not run:") {
+		t.Errorf("show_not_run off, yet:\n%s", tex)
+	}
+}
+
 func TestBestRows(t *testing.T) {
 	t.Parallel()
 	cell := func(m float64, n, exp int) AggCell {

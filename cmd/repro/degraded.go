@@ -2,8 +2,10 @@ package main
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
+	"repro/experiments/cellid"
 	"repro/pipeline"
 	"repro/stages"
 )
@@ -30,6 +32,7 @@ func degradedGraph(w *workspace) (*pipeline.Graph, []string, error) {
 		}
 		d := &pipeline.Cell{ID: c.ID, Stage: c.Stage, Params: c.Params, Tables: c.Tables}
 		var left []string
+		blocked := map[[2]int][]string{} // table cell -> why each seed could not run
 		for _, in := range c.Inputs {
 			pc := p.Cell(in.Cell.ID)
 			if pc.State != pipeline.Stale { // cached, or in a remote
@@ -37,7 +40,17 @@ func degradedGraph(w *workspace) (*pipeline.Graph, []string, error) {
 				continue
 			}
 			why := strings.Join(pc.Reasons, "; ")
+			if b := blockedBy(p, in.Cell, map[string]string{}); b != "" {
+				why = "not run: " + b
+			}
+			if x, err := cellid.ParseInput(in.Name); err == nil && c.Stage == stages.Aggregate {
+				k := [2]int{x.Row, x.Col}
+				blocked[k] = append(blocked[k], why)
+			}
 			left = append(left, fmt.Sprintf("%s (%s)", in.Cell.ID, why))
+		}
+		if ap, ok := c.Params.(*stages.AggregateParams); ok {
+			d.Params = notRunCells(ap, blocked)
 		}
 		replaced[c] = d
 		what := "table " + strings.TrimPrefix(c.ID, "aggregate/")
@@ -69,6 +82,13 @@ func degradedGraph(w *workspace) (*pipeline.Graph, []string, error) {
 			continue
 		}
 		cc := *c
+		if rp, ok := c.Params.(*stages.RenderParams); ok {
+			if d, ok := replaced[c.Inputs[0].Cell]; ok && slices.ContainsFunc(d.Params.(*stages.AggregateParams).Status, isNotRun) {
+				r := *rp
+				r.ShowNotRun = true
+				cc.Params = &r
+			}
+		}
 		cc.Inputs = nil
 		for _, in := range c.Inputs {
 			if d, ok := replaced[in.Cell]; ok {
@@ -94,4 +114,68 @@ func degradedGraph(w *workspace) (*pipeline.Graph, []string, error) {
 		return nil, nil, fmt.Errorf("degraded tables: %w", err)
 	}
 	return g, notes, nil
+}
+
+func isNotRun(status string) bool { return strings.HasPrefix(status, "not run") }
+
+// blockedBy returns why a stale cell could not run because a cell it
+// depends on failed (the first such failure, without its "cell <id>: "
+// prefix), or "" when nothing upstream failed or the cell is a train cell
+// that ran and failed itself (a result that is missing, not a cell that
+// was never run). Only the failure's first line is kept: it is the reason
+// a table prints, so it carries no machine path.
+func blockedBy(p *pipeline.Plan, c *pipeline.Cell, memo map[string]string) string {
+	if why, ok := memo[c.ID]; ok {
+		return why
+	}
+	memo[c.ID] = ""
+	pc := p.Cell(c.ID)
+	if pc == nil || pc.State != pipeline.Stale {
+		return ""
+	}
+	if pc.Failure != nil {
+		if c.Stage == stages.Train {
+			return ""
+		}
+		why, _, _ := strings.Cut(pc.Failure.Error, "\n")
+		why = strings.TrimPrefix(why, "cell "+c.ID+": ")
+		memo[c.ID] = why
+		return why
+	}
+	for _, in := range c.Inputs {
+		if why := blockedBy(p, in.Cell, memo); why != "" {
+			memo[c.ID] = why
+			return why
+		}
+	}
+	return ""
+}
+
+// notRunCells returns ap with every table cell whose seeds all could not
+// run because an input failed (blocked: each seed's reason, "not run: ..."
+// when blocked) marked "not run: <reason>", or ap itself when there is
+// none. A cell some of whose seeds ran, or whose own train cells failed,
+// keeps its status: it is shown with its n.
+func notRunCells(ap *stages.AggregateParams, blocked map[[2]int][]string) *stages.AggregateParams {
+	nc := len(ap.Protocols)
+	var out *stages.AggregateParams
+	for k, whys := range blocked {
+		i := k[0]*nc + k[1]
+		if i >= len(ap.Status) || ap.Status[i] != "run" || len(whys) != len(strings.Fields(ap.Seeds[i])) || !isNotRun(whys[0]) {
+			continue
+		}
+		if slices.ContainsFunc(whys, func(w string) bool { return !isNotRun(w) }) {
+			continue
+		}
+		if out == nil {
+			cp := *ap
+			cp.Status, cp.Seeds, cp.Cells = slices.Clone(ap.Status), slices.Clone(ap.Seeds), slices.Clone(ap.Cells)
+			out = &cp
+		}
+		out.Status[i], out.Seeds[i], out.Cells[i] = whys[0], "", ""
+	}
+	if out == nil {
+		return ap
+	}
+	return out
 }

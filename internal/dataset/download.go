@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"os"
 	"path"
@@ -128,6 +129,33 @@ func ReleaseFor(dataset string) (*Release, error) {
 	return r, nil
 }
 
+// WithMembers returns a copy of rel whose outputs are the named members
+// with the given SHA-256 digests (name -> hex) instead of the published
+// ones: a declared release of the data set (a subset, a re-packaging). It
+// has no archive and no URL, so it is read from a mirror only. Every
+// member name must be one of rel's.
+func (rel *Release) WithMembers(digests map[string]string) (*Release, error) {
+	if len(rel.Members) == 0 {
+		return nil, fmt.Errorf("%s: a declared release needs an archive release (the CIFAR sets)", rel.Dataset)
+	}
+	cp := *rel
+	cp.Archive, cp.Members = nil, nil
+	for _, m := range rel.Members {
+		d, ok := digests[m.Name]
+		if !ok {
+			return nil, fmt.Errorf("%s: declared release lacks member %s", rel.Dataset, m.Name)
+		}
+		if b, err := hex.DecodeString(d); err != nil || len(b) != sha256.Size {
+			return nil, fmt.Errorf("%s: member %s: %q is not a hex SHA-256", rel.Dataset, m.Name, d)
+		}
+		cp.Members = append(cp.Members, Member{Name: m.Name, SHA256: d})
+	}
+	if len(digests) != len(rel.Members) {
+		return nil, fmt.Errorf("%s: declared release names %d members, the data set has %d (%s)", rel.Dataset, len(digests), len(rel.Members), strings.Join(rel.Outputs(), ", "))
+	}
+	return &cp, nil
+}
+
 // Fetcher obtains verified release files, from a local mirror directory if
 // it holds them, else over HTTP. It keeps no state between calls.
 type Fetcher struct {
@@ -175,7 +203,7 @@ func (f *Fetcher) Fetch(ctx context.Context, rel *Release) (map[string][]byte, e
 		}
 		out[fl.Name] = b
 	}
-	if rel.Archive == nil {
+	if rel.Archive == nil && len(rel.Members) == 0 {
 		return out, nil
 	}
 	// A mirror may hold the extracted members (as /work/shared/data does).
@@ -184,6 +212,12 @@ func (f *Fetcher) Fetch(ctx context.Context, rel *Release) (map[string][]byte, e
 	} else if ok {
 		prog(total)
 		return mem, nil
+	}
+	if rel.Archive == nil {
+		// Members without an archive: a declared release (WithMembers),
+		// which no URL publishes.
+		return nil, fmt.Errorf("%s: not on the data mirror (a declared release is read from the mirror only)\nlooked for %s in %s",
+			rel.Dataset, strings.Join(rel.Outputs(), ", "), filepath.Join(f.Mirror, rel.MirrorDir))
 	}
 	arc, err := f.fetchFile(ctx, rel, *rel.Archive, prog)
 	if err != nil {
@@ -264,13 +298,32 @@ func (f *Fetcher) fetchFile(ctx context.Context, rel *Release, fl File, prog fun
 		f.logf("%s: downloaded from %s (%d bytes)", fl.Name, u, len(b))
 		return b, nil
 	}
+	// The first line is the reason a table shows for cells that could not
+	// run (no machine path in it); the rest is what a user fixes.
+	why := "no URL served it"
+	if offline(errs) {
+		why = "no network"
+	}
 	if f.Mirror != "" {
 		// Say the mirror was tried: its absence, not the network, is what
 		// a user with a mirror has to fix.
-		return nil, fmt.Errorf("download %s: the data mirror %s lacks it (looked for %s), and no URL served it: %w",
-			fl.Name, f.Mirror, strings.Join(f.mirrorCandidates(rel, fl.Name), " and "), errors.Join(errs...))
+		return nil, fmt.Errorf("%s: not on the data mirror, and %s\nthe data mirror %s lacks it (looked for %s): %w",
+			fl.Name, why, f.Mirror, strings.Join(f.mirrorCandidates(rel, fl.Name), " and "), errors.Join(errs...))
 	}
-	return nil, fmt.Errorf("download %s: no data mirror set (settings.data_mirror or REPRO_DATA_MIRROR), and no URL served it: %w", fl.Name, errors.Join(errs...))
+	return nil, fmt.Errorf("%s: no data mirror, and %s\nno data mirror set (settings.data_mirror or REPRO_DATA_MIRROR): %w", fl.Name, why, errors.Join(errs...))
+}
+
+// offline reports whether every URL failed before any HTTP response (a
+// name that does not resolve, a refused or unreachable connection): the
+// machine has no network, as opposed to a server refusing the file.
+func offline(errs []error) bool {
+	for _, err := range errs {
+		var ne net.Error
+		if !errors.As(err, &ne) {
+			return false
+		}
+	}
+	return len(errs) > 0
 }
 
 // maxDownload bounds one file (the largest release archive is 170 MB).

@@ -220,13 +220,22 @@ func TestFetchMirrorLacksFile(t *testing.T) {
 	one := *rel
 	one.Files = rel.Files[3:]
 	_, err := (&Fetcher{Mirror: dir, Client: &http.Client{Transport: failTransport{}}}).Fetch(context.Background(), &one)
-	want := "download " + MNISTTestLabels + ": the data mirror " + dir + " lacks it (looked for " + filepath.Join(dir, MNISTTestLabels) + " and " + filepath.Join(dir, "mnist", MNISTTestLabels) + "), and no URL served it: "
+	want := MNISTTestLabels + ": not on the data mirror, and no network\nthe data mirror " + dir + " lacks it (looked for " + filepath.Join(dir, MNISTTestLabels) + " and " + filepath.Join(dir, "mnist", MNISTTestLabels) + "): "
 	if err == nil || !strings.HasPrefix(err.Error(), want) || strings.Count(err.Error(), "network disabled in tests") != len(one.Files[0].URLs) {
 		t.Errorf("file missing from the mirror: %v\nwant it to start %q and list every URL", err, want)
 	}
 	_, err = (&Fetcher{Client: &http.Client{Transport: failTransport{}}}).Fetch(context.Background(), &one)
-	if err == nil || !strings.Contains(err.Error(), "no data mirror set") {
+	if err == nil || !strings.HasPrefix(err.Error(), MNISTTestLabels+": no data mirror, and no network\nno data mirror set") {
 		t.Errorf("no mirror: %v", err)
+	}
+	// A server that answers but refuses the file is not "no network".
+	srv := httptest.NewServer(http.NotFoundHandler())
+	defer srv.Close()
+	one.Files = []File{one.Files[0]}
+	one.Files[0].URLs = []string{srv.URL + "/" + MNISTTestLabels}
+	_, err = (&Fetcher{Mirror: dir}).Fetch(context.Background(), &one)
+	if err == nil || !strings.HasPrefix(err.Error(), MNISTTestLabels+": not on the data mirror, and no URL served it\n") || !strings.Contains(err.Error(), "404 Not Found") {
+		t.Errorf("server refusing the file: %v", err)
 	}
 }
 
