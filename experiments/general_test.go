@@ -3,6 +3,7 @@ package experiments
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -34,7 +35,11 @@ var generalConfig = matrixConfig +
 	tableTOML(`name = "nr"; caption = "n"; header = ""`, []string{`id = "acc"; title = "acc"`}, []string{
 		`experiment = "full"; label = "full"`,
 		`experiment = "night"; label = "night"; not_run = "no night yet"`,
-	})
+	}) +
+	tableTOML(`name = "syn"; caption = "s"; header = ""`, []string{
+		`id = "acc"; title = "acc"`,
+		`id = "frac"; title = "syn. ops"; metric = "synops"; relative_to = "bp-er"`,
+	}, []string{`experiment = "full"; label = "full"`, `experiment = "bp-er"; label = "BP"`})
 
 // tableTOML returns a [[table]] with its [[table.column]] and [[table.row]]
 // entries, each given as its keys separated by "; ".
@@ -77,6 +82,12 @@ func TestGeneralTables(t *testing.T) {
 	} {
 		if got := g.Cell(c.id) != nil; got != c.want {
 			t.Errorf("cell %s in the graph: %v, want %v", c.id, got, c.want)
+		}
+	}
+	// A column relative to a row: each of its cells over that row's cell.
+	for table, want := range map[string]string{"syn": "[-1 3 -1 3]", "rho": "[]"} {
+		if got := fmt.Sprint(g.Cell("aggregate/" + table).Params.(*stages.AggregateParams).RelativeTo); got != want {
+			t.Errorf("aggregate/%s relative_to %s, want %s", table, got, want)
 		}
 	}
 	// A general table says "not run" where the older form is blank.
@@ -150,6 +161,7 @@ func TestGeneralTableErrors(t *testing.T) {
 		{`protocol = "static"`, "protocol = \"static\"\neval = \"test\"", `both set`},
 		{`tasks = 3`, `tasks = 0`, `table accmatrix.tasks: must be >= 1`},
 		{`kind = "matrix"`, `kind = "grid"`, `want matrix`},
+		{`relative_to = "bp-er"`, `relative_to = "bp"`, `table syn.column[1].relative_to: "bp" is not a row`},
 	}
 	for _, c := range cases {
 		t.Run(c.want, func(t *testing.T) {

@@ -61,6 +61,7 @@ import (
 //	metric = "rho[0]"                     # optional (default acc; stages/metrics.go)
 //	decimals = 2                          # optional (default 1)
 //	max_seeds = 3                         # optional: at most the profile's first 3 seeds
+//	relative_to = "dense-bp"              # optional: each cell over this row's mean in the column
 //	[[table.row]]
 //	id = "full-static"                    # optional (default: the experiment); unique
 //	experiment = "full"
@@ -111,6 +112,9 @@ type TableSpec struct {
 type TableColumn struct {
 	ID    string `toml:"id"`
 	Title string `toml:"title"`
+	// RelativeTo names a row (its id) whose value in this column divides
+	// every cell's: syn-ops as a fraction of the dense MLP's row.
+	RelativeTo string `toml:"relative_to"`
 	Selection
 }
 
@@ -351,6 +355,11 @@ func (m *Matrix) normalise(t *TableSpec, bad func(key, format string, args ...an
 		}
 		ids[id] = true
 	}
+	for j, c := range t.Column {
+		if c.RelativeTo != "" && !ids[c.RelativeTo] {
+			return bad(fmt.Sprintf("column[%d].relative_to", j), "%q is not a row of the table", c.RelativeTo)
+		}
+	}
 	return nil
 }
 
@@ -483,6 +492,11 @@ func (m *Matrix) tableCells(b *builder, profile string, prof *Profile) ([]*pipel
 					sel.Metric += "@" + sel.Inference
 				}
 				ap.Metrics = append(ap.Metrics, cmp.Or(sel.Metric, "acc"))
+				ref := -1
+				if t.general && t.Column[c].RelativeTo != "" {
+					ref = t.rowOf(t.Column[c].RelativeTo)*len(t.Columns) + c
+				}
+				ap.RelativeTo = append(ap.RelativeTo, ref)
 				render.MeanOnly = append(render.MeanOnly, t.Kind == "matrix" && c < t.Tasks)
 				render.Decimals = append(render.Decimals, cmp.Or(sel.Decimals, 1))
 				if status == "run" {
@@ -534,6 +548,9 @@ func (m *Matrix) tableCells(b *builder, profile string, prof *Profile) ([]*pipel
 		// The general tables say "not run" and why, where the older ones
 		// (the paper's own layout) leave such cells blank.
 		render.ShowNotRun = t.general && slices.ContainsFunc(ap.Status, func(s string) bool { return strings.HasPrefix(s, "not run") })
+		if !slices.ContainsFunc(ap.RelativeTo, func(i int) bool { return i >= 0 }) {
+			ap.RelativeTo = nil
+		}
 		if !t.general {
 			// The older form's cells are all final accuracies at one
 			// decimal: its params stay what they were (no key changes).

@@ -39,6 +39,10 @@ type AggregateParams struct {
 	// table declared before metrics existed), every cell's is the final
 	// accuracy.
 	Metrics []string `toml:"metrics,omitzero"`
+	// RelativeTo gives, per cell, the index (row-major) of the cell whose
+	// mean it is divided by, or -1: a metric as a fraction of a reference
+	// row's (syn-ops relative to the dense MLP's). Absent, none is.
+	RelativeTo []int `toml:"relative_to,omitzero"`
 
 	CompareIDs      []string `toml:"compare_ids"`
 	CompareA        []string `toml:"compare_a"`
@@ -142,6 +146,9 @@ func runAggregate(ctx context.Context, rc *pipeline.RunContext) error {
 		}
 		rec.Rows = append(rec.Rows, row)
 	}
+	if err := relativeCells(rec, p.RelativeTo); err != nil {
+		return err
+	}
 	rng := core.NewRNG(p.BootstrapSeed, core.StreamBootstrap)
 	for i, id := range p.CompareIDs {
 		cmp := Comparison{ID: p.Table + "/compare/" + id, A: p.CompareA[i], B: p.CompareB[i], Protocol: p.CompareProtocol[i]}
@@ -168,6 +175,48 @@ func runAggregate(ctx context.Context, rc *pipeline.RunContext) error {
 		return err
 	}
 	rc.Put("aggregate", append(b, '\n'))
+	return nil
+}
+
+// relativeCells divides each cell with a reference (rel[i] >= 0) by the
+// reference cell's mean: every seed's value, then the mean and s.d. of the
+// ratios (the reference's own spread is not propagated). The reference's
+// means are taken before any division, so a reference may be relative to
+// itself (its mean becomes 1). A cell whose reference has no result
+// becomes missing, with the reason.
+func relativeCells(rec *AggregateRecord, rel []int) error {
+	if rel == nil {
+		return nil
+	}
+	nc := len(rec.Protocols)
+	if len(rel) != len(rec.Rows)*nc {
+		return fmt.Errorf("aggregate.relative_to: %d entries, want %d", len(rel), len(rec.Rows)*nc)
+	}
+	means := make([]float64, len(rel))
+	for i := range rel {
+		means[i] = rec.Rows[i/nc][i%nc].Acc.Mean
+	}
+	for i, j := range rel {
+		if j < 0 {
+			continue
+		}
+		if j >= len(rel) {
+			return fmt.Errorf("aggregate.relative_to[%d]: %d is not a cell", i, j)
+		}
+		cell, ref := &rec.Rows[i/nc][i%nc], &rec.Rows[j/nc][j%nc]
+		cell.Metric = cmp.Or(cell.Metric, "acc") + " / " + ref.ID
+		if cell.Status != "ok" {
+			continue
+		}
+		if ref.Status != "ok" || means[j] == 0 {
+			cell.Status = "missing: the reference " + ref.ID + " has no result"
+			continue
+		}
+		for k := range cell.Values {
+			cell.Values[k] /= means[j]
+		}
+		cell.Acc = MeanSD(cell.Values)
+	}
 	return nil
 }
 

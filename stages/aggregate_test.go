@@ -3,6 +3,7 @@ package stages
 import (
 	"encoding/json"
 	"math"
+	"strings"
 	"repro/experiments/cellid"
 	"testing"
 
@@ -195,5 +196,38 @@ func TestAggregateSynOps(t *testing.T) {
 	}
 	if s := rec.Cell("tiny/b/sequential").SynOps; s != nil {
 		t.Errorf("row b synops %+v, want none", s)
+	}
+}
+
+// TestAggregateRelative: a column relative to row a divides each seed by
+// a's mean in that column; a itself becomes 1; a cell whose reference has
+// no result is missing, with the reason.
+func TestAggregateRelative(t *testing.T) {
+	t.Parallel()
+	p, in := tinyAggregate()
+	// Column sequential relative to row a (cell 0); row c's not-run cell
+	// too; column static relative to row b's static, which is n/a.
+	p.RelativeTo = []int{0, 3, 0, 3, 0, -1}
+	p.Status[3] = "run"
+	p.Seeds[3] = "0"
+	p.Cells[3] = "train/b/static/split1"
+	out, _ := runStage(t, Aggregate, p, in, nil)
+	var rec AggregateRecord
+	if err := json.Unmarshal(out["aggregate"], &rec); err != nil {
+		t.Fatal(err)
+	}
+	a, b := rec.Cell("tiny/a/sequential"), rec.Cell("tiny/b/sequential")
+	// Ratios of numbers near 90: 1e-12 leaves room for rounding only.
+	if math.Abs(a.Acc.Mean-1) > 1e-12 || math.Abs(b.Acc.Mean-87.7/91.6) > 1e-12 || math.Abs(b.Values[0]-88.0/91.6) > 1e-12 {
+		t.Errorf("a %+v, b %+v: want 1 and 87.7/91.6", a.Acc, b.Acc)
+	}
+	if b.Metric != "acc / tiny/a/sequential" {
+		t.Errorf("metric %q", b.Metric)
+	}
+	if s := rec.Cell("tiny/a/static").Status; s != "missing: the reference tiny/b/static has no result" {
+		t.Errorf("a/static status %q", s)
+	}
+	if s := rec.Cell("tiny/c/sequential").Status; !strings.HasPrefix(s, "not run") {
+		t.Errorf("c/sequential status %q", s)
 	}
 }
