@@ -3,8 +3,8 @@ package stages
 import (
 	"encoding/json"
 	"math"
-	"strings"
 	"repro/experiments/cellid"
+	"strings"
 	"testing"
 
 	"repro/core"
