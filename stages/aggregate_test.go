@@ -3,11 +3,11 @@ package stages
 import (
 	"encoding/json"
 	"math"
-	"repro/experiments/cellid"
 	"strings"
 	"testing"
 
 	"repro/core"
+	"repro/experiments/cellid"
 )
 
 func TestMeanSD(t *testing.T) {
