@@ -70,6 +70,16 @@ func runCheck(ctx context.Context, w *workspace) (stale, notHere []string, err e
 	if err != nil {
 		return nil, nil, err
 	}
+	// Cells that cannot run here (an input failed: a data set this machine
+	// cannot obtain) are judged as a run here renders them: not run.
+	if g, err := blockedGraph(w, p); err != nil {
+		return nil, nil, err
+	} else if g != nil {
+		w.graph = g
+		if p, err = w.plan(); err != nil {
+			return nil, nil, err
+		}
+	}
 	for _, t := range w.tableNames() {
 		texPath := rel(w, w.texPath(t))
 		committedTex, err := readFileOr(w.texPath(t))

@@ -24,6 +24,36 @@ func degradedGraph(w *workspace) (*pipeline.Graph, []string, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	return degrade(w, p, func(c *pipeline.Cell) bool { return p.Cell(c.ID).State == pipeline.Stale }, true)
+}
+
+// blockedGraph returns nil when no train cell of a table is blocked (see
+// blockedBy: an input it needs failed, as a data set this machine cannot
+// obtain). Otherwise it returns the graph whose aggregates leave out
+// exactly the blocked cells, marking the table cells none of whose seeds
+// can run "not run" with the reason: what a run here renders when nothing
+// else fails, so check compares the committed tables with it.
+func blockedGraph(w *workspace, p *pipeline.Plan) (*pipeline.Graph, error) {
+	memo := map[string]string{}
+	any := false
+	leave := func(c *pipeline.Cell) bool {
+		b := blockedBy(p, c, memo) != ""
+		any = any || b
+		return b
+	}
+	g, _, err := degrade(w, p, leave, false)
+	if !any {
+		return nil, err
+	}
+	return g, err
+}
+
+// degrade returns the graph whose stale aggregate and figure cells read
+// only the inputs leave does not select, and notes saying, per table, which
+// it left out; nil when it left out nothing. With prune, cells that cannot
+// compute (stale, and not a table's or figure's) are dropped, so a run of
+// the graph computes only the tables; otherwise every cell is kept.
+func degrade(w *workspace, p *pipeline.Plan, leave func(*pipeline.Cell) bool, prune bool) (*pipeline.Graph, []string, error) {
 	replaced := map[*pipeline.Cell]*pipeline.Cell{}
 	var notes []string
 	for _, c := range w.graph.Cells {
@@ -35,7 +65,7 @@ func degradedGraph(w *workspace) (*pipeline.Graph, []string, error) {
 		blocked := map[[2]int][]string{} // table cell -> why each seed could not run
 		for _, in := range c.Inputs {
 			pc := p.Cell(in.Cell.ID)
-			if pc.State != pipeline.Stale { // cached, or in a remote
+			if !leave(in.Cell) { // cached, in a remote, or (check) able to run
 				d.Inputs = append(d.Inputs, in)
 				continue
 			}
@@ -51,6 +81,9 @@ func degradedGraph(w *workspace) (*pipeline.Graph, []string, error) {
 		}
 		if ap, ok := c.Params.(*stages.AggregateParams); ok {
 			d.Params = notRunCells(ap, blocked)
+		}
+		if len(left) == 0 {
+			continue
 		}
 		replaced[c] = d
 		what := "table " + strings.TrimPrefix(c.ID, "aggregate/")
@@ -105,7 +138,7 @@ func degradedGraph(w *workspace) (*pipeline.Graph, []string, error) {
 	var keep []*pipeline.Cell
 	for _, c := range cells {
 		pc := p.Cell(c.ID)
-		if c.Stage == stages.Aggregate || c.Stage == stages.Figure || c.Stage == stages.Render || c.Stage == stages.Reproduction || pc.State != pipeline.Stale {
+		if !prune || c.Stage == stages.Aggregate || c.Stage == stages.Figure || c.Stage == stages.Render || c.Stage == stages.Reproduction || pc.State != pipeline.Stale {
 			keep = append(keep, c)
 		}
 	}
