@@ -116,6 +116,7 @@ func TestCIFAREndToEnd(t *testing.T) {
 	t.Setenv("HTTPS_PROXY", "http://127.0.0.1:1")
 	t.Setenv("HTTP_PROXY", "http://127.0.0.1:1")
 	dir, mirror := t.TempDir(), t.TempDir()
+	t.Setenv("REPRO_DATA_MIRROR", mirror) // it would override data_mirror
 	rng := rand.New(rand.NewPCG(1, 2))
 	c10 := map[string][]byte{"batches.meta.txt": []byte("airplane\nautomobile\n"), "test_batch.bin": cifarRecords(rng, 50, 10, 1)}
 	for i := range 5 {
