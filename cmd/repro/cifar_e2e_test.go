@@ -44,6 +44,15 @@ protocols = ["sequential", "static"]
 hidden = [32]
 epochs = 1
 
+[[experiment]]
+name = "c100f"
+learner = "bp"
+dataset = "cifar100f"
+protocols = ["sequential"]
+[experiment.bp]
+hidden = [32]
+epochs = 1
+
 [[table]]
 name = "cifar"
 label = "tab:cifar"
@@ -63,6 +72,10 @@ na = ["static"]
 [[table.row]]
 experiment = "c100"
 label = "CIFAR-100"
+[[table.row]]
+experiment = "c100f"
+label = "CIFAR-100 + features"
+na = ["static"]
 `
 
 // cifarRecords returns n records of the CIFAR binary format: labelBytes
@@ -105,8 +118,8 @@ func writeRelease(t *testing.T, mirror, sub, name string, files map[string][]byt
 
 // TestCIFAREndToEnd runs the real CLI on small CIFAR-10 and CIFAR-100
 // files in a fake mirror: every stage of the CIFAR-100 path (download from
-// the mirror, decode with fine labels, split, streams of ten tasks, train,
-// aggregate, render) computes a number. Then, with CIFAR-100 on no mirror
+// the mirror, decode with fine labels, split, streams of ten tasks, the V1
+// feature front-end, train, aggregate, render) computes a number. Then, with CIFAR-100 on no mirror
 // and no network, its cells fail alone: the run exits 1, names the
 // download as the reason, renders the table with the CIFAR-10 row and the
 // CIFAR-100 cells as "not run" with that reason, and check flags them.
@@ -141,7 +154,7 @@ func TestCIFAREndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Two seeds each: mean and s.d., no n marker.
-	for _, want := range []string{`CIFAR-10 & $`, `CIFAR-100 & $`, `\pm`, "cifar/c100/seq, cifar/c100/static"} {
+	for _, want := range []string{`CIFAR-10 & $`, `CIFAR-100 & $`, `CIFAR-100 + features & $`, `\pm`, "cifar/c100/seq, cifar/c100/static"} {
 		if !strings.Contains(string(tex), want) {
 			t.Errorf("cifar.tex lacks %q:\n%s", want, tex)
 		}
@@ -170,7 +183,7 @@ func TestCIFAREndToEnd(t *testing.T) {
 		t.Fatalf("run without CIFAR-100: err %v\n%s", err, out)
 	}
 	const reason = "download cifar100: cifar-100-binary.tar.gz: not on the data mirror, and no network"
-	for _, want := range []string{"cell download/cifar100: " + reason, "table cifar: rendered without 4 of 6 train cells", "not run: " + reason, "wrote paper/tables/cifar.tex"} {
+	for _, want := range []string{"cell download/cifar100: " + reason, "table cifar: rendered without 6 of 8 train cells", "not run: " + reason, "wrote paper/tables/cifar.tex"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("run output lacks %q:\n%s", want, out)
 		}
@@ -192,6 +205,7 @@ func TestCIFAREndToEnd(t *testing.T) {
 	}
 	for _, want := range []string{
 		`CIFAR-100 & {\scriptsize not run$^{a}$} & {\scriptsize not run$^{a}$} \\`,
+		`CIFAR-100 + features & {\scriptsize not run$^{a}$} & --- \\`,
 		`{\scriptsize Not run: $^{a}$\,` + reason + `.\par}`,
 		"cifar/c100/seq (not run: " + reason + ")",
 	} {
