@@ -12,9 +12,10 @@ import (
 	"testing"
 )
 
-// cifarTestConfig is a table with a CIFAR-10 and a CIFAR-100 row, trained by
-// backprop on small files written in the releases' binary formats, declared
-// as releases of their own ([release.NAME], read from the data mirror).
+// cifarTestConfig is a table with a CIFAR-10 row and two CIFAR-100 rows
+// (raw, and the V1 features), trained by backprop on small files written in
+// the releases' binary formats, declared as releases of their own
+// ([release.NAME], read from the data mirror); cifarConfig adds the rows.
 const cifarTestConfig = `
 [settings]
 store = "store"
@@ -26,33 +27,7 @@ seeds = [0, 1]
 split_seeds = [1234]
 
 %RELEASES%
-[[experiment]]
-name = "c10"
-learner = "bp"
-dataset = "cifar10"
-protocols = ["sequential"]
-[experiment.bp]
-hidden = [32]
-epochs = 1
-
-[[experiment]]
-name = "c100"
-learner = "bp"
-dataset = "cifar100"
-protocols = ["sequential", "static"]
-[experiment.bp]
-hidden = [32]
-epochs = 1
-
-[[experiment]]
-name = "c100f"
-learner = "bp"
-dataset = "cifar100f"
-protocols = ["sequential"]
-[experiment.bp]
-hidden = [32]
-epochs = 1
-
+%EXPERIMENTS%
 [[table]]
 name = "cifar"
 label = "tab:cifar"
@@ -65,18 +40,34 @@ title = "Sequential"
 id = "static"
 title = "Static"
 protocol = "static"
-[[table.row]]
-experiment = "c10"
-label = "CIFAR-10"
-na = ["static"]
-[[table.row]]
-experiment = "c100"
-label = "CIFAR-100"
-[[table.row]]
-experiment = "c100f"
-label = "CIFAR-100 + features"
-na = ["static"]
 `
+
+// cifarRows are the table's rows: experiment, data set, whether it runs
+// the static protocol, label.
+var cifarRows = []struct {
+	name, dataset string
+	static        bool
+	label         string
+}{
+	{"c10", "cifar10", false, "CIFAR-10"},
+	{"c100", "cifar100", true, "CIFAR-100"},
+	{"c100f", "cifar100f", false, "CIFAR-100 + features"},
+}
+
+// cifarConfig is cifarTestConfig on mirror with its rows' experiments and
+// the releases declared (%RELEASES% is left for the caller).
+func cifarConfig(mirror string) string {
+	var exps, rows strings.Builder
+	for _, r := range cifarRows {
+		protocols, na := `["sequential", "static"]`, ""
+		if !r.static {
+			protocols, na = `["sequential"]`, "na = [\"static\"]\n"
+		}
+		fmt.Fprintf(&exps, "[[experiment]]\nname = %q\nlearner = \"bp\"\ndataset = %q\nprotocols = %s\nbp = { hidden = [32], epochs = 1 }\n\n", r.name, r.dataset, protocols)
+		fmt.Fprintf(&rows, "[[table.row]]\nexperiment = %q\nlabel = %q\n%s", r.name, r.label, na)
+	}
+	return strings.NewReplacer("%MIRROR%", mirror, "%EXPERIMENTS%", exps.String()).Replace(cifarTestConfig) + rows.String()
+}
 
 // cifarRecords returns n records of the CIFAR binary format: labelBytes
 // label bytes (the class last: CIFAR-100 has the coarse label first), then
@@ -139,7 +130,7 @@ func TestCIFAREndToEnd(t *testing.T) {
 	// Ten per class: the held-out tenth keeps one of each.
 	rel100 := writeRelease(t, mirror, "cifar-100-binary", "cifar100", map[string][]byte{
 		"train.bin": cifarRecords(rng, 1000, 100, 2), "test.bin": cifarRecords(rng, 200, 100, 2)})
-	tmpl := strings.Replace(cifarTestConfig, "%MIRROR%", mirror, 1)
+	tmpl := cifarConfig(mirror)
 	cfg := strings.Replace(tmpl, "%RELEASES%", rel10+rel100, 1)
 	if err := os.WriteFile(filepath.Join(dir, "pipeline.toml"), []byte(cfg), 0o644); err != nil {
 		t.Fatal(err)
