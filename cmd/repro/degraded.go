@@ -55,6 +55,7 @@ func blockedGraph(w *workspace, p *pipeline.Plan) (*pipeline.Graph, error) {
 // the graph computes only the tables; otherwise every cell is kept.
 func degrade(w *workspace, p *pipeline.Plan, leave func(*pipeline.Cell) bool, prune bool) (*pipeline.Graph, []string, error) {
 	replaced := map[*pipeline.Cell]*pipeline.Cell{}
+	marked := map[*pipeline.Cell]bool{} // aggregates with cells marked not run here
 	var notes []string
 	for _, c := range w.graph.Cells {
 		if (c.Stage != stages.Aggregate && c.Stage != stages.Figure) || p.Cell(c.ID).State != pipeline.Stale {
@@ -81,6 +82,7 @@ func degrade(w *workspace, p *pipeline.Plan, leave func(*pipeline.Cell) bool, pr
 		}
 		if ap, ok := c.Params.(*stages.AggregateParams); ok {
 			d.Params = notRunCells(ap, blocked)
+			marked[d] = d.Params != c.Params
 		}
 		if len(left) == 0 {
 			continue
@@ -115,8 +117,9 @@ func degrade(w *workspace, p *pipeline.Plan, leave func(*pipeline.Cell) bool, pr
 			continue
 		}
 		cc := *c
+		// A table with cells marked not run here says so, whatever its form.
 		if rp, ok := c.Params.(*stages.RenderParams); ok {
-			if d, ok := replaced[c.Inputs[0].Cell]; ok && slices.ContainsFunc(d.Params.(*stages.AggregateParams).Status, isNotRun) {
+			if d, ok := replaced[c.Inputs[0].Cell]; ok && marked[d] {
 				r := *rp
 				r.ShowNotRun = true
 				cc.Params = &r
