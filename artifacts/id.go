@@ -9,7 +9,9 @@ import (
 // Digest names a blob: the SHA-256 of its uncompressed content.
 type Digest [32]byte
 
-// Key names a cell: the SHA-256 of its canonical description (see CellKey).
+// Key names a cell: the SHA-256 of its canonical description (the key text
+// of pipeline.KeyDesc, which `repro key CELL` prints). It is a distinct type
+// from Digest so that a cell key is never taken for a blob name.
 type Key [32]byte
 
 // Sum returns the digest of data.

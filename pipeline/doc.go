@@ -11,10 +11,12 @@
 //     named input cells. Its ID ("train/full/sequential/split1234/seed3") is
 //     for humans and is not part of its key.
 //   - Graph: a validated, topologically ordered set of cells (NewGraph).
-//   - Key: the SHA-256 of a cell's key text (KeyText): the key format, the
-//     stage name and version, the canonical params (EncodeParams, one
-//     "name value" line each) and the digests of its inputs' outputs.
-//     Nothing else enters: no path, time, host or worker count.
+//   - Key: the SHA-256 of a cell's key text (KeyDesc.Text; `repro key CELL`
+//     prints it): the key format, the stage name and version, the canonical
+//     params (EncodeParams, one "name value" line each) and the digests of
+//     its inputs' outputs. Nothing else enters: no path, time, host or
+//     worker count. KeyDesc is the one definition; plan, run, exec-cell and
+//     the remote check all build one.
 //   - Plan: for each cell of a graph, whether the store already holds a
 //     manifest under its key, and if not why it must run (MakePlan).
 //   - Spec: what a cell needs to run anywhere (stage, version, params text,

@@ -219,7 +219,6 @@ func bindCell(st *artifacts.Store, sp *artifacts.Spec, stage *Stage, opt ExecOpt
 			rc.Settings[k] = v
 		}
 	}
-	keyInputs := map[string][]artifacts.Output{}
 	var mInputs []artifacts.Input
 	for _, in := range sp.Inputs {
 		um, err := st.Lookup(in.Key)
@@ -238,10 +237,9 @@ func bindCell(st *artifacts.Store, sp *artifacts.Spec, stage *Stage, opt ExecOpt
 			}
 		}
 		rc.inputs[in.Name] = ref
-		keyInputs[in.Name] = um.Outputs
 		mInputs = append(mInputs, artifacts.Input{Name: in.Name, CellID: in.CellID, Key: in.Key, Outputs: um.Outputs})
 	}
-	if k := KeyOf(KeyText(stage.Name, sp.StageVersion, canon, keyInputs)); k != sp.Key {
+	if k := recordKeyDesc(stage.Name, sp.StageVersion, canon, mInputs).Key(); k != sp.Key {
 		return nil, nil, fmt.Errorf("spec does not match its key (recomputed %s)", k.Short())
 	}
 	return rc, mInputs, nil

@@ -1,6 +1,10 @@
 package pipeline
 
-import "context"
+import (
+	"context"
+
+	"repro/artifacts"
+)
 
 // Executor runs cells. The engine hands it one Job at a time per worker
 // (the scheduler decides how many run at once) and waits for Execute to
@@ -21,9 +25,9 @@ type Executor interface {
 
 // Job is one cell to execute, as an executor sees it.
 type Job struct {
-	// Key is the cell key (hex). The cell's spec, which `repro exec-cell`
+	// Key is the cell key. The cell's spec, which `repro exec-cell`
 	// needs to run it anywhere, is already in the store under this key.
-	Key string
+	Key artifacts.Key
 	// CellID is the human name, for job names and messages.
 	CellID string
 	// StoreDir is the absolute path of the store root.

@@ -20,15 +20,11 @@ func (e *LocalExecutor) Name() string { return "local" }
 
 // Execute implements Executor.
 func (e *LocalExecutor) Execute(ctx context.Context, job *Job) error {
-	k, err := artifacts.ParseKey(job.Key)
-	if err != nil {
-		return err
-	}
 	opt := ExecOptions{Stages: e.Stages, Settings: e.Settings, Executor: "local"}
 	if e.Progress != nil {
-		opt.Progress = func(done, total int64) { e.Progress(job.Key, job.CellID, done, total) }
+		opt.Progress = func(done, total int64) { e.Progress(job.Key.String(), job.CellID, done, total) }
 	}
-	ran, err := ExecuteCell(ctx, e.Store, k, opt)
+	ran, err := ExecuteCell(ctx, e.Store, job.Key, opt)
 	job.Ran = ran
 	return err
 }

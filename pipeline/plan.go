@@ -48,6 +48,17 @@ type PlannedCell struct {
 	// manifest).
 	Remote      string
 	RemoteBlobs bool
+
+	desc *KeyDesc // what Key hashes, when KeyKnown
+}
+
+// KeyText returns the exact text the cell's key hashes (KeyDesc.Text), and
+// false when the key is not known yet (an input is not computed).
+func (pc *PlannedCell) KeyText() (string, bool) {
+	if pc.desc == nil {
+		return "", false
+	}
+	return pc.desc.Text(), true
 }
 
 // Plan is what a run would do, computed without running anything.
@@ -118,19 +129,11 @@ func planCell(st *artifacts.Store, p *Plan, c *Cell, remotes []artifacts.Remote)
 		return nil, fmt.Errorf("cell %s: %w", c.ID, err)
 	}
 	pc := &PlannedCell{Cell: c, Params: params, State: Stale}
-	inputs := make(map[string][]artifacts.Output, len(c.Inputs))
-	known := true
-	for _, in := range c.Inputs {
-		up := p.byID[in.Cell.ID]
-		if up.Manifest == nil {
-			known = false
-			break
-		}
-		inputs[in.Name] = up.Manifest.Outputs
-	}
+	desc, known := cellKeyDesc(c, params, func(up *Cell) *artifacts.Manifest { return p.byID[up.ID].Manifest })
 	var lookupErr error
 	if known {
-		pc.Key = KeyOf(KeyText(c.Stage.Name, c.Stage.CellVersion(c.Params), params, inputs))
+		pc.desc = desc
+		pc.Key = desc.Key()
 		pc.KeyKnown = true
 		m, err := st.Lookup(pc.Key)
 		if err == nil {

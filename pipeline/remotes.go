@@ -114,11 +114,7 @@ func remoteManifest(r artifacts.Remote, c *Cell, k artifacts.Key) (*artifacts.Ma
 	if err != nil {
 		return nil, fmt.Errorf("cell %s: %w: %v", c.ID, artifacts.ErrCorrupt, err)
 	}
-	inputs := make(map[string][]artifacts.Output, len(m.Inputs))
-	for _, in := range m.Inputs {
-		inputs[in.Name] = in.Outputs
-	}
-	if KeyOf(KeyText(m.Stage, m.StageVersion, params, inputs)) != k {
+	if recordKeyDesc(m.Stage, m.StageVersion, params, m.Inputs).Key() != k {
 		return nil, fmt.Errorf("cell %s: %w: its record does not hash to its key %s", c.ID, artifacts.ErrCorrupt, k.Short())
 	}
 	return m, nil

@@ -154,7 +154,7 @@ func Run(ctx context.Context, st *artifacts.Store, g *Graph, opt RunOptions) (*R
 			for j := range jobs {
 				t := time.Now()
 				err := opt.Executor.Execute(ctx, j)
-				k, _ := artifacts.ParseKey(j.Key)
+				k := j.Key
 				if err == nil {
 					// Success means the manifest is in the store, whatever
 					// the executor says.
@@ -246,7 +246,7 @@ func Run(ctx context.Context, st *artifacts.Store, g *Graph, opt RunOptions) (*R
 				if rank == nil {
 					rank = priorities(g, want, users, loadCostHistory(st))
 				}
-				queue.push(&Job{Key: k.String(), CellID: c.ID, StoreDir: st.Root(), LogPath: st.LogPath(k), RunID: runID}, rank[c])
+				queue.push(&Job{Key: k, CellID: c.ID, StoreDir: st.Root(), LogPath: st.LogPath(k), RunID: runID}, rank[c])
 			}
 		}
 		if done >= total {
@@ -265,7 +265,7 @@ func Run(ctx context.Context, st *artifacts.Store, g *Graph, opt RunOptions) (*R
 			queue.pop()
 			running++
 			dispatched = true
-			emit(EventStart, cellOf[next.Key][0], artifacts.Key{}, nil, 0)
+			emit(EventStart, cellOf[next.Key.String()][0], artifacts.Key{}, nil, 0)
 		case r := <-results:
 			running--
 			rep.Busy += r.dur
@@ -323,15 +323,16 @@ func resolveCell(st *artifacts.Store, c *Cell, manifests map[*Cell]*artifacts.Ma
 	if err != nil {
 		return artifacts.Key{}, err
 	}
-	inputs := map[string][]artifacts.Output{}
+	desc, ok := cellKeyDesc(c, params, func(up *Cell) *artifacts.Manifest { return manifests[up] })
+	if !ok {
+		return artifacts.Key{}, fmt.Errorf("cell %s: an input has no manifest", c.ID)
+	}
 	var specIn []artifacts.SpecInput
 	for _, in := range c.Inputs {
-		m := manifests[in.Cell]
-		inputs[in.Name] = m.Outputs
-		specIn = append(specIn, artifacts.SpecInput{Name: in.Name, CellID: in.Cell.ID, Key: m.Key})
+		specIn = append(specIn, artifacts.SpecInput{Name: in.Name, CellID: in.Cell.ID, Key: manifests[in.Cell].Key})
 	}
-	version := c.Stage.CellVersion(c.Params)
-	k := KeyOf(KeyText(c.Stage.Name, version, params, inputs))
+	version := desc.Version
+	k := desc.Key()
 	if prev, err := st.GetRef(opt.Profile, c.ID); err != nil || prev != k {
 		if err := st.PutRef(opt.Profile, c.ID, k); err != nil {
 			return k, err

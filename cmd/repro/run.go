@@ -112,11 +112,7 @@ func runRun(ctx context.Context, e *env, o *runOptions, args []string) error {
 		}
 		store := w.store
 		so.Check = func(ctx context.Context, job *pipeline.Job) (bool, error) {
-			k, err := parseKey(job.Key)
-			if err != nil {
-				return false, err
-			}
-			_, err = store.Lookup(k)
+			_, err := store.Lookup(job.Key)
 			return err == nil, nil
 		}
 		sx, err := slurm.New(so)

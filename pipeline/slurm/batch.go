@@ -62,7 +62,7 @@ func (e *Executor) join(ctx context.Context, job *pipeline.Job) *batch {
 
 // flush submits the batch's job. A batch of one is an ordinary job.
 func (e *Executor) flush(b *batch) {
-	b.name = jobName(b.jobs[0].RunID, b.jobs[0].Key)
+	b.name = jobName(b.jobs[0].RunID, b.jobs[0].Key.String())
 	if len(b.jobs) > 1 {
 		b.name += "+" + strconv.Itoa(len(b.jobs)-1)
 	}

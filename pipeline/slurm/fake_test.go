@@ -8,6 +8,7 @@ import (
 	"sync"
 	"testing"
 
+	"repro/artifacts"
 	"repro/pipeline"
 )
 
@@ -245,12 +246,21 @@ func (f *fakeSlurm) sorted() []*fakeJob {
 func (f *fakeSlurm) check(ctx context.Context, job *pipeline.Job) (bool, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	return f.store[job.Key], nil
+	return f.store[job.Key.String()], nil
 }
 
 // testKey returns a distinct valid cell key for i.
 func testKey(i int) string {
 	return fmt.Sprintf("%064x", i+0xabc000)
+}
+
+// jobKey is testKey(i) as a Job's key.
+func jobKey(i int) artifacts.Key {
+	k, err := artifacts.ParseKey(testKey(i))
+	if err != nil {
+		panic(err)
+	}
+	return k
 }
 
 func testJob(t *testing.T, i int) *pipeline.Job {
@@ -260,7 +270,7 @@ func testJob(t *testing.T, i int) *pipeline.Job {
 // storeJob is cell i of the store at dir.
 func storeJob(dir string, i int) *pipeline.Job {
 	return &pipeline.Job{
-		Key: testKey(i), CellID: fmt.Sprintf("train/seed=%d", i),
+		Key: jobKey(i), CellID: fmt.Sprintf("train/seed=%d", i),
 		StoreDir: dir, LogPath: dir + "/" + testKey(i) + ".log", RunID: "r1",
 	}
 }

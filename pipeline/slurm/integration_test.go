@@ -82,13 +82,13 @@ func (s *fakeStore) job(i int, mode string) *pipeline.Job {
 		os.WriteFile(filepath.Join(s.dir, "mode", key), []byte(mode+"\n"), 0o644)
 	}
 	return &pipeline.Job{
-		Key: key, CellID: fmt.Sprintf("fake/%d", i), StoreDir: s.dir,
+		Key: jobKey(i), CellID: fmt.Sprintf("fake/%d", i), StoreDir: s.dir,
 		LogPath: filepath.Join(s.dir, "logs", key+".log"), RunID: "itest",
 	}
 }
 
 func (s *fakeStore) check(ctx context.Context, job *pipeline.Job) (bool, error) {
-	_, err := os.Stat(filepath.Join(s.dir, "cells", job.Key))
+	_, err := os.Stat(filepath.Join(s.dir, "cells", job.Key.String()))
 	return err == nil, nil
 }
 
@@ -227,7 +227,7 @@ func TestSlurmCells(t *testing.T) {
 		if err := second.Execute(ctx, job); err != nil {
 			t.Fatalf("second driver: %v", err)
 		}
-		if r := s.runs(job.Key); len(r) != 1 || r[0] != ids[0] {
+		if r := s.runs(job.Key.String()); len(r) != 1 || r[0] != ids[0] {
 			t.Errorf("cell ran in jobs %v, want only the first driver's %s", r, ids[0])
 		}
 	})
@@ -318,7 +318,7 @@ func benchmarkExecute(b *testing.B, j int, viaSlurm bool) {
 				if viaSlurm {
 					err = e.Execute(ctx, job)
 				} else {
-					err = exec.Command(s.bin, "exec-cell", "--executor", "local", "--store", s.dir, job.Key).Run()
+					err = exec.Command(s.bin, "exec-cell", "--executor", "local", "--store", s.dir, job.Key.String()).Run()
 				}
 				if err != nil {
 					b.Error(err)

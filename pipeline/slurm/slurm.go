@@ -135,7 +135,7 @@ type waiter struct {
 
 // slot is the waiter's name among the executor's waiters: the cells of a
 // batch share one job ID.
-func (w *waiter) slot() string { return w.id + " " + w.job.Key }
+func (w *waiter) slot() string { return w.id + " " + w.job.Key.String() }
 
 type result struct {
 	st  status
@@ -222,9 +222,9 @@ func (e *Executor) Execute(ctx context.Context, job *pipeline.Job) error {
 	if err := checkJob(job); err != nil {
 		return err
 	}
-	name := jobName(job.RunID, job.Key)
+	name := jobName(job.RunID, job.Key.String())
 	id, slurmOut, batched := "", slurmLog(job.LogPath), false
-	if j, ok := e.adopt(ctx, job.Key+" "+storeTag(job.StoreDir)); ok {
+	if j, ok := e.adopt(ctx, job.Key.String()+" "+storeTag(job.StoreDir)); ok {
 		id, name = j.ID, j.Name
 		slurmOut = slurmLog(filepath.Join(filepath.Dir(job.LogPath), j.First+".log"))
 		batched = j.Cells > 1
@@ -263,8 +263,6 @@ func (e *Executor) Execute(ctx context.Context, job *pipeline.Job) error {
 
 func checkJob(job *pipeline.Job) error {
 	switch {
-	case !isKey(job.Key):
-		return fmt.Errorf("slurm: cell %s: key %q is not 64 hex digits", job.CellID, job.Key)
 	case !filepath.IsAbs(job.StoreDir):
 		return fmt.Errorf("slurm: cell %s: store %q is not an absolute path", job.CellID, job.StoreDir)
 	case !filepath.IsAbs(job.LogPath):
@@ -303,7 +301,7 @@ func (e *Executor) sbatchArgs(jobs []*pipeline.Job, name, script string) []strin
 	job := jobs[0]
 	keys := make([]string, len(jobs))
 	for i, j := range jobs {
-		keys[i] = j.Key
+		keys[i] = j.Key.String()
 	}
 	args := []string{
 		"--parsable",
@@ -443,7 +441,7 @@ func (e *Executor) submit(ctx context.Context, jobs []*pipeline.Job, name string
 		return "", err
 	}
 	args := e.sbatchArgs(jobs, name, script)
-	cell := jobs[0].Key + " " + storeTag(jobs[0].StoreDir)
+	cell := jobs[0].Key.String() + " " + storeTag(jobs[0].StoreDir)
 	deadline := time.Now().Add(e.opts.SubmitGrace)
 	b := newBackoff(4*e.opts.PollMin, 30*time.Second) // 1 s by default
 	for attempt := 1; ; attempt++ {
@@ -639,7 +637,7 @@ func (e *Executor) conclude(ctx context.Context, job *pipeline.Job, id, name, sl
 				return nil
 			}
 		}
-		jerr.LastLine = lineNaming(slurmOut, job.Key)
+		jerr.LastLine = lineNaming(slurmOut, job.Key.String())
 	}
 	switch st.State {
 	case StateCompleted:
