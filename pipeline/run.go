@@ -106,6 +106,7 @@ func RunID(g *Graph, profile string) string {
 	return hex.EncodeToString(h.Sum(nil))[:8]
 }
 
+// result is what a worker reports for one job.
 type result struct {
 	key artifacts.Key
 	ran bool
@@ -121,199 +122,261 @@ func Run(ctx context.Context, st *artifacts.Store, g *Graph, opt RunOptions) (*R
 	if opt.Jobs < 1 {
 		opt.Jobs = 1
 	}
-	t0 := time.Now()
-	want := selectCells(g, opt.Only)
-	rep := &RunReport{}
-	manifests := make(map[*Cell]*artifacts.Manifest)
-	failed := make(map[*Cell]bool)
-	waiting := make(map[*Cell]int)
-	users := make(map[*Cell][]*Cell)
-	var ready []*Cell
-	total := 0
-	for _, c := range g.Cells {
-		if !want[c] {
-			continue
-		}
-		total++
-		for _, in := range c.Inputs {
-			waiting[c]++
-			users[in.Cell] = append(users[in.Cell], c)
-		}
-		if waiting[c] == 0 {
-			ready = append(ready, c)
-		}
-	}
-	runID := RunID(g, opt.Profile)
-	jobs := make(chan *Job)
-	results := make(chan result)
-	cellOf := make(map[string][]*Cell) // key -> cells waiting on it (equal cells share a key)
+	s := newScheduler(st, g, opt)
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	for i := 0; i < opt.Jobs; i++ {
+	s.startWorkers(ctx)
+	defer close(s.jobs)
+	defer func() {
+		if s.dispatched {
+			recordRun(st, opt, s.runID, s.t0, s.rep, s.cpu)
+		}
+	}()
+	err := s.loop(ctx)
+	s.rep.Wall = time.Since(s.t0)
+	return s.rep, err
+}
+
+// scheduler is the state of one Run: which cells wait on how many inputs,
+// which are ready, queued or running, and what the report says so far. It
+// lives on Run's goroutine; only the workers run elsewhere, talking to it
+// over jobs and results.
+type scheduler struct {
+	st    *artifacts.Store
+	g     *Graph
+	opt   RunOptions
+	runID string
+	t0    time.Time
+	rep   *RunReport
+
+	want      map[*Cell]bool // the cells this run covers (selectCells)
+	manifests map[*Cell]*artifacts.Manifest
+	failed    map[*Cell]bool            // failed, or skipped for a failed input
+	waiting   map[*Cell]int             // inputs not finished yet
+	users     map[*Cell][]*Cell         // the cells reading each cell
+	ready     []*Cell                   // inputs finished, key not resolved yet
+	cellOf    map[artifacts.Key][]*Cell // queued or running key -> the cells waiting on it (equal cells share a key)
+	queue     *jobQueue                 // resolved cells to run, longest path first
+	rank      map[*Cell]float64         // queue priorities, computed when the first cell must run
+
+	total, done, running int
+	dispatched           bool    // a job was sent: the run is recorded
+	cpu                  float64 // CPU seconds of the cells this run computed
+
+	jobs    chan *Job
+	results chan result
+}
+
+func newScheduler(st *artifacts.Store, g *Graph, opt RunOptions) *scheduler {
+	s := &scheduler{
+		st: st, g: g, opt: opt, runID: RunID(g, opt.Profile), t0: time.Now(), rep: &RunReport{},
+		want:      selectCells(g, opt.Only),
+		manifests: make(map[*Cell]*artifacts.Manifest),
+		failed:    make(map[*Cell]bool),
+		waiting:   make(map[*Cell]int),
+		users:     make(map[*Cell][]*Cell),
+		cellOf:    make(map[artifacts.Key][]*Cell),
+		queue:     new(jobQueue),
+		jobs:      make(chan *Job),
+		results:   make(chan result),
+	}
+	for _, c := range g.Cells {
+		if !s.want[c] {
+			continue
+		}
+		s.total++
+		for _, in := range c.Inputs {
+			s.waiting[c]++
+			s.users[in.Cell] = append(s.users[in.Cell], c)
+		}
+		if s.waiting[c] == 0 {
+			s.ready = append(s.ready, c)
+		}
+	}
+	return s
+}
+
+// startWorkers starts opt.Jobs workers, each executing one job at a time
+// until jobs is closed.
+func (s *scheduler) startWorkers(ctx context.Context) {
+	for i := 0; i < s.opt.Jobs; i++ {
 		go func() {
-			for j := range jobs {
+			for j := range s.jobs {
 				t := time.Now()
-				err := opt.Executor.Execute(ctx, j)
-				k := j.Key
+				err := s.opt.Executor.Execute(ctx, j)
 				if err == nil {
 					// Success means the manifest is in the store, whatever
 					// the executor says.
-					if _, lerr := st.Lookup(k); lerr != nil {
+					if _, lerr := s.st.Lookup(j.Key); lerr != nil {
 						err = fmt.Errorf("executor reported success but: %w", lerr)
 					}
 				}
-				results <- result{k, j.Ran, err, time.Since(t)}
+				s.results <- result{j.Key, j.Ran, err, time.Since(t)}
 			}
 		}()
 	}
-	defer close(jobs)
+}
 
-	running, done := 0, 0
-	emit := func(kind EventKind, c *Cell, k artifacts.Key, err error, d time.Duration) {
-		if opt.Events != nil {
-			opt.Events(Event{Kind: kind, Cell: c, Key: k, Err: err, Wall: d, Done: done, Total: total, Running: running, Failed: rep.Failed + rep.Skipped})
-		}
-	}
-	var skip func(c *Cell)
-	skip = func(c *Cell) {
-		for _, u := range users[c] {
-			if failed[u] {
-				continue
-			}
-			failed[u] = true
-			rep.Skipped++
-			done++
-			err := fmt.Errorf("input %s failed", c.ID)
-			rep.Failures = append(rep.Failures, CellFailure{CellID: u.ID, Err: err})
-			emit(EventSkipped, u, artifacts.Key{}, err, 0)
-			skip(u)
-		}
-	}
-	finish := func(c *Cell, m *artifacts.Manifest) {
-		manifests[c] = m
-		done++
-		for _, u := range users[c] {
-			if waiting[u]--; waiting[u] == 0 && !failed[u] {
-				ready = append(ready, u)
-			}
-		}
-	}
-	queue := new(jobQueue)
-	var rank map[*Cell]float64 // computed when the first cell must run
-	dispatched := false
-	var cpu float64
-	defer func() {
-		if dispatched {
-			recordRun(st, opt, runID, t0, rep, cpu)
-		}
-	}()
-	for done < total {
-		// Resolve ready cells: compute keys, take cache hits at once.
-		for len(ready) > 0 {
-			batch := ready
-			ready = nil
-			sort.Slice(batch, func(i, j int) bool { return batch[i].ID < batch[j].ID })
-			for _, c := range batch {
-				k, err := resolveCell(st, c, manifests, opt)
-				if err != nil {
-					failed[c] = true
-					rep.Failed++
-					done++
-					rep.Failures = append(rep.Failures, CellFailure{CellID: c.ID, Err: err})
-					emit(EventFailed, c, k, err, 0)
-					skip(c)
-					continue
-				}
-				if m, err := st.Lookup(k); err == nil {
-					rep.Cached++
-					finish(c, m)
-					emit(EventCached, c, k, nil, 0)
-					continue
-				}
-				if opt.Remote != nil {
-					if m, ok := opt.Remote(c, k); ok {
-						rep.Remote++
-						finish(c, m)
-						emit(EventRemote, c, k, nil, 0)
-						continue
-					}
-				}
-				if waiters, busy := cellOf[k.String()]; busy {
-					cellOf[k.String()] = append(waiters, c) // an equal cell is queued or running
-					continue
-				}
-				cellOf[k.String()] = []*Cell{c}
-				if rank == nil {
-					rank = priorities(g, want, users, loadCostHistory(st))
-				}
-				queue.push(&Job{Key: k, CellID: c.ID, StoreDir: st.Root(), LogPath: st.LogPath(k), RunID: runID}, rank[c])
-			}
-		}
-		if done >= total {
+// loop resolves ready cells, dispatches queued jobs and collects results
+// until every wanted cell is done, failed or skipped, or ctx is cancelled.
+func (s *scheduler) loop(ctx context.Context) error {
+	for s.done < s.total {
+		s.resolveReady()
+		if s.done >= s.total {
 			break
 		}
 		var send chan *Job
 		var next *Job
-		if queue.Len() > 0 && running < opt.Jobs {
-			send, next = jobs, queue.peek()
+		if s.queue.Len() > 0 && s.running < s.opt.Jobs {
+			send, next = s.jobs, s.queue.peek()
 		}
-		if send == nil && running == 0 {
-			return rep, fmt.Errorf("scheduler stalled with %d of %d cells done", done, total)
+		if send == nil && s.running == 0 {
+			return fmt.Errorf("scheduler stalled with %d of %d cells done", s.done, s.total)
 		}
 		select {
 		case send <- next:
-			queue.pop()
-			running++
-			dispatched = true
-			emit(EventStart, cellOf[next.Key.String()][0], artifacts.Key{}, nil, 0)
-		case r := <-results:
-			running--
-			rep.Busy += r.dur
-			cs := cellOf[r.key.String()]
-			delete(cellOf, r.key.String())
+			s.queue.pop()
+			s.running++
+			s.dispatched = true
+			s.emit(EventStart, s.cellOf[next.Key][0], artifacts.Key{}, nil, 0)
+		case r := <-s.results:
+			s.running--
+			s.rep.Busy += r.dur
 			if r.err != nil && ctx.Err() != nil {
-				rep.Wall = time.Since(t0)
-				return rep, ctx.Err()
+				return ctx.Err()
 			}
-			var m *artifacts.Manifest
-			if r.err == nil {
-				m, _ = st.Lookup(r.key)
-				if r.ran {
-					rep.Executed++
-					if m != nil {
-						cpu += m.Provenance.CPUSecs
-					}
-				} else {
-					rep.Elsewhere++
-				}
-			}
-			for _, c := range cs {
-				if r.err != nil {
-					failed[c] = true
-					rep.Failed++
-					done++
-					rep.Failures = append(rep.Failures, CellFailure{CellID: c.ID, Key: r.key, Err: r.err})
-					emit(EventFailed, c, r.key, r.err, r.dur)
-					skip(c)
-					continue
-				}
-				finish(c, m)
-				emit(EventDone, c, r.key, nil, r.dur)
-			}
+			s.collect(r)
 		case <-ctx.Done():
 			// Wait for the workers to return, so that executors can clean up
 			// (scancel) before the process exits.
-			for running > 0 {
-				r := <-results
-				running--
-				rep.Busy += r.dur
+			for s.running > 0 {
+				r := <-s.results
+				s.running--
+				s.rep.Busy += r.dur
 			}
-			rep.Wall = time.Since(t0)
-			return rep, ctx.Err()
+			return ctx.Err()
 		}
 	}
-	rep.Wall = time.Since(t0)
-	return rep, nil
+	return nil
+}
+
+// resolveReady computes the keys of the ready cells (in ID order), takes
+// cache and remote hits at once and queues the rest; finishing a hit may
+// make more cells ready, which this handles too.
+func (s *scheduler) resolveReady() {
+	for len(s.ready) > 0 {
+		batch := s.ready
+		s.ready = nil
+		sort.Slice(batch, func(i, j int) bool { return batch[i].ID < batch[j].ID })
+		for _, c := range batch {
+			s.resolve(c)
+		}
+	}
+}
+
+// resolve handles one ready cell: a key it cannot resolve fails it, a
+// stored or remote manifest finishes it, an equal cell queued or running
+// takes it along, and otherwise it is queued.
+func (s *scheduler) resolve(c *Cell) {
+	k, err := resolveCell(s.st, c, s.manifests, s.opt)
+	if err != nil {
+		s.fail(c, k, err, 0)
+		return
+	}
+	if m, err := s.st.Lookup(k); err == nil {
+		s.rep.Cached++
+		s.finish(c, m)
+		s.emit(EventCached, c, k, nil, 0)
+		return
+	}
+	if s.opt.Remote != nil {
+		if m, ok := s.opt.Remote(c, k); ok {
+			s.rep.Remote++
+			s.finish(c, m)
+			s.emit(EventRemote, c, k, nil, 0)
+			return
+		}
+	}
+	if waiters, busy := s.cellOf[k]; busy {
+		s.cellOf[k] = append(waiters, c) // an equal cell is queued or running
+		return
+	}
+	s.cellOf[k] = []*Cell{c}
+	if s.rank == nil {
+		s.rank = priorities(s.g, s.want, s.users, loadCostHistory(s.st))
+	}
+	s.queue.push(&Job{Key: k, CellID: c.ID, StoreDir: s.st.Root(), LogPath: s.st.LogPath(k), RunID: s.runID}, s.rank[c])
+}
+
+// collect takes a finished job's result for every cell waiting on its key.
+func (s *scheduler) collect(r result) {
+	cs := s.cellOf[r.key]
+	delete(s.cellOf, r.key)
+	var m *artifacts.Manifest
+	if r.err == nil {
+		m, _ = s.st.Lookup(r.key)
+		if r.ran {
+			s.rep.Executed++
+			if m != nil {
+				s.cpu += m.Provenance.CPUSecs
+			}
+		} else {
+			s.rep.Elsewhere++
+		}
+	}
+	for _, c := range cs {
+		if r.err != nil {
+			s.fail(c, r.key, r.err, r.dur)
+			continue
+		}
+		s.finish(c, m)
+		s.emit(EventDone, c, r.key, nil, r.dur)
+	}
+}
+
+// emit sends a progress event with the run's totals, if anyone listens.
+func (s *scheduler) emit(kind EventKind, c *Cell, k artifacts.Key, err error, d time.Duration) {
+	if s.opt.Events != nil {
+		s.opt.Events(Event{Kind: kind, Cell: c, Key: k, Err: err, Wall: d,
+			Done: s.done, Total: s.total, Running: s.running, Failed: s.rep.Failed + s.rep.Skipped})
+	}
+}
+
+// fail records that c failed with err and skips everything downstream.
+func (s *scheduler) fail(c *Cell, k artifacts.Key, err error, d time.Duration) {
+	s.failed[c] = true
+	s.rep.Failed++
+	s.done++
+	s.rep.Failures = append(s.rep.Failures, CellFailure{CellID: c.ID, Key: k, Err: err})
+	s.emit(EventFailed, c, k, err, d)
+	s.skip(c)
+}
+
+// skip marks every cell reading c (recursively) as skipped.
+func (s *scheduler) skip(c *Cell) {
+	for _, u := range s.users[c] {
+		if s.failed[u] {
+			continue
+		}
+		s.failed[u] = true
+		s.rep.Skipped++
+		s.done++
+		err := fmt.Errorf("input %s failed", c.ID)
+		s.rep.Failures = append(s.rep.Failures, CellFailure{CellID: u.ID, Err: err})
+		s.emit(EventSkipped, u, artifacts.Key{}, err, 0)
+		s.skip(u)
+	}
+}
+
+// finish records c's manifest and readies the users whose last input it was.
+func (s *scheduler) finish(c *Cell, m *artifacts.Manifest) {
+	s.manifests[c] = m
+	s.done++
+	for _, u := range s.users[c] {
+		if s.waiting[u]--; s.waiting[u] == 0 && !s.failed[u] {
+			s.ready = append(s.ready, u)
+		}
+	}
 }
 
 // resolveCell computes c's key from its inputs' manifests, stores its spec
