@@ -26,7 +26,12 @@ import "math/rand/v2"
 //   - spike conversion (core/spike) draws its Bernoulli input spikes from
 //     NewRNG(s, StreamConvert), s the converted network's training seed,
 //     the same sequence for every time budget (the reference reseeds its
-//     generator for each budget).
+//     generator for each budget);
+//   - the backprop learner's distance-dependent connectivity (ConnMasks)
+//     draws from NewRNG(s, StreamConn), apart from its weights' StreamInit
+//     (the reference draws it from a separate CortexNet seeded alike; one
+//     shared stream would tie which synapses survive to their initial
+//     values).
 //
 // The V1 front-end (internal/dataset) draws bounded integers and shuffles
 // with its own Lemire multiply-shift and Fisher-Yates over these
@@ -47,6 +52,7 @@ const (
 	StreamBootstrap Stream = 0x626f6f74 // "boot"
 	StreamSpike     Stream = 0x7370696b // "spik"
 	StreamConvert   Stream = 0x636f6e76 // "conv"
+	StreamConn      Stream = 0x636f6e6e // "conn"
 )
 
 // RNG is the random source every stochastic function of the project takes.

@@ -148,6 +148,7 @@ func (r *runner) newBatch() func(idx []int) {
 			}
 			r.adam.Step(net.Params, r.grad, cfg.LR)
 		}
+		net.Rewire()
 		var logits []float32
 		if cfg.Method == MethodDERPP {
 			// This step's forward pass, with the pre-step weights.

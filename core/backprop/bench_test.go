@@ -48,4 +48,11 @@ func BenchmarkStep(b *testing.B) {
 		cfg, _ := Preset(name)
 		b.Run(name, func(b *testing.B) { benchmarkStep(b, cfg) })
 	}
+	// The decomposition's sparse-wiring cell (512-256, 30% distance-
+	// dependent wiring, 10% k-WTA): the cost of re-zeroing after each step.
+	cfg, _ := Preset("bp_er_1000")
+	cfg.Hidden, cfg.Conn, cfg.KWTA = []int{512, 256}, 0.3, 0.1
+	b.Run("w512_conn30_kwta10", func(b *testing.B) { benchmarkStep(b, cfg) })
+	cfg.Conn = 0
+	b.Run("w512_kwta10", func(b *testing.B) { benchmarkStep(b, cfg) })
 }

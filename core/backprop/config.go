@@ -56,6 +56,12 @@ type Config struct {
 	// ReplayGain multiplies LR for the local schedule's replay step (1 in
 	// the reference, unlike the local learner's 3).
 	ReplayGain float64 `toml:"replay_gain"`
+	// Conn, when > 0, gives every weight layer but the readout the local
+	// learner's distance-dependent sparse wiring at this density (the
+	// reference's bp_conn, 0.30 in its equal-connectivity control):
+	// absent synapses start at zero and are zeroed again after every
+	// optimiser step, so the wiring is structural. 0 is dense.
+	Conn float64 `toml:"conn,omitzero"`
 }
 
 // DefaultConfig returns BP+ER as the paper runs it (`bp_er_1000`): 256-128,
@@ -159,6 +165,8 @@ func (c *Config) Validate() error {
 		return fieldErr("kwta", "kwta = %v, want in [0, 1]", c.KWTA)
 	case (c.Isolate || c.Rotate) && c.Method != MethodLocal:
 		return fieldErr("isolate", "isolate/rotate set for method %q, want method \"local\"", c.Method)
+	case !(c.Conn >= 0 && c.Conn <= 1):
+		return fieldErr("conn", "conn = %v, want in [0, 1] (0: dense)", c.Conn)
 	case c.Method == MethodLocal && !(c.ReplayGain > 0):
 		return fieldErr("replay_gain", "replay_gain = %v, want > 0", c.ReplayGain)
 	}

@@ -33,6 +33,7 @@ func TestGolden(t *testing.T) {
 		{"local-isolated-rotation", func(c *Config) {
 			c.Method, c.KWTA, c.Batch, c.ReplayBatch, c.Isolate, c.Rotate = MethodLocal, 0.1, 16, 16, true, true
 		}},
+		{"er-conn30-kwta10", func(c *Config) { c.Conn, c.KWTA = 0.3, 0.1 }},
 	}
 	got := goldenDigests(t, cells, train, eval, tasks)
 	// The portable kernels must give the same bits as the vector ones.

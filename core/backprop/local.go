@@ -55,6 +55,7 @@ func (r *runner) newLocal() func(idx []int) {
 		clear(r.grad)
 		net.Backward(wake, r.grad)
 		r.adam.Step(net.Params, r.grad, cfg.LR)
+		net.Rewire()
 
 		for l := 1; l < L; l++ {
 			anyNonZero(awake[l], wake.A[l], mb)
@@ -85,6 +86,7 @@ func (r *runner) newLocal() func(idx []int) {
 		} else {
 			r.adam.Step(net.Params, r.grad, lr)
 		}
+		net.Rewire()
 		r.countReplay(n)
 
 		steps++

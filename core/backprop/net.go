@@ -19,6 +19,9 @@ type Net struct {
 	Params []float32
 	W, B   [][]float32
 	k      []int // winners per hidden layer (0 when KFrac = 0)
+	// conn[l], when non-nil, is W[l]'s wiring in W's layout (true = the
+	// synapse exists); see SetConn.
+	conn [][]bool
 }
 
 // NewNet returns a network of the given widths (at least input and output)

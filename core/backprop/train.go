@@ -47,6 +47,11 @@ func newRunner(cfg Config, train, eval *core.Dataset, tasks []core.Task, seed in
 		rng: core.NewRNG(seed, core.StreamRun),
 		res: &core.Result{},
 	}
+	if cfg.Conn > 0 {
+		// The same propensity length scale as the local learner's wiring.
+		lambda := core.DefaultLocalConfig().ConnLambda
+		r.net.SetConn(core.ConnMasks(sizes, train.Height, train.Width, cfg.Conn, lambda, core.NewRNG(seed, core.StreamConn)))
+	}
 	r.adam = NewAdam(len(r.net.Params), cfg.LR, cfg.WeightDecay)
 	r.grad = make([]float32, len(r.net.Params))
 	logits := 0
