@@ -252,3 +252,12 @@ func trainManifest(p *pipeline.Plan, id string) *artifacts.Manifest {
 	}
 	return nil
 }
+
+// readFileOr returns a file's content, or "" if it does not exist.
+func readFileOr(path string) (string, error) {
+	b, err := os.ReadFile(path)
+	if os.IsNotExist(err) {
+		return "", nil
+	}
+	return string(b), err
+}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"path"
@@ -165,6 +166,66 @@ func runRun(ctx context.Context, e *env, o *runOptions, args []string) error {
 		plural(rep.Executed, "cell"), rep.Cached, fromRemote, elsewhere, rep.Failed, rep.Skipped, rep.Wall.Round(time.Millisecond), w.profile, ex.Name())
 	if err := rep.Err(); err != nil {
 		return &exitError{code: 1, err: err}
+	}
+	return nil
+}
+
+// afterRun materialises what a run rendered (the paper's tables) into the
+// work tree; partial is true for a run restricted by --only, which then
+// says nothing of tables it did not render.
+func afterRun(ctx context.Context, e *env, w *workspace, partial bool) error {
+	g := w.graph
+	if !partial {
+		// Tables whose train cells did not all compute are rendered from
+		// the seeds that did, showing n and naming the missing seeds.
+		dg, notes, err := degradedGraph(w)
+		if err != nil {
+			return err
+		}
+		if dg != nil {
+			for _, n := range notes {
+				fmt.Fprintln(e.stderr, n)
+			}
+			ex := &pipeline.LocalExecutor{Store: w.store, Stages: stages.Stages(), Settings: w.settings}
+			ropt := pipeline.RunOptions{Profile: w.profile, Jobs: 1, Executor: ex, Settings: w.settings}
+			rr, err := w.useRemotes(ctx, e, dg, nil)
+			if err != nil {
+				return err
+			}
+			if rr != nil {
+				ropt.Remote = rr.Take
+			}
+			rep, err := pipeline.Run(ctx, w.store, dg, ropt)
+			if err != nil {
+				return err
+			}
+			if err := rep.Err(); err != nil {
+				fmt.Fprintf(e.stderr, "rendering the incomplete tables: %v\n", err)
+			}
+			g = dg
+		}
+	}
+	wrote, missing, err := materialise(ctx, w, g)
+	if err != nil {
+		return err
+	}
+	for _, f := range wrote {
+		fmt.Fprintf(e.stdout, "wrote %s\n", f)
+	}
+	if len(wrote) > 0 {
+		if p, err := pipeline.MakePlan(w.store, g, w.profile); err == nil {
+			if b, ok, _, _ := cellOutput(ctx, w, p, "reproduction", "report"); ok {
+				var rep stages.ReproReport
+				if json.Unmarshal(b, &rep) == nil {
+					fmt.Fprintf(e.stdout, "reproduction: %d of %d published numbers within the seed noise, %d not run (repro show reproduction)\n", rep.Within, rep.Compared+rep.NotRun, rep.NotRun)
+				}
+			}
+		}
+	}
+	if !partial {
+		for _, m := range missing {
+			fmt.Fprintf(e.stderr, "not rendered: %s\n", m)
+		}
 	}
 	return nil
 }

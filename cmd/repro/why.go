@@ -5,11 +5,15 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"path/filepath"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 
 	"repro/artifacts"
 	"repro/pipeline"
+	"repro/stages"
 )
 
 func cmdWhy() *command {
@@ -175,4 +179,266 @@ func slurmSuffix(id string) string {
 		return ""
 	}
 	return ", slurm job " + id
+}
+
+// whyNumber resolves a rendered number, given as
+// <path>.tex:<row>:<column> (row and column 1-based as the sidecar counts
+// them; column may be a protocol) or as a number ID such as
+// ablation/full/sequential or bpk/compare/rotation. It reports whether arg
+// was one.
+func whyNumber(ctx context.Context, e *env, w *workspace, arg string) (bool, error) {
+	if strings.HasPrefix(arg, "fig/") {
+		return true, whyFigurePoint(ctx, e, w, arg)
+	}
+	tables := w.tableNames()
+	var table string
+	var sc *stages.Sidecar
+	var num *stages.NumberRef
+	var cmp *stages.Comparison
+	p, err := w.plan()
+	if err != nil {
+		return true, err
+	}
+	if file, loc, ok := strings.Cut(arg, ".tex:"); ok {
+		table = filepath.Base(file)
+		rowS, colS, ok := strings.Cut(loc, ":")
+		if !ok {
+			return true, usageErr("%s: want <table>.tex:<row>:<column>", arg)
+		}
+		row, err := strconv.Atoi(rowS)
+		if err != nil {
+			return true, usageErr("%s: row %q is not a number", arg, rowS)
+		}
+		if sc, err = committedSidecar(strings.TrimSuffix(file+".tex", ".tex") + ".ids.json"); err != nil {
+			return true, fmt.Errorf("%s: %w (the sidecar is written with the table by repro run)", arg, err)
+		}
+		for i := range sc.Numbers {
+			n := &sc.Numbers[i]
+			if n.Row == row && (strconv.Itoa(n.Column) == colS || n.Protocol == colS) {
+				num = n
+			}
+		}
+		if num == nil {
+			return true, fmt.Errorf("%s: no number at row %d, column %s", arg, row, colS)
+		}
+	} else {
+		t, _, _ := strings.Cut(arg, "/")
+		found := false
+		for _, x := range tables {
+			found = found || x == t
+		}
+		if !found {
+			return false, nil
+		}
+		table = t
+		cur, ok, _, err := currentSidecar(ctx, w, p, table)
+		if err != nil {
+			return true, err
+		}
+		sc = cur
+		if !ok {
+			if sc, err = committedSidecar(w.idsPath(table)); err != nil {
+				return true, fmt.Errorf("table %s is neither rendered in the store nor committed: %w", table, err)
+			}
+			fmt.Fprintf(e.stdout, "(table %s is not rendered for the current config; showing the committed %s)\n", table, rel(w, w.idsPath(table)))
+		}
+		for i := range sc.Numbers {
+			if sc.Numbers[i].ID == arg {
+				num = &sc.Numbers[i]
+			}
+		}
+		for i := range sc.Comparisons {
+			if sc.Comparisons[i].ID == arg {
+				cmp = &sc.Comparisons[i]
+			}
+		}
+		if num == nil && cmp == nil {
+			return true, fmt.Errorf("table %s has no number %s", table, arg)
+		}
+	}
+	if cmp != nil {
+		fmt.Fprintf(e.stdout, "number %s: %s - %s (%s), seed-paired bootstrap over %d seeds %v\n", cmp.ID, cmp.A, cmp.B, cmp.Protocol, cmp.N, cmp.Seeds)
+		if cmp.Status == "ok" {
+			fmt.Fprintf(e.stdout, "  difference %+.3f, 95%% interval [%+.3f, %+.3f]\n", cmp.Diff, cmp.Lo, cmp.Hi)
+		} else {
+			fmt.Fprintf(e.stdout, "  %s\n", cmp.Status)
+		}
+		for _, x := range []string{cmp.A, cmp.B} {
+			id := table + "/" + x + "/" + cmp.Protocol
+			for i := range sc.Numbers {
+				if sc.Numbers[i].ID == id {
+					printNumber(e, w, p, sc, &sc.Numbers[i])
+				}
+			}
+		}
+		return true, nil
+	}
+	printNumber(e, w, p, sc, num)
+	return true, nil
+}
+
+// printNumber prints one number's provenance: its cells, seeds, result
+// digests, configuration, data split and code revision.
+func printNumber(e *env, w *workspace, p *pipeline.Plan, sc *stages.Sidecar, n *stages.NumberRef) {
+	out := e.stdout
+	fmt.Fprintf(out, "number %s = %s\n", n.ID, n.Text)
+	fmt.Fprintf(out, "  table %s (profile %s), row %d \"%s\", column %d (%s); from %s\n", sc.Table, sc.Profile, n.Row, n.Label, n.Column, n.Protocol, sc.Source)
+	printCell(e, w, p, &n.AggCell)
+}
+
+// printCell prints the seeds behind one table or figure cell: each seed's
+// value, train cell, result digest, key, code revision and data, and the
+// configuration once.
+func printCell(e *env, w *workspace, p *pipeline.Plan, n *stages.AggCell) {
+	out := e.stdout
+	if n.Status != "ok" {
+		fmt.Fprintf(out, "  %s\n", n.Status)
+		return
+	}
+	what := "final accuracy x100"
+	if n.Metric != "" && n.Metric != "acc" {
+		what = n.Metric
+	}
+	fmt.Fprintf(out, "  %s: mean %.4f, sd %.4f (ddof 1) over n=%d of %d seeds %v", what, n.Acc.Mean, n.Acc.SD, n.N, n.Expected, n.Seeds)
+	if len(n.Missing) > 0 {
+		fmt.Fprintf(out, "; MISSING seeds %v", n.Missing)
+	}
+	if stages.IsEnergyMetric(n.Metric) {
+		fmt.Fprintln(out) // an energy record has no forgetting or replay
+	} else {
+		fmt.Fprintf(out, "\n  forgetting x100: %.3f ± %.3f; replay updates: %.0f ± %.0f\n", n.Forgetting.Mean, n.Forgetting.SD, n.Replay.Mean, n.Replay.SD)
+	}
+	printedConfig, prevData := false, ""
+
+	for i, id := range n.TrainCells {
+		fmt.Fprintf(out, "  seed %d: %s = %.4f, result sha256:%s\n", n.Seeds[i], id, n.Values[i], n.Results[i])
+		m := trainManifest(p, id)
+		if pc := p.Cell(id); m == nil && pc != nil {
+			stale, v := w.trainVerdict(pc, n.Results[i])
+			if stale {
+				fmt.Fprintf(out, "    STALE: %s; see repro check\n", v)
+			} else {
+				fmt.Fprintf(out, "    (%s: repro run computes it; a pushed ledger holds it)\n", v)
+			}
+			// The record of the committed result, if one is here, is its
+			// provenance all the same.
+			m = w.records()[id+" "+n.Results[i]]
+		}
+		if m == nil {
+			continue
+		}
+		if d, _ := m.Output("result"); d.String() != n.Results[i] {
+			fmt.Fprintf(out, "    STALE: the store's current result is sha256:%s\n", d)
+		}
+		dirty := ""
+		if m.Provenance.Dirty {
+			dirty = " (dirty)"
+		}
+		fmt.Fprintf(out, "    key %s, stage %s v%d, code %s%s, %s, %s, %.0f s\n", m.Key, m.Stage, m.StageVersion, m.Provenance.Revision, dirty, m.Provenance.GoVersion, m.Provenance.Host, m.Provenance.WallSecs)
+		data := dataOf(w.manifest, m.Inputs, map[artifacts.Key]bool{})
+		if d := strings.Join(data, "\n"); d == prevData {
+			fmt.Fprintf(out, "    data as above\n")
+		} else {
+			prevData = d
+			for _, d := range data {
+				fmt.Fprintf(out, "    data %s\n", d)
+			}
+		}
+		if !printedConfig {
+			printedConfig = true
+			ps, _ := pipeline.ParseParamsText(m.Params)
+			fmt.Fprintf(out, "    configuration (all seeds alike but train.seed):\n")
+			for _, pr := range ps {
+				fmt.Fprintf(out, "      %s = %s\n", pr.Name, pr.Value)
+			}
+		}
+	}
+	fmt.Fprintf(out, "  full provenance of a seed: repro why <train cell ID>\n")
+}
+
+// dataOf lists the split, stream and raw data digests upstream of inputs.
+func dataOf(get manifestGetter, inputs []artifacts.Input, seen map[artifacts.Key]bool) []string {
+	var out []string
+	for _, in := range inputs {
+		if seen[in.Key] {
+			continue
+		}
+		seen[in.Key] = true
+		stage, _, _ := strings.Cut(in.CellID, "/")
+		switch stage {
+		case "split", "download":
+			for _, o := range in.Outputs {
+				out = append(out, fmt.Sprintf("%s %s sha256:%s", in.CellID, o.Name, o.Digest))
+			}
+		}
+		if m, _, err := get(in.Key); err == nil {
+			out = append(out, dataOf(get, m.Inputs, seen)...)
+		}
+	}
+	return out
+}
+
+// whyFigurePoint prints the provenance of one plotted point
+// (fig/<figure>/<series>/<x>, or fig/<figure>/line/<experiment>): the
+// figure's current sidecar in the store, else the committed one.
+func whyFigurePoint(ctx context.Context, e *env, w *workspace, arg string) error {
+	name, _, _ := strings.Cut(strings.TrimPrefix(arg, "fig/"), "/")
+	if !slices.Contains(w.figureNames(), name) {
+		return fmt.Errorf("%s: no figure %q in profile %s (figures: %s)", arg, name, w.profile, strings.Join(w.figureNames(), ", "))
+	}
+	p, err := w.plan()
+	if err != nil {
+		return err
+	}
+	sc, ok, _, err := currentFigure(ctx, w, p, name)
+	if err != nil {
+		return err
+	}
+	if !ok {
+		if sc, err = committedFigure(w.figurePath(name, "ids.json")); err != nil {
+			return fmt.Errorf("figure %s is neither rendered in the store nor committed: %w", name, err)
+		}
+		fmt.Fprintf(e.stdout, "(figure %s is not rendered for the current config; showing the committed %s)\n", name, rel(w, w.figurePath(name, "ids.json")))
+	}
+	var pt *stages.FigurePoint
+	for _, list := range [][]stages.FigurePoint{sc.Points, sc.Lines} {
+		for i := range list {
+			if list[i].ID == arg {
+				pt = &list[i]
+			}
+		}
+	}
+	if pt == nil {
+		var ids []string
+		for _, x := range append(sc.Points, sc.Lines...) {
+			ids = append(ids, x.ID)
+		}
+		return fmt.Errorf("figure %s has no point %s; its points: %s", name, arg, strings.Join(ids, " "))
+	}
+	out := e.stdout
+	fmt.Fprintf(out, "point %s = %s\n", pt.ID, pt.Text)
+	fmt.Fprintf(out, "  figure %s (%s, profile %s), panel %d, series %s, experiment %s; from %s\n", sc.Figure, sc.Label, sc.Profile, pt.Panel, pt.Series, pt.Experiment, sc.Source)
+	if pt.Status != "ok" {
+		fmt.Fprintf(out, "  %s\n", pt.Status)
+	} else {
+		fmt.Fprintf(out, "  drawn at x = %.4f, y = %.4f; bars (%s) y [%.4f, %.4f]", pt.X, pt.Y, pt.Errors, pt.YLo, pt.YHi)
+		if pt.XCell != nil {
+			fmt.Fprintf(out, ", x [%.4f, %.4f]", pt.XLo, pt.XHi)
+		}
+		fmt.Fprintln(out)
+	}
+	if d := pt.Diff; d != nil && d.Status == "ok" {
+		fmt.Fprintf(out, "  seed-paired margin %s - %s (%s) over %d seeds %v: %+.3f, 95%% bootstrap interval [%+.3f, %+.3f]\n", d.A, d.B, d.Protocol, d.N, d.Seeds, d.Diff, d.Lo, d.Hi)
+	}
+	for _, c := range []struct {
+		role string
+		cell *stages.AggCell
+	}{{"y", pt.YCell}, {"x", pt.XCell}, {"minus", pt.BCell}} {
+		if c.cell == nil {
+			continue
+		}
+		fmt.Fprintf(out, " %s: experiment %s, protocol %s\n", c.role, c.cell.Experiment, c.cell.Protocol)
+		printCell(e, w, p, c.cell)
+	}
+	return nil
 }

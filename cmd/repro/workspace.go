@@ -2,7 +2,7 @@ package main
 
 import (
 	"fmt"
-	"strings"
+	"os"
 
 	"repro/artifacts"
 	"repro/experiments"
@@ -72,15 +72,22 @@ func (w *workspace) plan() (*pipeline.Plan, error) {
 	return pipeline.MakePlanWith(w.store, w.graph, w.profile, w.remotes)
 }
 
-// stageOf returns the stage part of a cell ID.
-func stageOf(id string) string {
-	s, _, _ := strings.Cut(id, "/")
-	return s
-}
-
 func plural(n int, word string) string {
 	if n == 1 {
 		return fmt.Sprintf("%d %s", n, word)
 	}
 	return fmt.Sprintf("%d %ss", n, word)
+}
+
+// openStoreOnly opens the store named by --store, REPRO_STORE or the
+// config, without building the graph.
+func openStoreOnly(e *env, g *globalFlags) (*artifacts.Store, error) {
+	dir, err := storeDir(e, g)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := os.Stat(dir); err != nil {
+		return nil, fmt.Errorf("store %s: %w", dir, err)
+	}
+	return artifacts.Open(dir, artifacts.Options{})
 }
