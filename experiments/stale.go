@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"repro/artifacts"
 	"repro/experiments/cellid"
 	"repro/pipeline"
 	"repro/stages"
@@ -157,4 +158,131 @@ func currentCells(g *pipeline.Graph, table string) map[string][]string {
 		out[id] = append(out[id], in.Cell.ID)
 	}
 	return out
+}
+
+// StalePoints names the committed points of a figure whose train cells
+// would rerun because the config changed, or hold another result than the
+// committed figure used (stale), and the train cells merely not computed
+// here (notHere).
+func StalePoints(p *pipeline.Plan, old *stages.FigureSidecar, verdict func(pc *pipeline.PlannedCell, result string) (stale bool, why string)) (stale, notHere []string) {
+	for _, pt := range append(old.Points, old.Lines...) {
+		var why []string
+		for _, c := range []*stages.AggCell{pt.YCell, pt.XCell, pt.BCell} {
+			if c == nil {
+				continue
+			}
+			for i, id := range c.TrainCells {
+				pc := p.Cell(id)
+				switch {
+				case pc == nil:
+					why = append(why, id+" is no longer in the graph")
+				case pc.State == pipeline.Stale:
+					if st, v := verdict(pc, c.Results[i]); st {
+						why = append(why, v)
+					} else {
+						notHere = append(notHere, id)
+					}
+				default:
+					if d, _ := pc.Manifest.Output("result"); d.String() != c.Results[i] {
+						why = append(why, id+" has another result in the store")
+					}
+				}
+			}
+		}
+		if len(why) > 0 {
+			stale = append(stale, fmt.Sprintf("%s (committed %q): %s", pt.ID, pt.Text, strings.Join(why, "; ")))
+		}
+	}
+	return stale, notHere
+}
+
+// DiffPoints names the points of a figure that were added, dropped, or
+// would be drawn differently.
+func DiffPoints(old, cur *stages.FigureSidecar) []string {
+	var out []string
+	curBy := map[string]stages.FigurePoint{}
+	for _, c := range append(cur.Points, cur.Lines...) {
+		curBy[c.ID] = c
+	}
+	seen := map[string]bool{}
+	for _, o := range append(old.Points, old.Lines...) {
+		seen[o.ID] = true
+		c, ok := curBy[o.ID]
+		switch {
+		case !ok:
+			out = append(out, o.ID+": no longer in the figure")
+		case c.Status != o.Status:
+			out = append(out, fmt.Sprintf("%s: committed %q, would be %q", o.ID, o.Status, c.Status))
+		case c.Text != o.Text:
+			out = append(out, fmt.Sprintf("%s: committed %q, would draw %q", o.ID, o.Text, c.Text))
+		}
+	}
+	for _, c := range append(cur.Points, cur.Lines...) {
+		if !seen[c.ID] {
+			out = append(out, fmt.Sprintf("%s: new, would draw %q", c.ID, c.Text))
+		}
+	}
+	return out
+}
+
+// notHereReasons are the plan reasons that say nothing about a change: the
+// cell was never planned in this store, never finished, or failed.
+var notHereReasons = []string{"new", "input pending", "output missing (never finished)", "failed last time", "needed by "}
+
+// A committed number whose train cell the current plan would run is either
+// stale (the current config gives the cell another key than the one that
+// produced the committed result) or merely not computed here (a fresh
+// clone, or a store that never ran this profile): the two call for
+// different actions, and only the first makes `repro check` fail.
+
+// NotComputedHere reports whether every plan reason is one that says
+// nothing about a change (notHereReasons).
+func NotComputedHere(reasons []string) bool {
+	for _, r := range reasons {
+		ok := false
+		for _, p := range notHereReasons {
+			ok = ok || strings.HasPrefix(r, p)
+		}
+		if !ok {
+			return false
+		}
+	}
+	return true
+}
+
+// RecordChanges says what differs between the record rec of a cell
+// (computed earlier, here or on a remote) and the planned cell pc: its
+// stage version and its params; nil when neither changed.
+func RecordChanges(pc *pipeline.PlannedCell, rec *artifacts.Manifest) []string {
+	var diffs []string
+	if v := pc.Cell.Stage.CellVersion(pc.Cell.Params); v != rec.StageVersion {
+		diffs = append(diffs, fmt.Sprintf("stage version %s %d -> %d", rec.Stage, rec.StageVersion, v))
+	}
+	if old, err := pipeline.ParseParamsText(rec.Params); err == nil {
+		if d := pipeline.DiffParams(old, pc.Params); d != "" {
+			diffs = append(diffs, "config changed: "+d)
+		}
+	}
+	return diffs
+}
+
+// TrainVerdict says whether a committed result of the train cell pc, which
+// the plan would run, is stale, and why. rec is the record that produced
+// the committed result, or nil when neither the store nor a remote holds it.
+func TrainVerdict(pc *pipeline.PlannedCell, rec *artifacts.Manifest) (stale bool, why string) {
+	id := pc.Cell.ID
+	if rec != nil {
+		diffs := RecordChanges(pc, rec)
+		if len(diffs) == 0 && pc.KeyKnown && pc.Key != rec.Key {
+			diffs = append(diffs, "input changed")
+		}
+		if len(diffs) > 0 {
+			return true, id + " would run: " + strings.Join(diffs, "; ") + " (since the committed result, record " + rec.Key.Short() + ")"
+		}
+		return false, id + " not computed here (the committed result's record has the current config)"
+	}
+	if NotComputedHere(pc.Reasons) {
+		return false, id + " not computed here"
+	}
+	return true, id + " would run: " + strings.Join(pc.Reasons, "; ")
 }

@@ -5,12 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strings"
 
 	"repro/experiments"
 	"repro/experiments/cellid"
 	"repro/pipeline"
-	"repro/stages"
 )
 
 func cmdCheck() *command {
@@ -72,7 +70,7 @@ func runCheck(ctx context.Context, w *workspace) (stale, notHere []string, err e
 	}
 	// Cells that cannot run here (an input failed: a data set this machine
 	// cannot obtain) are judged as a run here renders them: not run.
-	if g, err := blockedGraph(w, p); err != nil {
+	if g, err := experiments.BlockedGraph(w.graph, p); err != nil {
 		return nil, nil, err
 	} else if g != nil {
 		w.graph = g
@@ -86,7 +84,7 @@ func runCheck(ctx context.Context, w *workspace) (stale, notHere []string, err e
 		if err != nil {
 			return nil, nil, err
 		}
-		old, err := committedSidecar(w.idsPath(t))
+		old, err := experiments.ReadTableSidecar(w.idsPath(t))
 		if errors.Is(err, os.ErrNotExist) || committedTex == "" {
 			stale = append(stale, fmt.Sprintf("%s: not in the work tree (never rendered)", texPath))
 			continue
@@ -146,7 +144,7 @@ func runCheck(ctx context.Context, w *workspace) (stale, notHere []string, err e
 		switch {
 		case err != nil:
 			return nil, nil, err
-		case !ok && onlyNotHere(pc.Reasons):
+		case !ok && experiments.NotComputedHere(pc.Reasons):
 			notHere = append(notHere, fmt.Sprintf("%s: not computed here", rel(w, path)))
 		case !ok:
 			stale = append(stale, fmt.Sprintf("%s: would re-render (%s)", rel(w, path), why))
@@ -170,7 +168,7 @@ func checkFigures(ctx context.Context, w *workspace, p *pipeline.Plan) (stale, n
 	for _, f := range w.figureNames() {
 		idsPath := w.figurePath(f, "ids.json")
 		where := rel(w, idsPath)
-		old, err := committedFigure(idsPath)
+		old, err := experiments.ReadFigureSidecar(idsPath)
 		if errors.Is(err, os.ErrNotExist) {
 			// Not committed: stale if this store has rendered it (repro run
 			// writes it), else not computed here.
@@ -195,7 +193,7 @@ func checkFigures(ctx context.Context, w *workspace, p *pipeline.Plan) (stale, n
 			return nil, nil, err
 		}
 		if !ok {
-			st, nh := stalePoints(w, p, old)
+			st, nh := experiments.StalePoints(p, old, w.trainVerdict)
 			for _, s := range st {
 				stale = append(stale, where+": "+s)
 			}
@@ -203,7 +201,7 @@ func checkFigures(ctx context.Context, w *workspace, p *pipeline.Plan) (stale, n
 			case len(st) > 0:
 			case len(nh) > 0:
 				notHere = append(notHere, fmt.Sprintf("%s: %d train cells not computed here", where, len(nh)))
-			case onlyNotHere(p.Cell(cellid.Figure(f)).Reasons):
+			case experiments.NotComputedHere(p.Cell(cellid.Figure(f)).Reasons):
 				notHere = append(notHere, where+": not computed here")
 			default:
 				stale = append(stale, fmt.Sprintf("%s: would re-render (%s)", where, why))
@@ -211,7 +209,7 @@ func checkFigures(ctx context.Context, w *workspace, p *pipeline.Plan) (stale, n
 			continue
 		}
 		n := 0
-		for _, s := range diffPoints(old, cur) {
+		for _, s := range experiments.DiffPoints(old, cur) {
 			stale = append(stale, where+": "+s)
 			n++
 		}
@@ -230,69 +228,4 @@ func checkFigures(ctx context.Context, w *workspace, p *pipeline.Plan) (stale, n
 		}
 	}
 	return stale, notHere, nil
-}
-
-// stalePoints names the committed points of a figure whose train cells
-// would rerun because the config changed, or hold another result than the
-// committed figure used (stale), and the train cells merely not computed
-// here (notHere).
-func stalePoints(w *workspace, p *pipeline.Plan, old *stages.FigureSidecar) (stale, notHere []string) {
-	for _, pt := range append(old.Points, old.Lines...) {
-		var why []string
-		for _, c := range []*stages.AggCell{pt.YCell, pt.XCell, pt.BCell} {
-			if c == nil {
-				continue
-			}
-			for i, id := range c.TrainCells {
-				pc := p.Cell(id)
-				switch {
-				case pc == nil:
-					why = append(why, id+" is no longer in the graph")
-				case pc.State == pipeline.Stale:
-					if st, v := w.trainVerdict(pc, c.Results[i]); st {
-						why = append(why, v)
-					} else {
-						notHere = append(notHere, id)
-					}
-				default:
-					if d, _ := pc.Manifest.Output("result"); d.String() != c.Results[i] {
-						why = append(why, id+" has another result in the store")
-					}
-				}
-			}
-		}
-		if len(why) > 0 {
-			stale = append(stale, fmt.Sprintf("%s (committed %q): %s", pt.ID, pt.Text, strings.Join(why, "; ")))
-		}
-	}
-	return stale, notHere
-}
-
-// diffPoints names the points of a figure that were added, dropped, or
-// would be drawn differently.
-func diffPoints(old, cur *stages.FigureSidecar) []string {
-	var out []string
-	curBy := map[string]stages.FigurePoint{}
-	for _, c := range append(cur.Points, cur.Lines...) {
-		curBy[c.ID] = c
-	}
-	seen := map[string]bool{}
-	for _, o := range append(old.Points, old.Lines...) {
-		seen[o.ID] = true
-		c, ok := curBy[o.ID]
-		switch {
-		case !ok:
-			out = append(out, o.ID+": no longer in the figure")
-		case c.Status != o.Status:
-			out = append(out, fmt.Sprintf("%s: committed %q, would be %q", o.ID, o.Status, c.Status))
-		case c.Text != o.Text:
-			out = append(out, fmt.Sprintf("%s: committed %q, would draw %q", o.ID, o.Text, c.Text))
-		}
-	}
-	for _, c := range append(cur.Points, cur.Lines...) {
-		if !seen[c.ID] {
-			out = append(out, fmt.Sprintf("%s: new, would draw %q", c.ID, c.Text))
-		}
-	}
-	return out
 }

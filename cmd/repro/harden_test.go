@@ -264,7 +264,7 @@ func TestCommittedReportMatchesCommittedTeX(t *testing.T) {
 func TestCommittedTablesRender(t *testing.T) {
 	w := repoWorkspace(t)
 	for _, table := range w.tableNames() {
-		sc, err := committedSidecar(w.idsPath(table))
+		sc, err := experiments.ReadTableSidecar(w.idsPath(table))
 		if errors.Is(err, fs.ErrNotExist) {
 			continue // declared, not rendered yet
 		}

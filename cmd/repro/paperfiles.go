@@ -102,11 +102,6 @@ func currentFigure(ctx context.Context, w *workspace, p *pipeline.Plan, name str
 	return storedJSON[stages.FigureSidecar](ctx, w, p, cellid.Figure(name), "ids")
 }
 
-// committedFigure reads paper/figures/<name>.ids.json.
-func committedFigure(path string) (*stages.FigureSidecar, error) {
-	return fileJSON[stages.FigureSidecar](path)
-}
-
 // tableNames lists the tables of the graph (its render cells), in order.
 func (w *workspace) tableNames() []string {
 	var out []string
@@ -146,11 +141,6 @@ func currentSidecar(ctx context.Context, w *workspace, p *pipeline.Plan, table s
 	return storedJSON[stages.Sidecar](ctx, w, p, "render/"+table, "ids")
 }
 
-// committedSidecar reads paper/tables/<table>.ids.json.
-func committedSidecar(path string) (*stages.Sidecar, error) {
-	return fileJSON[stages.Sidecar](path)
-}
-
 // storedJSON decodes a JSON output of a cached planned cell, or returns ok
 // false with the reason the cell would run.
 func storedJSON[T any](ctx context.Context, w *workspace, p *pipeline.Plan, id, output string) (*T, bool, string, error) {
@@ -163,19 +153,6 @@ func storedJSON[T any](ctx context.Context, w *workspace, p *pipeline.Plan, id, 
 		return nil, false, "", fmt.Errorf("%s: %s: %w", id, output, err)
 	}
 	return v, true, "", nil
-}
-
-// fileJSON decodes a JSON file of the work tree.
-func fileJSON[T any](path string) (*T, error) {
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	v := new(T)
-	if err := json.Unmarshal(b, v); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return v, nil
 }
 
 // writeAtomic writes data to path the way the store writes its files

@@ -9,6 +9,7 @@ import (
 	"runtime"
 	"time"
 
+	"repro/experiments"
 	"repro/pipeline"
 	"repro/pipeline/slurm"
 	"repro/stages"
@@ -178,7 +179,11 @@ func afterRun(ctx context.Context, e *env, w *workspace, partial bool) error {
 	if !partial {
 		// Tables whose train cells did not all compute are rendered from
 		// the seeds that did, showing n and naming the missing seeds.
-		dg, notes, err := degradedGraph(w)
+		p, err := w.plan()
+		if err != nil {
+			return err
+		}
+		dg, notes, err := experiments.DegradedGraph(w.graph, p)
 		if err != nil {
 			return err
 		}

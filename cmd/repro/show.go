@@ -94,7 +94,7 @@ func runShow(ctx context.Context, e *env, w *workspace, name string) error {
 		if !known {
 			return usageErr("no table %q (have %s, reproduction)", name, strings.Join(w.tableNames(), ", "))
 		}
-		if sc, err = committedSidecar(w.idsPath(name)); err != nil {
+		if sc, err = experiments.ReadTableSidecar(w.idsPath(name)); err != nil {
 			return fmt.Errorf("table %s is not rendered (%s) and not in the work tree: %w", name, why, err)
 		}
 		fmt.Fprintf(e.stdout, "(not rendered for the current config: %s; showing %s)\n", why, rel(w, w.idsPath(name)))
@@ -187,7 +187,7 @@ func committedReport(w *workspace) (rep *stages.ReproReport, missing []string, e
 	var recs []*stages.AggregateRecord
 	have := map[string]bool{}
 	for _, t := range rp.Tables {
-		sc, err := committedSidecar(w.idsPath(t))
+		sc, err := experiments.ReadTableSidecar(w.idsPath(t))
 		if errors.Is(err, fs.ErrNotExist) {
 			missing = append(missing, t)
 			continue

@@ -1,35 +1,12 @@
 package main
 
 import (
-	"fmt"
 	"strings"
 
 	"repro/artifacts"
+	"repro/experiments"
 	"repro/pipeline"
 )
-
-// A committed number whose train cell the current plan would run is either
-// stale (the current config gives the cell another key than the one that
-// produced the committed result) or merely not computed here (a fresh
-// clone, or a store that never ran this profile): the two call for
-// different actions, and only the first makes `repro check` fail.
-
-// notHereReasons are the plan reasons that say nothing about a change: the
-// cell was never planned in this store, never finished, or failed.
-var notHereReasons = []string{"new", "input pending", "output missing (never finished)", "failed last time", "needed by "}
-
-func onlyNotHere(reasons []string) bool {
-	for _, r := range reasons {
-		ok := false
-		for _, p := range notHereReasons {
-			ok = ok || strings.HasPrefix(r, p)
-		}
-		if !ok {
-			return false
-		}
-	}
-	return true
-}
 
 // records indexes the train records the store and the remotes hold, by
 // cell ID and result digest: the record of a committed result, when one is
@@ -57,31 +34,11 @@ func (w *workspace) records() map[string]*artifacts.Manifest {
 }
 
 // trainVerdict says whether the committed result `result` of the train
-// cell pc, which the plan would run, is stale, and why.
+// cell pc, which the plan would run, is stale, and why
+// (experiments.TrainVerdict), given the record of that result if the store
+// or a remote holds it.
 func (w *workspace) trainVerdict(pc *pipeline.PlannedCell, result string) (stale bool, why string) {
-	id := pc.Cell.ID
-	if rec := w.records()[id+" "+result]; rec != nil {
-		var diffs []string
-		if v := pc.Cell.Stage.CellVersion(pc.Cell.Params); v != rec.StageVersion {
-			diffs = append(diffs, fmt.Sprintf("stage version %s %d -> %d", rec.Stage, rec.StageVersion, v))
-		}
-		if old, err := pipeline.ParseParamsText(rec.Params); err == nil {
-			if d := pipeline.DiffParams(old, pc.Params); d != "" {
-				diffs = append(diffs, "config changed: "+d)
-			}
-		}
-		if len(diffs) == 0 && pc.KeyKnown && pc.Key != rec.Key {
-			diffs = append(diffs, "input changed")
-		}
-		if len(diffs) > 0 {
-			return true, id + " would run: " + strings.Join(diffs, "; ") + " (since the committed result, record " + rec.Key.Short() + ")"
-		}
-		return false, id + " not computed here (the committed result's record has the current config)"
-	}
-	if onlyNotHere(pc.Reasons) {
-		return false, id + " not computed here"
-	}
-	return true, id + " would run: " + strings.Join(pc.Reasons, "; ")
+	return experiments.TrainVerdict(pc, w.records()[pc.Cell.ID+" "+result])
 }
 
 // recordSources are where cell records are: the store (read through the
@@ -120,15 +77,7 @@ func (w *workspace) explainNew(p *pipeline.Plan) {
 		if pc.State != pipeline.Stale || rec == nil || len(pc.Reasons) != 1 || pc.Reasons[0] != "new" {
 			continue
 		}
-		var diffs []string
-		if v := pc.Cell.Stage.CellVersion(pc.Cell.Params); v != rec.StageVersion {
-			diffs = append(diffs, fmt.Sprintf("stage version %s %d -> %d", rec.Stage, rec.StageVersion, v))
-		}
-		if old, err := pipeline.ParseParamsText(rec.Params); err == nil {
-			if d := pipeline.DiffParams(old, pc.Params); d != "" {
-				diffs = append(diffs, "config changed: "+d)
-			}
-		}
+		diffs := experiments.RecordChanges(pc, rec)
 		if len(diffs) == 0 {
 			diffs = append(diffs, "input changed")
 		}

@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"repro/artifacts"
+	"repro/experiments"
 	"repro/pipeline"
 	"repro/stages"
 )
@@ -209,7 +210,7 @@ func whyNumber(ctx context.Context, e *env, w *workspace, arg string) (bool, err
 		if err != nil {
 			return true, usageErr("%s: row %q is not a number", arg, rowS)
 		}
-		if sc, err = committedSidecar(strings.TrimSuffix(file+".tex", ".tex") + ".ids.json"); err != nil {
+		if sc, err = experiments.ReadTableSidecar(strings.TrimSuffix(file+".tex", ".tex") + ".ids.json"); err != nil {
 			return true, fmt.Errorf("%s: %w (the sidecar is written with the table by repro run)", arg, err)
 		}
 		for i := range sc.Numbers {
@@ -237,7 +238,7 @@ func whyNumber(ctx context.Context, e *env, w *workspace, arg string) (bool, err
 		}
 		sc = cur
 		if !ok {
-			if sc, err = committedSidecar(w.idsPath(table)); err != nil {
+			if sc, err = experiments.ReadTableSidecar(w.idsPath(table)); err != nil {
 				return true, fmt.Errorf("table %s is neither rendered in the store nor committed: %w", table, err)
 			}
 			fmt.Fprintf(e.stdout, "(table %s is not rendered for the current config; showing the committed %s)\n", table, rel(w, w.idsPath(table)))
@@ -395,7 +396,7 @@ func whyFigurePoint(ctx context.Context, e *env, w *workspace, arg string) error
 		return err
 	}
 	if !ok {
-		if sc, err = committedFigure(w.figurePath(name, "ids.json")); err != nil {
+		if sc, err = experiments.ReadFigureSidecar(w.figurePath(name, "ids.json")); err != nil {
 			return fmt.Errorf("figure %s is neither rendered in the store nor committed: %w", name, err)
 		}
 		fmt.Fprintf(e.stdout, "(figure %s is not rendered for the current config; showing the committed %s)\n", name, rel(w, w.figurePath(name, "ids.json")))

@@ -1,4 +1,4 @@
-package main
+package experiments
 
 import (
 	"fmt"
@@ -10,30 +10,26 @@ import (
 	"repro/stages"
 )
 
-// degradedGraph returns nil when every table's aggregate cell is cached or
-// can be computed in full. Otherwise some train cells failed (or were
-// skipped): it returns a graph in which each such table's aggregate reads
-// only the train cells that are cached, with the render and reproduction
-// cells on top. The aggregate keeps its full list of expected seeds, so the
-// missing ones are recorded (n shown in the cell, seeds named in the row's
-// comment and in the reproduction report), never dropped silently; the
-// plan of the full graph keeps saying why they are missing. notes says,
-// per table, which cells are left out.
-func degradedGraph(w *workspace) (*pipeline.Graph, []string, error) {
-	p, err := w.plan()
-	if err != nil {
-		return nil, nil, err
-	}
-	return degrade(w, p, func(c *pipeline.Cell) bool { return p.Cell(c.ID).State == pipeline.Stale }, true)
+// DegradedGraph returns nil when every table's aggregate cell of g (planned
+// as p) is cached or can be computed in full. Otherwise some train cells
+// failed (or were skipped): it returns a graph in which each such table's
+// aggregate reads only the train cells that are cached, with the render and
+// reproduction cells on top. The aggregate keeps its full list of expected
+// seeds, so the missing ones are recorded (n shown in the cell, seeds named
+// in the row's comment and in the reproduction report), never dropped
+// silently; the plan of the full graph keeps saying why they are missing.
+// notes says, per table, which cells are left out.
+func DegradedGraph(g *pipeline.Graph, p *pipeline.Plan) (*pipeline.Graph, []string, error) {
+	return degrade(g, p, func(c *pipeline.Cell) bool { return p.Cell(c.ID).State == pipeline.Stale }, true)
 }
 
-// blockedGraph returns nil when no train cell of a table is blocked (see
+// BlockedGraph returns nil when no train cell of a table of g is blocked (see
 // blockedBy: an input it needs failed, as a data set this machine cannot
 // obtain). Otherwise it returns the graph whose aggregates leave out
 // exactly the blocked cells, marking the table cells none of whose seeds
 // can run "not run" with the reason: what a run here renders when nothing
 // else fails, so check compares the committed tables with it.
-func blockedGraph(w *workspace, p *pipeline.Plan) (*pipeline.Graph, error) {
+func BlockedGraph(g *pipeline.Graph, p *pipeline.Plan) (*pipeline.Graph, error) {
 	memo := map[string]string{}
 	any := false
 	leave := func(c *pipeline.Cell) bool {
@@ -41,11 +37,11 @@ func blockedGraph(w *workspace, p *pipeline.Plan) (*pipeline.Graph, error) {
 		any = any || b
 		return b
 	}
-	g, _, err := degrade(w, p, leave, false)
+	dg, _, err := degrade(g, p, leave, false)
 	if !any {
 		return nil, err
 	}
-	return g, err
+	return dg, err
 }
 
 // degrade returns the graph whose stale aggregate and figure cells read
@@ -53,11 +49,11 @@ func blockedGraph(w *workspace, p *pipeline.Plan) (*pipeline.Graph, error) {
 // it left out; nil when it left out nothing. With prune, cells that cannot
 // compute (stale, and not a table's or figure's) are dropped, so a run of
 // the graph computes only the tables; otherwise every cell is kept.
-func degrade(w *workspace, p *pipeline.Plan, leave func(*pipeline.Cell) bool, prune bool) (*pipeline.Graph, []string, error) {
+func degrade(g *pipeline.Graph, p *pipeline.Plan, leave func(*pipeline.Cell) bool, prune bool) (*pipeline.Graph, []string, error) {
 	replaced := map[*pipeline.Cell]*pipeline.Cell{}
 	marked := map[*pipeline.Cell]bool{} // aggregates with cells marked not run here
 	var notes []string
-	for _, c := range w.graph.Cells {
+	for _, c := range g.Cells {
 		if (c.Stage != stages.Aggregate && c.Stage != stages.Figure) || p.Cell(c.ID).State != pipeline.Stale {
 			continue
 		}
@@ -101,7 +97,7 @@ func degrade(w *workspace, p *pipeline.Plan, leave func(*pipeline.Cell) bool, pr
 	// Every other cell is kept, its inputs rewired to the replacements;
 	// the graph then holds the kept train cells' upstream cells as well.
 	var cells []*pipeline.Cell
-	for _, c := range w.graph.Cells {
+	for _, c := range g.Cells {
 		if d, ok := replaced[c]; ok {
 			cells = append(cells, d)
 			continue
@@ -145,11 +141,11 @@ func degrade(w *workspace, p *pipeline.Plan, leave func(*pipeline.Cell) bool, pr
 			keep = append(keep, c)
 		}
 	}
-	g, err := pipeline.NewGraph(keep)
+	dg, err := pipeline.NewGraph(keep)
 	if err != nil {
 		return nil, nil, fmt.Errorf("degraded tables: %w", err)
 	}
-	return g, notes, nil
+	return dg, notes, nil
 }
 
 func isNotRun(status string) bool { return strings.HasPrefix(status, "not run") }
