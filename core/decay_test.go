@@ -6,7 +6,8 @@ import (
 	"testing"
 )
 
-// TestDecayRowsMatchesFinishSyn: the controller's row loop gives the bits
+// TestDecayRowsMatchesFinishSyn: the controller's row loop and its vector
+// kernel give the bits
 // of finishSyn on every synapse synFree lets move, under every kind of
 // mask, on the layers of a trained controller network (Dale signs, twins,
 // absent synapses), with wrong-signed, signed-zero and decaying weights.
@@ -52,7 +53,8 @@ func TestDecayRowsMatchesFinishSyn(t *testing.T) {
 		}
 		for name, m := range masks {
 			for _, lam := range []float32{0, 0.013} {
-				for _, noDale := range []bool{false, true} {
+				for _, c := range []struct{ noDale, vector bool }{{false, false}, {true, false}, {false, true}, {true, true}} {
+					noDale := c.noDale
 					want, got := cloneLayer(base), cloneLayer(base)
 					want.fbNoDale, got.fbNoDale = noDale, noDale
 					for i := range want.nOut {
@@ -62,9 +64,9 @@ func TestDecayRowsMatchesFinishSyn(t *testing.T) {
 							}
 						}
 					}
-					got.decayRows(m, lam)
+					got.decayRows(m, lam, c.vector)
 					if !bitsEqual(want.w, got.w) || !bitsEqual(want.fb, got.fb) {
-						t.Errorf("layer %d, mask %s, lambda %g, no_dale_fb %v: decayRows differs from finishSyn", l, name, lam, noDale)
+						t.Errorf("layer %d, mask %s, lambda %g, no_dale_fb %v, vector %v: decayRows differs from finishSyn", l, name, lam, noDale, c.vector)
 					}
 				}
 			}

@@ -53,7 +53,10 @@ type layer struct {
 	fbPos  []int32
 	m1, m2 []float32 // velocity (sgd) or Adam moments (m2 nil for sgd)
 	absent []bool    // connectivity-absent stored synapse (controller only)
-	sign   []float32 // Dale sign of each pre unit (nil for l = 1)
+	// absentWord is absent as all-ones words (ctrlDecayRow's re-mask);
+	// nil with absent.
+	absentWord []int32
+	sign       []float32 // Dale sign of each pre unit (nil for l = 1)
 	// fbNoDale exempts the twin from the Dale clamp (no_dale_fb).
 	fbNoDale bool
 
@@ -67,8 +70,9 @@ type layer struct {
 	zeroRow                    []float32 // all +0: the gradient of a silent row
 	zeroWord, oneWord          []int32   // per pre unit: all 0, all 1
 	frozenPre                  []int32   // per pre unit: 1 where awake (replay)
-	// Per pre unit, sgdRowFB's flags: flagExc where excitatory (signWord),
-	// plus flagFrozen where awake in the call's mask (flagPre).
+	// Per pre unit, sgdRowFB's flags: flagExc where excitatory, flagInh
+	// where inhibitory (signWord), plus flagFrozen where awake in the
+	// call's mask (flagPre).
 	signWord, flagPre []int32
 	// Anchor slow copies, cloned at the first waking call.
 	wSlow, fbSlow, biasSlow []float32
@@ -333,6 +337,14 @@ func newLayer(nIn, nOut int, w, fb []float32, keep []bool, storeAll bool, sign [
 		ly.rowPtr[i+1] = int32(len(ly.col))
 	}
 	n := len(ly.col)
+	if storeAll {
+		ly.absentWord = make([]int32, n)
+		for s, a := range ly.absent {
+			if a {
+				ly.absentWord[s] = -1
+			}
+		}
+	}
 	if nIn <= 1<<16 {
 		ly.col16 = make([]uint16, n)
 		for s, j := range ly.col {
@@ -357,8 +369,11 @@ func newLayer(nIn, nOut int, w, fb []float32, keep []bool, storeAll bool, sign [
 	ly.flagPre = make([]int32, nIn)
 	ly.signWord = make([]int32, nIn)
 	for j, sg := range sign {
-		if sg > 0 {
+		switch {
+		case sg > 0:
 			ly.signWord[j] = flagExc
+		case sg < 0:
+			ly.signWord[j] = flagInh
 		}
 	}
 	if adam {

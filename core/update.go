@@ -235,6 +235,10 @@ func (nt *net) updateLayer(cfg *LocalConfig, p *pass, l int, op *optim, m *layer
 		}
 		return
 	}
+	if ctrl && !anchor && !op.adam && fast && wd == 0 && ly.fb != nil && ly.dense() && !nt.generalOnly {
+		nt.ctrlRows(cfg, ly, m, op, pre, replay)
+		return
+	}
 	// General path: accumulate the gradient per synapse (ascending b, as
 	// the fast path).
 	for i := range ly.nOut {
@@ -471,16 +475,49 @@ func (nt *net) controllerDecay(cfg *LocalConfig, ly *layer, m *layerMask, op *op
 		}
 		return
 	}
-	ly.decayRows(m, l32)
+	ly.decayRows(m, l32, !nt.generalOnly)
 }
 
 // decayRows is finishSyn without the anchor over every synapse the mask
 // frees, row by row, with the mask decided once per row where it can be
 // and the per-layer tests out of the loop: the same float32 operations in
 // the same order as finishSyn, so the same bits. (The adaptive controller
-// spent most of its update here, one call per synapse.)
-func (ly *layer) decayRows(m *layerMask, lam float32) {
+// spent most of its update here, one call per synapse.) A dense layer with
+// a twin, as every controller layer is, runs the vector kernel
+// ctrlDecayRow if vector is set (tests compare the two).
+func (ly *layer) decayRows(m *layerMask, lam float32, vector bool) {
 	clampB := !ly.fbNoDale
+	if vector && ly.fb != nil && ly.dense() {
+		k := decayCoef{lam: lam}
+		if lam != 0 {
+			k.hasLam = 1
+		}
+		if clampB {
+			k.clampB = -1
+		}
+		flags := preWords(m, ly.signWord, ly.flagPre)
+		for i := range ly.nOut {
+			fl := ly.signWord
+			if m != nil {
+				switch {
+				case m.frozen:
+					continue
+				case !m.postAwake(i):
+				case m.preAll:
+					continue
+				default:
+					fl = flags
+				}
+			}
+			lo, hi := ly.rowPtr[i], ly.rowPtr[i+1]
+			absent := ly.zeroWord
+			if ly.absentWord != nil {
+				absent = ly.absentWord[lo:hi]
+			}
+			ctrlDecayRow(ly.w[lo:hi], ly.fb[lo:hi], fl, absent, &k)
+		}
+		return
+	}
 	for i := range ly.nOut {
 		lo, hi := ly.rowPtr[i], ly.rowPtr[i+1]
 		// The row's synapses are all free (pre nil), all frozen (skip), or
@@ -540,6 +577,44 @@ func (ly *layer) decayRows(m *layerMask, lam float32) {
 			}
 		}
 	}
+}
+
+// dense reports whether every synapse of the layer is stored, so that
+// row i's stored synapse j comes from pre unit j.
+func (ly *layer) dense() bool { return len(ly.col) == ly.nIn*ly.nOut }
+
+// ctrlRows is the fast path of updateLayer for heavy-ball SGD under the
+// adaptive decay controller on a dense layer with a twin (no anchor, no
+// coupled L2): the optimiser pass row by row (ctrlStepRow, which also
+// gathers the controller's sums), the controller, then its decay pass. It
+// computes exactly what the general path computes.
+func (nt *net) ctrlRows(cfg *LocalConfig, ly *layer, m *layerMask, op *optim, pre []float32, replay bool) {
+	k := ctrlCoef{mu: op.mu, eta: op.eta, tiny: tinyVelocity}
+	var sums ctrlSums
+	flags := preWords(m, ly.signWord, ly.flagPre)
+	for i := range ly.nOut {
+		lo, hi := ly.rowPtr[i], ly.rowPtr[i+1]
+		w := ly.w[lo:hi]
+		if m != nil && m.rowFrozen(i) {
+			for _, x := range w {
+				sums.w += math.Abs(float64(x))
+			}
+			continue
+		}
+		fl := ly.signWord
+		if m != nil && m.postAwake(i) {
+			fl = flags
+		}
+		gRow := ly.rowGrad(i, pre)
+		ctrlStepRow(w, ly.fb[lo:hi], ly.m1[lo:hi], gRow, fl, &k, &sums)
+		if !ly.noBias && m.biasFree(i) {
+			ly.stepBias(i, op, true)
+		}
+		ly.gb[i] = 0
+	}
+	nt.controllerDecay(cfg, ly, m, op, sums.d, sums.g, sums.w, replay, false)
+	ly.anchorFirst = false
+	ly.syncT()
 }
 
 // sgdRows is the fast path of updateLayer for heavy-ball SGD with a fixed

@@ -262,7 +262,8 @@ func TestDaleInit(t *testing.T) {
 // per-synapse path give bit-identical runs, masks and mirror included.
 func TestFastPathMatchesGeneral(t *testing.T) {
 	t.Parallel()
-	for _, mask := range []string{"refractory", "mirror", "none", "adam", "adam-leak", "adam-readout-only"} {
+	for _, mask := range []string{"refractory", "mirror", "none", "adam", "adam-leak", "adam-readout-only",
+		"controller", "controller-grad", "controller-skip", "controller-readout-only", "controller-nodalefb"} {
 		cfg := tinyConfig()
 		cfg.Mask = mask
 		switch mask {
@@ -272,8 +273,20 @@ func TestFastPathMatchesGeneral(t *testing.T) {
 			cfg.Mask, cfg.Opt, cfg.Eta, cfg.LeakMoments = "refractory", "adam", 1e-3, true
 		case "adam-readout-only":
 			cfg.Mask, cfg.Opt, cfg.Eta, cfg.LeakMoments, cfg.ReplayReadoutOnly = "refractory", "adam", 1e-3, true, true
+		case "controller":
+			cfg.Mask, cfg.KPAdapt = "refractory", 0.25
+		case "controller-grad":
+			cfg.Mask, cfg.KPAdapt, cfg.KPAdaptMode = "refractory", 0.25, "grad"
+		case "controller-readout-only":
+			cfg.Mask, cfg.KPAdapt, cfg.ReplayReadoutOnly = "refractory", 0.25, true
+		case "controller-nodalefb":
+			cfg.Mask, cfg.KPAdapt, cfg.NoDaleFB = "refractory", 0.25, true
 		}
 		cfg.Hidden = []int{24, 16, 12}
+		if mask == "controller-skip" {
+			cfg.Mask, cfg.KPAdapt, cfg.Skip = "refractory", 0.25, true
+			cfg.Hidden = []int{24, 16, 16, 12}
+		}
 		// A 10x10 input gives W^1 rows of ~30 synapses, long enough for the
 		// vector kernels.
 		mk := func() *localRun {
@@ -292,6 +305,9 @@ func TestFastPathMatchesGeneral(t *testing.T) {
 			if !bitsEqual(la.w, lb.w) || !bitsEqual(la.fb, lb.fb) || !bitsEqual(la.m1, lb.m1) || !bitsEqual(la.m2, lb.m2) ||
 				!bitsEqual(la.bias, lb.bias) || !bitsEqual(la.bm1, lb.bm1) || !bitsEqual(la.bm2, lb.bm2) || !bitsEqual(la.wT, lb.wT) {
 				t.Fatalf("mask %s: layer %d differs between the fast and the general path", mask, l)
+			}
+			if la.kpEff != lb.kpEff || la.lastLam != lb.lastLam {
+				t.Fatalf("mask %s: layer %d: controller lambda differs", mask, l)
 			}
 		}
 		if !bitsEqual(a.nt.c, b.nt.c) {

@@ -109,6 +109,7 @@ func sgdRowFB(w, fb, v []float32, col []int32, g []float32, flags []int32, k *sg
 const (
 	flagFrozen = 1 // the pre unit is awake: its synapses into awake posts are frozen
 	flagExc    = 2 // the pre unit is excitatory
+	flagInh    = 4 // the pre unit is inhibitory (the controller's decay pass; sgdRowFB reads only bits 0 and 1)
 )
 
 func sgdRowFBGo(w, fb, v []float32, col []int32, g []float32, flags []int32, k *sgdFBCoef) {

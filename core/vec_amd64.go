@@ -260,3 +260,37 @@ func gatherRowsImpl(acc, u []float32, off, pos []int32, b []float32, idx []int32
 		gatherRowsGo(acc[n8:], u, off, pos, b, idx[n8:n])
 	}
 }
+
+//go:noescape
+func ctrlStepRowAVX2(w, fb, v, g []float32, flags []int32, k *ctrlCoef, s *ctrlSums)
+
+func ctrlStepRowImpl(w, fb, v, g []float32, flags []int32, k *ctrlCoef, s *ctrlSums) {
+	n := len(w)
+	if !useAVX2 || n < 8 {
+		ctrlStepRowGo(w, fb, v, g, flags, k, s)
+		return
+	}
+	if len(fb) < n || len(v) < n || len(g) < n || len(flags) < n {
+		panic("core: ctrlStepRow length mismatch")
+	}
+	n8 := n &^ 7
+	ctrlStepRowAVX2(w[:n8], fb, v, g, flags, k, s)
+	ctrlStepRowGo(w[n8:], fb[n8:], v[n8:], g[n8:], flags[n8:], k, s)
+}
+
+//go:noescape
+func ctrlDecayRowAVX2(w, fb []float32, flags, absent []int32, k *decayCoef)
+
+func ctrlDecayRowImpl(w, fb []float32, flags, absent []int32, k *decayCoef) {
+	n := len(w)
+	if !useAVX2 || n < 8 {
+		ctrlDecayRowGo(w, fb, flags, absent, k)
+		return
+	}
+	if len(fb) < n || len(flags) < n || len(absent) < n {
+		panic("core: ctrlDecayRow length mismatch")
+	}
+	n8 := n &^ 7
+	ctrlDecayRowAVX2(w[:n8], fb, flags, absent, k)
+	ctrlDecayRowGo(w[n8:], fb[n8:], flags[n8:], absent[n8:], k)
+}

@@ -701,3 +701,177 @@ grrowdone:
 grdone:
 	VZEROUPPER
 	RET
+
+// func ctrlStepRowAVX2(w, fb, v, g []float32, flags []int32, k *ctrlCoef, s *ctrlSums)
+//
+// ctrlStepRowGo on len(w) (a multiple of 8) elements: the same float32
+// operations (no FMA); frozen lanes (flags bit 0) are blended back to their
+// old values and add +0 to the sums. Each block's |d|, |g| and |w| are
+// widened to float64 (exact), stored below SP and added one by one, in
+// lane order, to the three running sums: three independent chains.
+TEXT ·ctrlStepRowAVX2(SB), NOSPLIT, $192-136
+	MOVQ w_base+0(FP), DI
+	MOVQ w_len+8(FP), CX
+	MOVQ fb_base+24(FP), R10
+	MOVQ v_base+48(FP), SI
+	MOVQ g_base+72(FP), R8
+	MOVQ flags_base+96(FP), R11
+	MOVQ k+120(FP), BX
+	MOVQ s+128(FP), DX
+	VBROADCASTSS 0(BX), Y9   // mu
+	VBROADCASTSS 4(BX), Y10  // eta
+	VBROADCASTSS 8(BX), Y12  // tiny
+	MOVL $0x7fffffff, R9
+	VMOVD R9, X11
+	VPBROADCASTD X11, Y11    // abs mask
+	VMOVSD 0(DX), X13        // s.d
+	VMOVSD 8(DX), X14        // s.g
+	VMOVSD 16(DX), X15       // s.w
+	SHLQ $2, CX              // bytes
+	XORQ AX, AX
+
+csloop:
+	CMPQ AX, CX
+	JGE  csdone
+	VMOVDQU (R11)(AX*1), Y3
+	VPSLLD  $31, Y3, Y3          // frozen in the top bit
+	VPSRAD  $31, Y3, Y4          // frozen, whole lane
+	VMOVUPS (R8)(AX*1), Y2       // g
+	VMOVUPS (SI)(AX*1), Y0       // v
+	VMULPS  Y0, Y9, Y5           // mu*v
+	VADDPS  Y2, Y5, Y5           // + g
+	VANDPS  Y11, Y5, Y6
+	VCMPPS  $0x05, Y12, Y6, Y6   // !(|.| < tiny): NaN kept, as flushTiny
+	VANDPS  Y6, Y5, Y5           // vs
+	VMULPS  Y5, Y10, Y6          // d = eta*vs
+	VBLENDVPS Y3, Y0, Y5, Y0     // frozen ? v : vs
+	VMOVUPS Y0, (SI)(AX*1)
+	VMOVUPS (DI)(AX*1), Y8
+	VADDPS  Y6, Y8, Y7           // w + d
+	VBLENDVPS Y3, Y8, Y7, Y7     // frozen ? w : w + d
+	VMOVUPS Y7, (DI)(AX*1)
+	VMOVUPS (R10)(AX*1), Y8
+	VADDPS  Y6, Y8, Y1           // fb + d
+	VBLENDVPS Y3, Y8, Y1, Y1
+	VMOVUPS Y1, (R10)(AX*1)
+	VANDPS  Y11, Y6, Y6          // |d|
+	VANDNPS Y6, Y4, Y6           // +0 where frozen
+	VANDPS  Y11, Y2, Y2          // |g|
+	VANDNPS Y2, Y4, Y2
+	VANDPS  Y11, Y7, Y7          // |w|
+	VCVTPS2PD X6, Y0
+	VMOVUPD Y0, 0(SP)
+	VEXTRACTF128 $1, Y6, X6
+	VCVTPS2PD X6, Y0
+	VMOVUPD Y0, 32(SP)
+	VCVTPS2PD X2, Y0
+	VMOVUPD Y0, 64(SP)
+	VEXTRACTF128 $1, Y2, X2
+	VCVTPS2PD X2, Y0
+	VMOVUPD Y0, 96(SP)
+	VCVTPS2PD X7, Y0
+	VMOVUPD Y0, 128(SP)
+	VEXTRACTF128 $1, Y7, X7
+	VCVTPS2PD X7, Y0
+	VMOVUPD Y0, 160(SP)
+	VADDSD 0(SP), X13, X13
+	VADDSD 64(SP), X14, X14
+	VADDSD 128(SP), X15, X15
+	VADDSD 8(SP), X13, X13
+	VADDSD 72(SP), X14, X14
+	VADDSD 136(SP), X15, X15
+	VADDSD 16(SP), X13, X13
+	VADDSD 80(SP), X14, X14
+	VADDSD 144(SP), X15, X15
+	VADDSD 24(SP), X13, X13
+	VADDSD 88(SP), X14, X14
+	VADDSD 152(SP), X15, X15
+	VADDSD 32(SP), X13, X13
+	VADDSD 96(SP), X14, X14
+	VADDSD 160(SP), X15, X15
+	VADDSD 40(SP), X13, X13
+	VADDSD 104(SP), X14, X14
+	VADDSD 168(SP), X15, X15
+	VADDSD 48(SP), X13, X13
+	VADDSD 112(SP), X14, X14
+	VADDSD 176(SP), X15, X15
+	VADDSD 56(SP), X13, X13
+	VADDSD 120(SP), X14, X14
+	VADDSD 184(SP), X15, X15
+	ADDQ $32, AX
+	JMP  csloop
+
+csdone:
+	VMOVSD X13, 0(DX)
+	VMOVSD X14, 8(DX)
+	VMOVSD X15, 16(DX)
+	VZEROUPPER
+	RET
+
+// func ctrlDecayRowAVX2(w, fb []float32, flags, absent []int32, k *decayCoef)
+//
+// ctrlDecayRowGo on len(w) (a multiple of 8) elements: the same float32
+// operations (no FMA) and ordered comparisons (NaN and -0 are never
+// "wrong-signed", as in the loop); a wrong-signed or absent lane is cleared
+// to +0, a frozen lane (flags bit 0) blended back to its old values.
+TEXT ·ctrlDecayRowAVX2(SB), NOSPLIT, $0-104
+	MOVQ w_base+0(FP), DI
+	MOVQ w_len+8(FP), CX
+	MOVQ fb_base+24(FP), R10
+	MOVQ flags_base+48(FP), R11
+	MOVQ absent_base+72(FP), R12
+	MOVQ k+96(FP), BX
+	VBROADCASTSS 0(BX), Y14  // lam
+	MOVL 4(BX), R9           // hasLam
+	VBROADCASTSS 8(BX), Y13  // clampB: all ones or 0
+	VXORPS Y15, Y15, Y15     // +0
+	SHLQ $2, CX              // bytes
+	XORQ AX, AX
+
+cdloop:
+	CMPQ AX, CX
+	JGE  cddone
+	VMOVDQU (R11)(AX*1), Y3
+	VPSLLD  $30, Y3, Y5
+	VPSRAD  $31, Y5, Y5          // excitatory, whole lane
+	VPSLLD  $29, Y3, Y6
+	VPSRAD  $31, Y6, Y6          // inhibitory, whole lane
+	VPSLLD  $31, Y3, Y3          // frozen in the top bit
+	VMOVDQU (R12)(AX*1), Y4      // absent
+	VMOVUPS (DI)(AX*1), Y0       // old w
+	VMOVUPS (R10)(AX*1), Y1      // old fb
+	VMOVAPS Y0, Y7
+	VMOVAPS Y1, Y8
+	TESTL R9, R9
+	JZ   cdnolam
+	VMULPS  Y7, Y14, Y9
+	VSUBPS  Y9, Y7, Y7           // x - lam*x
+	VMULPS  Y8, Y14, Y9
+	VSUBPS  Y9, Y8, Y8           // b - lam*b
+
+cdnolam:
+	VCMPPS  $0x01, Y15, Y7, Y9   // x < 0
+	VCMPPS  $0x01, Y7, Y15, Y10  // 0 < x
+	VANDPS  Y5, Y9, Y9
+	VANDPS  Y6, Y10, Y10
+	VORPS   Y10, Y9, Y9          // wrong sign
+	VORPS   Y4, Y9, Y9           // or absent
+	VANDNPS Y7, Y9, Y7           // cleared to +0
+	VCMPPS  $0x01, Y15, Y8, Y9   // b < 0
+	VCMPPS  $0x01, Y8, Y15, Y10  // 0 < b
+	VANDPS  Y5, Y9, Y9
+	VANDPS  Y6, Y10, Y10
+	VORPS   Y10, Y9, Y9
+	VANDPS  Y13, Y9, Y9          // only if the twin is clamped
+	VORPS   Y4, Y9, Y9
+	VANDNPS Y8, Y9, Y8
+	VBLENDVPS Y3, Y0, Y7, Y7     // frozen ? old : new
+	VBLENDVPS Y3, Y1, Y8, Y8
+	VMOVUPS Y7, (DI)(AX*1)
+	VMOVUPS Y8, (R10)(AX*1)
+	ADDQ $32, AX
+	JMP  cdloop
+
+cddone:
+	VZEROUPPER
+	RET

@@ -38,3 +38,11 @@ func reluGainImpl(a, z, g []float32) { reluGainGo(a, z, g) }
 func gatherRowsImpl(acc, u []float32, off, pos []int32, b []float32, idx []int32) {
 	gatherRowsGo(acc, u, off, pos, b, idx)
 }
+
+func ctrlStepRowImpl(w, fb, v, g []float32, flags []int32, k *ctrlCoef, s *ctrlSums) {
+	ctrlStepRowGo(w, fb, v, g, flags, k, s)
+}
+
+func ctrlDecayRowImpl(w, fb []float32, flags, absent []int32, k *decayCoef) {
+	ctrlDecayRowGo(w, fb, flags, absent, k)
+}
