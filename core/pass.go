@@ -355,24 +355,34 @@ func (nt *net) sweep(p *pass, tgtScale float32) {
 					t[j] = bound(acc[jj])
 				}
 				continue
-			} else {
+			} else if up.dense() {
 				// th^{l+1} is zero off the active set: the burst gate.
+				// Dense rows (the controller's layers): the vector kernel
+				// adds them in ascending i, as accum does.
+				us, offs := p.valBuf[:0], p.offBuf[:0]
+				for _, i := range p.activeOf(l+1, b) {
+					if u := upTh[i]; u != 0 {
+						us = append(us, u)
+						offs = append(offs, up.rowPtr[i])
+					}
+				}
+				addRows(tmp, us, offs, up.fb)
+			} else {
 				for _, i := range p.activeOf(l+1, b) {
 					accum(int(i))
 				}
 			}
-			// Skip path: the gated burst of layer l+2 through Bs^{l+2}.
+			// Skip path: the gated burst of layer l+2 through Bs^{l+2}
+			// (stored densely), in ascending i.
 			if l+2 < L && nt.skip[l+2] != nil {
 				sk := nt.skip[l+2]
 				th2 := p.th[l+2][b*sk.nOut : (b+1)*sk.nOut]
+				us, offs := p.valBuf[:0], p.offBuf[:0]
 				for _, i := range p.activeOf(l+2, b) {
-					u := th2[i]
-					lo, hi := sk.rowPtr[i], sk.rowPtr[i+1]
-					fb, col := sk.fb[lo:hi], sk.col[lo:hi]
-					for s, j := range col {
-						tmp[j] += u * fb[s]
-					}
+					us = append(us, th2[i])
+					offs = append(offs, sk.rowPtr[i])
 				}
+				addRows(tmp, us, offs, sk.fb)
 			}
 			e := p.eps[l][b*n : (b+1)*n]
 			t := p.th[l][b*n : (b+1)*n]
