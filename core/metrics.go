@@ -186,10 +186,28 @@ func (r *localRun) participation() ([]float64, float64) {
 	}
 	nnz := make([]float64, L) // non-zero presynaptic activities, layer l-1 -> l
 	d := nt.sizes[0]
+	var x64 []float64 // a chunk's dense inputs relative to the offset
 	r.evalChunks(idx, func(p *pass, _ []int) {
+		// Dense inputs (CIFAR) take the blocked product; both ways add
+		// the same products in sample order (the zeros the dense way adds
+		// leave a sum of products, never -0, unchanged).
+		denseIn := 2*int(p.rPtr[p.n]) > p.n*d
+		if denseIn {
+			x64 = slices.Grow(x64[:0], p.n*d)[:p.n*d]
+			clear(x64)
+			for b := range p.n {
+				lo, hi := p.rPtr[b], p.rPtr[b+1]
+				for t, j := range p.rIdx[lo:hi] {
+					x64[b*d+int(j)] = float64(p.rVal[int(lo)+t])
+				}
+			}
+			addGramDense(grams[0], sums[0], d, x64, p.n)
+		}
 		for b := range p.n {
-			lo, hi := p.rPtr[b], p.rPtr[b+1]
-			addOuter(grams[0], sums[0], d, p.rIdx[lo:hi], p.rVal[lo:hi], nil)
+			if !denseIn {
+				lo, hi := p.rPtr[b], p.rPtr[b+1]
+				addOuter(grams[0], sums[0], d, p.rIdx[lo:hi], p.rVal[lo:hi], nil)
+			}
 			for _, v := range p.x[b*d : (b+1)*d] {
 				if v != 0 {
 					nnz[0]++
@@ -209,7 +227,10 @@ func (r *localRun) participation() ([]float64, float64) {
 		var tr, fro float64
 		for i := range n {
 			for j := range n {
-				c := (grams[l][i*n+j] - sums[l][i]*sums[l][j]/float64(N)) / float64(N-1)
+				// The gram holds its upper triangle (it is symmetric bit for
+				// bit: the same products in the same order).
+				g := grams[l][min(i, j)*n+max(i, j)]
+				c := (g - sums[l][i]*sums[l][j]/float64(N)) / float64(N-1)
 				fro += c * c
 				if i == j {
 					tr += c
@@ -237,8 +258,8 @@ func (r *localRun) participation() ([]float64, float64) {
 }
 
 // addOuter adds the outer product of one sparse activity vector (entries
-// idx with values val, or dense[idx] when val is nil) to the n x n gram and
-// its entries to sums.
+// idx, ascending, with values val, or dense[idx] when val is nil) to the
+// upper triangle (j >= i) of the n x n gram and its entries to sums.
 func addOuter(gram, sums []float64, n int, idx []int32, val, dense []float32) {
 	get := func(t int) float64 {
 		if val != nil {
@@ -250,10 +271,65 @@ func addOuter(gram, sums []float64, n int, idx []int32, val, dense []float32) {
 		vi := get(t)
 		sums[i] += vi
 		row := gram[int(i)*n:]
-		for u, j := range idx {
-			row[j] += vi * get(u)
+		for u := t; u < len(idx); u++ {
+			row[idx[u]] += float64(vi * get(u)) // never fused, as addGramDense
 		}
 	}
+}
+
+// addGramDense is addOuter for the nb dense rows of x (n values each) in
+// turn: gram[i][j] += x[b][i]*x[b][j] (j >= i, at least) and sums[i] +=
+// x[b][i], b ascending per element, as nb calls of addOuter would add
+// them (the conversions forbid fusing into an FMA). Tiles of 2 x 4
+// entries stay in registers across the samples.
+func addGramDense(gram, sums []float64, n int, x []float64, nb int) {
+	x = x[:nb*n]
+	for b := range nb {
+		for i, v := range x[b*n : (b+1)*n] {
+			sums[i] += v
+		}
+	}
+	i := 0
+	for ; i+2 <= n; i += 2 {
+		j := i
+		for ; j+4 <= n; j += 4 {
+			r0, r1 := gram[i*n+j:i*n+j+4], gram[(i+1)*n+j:(i+1)*n+j+4]
+			a0, a1, a2, a3 := r0[0], r0[1], r0[2], r0[3]
+			c0, c1, c2, c3 := r1[0], r1[1], r1[2], r1[3]
+			for o := 0; o < len(x); o += n {
+				xr := x[o+j : o+j+4]
+				u0, u1 := x[o+i], x[o+i+1]
+				a0 += float64(u0 * xr[0])
+				a1 += float64(u0 * xr[1])
+				a2 += float64(u0 * xr[2])
+				a3 += float64(u0 * xr[3])
+				c0 += float64(u1 * xr[0])
+				c1 += float64(u1 * xr[1])
+				c2 += float64(u1 * xr[2])
+				c3 += float64(u1 * xr[3])
+			}
+			r0[0], r0[1], r0[2], r0[3] = a0, a1, a2, a3
+			r1[0], r1[1], r1[2], r1[3] = c0, c1, c2, c3
+		}
+		for ; j < n; j++ {
+			addGramEntry(gram, n, x, i, j)
+			addGramEntry(gram, n, x, i+1, j)
+		}
+	}
+	for ; i < n; i++ {
+		for j := i; j < n; j++ {
+			addGramEntry(gram, n, x, i, j)
+		}
+	}
+}
+
+// addGramEntry adds sum_b x[b][i]*x[b][j], b ascending, to gram[i][j].
+func addGramEntry(gram []float64, n int, x []float64, i, j int) {
+	a := gram[i*n+j]
+	for o := 0; o < len(x); o += n {
+		a += float64(x[o+i] * x[o+j])
+	}
+	gram[i*n+j] = a
 }
 
 // denseMACs is DenseMACs of the network's sizes plus its skip synapses,
