@@ -113,6 +113,10 @@ type AggregateRecord struct {
 
 // Aggregate summarises one table's train cells (inputs "rXXcYsZ", see
 // AggregateParams) into "aggregate", canonical JSON (AggregateRecord).
+//
+// Version history:
+//
+//   - 1: mean, s.d. and seed-paired bootstrap intervals per table cell.
 var Aggregate = &pipeline.Stage{
 	Name:    "aggregate",
 	Version: 1,

@@ -1,6 +1,12 @@
-// Package stages holds every stage of the paper's DAG, one file per stage.
-// Which cells exist, and how they are wired from pipeline.toml, is decided
-// by package experiments.
+// Package stages holds every stage of the paper's DAG, one file per stage
+// (render.go holds render and reproduction, which share the table model;
+// registry.go lists them all for exec-cell). Which cells exist, and how they
+// are wired from pipeline.toml, is decided by package experiments.
+//
+// Every stage's doc comment ends with a "Version history:" block, one item
+// per version: what changed in the outputs. A change of a stage's outputs
+// for unchanged params bumps its Version (or, for some cells only, what its
+// VersionOf returns) and adds an item there.
 //
 // Artifact contracts between stages (names are output names; every output
 // is an artifacts tensor unless said otherwise):
@@ -38,7 +44,16 @@
 //	eval_set     uint8 [1]      0: eval_idx indexes train_x (held-out tenth), 1: test_x
 //
 // train/<row>/<protocol>/<eval>/seed<s>: one run; output "result" is the
-// JSON encoding of core.Result (small, human-auditable), plus "log"; with
-// train.keep_network (set by the DAG on the cells whose network a later
-// stage reads) also the trained network, network_* (network.go).
+// JSON TrainRecord (small, human-auditable); with train.keep_network (set by
+// the DAG on the cells whose network a later stage reads) also the trained
+// network, network_* (network.go).
+//
+// spike/... and energy/...: the spiking conversion of a kept network and its
+// energy proxy, JSON records (spike.go, energy.go).
+//
+// aggregate/<table>: the table's train records summarised per cell
+// (AggregateRecord JSON); render/<table>: the LaTeX table ("tex") and its
+// number-ID sidecar ("ids"); reproduction: every number against the paper
+// ("tex", "report"); figure/<name>: "pdf", "png", "tex" and the point
+// sidecar "ids".
 package stages

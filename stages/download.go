@@ -39,6 +39,10 @@ const SettingDataURL = "data.url"
 // checksum mismatch fails the cell with an error naming the file, the
 // expected and the actual digest, and nothing is stored. Progress is in
 // bytes.
+//
+// Version history:
+//
+//   - 1: the release files, verified against their published SHA-256.
 var Download = &pipeline.Stage{
 	Name:      "download",
 	Version:   1,

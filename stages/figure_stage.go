@@ -155,6 +155,10 @@ type FigureSidecar struct {
 }
 
 // Figure draws one figure from its train cells: "pdf", "png" and "ids".
+//
+// Version history:
+//
+//   - 1: vector PDF, PNG, the LaTeX figure and the point sidecar.
 var Figure = &pipeline.Stage{
 	Name:      "figure",
 	Version:   1,

@@ -20,6 +20,10 @@ type PrepareParams struct {
 // [0, 1]; then per-dimension standardisation with the mean and population
 // s.d. of the whole official training set (s.d. < 1e-6 becomes 1), applied
 // to both sets. CIFAR-100 uses the fine labels.
+//
+// Version history:
+//
+//   - 1: the standardisation above.
 var Prepare = &pipeline.Stage{
 	Name:      "prepare",
 	Version:   1,

@@ -80,7 +80,12 @@ type Sidecar struct {
 // Render writes one table as LaTeX ("tex", booktabs) and its sidecar
 // ("ids", JSON) from an aggregate cell (input "aggregate").
 //
-// Version 4: the caption ends with the rule that sets the bold numbers.
+// Version history:
+//
+//   - 1: booktabs table and number-ID sidecar.
+//   - 3: failed seeds render with their n; the sidecar carries the param
+//     column (version 2 was never released).
+//   - 4: the caption ends with the rule that sets the bold numbers.
 var Render = &pipeline.Stage{
 	Name:      "render",
 	Version:   4,
@@ -428,9 +433,18 @@ func WithinNoise(ours, so float64, no int, pub, sp float64, np int) bool {
 // cell per table, named by the table) with the paper's published values.
 // Outputs: "tex" (paper/reproduction.tex) and "report" (JSON ReproReport).
 //
-// Version 7: the report's citations read as LaTeX: "tab:x" is a \ref, an
-// opening quote is a real one. Version 8: a cell whose s.d. over seeds is
-// more than twice the paper's is judged with the paper's s.d. and flagged.
+// Version history:
+//
+//   - 1: every number against its published value.
+//   - 2: a citation column; intervals spaced in math mode.
+//   - 3: notes and sources in a wrapped column; numbers blank in the paper
+//     and not run here are left out; the counts are JSON fields.
+//   - 6: each note on its own line under its number, kept on its page
+//     (versions 4 and 5 were never released).
+//   - 7: the report's citations read as LaTeX: "tab:x" is a \ref, an
+//     opening quote is a real one.
+//   - 8: a cell whose s.d. over seeds is more than twice the paper's is
+//     judged with the paper's s.d. and flagged.
 var Reproduction = &pipeline.Stage{
 	Name:      "reproduction",
 	Version:   8,

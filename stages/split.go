@@ -22,8 +22,10 @@ type SplitParams struct {
 // heldout_idx and stream_idx (doc.go). Its log reports the per-class
 // held-out counts and the overlap with the other paper split's held-out set.
 //
-// Version 2 draws the reference's own tenth (numpy's MT19937 and shuffle);
-// version 1 drew a tenth of the same sizes from core/rng.go's generator.
+// Version history:
+//
+//   - 1: a tenth of the same sizes drawn from core/rng.go's generator.
+//   - 2: the reference's own tenth (numpy's MT19937 and shuffle).
 var Split = &pipeline.Stage{
 	Name:      "split",
 	Version:   2,

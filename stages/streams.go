@@ -24,6 +24,13 @@ type StreamsParams struct {
 // samples (the held-out tenth in the split's class-grouped order, or the
 // whole test set). Single
 // pass is a train param (epochs), not a stream.
+//
+// Version history:
+//
+//   - 1: held-out evaluation samples in ascending index order.
+//   - 2: held-out evaluation samples in the split's class-grouped order, as
+//     the reference takes them (the participation ratio and the synaptic
+//     operations use the first 3,000).
 var Streams = &pipeline.Stage{
 	Name:    "streams",
 	Version: 2,

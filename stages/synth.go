@@ -40,6 +40,10 @@ type SynthParams struct {
 
 // Synth is the synthetic stage: its output is a hash chain over its params
 // and its inputs' bytes, so it changes exactly when the key does.
+//
+// Version history:
+//
+//   - 1: the hash chain.
 var Synth = &pipeline.Stage{
 	Name:      "synth",
 	Version:   1,

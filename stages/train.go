@@ -92,6 +92,24 @@ func (p *TrainParams) Validate() error {
 // Train runs one learner on one stream (inputs "data": a prepare or v1 cell;
 // "stream": a streams cell) and writes "result" (TrainRecord JSON), and with
 // keep_network the trained local network (network.go).
+//
+// Version history (per cell, trainVersion):
+//
+//   - 1: the initial learners.
+//   - 2: local configurations whose W^1 updates took the general update
+//     path, the two-timescale anchor and leaking Adam moments: it computed
+//     c = W^1 o (the input offset's share of the layer-1 drive) from the
+//     weights before the update, so the next forward pass saw W^1 one
+//     update late in that share. Fixed; other configurations never took
+//     that path and keep version 1.
+//   - 3: mirror isolation: its masked waking update counts as a replay call
+//     for the burst baseline, as the reference's local_update decides by the
+//     mask's presence (it had run the waking bookkeeping).
+//   - 4: every local configuration on Adam (masked Adam rows, mirror, soft
+//     rotation, the offline nights and no replay): the first moment is set
+//     to 0 below 1e-30, as the heavy-ball velocity is. Without input it had
+//     decayed into float32's subnormal range, where each operation costs
+//     about a hundred times more; the flushed steps are below 1e-29.
 var Train = &pipeline.Stage{
 	Name:      "train",
 	Version:   1,
@@ -139,23 +157,7 @@ func trainCost(params any) float64 {
 	return perEpoch * float64(max(epochs, 1)) / float64(stride)
 }
 
-// trainVersion is a train cell's version. History:
-//
-//   - 1: the initial learners.
-//   - 2: local configurations whose W^1 updates took the general update
-//     path, the two-timescale anchor and leaking Adam moments: it computed
-//     c = W^1 o (the input offset's share of the layer-1 drive) from the
-//     weights before the update, so the next forward pass saw W^1 one
-//     update late in that share. Fixed; other configurations never took
-//     that path and keep version 1.
-//   - 3: mirror isolation: its masked waking update counts as a replay call
-//     for the burst baseline, as the reference's local_update decides by the
-//     mask's presence (it had run the waking bookkeeping).
-//   - 4: every local configuration on Adam (masked Adam rows, mirror, soft
-//     rotation, the offline nights and no replay): the first moment is set
-//     to 0 below 1e-30, as the heavy-ball velocity is. Without input it had
-//     decayed into float32's subnormal range, where each operation costs
-//     about a hundred times more; the flushed steps are below 1e-29.
+// trainVersion is a train cell's version (Train's version history).
 func trainVersion(params any) int {
 	p := params.(*TrainParams)
 	switch {

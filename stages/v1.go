@@ -35,9 +35,15 @@ const SettingV1Workers = "v1.workers"
 // and writes the same outputs as prepare (doc.go): 1,024 standardised
 // features per image on a fake 32x32 sheet, the labels, the raw RGB planes
 // and the feature statistics.
+//
+// Version history:
+//
+//   - 1: gonum's Sgemm.
+//   - 2: our own GEMM (no FMA, ascending k), identical on every CPU.
+//   - 3: float32 pooling sums.
 var V1 = &pipeline.Stage{
 	Name:    "v1",
-	Version: 3, // 2: own GEMM (no FMA, ascending k); 3: float32 pooling sums
+	Version: 3,
 	NewParams: func() any {
 		c := dataset.V1CIFAR10()
 		return &V1Params{Dataset: "cifar10", Filters: c.Filters, Patch: c.Patch, Stride: c.Stride,
