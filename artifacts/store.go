@@ -144,8 +144,11 @@ func (s *Store) Now() time.Time { return s.now() }
 func (s *Store) coders() (*zstd.Encoder, *zstd.Decoder, error) {
 	s.encOnce.Do(func() {
 		// One encoder and decoder per store, used through EncodeAll and
-		// DecodeAll, which are safe for concurrent use. SpeedDefault (level 3)
-		// compresses MNIST-sized float tensors at a few hundred MB/s.
+		// DecodeAll, which are safe for concurrent use. The encoder runs at
+		// SpeedFastest (about zstd level 1): every output of every cell is
+		// compressed once on the cell's own core, so speed counts more than
+		// ratio. The level is not part of any name (blobs are named by their
+		// uncompressed content), so changing it changes no digest or key.
 		s.enc, s.encErr = zstd.NewWriter(nil, zstd.WithEncoderLevel(zstd.SpeedFastest), zstd.WithEncoderConcurrency(1))
 		if s.encErr == nil {
 			s.dec, s.encErr = zstd.NewReader(nil, zstd.WithDecoderConcurrency(0), zstd.WithDecoderMaxMemory(8<<30))

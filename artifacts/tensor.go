@@ -124,16 +124,6 @@ func EncodeFloat32(v []float32, shape ...int) []byte {
 	return t.Encode()
 }
 
-// EncodeFloat64 encodes v with the given shape; it panics on a shape mismatch.
-func EncodeFloat64(v []float64, shape ...int) []byte {
-	t := Tensor{DType: Float64, Shape: shape, Data: make([]byte, 8*len(v))}
-	checkLen(&t, len(v))
-	for i, x := range v {
-		binary.LittleEndian.PutUint64(t.Data[8*i:], math.Float64bits(x))
-	}
-	return t.Encode()
-}
-
 // EncodeInt32 encodes v with the given shape; it panics on a shape mismatch.
 func EncodeInt32(v []int32, shape ...int) []byte {
 	t := Tensor{DType: Int32, Shape: shape, Data: make([]byte, 4*len(v))}
@@ -166,19 +156,6 @@ func Float32s(b []byte) ([]float32, []int, error) {
 	v := make([]float32, t.Len())
 	for i := range v {
 		v[i] = math.Float32frombits(binary.LittleEndian.Uint32(t.Data[4*i:]))
-	}
-	return v, t.Shape, nil
-}
-
-// Float64s decodes b as a float64 tensor.
-func Float64s(b []byte) ([]float64, []int, error) {
-	t, err := decodeAs(b, Float64)
-	if err != nil {
-		return nil, nil, err
-	}
-	v := make([]float64, t.Len())
-	for i := range v {
-		v[i] = math.Float64frombits(binary.LittleEndian.Uint64(t.Data[8*i:]))
 	}
 	return v, t.Shape, nil
 }

@@ -465,9 +465,6 @@ func (m *Matrix) Profile(name string) (string, *Profile, error) {
 	return name, p, nil
 }
 
-// Experiment returns the named experiment, or nil.
-func (m *Matrix) Experiment(name string) *Experiment { return m.byName[name] }
-
 // clone copies p deeply enough that per-seed cells share no mutable state.
 func clone(p *stages.TrainParams) *stages.TrainParams {
 	c := *p

@@ -183,9 +183,6 @@ func (c *Config) DecodeAt(p toml.Primitive, dst any, at string) error {
 	return &ConfigError{Path: c.Path, Line: c.KeyLine(key), Key: key, Msg: msg}
 }
 
-// IsDefined reports whether a key path (no array indices) is in the file.
-func (c *Config) IsDefined(key ...string) bool { return c.md.IsDefined(key...) }
-
 // Finish reports the first key that no decode consumed (a typo, or a field
 // that does not exist), with its line.
 func (c *Config) Finish() error {

@@ -91,20 +91,3 @@ func NewGraph(cells []*Cell) (*Graph, error) {
 
 // Cell returns the cell with the given ID, or nil.
 func (g *Graph) Cell(id string) *Cell { return g.byID[id] }
-
-// Downstream returns the IDs of every cell that depends, directly or not,
-// on one of ids, plus ids themselves.
-func (g *Graph) Downstream(ids map[string]bool) map[string]bool {
-	out := make(map[string]bool, len(ids))
-	for id := range ids {
-		out[id] = true
-	}
-	for _, c := range g.Cells { // topological: inputs first
-		for _, in := range c.Inputs {
-			if out[in.Cell.ID] {
-				out[c.ID] = true
-			}
-		}
-	}
-	return out
-}

@@ -7,9 +7,10 @@ import (
 )
 
 // RunStage runs one stage in memory, without a store: inputs maps an input
-// name to that upstream cell's outputs. It is what stage tests use to pin a
-// stage's output digests on tiny inputs, and what the engine's executors call
-// underneath. params must be the pointer type st.NewParams returns.
+// name to that upstream cell's outputs. Stage tests use it to pin a stage's
+// output digests on tiny inputs; the engine itself runs stages through
+// ExecuteCell, which binds inputs from the store. params must be the pointer
+// type st.NewParams returns.
 func RunStage(ctx context.Context, st *Stage, cellID string, params any, inputs map[string]map[string][]byte, settings map[string]string, log io.Writer) (map[string][]byte, []string, error) {
 	if log == nil {
 		log = io.Discard
