@@ -19,20 +19,7 @@ import (
 // accuracy under another protocol with labels and the frontier; panel 3 a
 // seed-paired margin with a bootstrap interval against a measured x (the
 // replay updates); panel 4 is declared but needs a missing feature.
-const figureTestConfig = `
-[settings]
-store = "store"
-data_mirror = "%MIRROR%"
-default_profile = "smoke"
-
-[profile.smoke]
-seeds = [0, 1]
-split_seeds = [1234]
-stamp = "SMOKE TEST OUTPUT"
-[profile.smoke.train]
-stream_stride = 50
-eval_stride = 10
-
+const figureTestConfig = mnistSmokeSettings + `
 [[experiment]]
 name = "a"
 learner = "bp"
@@ -117,12 +104,7 @@ needs = "needs the gate"
 // experiment reruns its cells and the figure only, and check names its
 // points until the rerun.
 func TestFiguresEndToEnd(t *testing.T) {
-	mirror := mnistMirror(t)
-	dir := t.TempDir()
-	cfg := strings.Replace(figureTestConfig, "%MIRROR%", mirror, 1)
-	if err := os.WriteFile(filepath.Join(dir, "pipeline.toml"), []byte(cfg), 0o644); err != nil {
-		t.Fatal(err)
-	}
+	dir, cfg := mnistProject(t, figureTestConfig, map[string]string{})
 	out := mustRepro(t, dir, "run", "-j", "2", "-q")
 	for _, ext := range []string{"pdf", "png", "tex", "ids.json"} {
 		if !strings.Contains(out, "wrote paper/figures/f."+ext) {

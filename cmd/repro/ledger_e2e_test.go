@@ -16,13 +16,8 @@ import (
 // train cells (and the data cells they read, whose outputs the ledger does
 // not keep) and nothing else; verify recomputes a seeded sample.
 func TestLedgerFreshClone(t *testing.T) {
-	mirror := mnistMirror(t)
-	dir := t.TempDir()
-	cfg := strings.Replace(paperTestConfig, "%MIRROR%", mirror, 1)
-	cfg = strings.Replace(cfg, "default_profile = \"smoke\"\n", "default_profile = \"smoke\"\n[settings.remotes.ledger]\npath = \"paper/cells\"\nstages = [\"train\", \"aggregate\", \"render\", \"reproduction\"]\n", 1)
-	os.MkdirAll(filepath.Join(dir, "paper"), 0o755)
-	os.WriteFile(filepath.Join(dir, "pipeline.toml"), []byte(cfg), 0o644)
-	os.WriteFile(filepath.Join(dir, "paper/published.toml"), []byte(paperTestPublished), 0o644)
+	withLedger := strings.Replace(paperTestConfig, "default_profile = \"smoke\"\n", "default_profile = \"smoke\"\n[settings.remotes.ledger]\npath = \"paper/cells\"\nstages = [\"train\", \"aggregate\", \"render\", \"reproduction\"]\n", 1)
+	dir, cfg := mnistProject(t, withLedger, map[string]string{"paper/published.toml": paperTestPublished})
 	mustRepro(t, dir, "run", "-j", "2", "-q")
 	if out := mustRepro(t, dir, "push"); !strings.Contains(out, "pushed 14 cells of profile smoke: 14 new record(s), 11 new blobs") {
 		t.Fatalf("push: %s", out)

@@ -7,26 +7,11 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"repro/internal/mirror"
 )
 
 // paperTestConfig is a two-row table over real MNIST: backprop rows (the
 // fastest learner), every 50th stream sample, two seeds.
-const paperTestConfig = `
-[settings]
-store = "store"
-data_mirror = "%MIRROR%"
-default_profile = "smoke"
-
-[profile.smoke]
-seeds = [0, 1]
-split_seeds = [1234]
-stamp = "SMOKE TEST OUTPUT"
-[profile.smoke.train]
-stream_stride = 50
-eval_stride = 10
-
+const paperTestConfig = mnistSmokeSettings + `
 # The same cells on one seed: a profile other than the default renders
 # into paper/one/, never over the default profile's tables.
 [profile.one]
@@ -96,18 +81,13 @@ cite = "Table tab:ablation, row BP+ER"
 // name exactly that row's number, the rerun executes only that row's cells
 // and the table cells, and check passes again.
 func TestPaperEndToEnd(t *testing.T) {
-	mirror := mnistMirror(t)
-	dir := t.TempDir()
-	cfg := strings.Replace(paperTestConfig, "%MIRROR%", mirror, 1)
+	dir, cfg := mnistProject(t, paperTestConfig, map[string]string{"paper/published.toml": paperTestPublished})
 	write := func(name, text string) {
 		t.Helper()
-		os.MkdirAll(filepath.Dir(filepath.Join(dir, name)), 0o755)
 		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-	write("pipeline.toml", cfg)
-	write("paper/published.toml", paperTestPublished)
 
 	out := mustRepro(t, dir, "run", "-j", "2", "-q")
 	for _, want := range []string{"wrote paper/tables/t.tex", "wrote paper/tables/t.ids.json", "wrote paper/reproduction.tex"} {
@@ -243,17 +223,6 @@ func TestPaperEndToEnd(t *testing.T) {
 	if err == nil || !strings.Contains(out, "train/c/sequential/split1234/seed0 is missing from the committed table and would run: failed last time: cell train/c/sequential/split1234/seed0: diverged: non-finite metrics") {
 		t.Errorf("check after a failed row: %v\n%s", err, out)
 	}
-}
-
-// mnistMirror returns the absolute data mirror of a test that trains on
-// real MNIST, or skips the test (under -short, or without the data).
-func mnistMirror(t *testing.T) string {
-	t.Helper()
-	if testing.Short() {
-		t.Skip("trains on real MNIST; about a minute")
-	}
-	mirror := mirror.Dir(t, "mnist")
-	return mirror
 }
 
 // compileTeX compiles the rendered table and report with pdflatex, with

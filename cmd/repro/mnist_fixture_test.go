@@ -1,0 +1,63 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"repro/internal/mirror"
+)
+
+// mnistSmokeSettings opens every real-MNIST project of the end-to-end
+// tests: the store inside the project, the data mirror (%MIRROR%, filled in
+// by mnistProject) and profile smoke: two seeds, one split, every 50th
+// stream sample and every 10th evaluation sample, so a backprop cell takes
+// about a second.
+const mnistSmokeSettings = `
+[settings]
+store = "store"
+data_mirror = "%MIRROR%"
+default_profile = "smoke"
+
+[profile.smoke]
+seeds = [0, 1]
+split_seeds = [1234]
+stamp = "SMOKE TEST OUTPUT"
+[profile.smoke.train]
+stream_stride = 50
+eval_stride = 10
+`
+
+// mnistMirror returns the absolute data mirror of a test that trains on
+// real MNIST, or skips the test (under -short, or without the data).
+func mnistMirror(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("trains on real MNIST; about a minute")
+	}
+	mirror := mirror.Dir(t, "mnist")
+	return mirror
+}
+
+// mnistProject writes a project over real MNIST into a new directory: cfg
+// as its pipeline.toml and files (path -> text) beside it, with %MIRROR%
+// replaced by the mirror. It returns the directory and the config as
+// written. It skips under -short (see mnistMirror).
+func mnistProject(t *testing.T, cfg string, files map[string]string) (dir, written string) {
+	t.Helper()
+	m := mnistMirror(t)
+	dir = t.TempDir()
+	written = strings.Replace(cfg, "%MIRROR%", m, 1)
+	files["pipeline.toml"] = written
+	for name, text := range files {
+		path := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return dir, written
+}
