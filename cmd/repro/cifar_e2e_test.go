@@ -16,16 +16,7 @@ import (
 // (raw, and the V1 features), trained by backprop on small files written in
 // the releases' binary formats, declared as releases of their own
 // ([release.NAME], read from the data mirror); cifarConfig adds the rows.
-const cifarTestConfig = `
-[settings]
-store = "store"
-data_mirror = "%MIRROR%"
-default_profile = "smoke"
-
-[profile.smoke]
-seeds = [0, 1]
-split_seeds = [1234]
-
+const cifarTestConfig = smokeProject + `
 %RELEASES%
 %EXPERIMENTS%
 [[table]]

@@ -9,12 +9,10 @@ import (
 	"repro/internal/mirror"
 )
 
-// mnistSmokeSettings opens every real-MNIST project of the end-to-end
-// tests: the store inside the project, the data mirror (%MIRROR%, filled in
-// by mnistProject) and profile smoke: two seeds, one split, every 50th
-// stream sample and every 10th evaluation sample, so a backprop cell takes
-// about a second.
-const mnistSmokeSettings = `
+// smokeProject opens the config of every end-to-end test project on real
+// or small data files: the store inside the project, the data mirror
+// (%MIRROR%) and the default profile smoke with two seeds and one split.
+const smokeProject = `
 [settings]
 store = "store"
 data_mirror = "%MIRROR%"
@@ -23,7 +21,13 @@ default_profile = "smoke"
 [profile.smoke]
 seeds = [0, 1]
 split_seeds = [1234]
-stamp = "SMOKE TEST OUTPUT"
+`
+
+// mnistSmokeSettings opens every real-MNIST project of the end-to-end
+// tests: smokeProject, with %MIRROR% filled in by mnistProject, training
+// on every 50th stream sample and evaluating every 10th, so a backprop
+// cell takes about a second.
+const mnistSmokeSettings = smokeProject + `stamp = "SMOKE TEST OUTPUT"
 [profile.smoke.train]
 stream_stride = 50
 eval_stride = 10
