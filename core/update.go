@@ -235,6 +235,10 @@ func (nt *net) updateLayer(cfg *LocalConfig, p *pass, l int, op *optim, m *layer
 		}
 		return
 	}
+	if anchor && m == nil && !ctrl && !op.adam && fast && ly.absent == nil && !nt.generalOnly {
+		nt.anchorRows(ly, preL, op, wd, lam, pre)
+		return
+	}
 	if ctrl && !anchor && !op.adam && fast && wd == 0 && ly.fb != nil && ly.dense() && !nt.generalOnly {
 		nt.ctrlRows(cfg, ly, m, op, pre, replay)
 		return
@@ -615,6 +619,118 @@ func (nt *net) ctrlRows(cfg *LocalConfig, ly *layer, m *layerMask, op *optim, pr
 	nt.controllerDecay(cfg, ly, m, op, sums.d, sums.g, sums.w, replay, false)
 	ly.anchorFirst = false
 	ly.syncT()
+}
+
+// anchorRows is the fast path of updateLayer for heavy-ball SGD with the
+// two-timescale anchor (an unmasked waking call) and a fixed decay: per row
+// the optimiser step (W^1: the vector row step), then per synapse the
+// decay, the anchor and the Dale clamp in finishSyn's order; then the
+// biases' anchor and the column copy. It computes exactly what the
+// general path computes.
+func (nt *net) anchorRows(ly *layer, preL int, op *optim, wd, lam float32, pre []float32) {
+	mu, eta := op.mu, op.eta
+	first := ly.anchorFirst
+	for i := range ly.nOut {
+		gRow := ly.rowGrad(i, pre)
+		lo, hi := ly.rowPtr[i], ly.rowPtr[i+1]
+		w := ly.w[lo:hi]
+		n := len(w)
+		v := ly.m1[lo:hi][:n]
+		col := ly.col[lo:hi][:n]
+		if ly.fb == nil {
+			if ly.col16 != nil {
+				k := sgdCoef{wd: wd, mu: mu, eta: eta, tiny: tinyVelocity}
+				sgdRowInput(w, v, ly.col16[lo:hi][:n], gRow, &k)
+			} else {
+				for s, j := range col {
+					gs := gRow[j] - wd*w[s]
+					vs := flushTiny(mu*v[s] + gs)
+					v[s] = vs
+					w[s] += eta * vs
+				}
+			}
+			ly.anchorRow(lo, w, nil, col, lam, first)
+		} else {
+			fb := ly.fb[lo:hi][:n]
+			for s, j := range col {
+				gs := gRow[j]
+				if wd != 0 {
+					gs -= wd * w[s]
+				}
+				vs := flushTiny(mu*v[s] + gs)
+				v[s] = vs
+				d := eta * vs
+				w[s] += d
+				fb[s] += d
+			}
+			ly.anchorRow(lo, w, fb, col, lam, first)
+		}
+		if !ly.noBias {
+			ly.stepBias(i, op, true)
+		}
+		ly.gb[i] = 0
+		base, stride := ly.colBase(i)
+		copyColumn(ly.wT[base:], w, col, stride)
+	}
+	ly.anchorBias()
+	ly.anchorFirst = false
+	if preL == 0 {
+		nt.refreshC()
+	}
+}
+
+// anchorRow is finishSyn with the anchor on the row whose stored synapses
+// start at lo (weights w, twin fb or nil, pre units col): the decay lam,
+// the anchor (the first call clones the slow copies) and the Dale clamp,
+// in finishSyn's order and with its operations.
+func (ly *layer) anchorRow(lo int32, w, fb []float32, col []int32, lam float32, first bool) {
+	aMu, aLam := ly.anchorMu, ly.anchorLam
+	ws := ly.wSlow[lo:][:len(w)]
+	var bsl []float32
+	if fb != nil {
+		fb = fb[:len(w)]
+		bsl = ly.fbSlow[lo:][:len(w)]
+	}
+	for s, x := range w {
+		var b float32
+		if fb != nil {
+			b = fb[s]
+		}
+		if lam != 0 {
+			x -= lam * x
+			b -= lam * b
+		}
+		if first {
+			ws[s] = x
+			if fb != nil {
+				bsl[s] = b
+			}
+		} else {
+			sl := ws[s]
+			sl += aMu * (x - sl)
+			x += aLam * (sl - x)
+			ws[s] = sl
+			if fb != nil {
+				sl = bsl[s]
+				sl += aMu * (b - sl)
+				b += aLam * (sl - b)
+				bsl[s] = sl
+			}
+		}
+		if ly.sign != nil {
+			sg := ly.sign[col[s]]
+			if (sg > 0 && x < 0) || (sg < 0 && x > 0) {
+				x = 0
+			}
+			if fb != nil && ((sg > 0 && b < 0) || (sg < 0 && b > 0)) {
+				b = 0
+			}
+		}
+		w[s] = x
+		if fb != nil {
+			fb[s] = b
+		}
+	}
 }
 
 // sgdRows is the fast path of updateLayer for heavy-ball SGD with a fixed

@@ -263,7 +263,8 @@ func TestDaleInit(t *testing.T) {
 func TestFastPathMatchesGeneral(t *testing.T) {
 	t.Parallel()
 	for _, mask := range []string{"refractory", "mirror", "none", "adam", "adam-leak", "adam-readout-only",
-		"controller", "controller-grad", "controller-skip", "controller-readout-only", "controller-nodalefb"} {
+		"controller", "controller-grad", "controller-skip", "controller-readout-only", "controller-nodalefb",
+		"anchor", "anchor-mirror"} {
 		cfg := tinyConfig()
 		cfg.Mask = mask
 		switch mask {
@@ -273,6 +274,10 @@ func TestFastPathMatchesGeneral(t *testing.T) {
 			cfg.Mask, cfg.Opt, cfg.Eta, cfg.LeakMoments = "refractory", "adam", 1e-3, true
 		case "adam-readout-only":
 			cfg.Mask, cfg.Opt, cfg.Eta, cfg.LeakMoments, cfg.ReplayReadoutOnly = "refractory", "adam", 1e-3, true, true
+		case "anchor":
+			cfg.Mask, cfg.Anchor = "refractory", []float64{0.01, 0.02}
+		case "anchor-mirror":
+			cfg.Mask, cfg.Anchor = "mirror", []float64{0.01, 0.02}
 		case "controller":
 			cfg.Mask, cfg.KPAdapt = "refractory", 0.25
 		case "controller-grad":
@@ -305,6 +310,9 @@ func TestFastPathMatchesGeneral(t *testing.T) {
 			if !bitsEqual(la.w, lb.w) || !bitsEqual(la.fb, lb.fb) || !bitsEqual(la.m1, lb.m1) || !bitsEqual(la.m2, lb.m2) ||
 				!bitsEqual(la.bias, lb.bias) || !bitsEqual(la.bm1, lb.bm1) || !bitsEqual(la.bm2, lb.bm2) || !bitsEqual(la.wT, lb.wT) {
 				t.Fatalf("mask %s: layer %d differs between the fast and the general path", mask, l)
+			}
+			if !bitsEqual(la.wSlow, lb.wSlow) || !bitsEqual(la.fbSlow, lb.fbSlow) || !bitsEqual(la.biasSlow, lb.biasSlow) {
+				t.Fatalf("mask %s: layer %d: anchor copies differ", mask, l)
 			}
 			if la.kpEff != lb.kpEff || la.lastLam != lb.lastLam {
 				t.Fatalf("mask %s: layer %d: controller lambda differs", mask, l)
