@@ -14,21 +14,14 @@ func KWTAK(frac float64, n int) int {
 	return k
 }
 
-// KWTA applies k-winners-take-all to one row in place: every entry below
-// the row's k-th largest value becomes 0, every entry at or above it is
-// kept. Ties at the threshold are all kept, so more than k entries can
-// survive; on a non-negative row with fewer than k positive entries the
-// threshold is 0 and every positive entry survives. This is the reference's
-// `a * (a >= topk(a, k).values[:, -1:])`. If k >= len(row) the row is left
-// unchanged. KWTA allocates a scratch copy of the row; hot loops use
-// KWTAScratch.
-func KWTA(row []float32, k int) {
-	KWTAScratch(row, k, make([]float32, len(row)))
-}
-
-// KWTAScratch is KWTA with caller-provided scratch space (len(scratch) >=
-// len(row)); it returns the threshold used. It panics if k < 1 or scratch
-// is too short.
+// KWTAScratch applies k-winners-take-all to one row in place, using
+// scratch (len(scratch) >= len(row)), and returns the threshold used: every
+// entry below the row's k-th largest value becomes 0, every entry at or
+// above it is kept. Ties at the threshold are all kept, so more than k
+// entries can survive; on a non-negative row with fewer than k positive
+// entries the threshold is 0 and every positive entry survives. This is
+// the reference's `a * (a >= topk(a, k).values[:, -1:])`. If k >= len(row)
+// the row is left unchanged. It panics if k < 1 or scratch is too short.
 func KWTAScratch(row []float32, k int, scratch []float32) float32 {
 	thr := kwtaThreshold(row, k, scratch)
 	if k >= len(row) {

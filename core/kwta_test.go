@@ -51,9 +51,9 @@ func TestKWTA(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			row := slices.Clone(tc.row)
-			KWTA(row, tc.k)
+			KWTAScratch(row, tc.k, make([]float32, len(row)))
 			if !slices.Equal(row, tc.want) {
-				t.Errorf("KWTA(%v, %d) = %v, want %v", tc.row, tc.k, row, tc.want)
+				t.Errorf("KWTAScratch(%v, %d) = %v, want %v", tc.row, tc.k, row, tc.want)
 			}
 		})
 	}
@@ -89,9 +89,9 @@ func TestKWTAMatchesSort(t *testing.T) {
 			}
 		}
 		got := slices.Clone(row)
-		KWTA(got, k)
+		KWTAScratch(got, k, make([]float32, len(got)))
 		if !slices.Equal(got, want) {
-			t.Fatalf("trial %d: KWTA(n=%d, k=%d) differs from the sort reference", trial, n, k)
+			t.Fatalf("trial %d: KWTAScratch(n=%d, k=%d) differs from the sort reference", trial, n, k)
 		}
 		kth := KthLargest(row, k, make([]float32, n))
 		if kth != max(thr, 0) && kth != thr {

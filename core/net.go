@@ -459,17 +459,6 @@ func (nt *net) refreshC() {
 	addTiles(nt.c, nt.offVal, nt.offIdx, ly.wT, ly.nIn*tile)
 }
 
-// rowDotOff returns sum_s w[s] o[col[s]] over row i.
-func (ly *layer) rowDotOff(i int, o []float32) float32 {
-	var acc float32
-	lo, hi := ly.rowPtr[i], ly.rowPtr[i+1]
-	w, col := ly.w[lo:hi], ly.col[lo:hi]
-	for s, j := range col {
-		acc += w[s] * o[j]
-	}
-	return acc
-}
-
 // inputOffset returns, per input column, the value held by more than half of
 // the rows of ds (0 when no value is), found with a Boyer-Moore majority vote
 // and a counting pass. On standardised MNIST it is the background value

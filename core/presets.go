@@ -108,7 +108,8 @@ var singlePass = map[string]string{
 }
 
 // LocalPreset returns the configuration of a reference config name:
-// a name listed by LocalPresetNames, a single-pass name
+// a name of the preset tables (localPresets, substratePresets,
+// appendixPresets), a single-pass name
 // (g26_stream_*, g27_stream_*), or a listed name with the static protocol's
 // "_static" suffix or "static_" prefix (g16_ctx_none_s10_w512_static is the
 // no-replay row's static twin). Unknown names return an error wrapping
@@ -147,23 +148,4 @@ func LocalPreset(name string) (LocalConfig, error) {
 		cfg.Epochs = epochs
 	}
 	return cfg, cfg.Validate()
-}
-
-// LocalPresetNames lists the base names LocalPreset knows, sorted.
-func LocalPresetNames() []string {
-	var names []string
-	for n := range localPresets {
-		names = append(names, n)
-	}
-	for n := range singlePass {
-		names = append(names, n)
-	}
-	for n := range substratePresets {
-		names = append(names, n)
-	}
-	for n := range appendixPresets {
-		names = append(names, n)
-	}
-	slices.Sort(names)
-	return names
 }

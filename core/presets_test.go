@@ -1,12 +1,24 @@
 package core
 
-import "testing"
+import (
+	"slices"
+	"testing"
+)
 
 // TestPresetsRun: every named configuration resolves, validates, and runs
 // a few batches (on tiny data, with its own substrate widths).
 func TestPresetsRun(t *testing.T) {
 	t.Parallel()
-	names := LocalPresetNames()
+	var names []string
+	for _, m := range []map[string]func(*LocalConfig){localPresets, substratePresets, appendixPresets} {
+		for n := range m {
+			names = append(names, n)
+		}
+	}
+	for n := range singlePass {
+		names = append(names, n)
+	}
+	slices.Sort(names)
 	names = append(names, "g16_sgd_refr_s10_w512_static", "static_g17_sgd_none_s10", "g16_ctx_none_s10_w512_static")
 	train := tinyData(1, 8, 4, 4, 5)
 	eval := tinyData(2, 4, 4, 4, 5)

@@ -35,14 +35,8 @@ func NewReservoir(capacity, dim, logits int) *Reservoir {
 	}
 }
 
-// Cap is the capacity K.
-func (r *Reservoir) Cap() int { return r.capacity }
-
-// Len is the number of items held, min(K, Seen()).
+// Len is the number of items held, min(K, samples offered).
 func (r *Reservoir) Len() int { return r.n }
-
-// Seen is the number of samples offered so far.
-func (r *Reservoir) Seen() int { return r.seen }
 
 // Offer presents one sample: seen is incremented; while the buffer is not
 // full the sample is appended, otherwise j = rng.IntN(seen) is drawn and slot

@@ -22,8 +22,8 @@ func TestReservoirFillAndAlgorithmR(t *testing.T) {
 		} else if j := mirror.IntN(s + 1); j < K {
 			held[j] = s
 		}
-		if r.Seen() != s+1 || r.Len() != min(K, s+1) {
-			t.Fatalf("after %d offers: Seen=%d Len=%d", s+1, r.Seen(), r.Len())
+		if r.seen != s+1 || r.Len() != min(K, s+1) {
+			t.Fatalf("after %d offers: seen=%d Len=%d", s+1, r.seen, r.Len())
 		}
 	}
 	for slot, s := range held {

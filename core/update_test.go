@@ -361,7 +361,7 @@ func TestOffsetDrive(t *testing.T) {
 		stepN(r, 20)
 		nt := r.nt
 		for i := range nt.sizes[1] {
-			if want := nt.lay[1].rowDotOff(i, nt.off); math.Float32bits(want) != math.Float32bits(nt.c[i]) && want != nt.c[i] {
+			if want := rowDotOff(nt.lay[1], i, nt.off); math.Float32bits(want) != math.Float32bits(nt.c[i]) && want != nt.c[i] {
 				t.Fatalf("%s: c[%d] = %g, want %g", name, i, nt.c[i], want)
 			}
 		}
@@ -393,4 +393,15 @@ func withBackground(ds *Dataset, seed int64) *Dataset {
 		}
 	}
 	return ds
+}
+
+// rowDotOff returns sum_s w[s] o[col[s]] over row i of ly, in stored order.
+func rowDotOff(ly *layer, i int, o []float32) float32 {
+	var acc float32
+	lo, hi := ly.rowPtr[i], ly.rowPtr[i+1]
+	w, col := ly.w[lo:hi], ly.col[lo:hi]
+	for s, j := range col {
+		acc += w[s] * o[j]
+	}
+	return acc
 }

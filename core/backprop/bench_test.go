@@ -34,7 +34,7 @@ func benchmarkStep(b *testing.B, cfg Config) {
 		}
 		return idx
 	}
-	for r.buf.Len() < r.buf.Cap() {
+	for r.buf.Len() < r.cfg.K {
 		r.step(batch())
 	}
 	for b.Loop() {
