@@ -82,7 +82,8 @@ func (nt *net) update(cfg *LocalConfig, p *pass, eta float64, masks []*layerMask
 		if masks != nil {
 			m = masks[l]
 		}
-		nt.updateLayer(cfg, p, l, &op, m, replay, anchor, false)
+		c := nt.newLayerCall(cfg, p, l, &op, m, replay, anchor, false)
+		nt.updateLayer(cfg, p, &c)
 		if nt.sub.transport && nt.lay[l].fb != nil {
 			// Weight transport: the feedback is the forward weights.
 			copy(nt.lay[l].fb, nt.lay[l].w)
@@ -92,90 +93,143 @@ func (nt *net) update(cfg *LocalConfig, p *pass, eta float64, masks []*layerMask
 			if masks != nil {
 				ms = masks[nt.L+1+l]
 			}
-			nt.updateLayer(cfg, p, l, &op, ms, replay, false, true)
+			c := nt.newLayerCall(cfg, p, l, &op, ms, replay, false, true)
+			nt.updateLayer(cfg, p, &c)
 		}
 	}
 }
 
-// updateLayer updates the synapses into layer l: W^l (with b^l and the twin
-// B^{l-1}) or, if skip, the skip synapses S^l from a^{l-2} (with their twin
-// Bs^l; no bias, no anchor, the decay lambda_l of W^l), which learn from the
-// same plasticity signal.
-func (nt *net) updateLayer(cfg *LocalConfig, p *pass, l int, op *optim, m *layerMask, replay, anchor, skip bool) {
-	ly := nt.lay[l]
-	preL := l - 1
+// layerCall is one layer's share of an update call: which synapses move,
+// from which presynaptic rates, under which mask and decay.
+type layerCall struct {
+	ly      *layer
+	l, preL int       // post layer; pre layer (l-1, or l-2 for skip synapses)
+	pre     []float32 // presynaptic rows of the batch (the input for preL = 0)
+	m       *layerMask
+	op      *optim
+	replay  bool    // a masked call: no baseline or anchor update, controller EMA frozen
+	anchor  bool    // the two-timescale anchor applies (waking calls)
+	skip    bool    // the skip synapses S^l rather than W^l
+	lam, wd float32 // fixed decay; coupled L2 inside the gradient
+	ctrl    bool    // the adaptive controller sets the decay after the step
+}
+
+// newLayerCall describes the update of the synapses into layer l: W^l (with
+// b^l and the twin B^{l-1}) or, if skip, the skip synapses S^l from a^{l-2}
+// (with their twin Bs^l; no bias, no anchor, the decay lambda_l of W^l),
+// which learn from the same plasticity signal.
+func (nt *net) newLayerCall(cfg *LocalConfig, p *pass, l int, op *optim, m *layerMask, replay, anchor, skip bool) layerCall {
+	c := layerCall{ly: nt.lay[l], l: l, preL: l - 1, m: m, op: op, replay: replay, anchor: anchor, skip: skip}
 	if skip {
-		ly = nt.skip[l]
-		preL = l - 2
+		c.ly, c.preL, c.anchor = nt.skip[l], l-2, false
 	}
-	L := nt.L
-	n := p.n
-	inv := 1 / float32(n)
-	visitAll := m == nil || op.leak
-	// The plasticity signal e, accumulated straight into the gradient.
-	var pre []float32
-	preW := ly.nIn
-	if preL == 0 {
-		pre = p.x
-	} else {
-		pre = p.a[preL]
+	c.pre = p.x
+	if c.preL > 0 {
+		c.pre = p.a[c.preL]
 	}
-	// The plasticity signal e as per-row lists of terms (b, e/n), ascending
-	// in b: G row i = sum_t coef_t * pre row b_t.
-	forTerms := func(fn func(i, b int, e float32)) {
-		if l == L {
-			C := ly.nOut
-			for b := range n {
-				for i, v := range p.eps[L][b*C : (b+1)*C] {
-					fn(i, b, v)
-				}
-			}
-			return
-		}
-		nh := ly.nOut
-		th, ebar := p.th[l], nt.ebar[l]
-		if nt.sub.burstMult || nt.sub.noBurstGate {
-			nt.burstTerms(p, l, fn)
-			return
-		}
-		for b := range n {
-			t := th[b*nh : (b+1)*nh]
-			for _, i := range p.activeOf(l, b) {
-				fn(int(i), b, t[i]-ebar[i])
-			}
-		}
+	// Decay: fixed, or the adaptive controller's (two passes), applied per
+	// update call and not scaled by eta. [CODE≠PAPER] W^1 has no
+	// Kolen-Pollack decay (the paper writes -lambda W for every layer); it
+	// has a coupled L2 of input_l2 inside its gradient instead.
+	if l >= 2 && !nt.sub.transport {
+		c.lam = float32(cfg.KPDecay)
 	}
+	if c.preL == 0 || nt.sub.transport {
+		// Under weight transport every layer has the coupled L2 (no
+		// twin, so no Kolen-Pollack decay).
+		c.wd = float32(cfg.InputL2)
+	}
+	c.ctrl = cfg.KPAdapt > 0 && l >= 2
+	if skip && c.ctrl {
+		// Skip synapses share the lambda the controller just set for W^l.
+		c.ctrl, c.lam = false, float32(nt.lay[l].lastLam)
+	}
+	return c
+}
+
+// updateLayer performs one layer's share of an update call: the burst
+// baseline, the plasticity signal as per-row terms, then the optimiser
+// step with decay, anchor, clamp and re-mask on a fast path or the general
+// one.
+func (nt *net) updateLayer(cfg *LocalConfig, p *pass, c *layerCall) {
 	// [CODE≠PAPER] The paper's Eq. (kp) uses eps^l; the code (followed
 	// here) uses the re-bounded kappa tanh(eps/kappa), minus the burst
 	// baseline, gated by 1[a > 0]; the readout uses the raw eps^L.
-	if l < L && !replay && cfg.BaselineEMA > 0 && !skip {
-		// Burst baseline: a waking-only EMA of the batch-mean bounded error.
-		nh := ly.nOut
-		th, ebar := p.th[l], nt.ebar[l]
-		a := float32(cfg.BaselineEMA)
-		mean := p.tmp[:nh]
-		clear(mean)
-		for b := range n {
-			t := th[b*nh : (b+1)*nh]
-			if nt.sub.relaxT > 0 {
-				// The settled errors are dense: every unit's counts.
-				for i, v := range t {
-					mean[i] += v
-				}
-				continue
+	if c.l < nt.L && !c.replay && cfg.BaselineEMA > 0 && !c.skip {
+		nt.updateBaseline(p, c.l, float32(cfg.BaselineEMA))
+	}
+	nt.buildTerms(p, c)
+	if !nt.fastUpdate(cfg, c) {
+		nt.generalUpdate(cfg, c)
+	}
+}
+
+// updateBaseline advances the burst baseline of hidden layer l, a
+// waking-only EMA (rate a) of the batch-mean bounded error.
+func (nt *net) updateBaseline(p *pass, l int, a float32) {
+	nh, n := nt.sizes[l], p.n
+	th, ebar := p.th[l], nt.ebar[l]
+	mean := p.tmp[:nh]
+	clear(mean)
+	for b := range n {
+		t := th[b*nh : (b+1)*nh]
+		if nt.sub.relaxT > 0 {
+			// The settled errors are dense: every unit's counts.
+			for i, v := range t {
+				mean[i] += v
 			}
-			for _, i := range p.activeOf(l, b) {
-				mean[i] += t[i]
-			}
+			continue
 		}
-		for i := range ebar {
-			ebar[i] = (1-a)*ebar[i] + a*(mean[i]/float32(n))
+		for _, i := range p.activeOf(l, b) {
+			mean[i] += t[i]
 		}
 	}
+	for i := range ebar {
+		ebar[i] = (1-a)*ebar[i] + a*(mean[i]/float32(n))
+	}
+}
+
+// forTerms calls fn for every term (i, b, e) of the plasticity signal into
+// layer l, ascending in b per row i: e^L on the readout, otherwise the
+// burst deviation of the active units.
+func (nt *net) forTerms(p *pass, l int, fn func(i, b int, e float32)) {
+	L, n := nt.L, p.n
+	if l == L {
+		C := nt.sizes[L]
+		for b := range n {
+			for i, v := range p.eps[L][b*C : (b+1)*C] {
+				fn(i, b, v)
+			}
+		}
+		return
+	}
+	nh := nt.sizes[l]
+	th, ebar := p.th[l], nt.ebar[l]
+	if nt.sub.burstMult || nt.sub.noBurstGate {
+		nt.burstTerms(p, l, fn)
+		return
+	}
+	for b := range n {
+		t := th[b*nh : (b+1)*nh]
+		for _, i := range p.activeOf(l, b) {
+			fn(int(i), b, t[i]-ebar[i])
+		}
+	}
+}
+
+// buildTerms stores the call's plasticity signal as per-row lists of
+// terms (pre-row offset, e/n), ascending in b (CSR over the posts in
+// ly.termPtr): G row i = sum_t coef_t * pre row b_t. Zero terms and rows
+// the mask freezes (unless moments leak) are left out.
+func (nt *net) buildTerms(p *pass, c *layerCall) {
+	ly, m := c.ly, c.m
+	visitAll := m == nil || c.op.leak
+	inv := 1 / float32(p.n)
+	preW := ly.nIn
 	ptr := ly.termPtr
 	clear(ptr)
 	keep := func(i int, e float32) bool { return e != 0 && (visitAll || !m.rowFrozen(i)) }
-	forTerms(func(i, _ int, e float32) {
+	nt.forTerms(p, c.l, func(i, _ int, e float32) {
 		if keep(i, e) {
 			ptr[i+1]++
 		}
@@ -191,32 +245,21 @@ func (nt *net) updateLayer(cfg *LocalConfig, p *pass, l int, op *optim, m *layer
 	ly.termCoef = ly.termCoef[:ptr[ly.nOut]]
 	fill := ly.termFill
 	copy(fill, ptr[:ly.nOut])
-	forTerms(func(i, b int, e float32) {
+	nt.forTerms(p, c.l, func(i, b int, e float32) {
 		if keep(i, e) {
 			ly.termOff[fill[i]] = int32(b * preW)
 			ly.termCoef[fill[i]] = e * inv
 			fill[i]++
 		}
 	})
+}
 
-	// Decay: fixed, or the adaptive controller's (two passes), applied per
-	// update call and not scaled by eta. [CODE≠PAPER] W^1 has no
-	// Kolen-Pollack decay (the paper writes -lambda W for every layer); it
-	// has a coupled L2 of input_l2 inside its gradient instead.
-	lam := float32(0)
-	if l >= 2 && !nt.sub.transport {
-		lam = float32(cfg.KPDecay)
-	}
-	var wd float32
-	if preL == 0 || nt.sub.transport {
-		// Under weight transport every layer has the coupled L2 (no
-		// twin, so no Kolen-Pollack decay).
-		wd = float32(cfg.InputL2)
-	}
-	ctrl := cfg.KPAdapt > 0 && l >= 2
-	if skip && ctrl {
-		// Skip synapses share the lambda the controller just set for W^l.
-		ctrl, lam = false, float32(nt.lay[l].lastLam)
+// fastUpdate runs the call on a row fast path if one computes exactly
+// what the general path would, and reports whether it did.
+func (nt *net) fastUpdate(cfg *LocalConfig, c *layerCall) bool {
+	ly, op := c.ly, c.op
+	if nt.generalOnly {
+		return false
 	}
 	// Masked Adam's vector row step (confined or leaking moments) needs
 	// Dale signs on a twin layer; heavy-ball has no leaking fast path.
@@ -227,24 +270,32 @@ func (nt *net) updateLayer(cfg *LocalConfig, p *pass, l int, op *optim, m *layer
 	// Transport (L2 on a twin layer) and a Dale-exempt twin take the
 	// general path.
 	fast = fast && !nt.sub.transport && !ly.fbNoDale
-	if !ctrl && !anchor && fast && ly.absent == nil && !nt.generalOnly {
+	switch {
+	case !fast:
+		return false
+	case !c.ctrl && !c.anchor && ly.absent == nil:
 		if op.adam {
-			nt.adamRows(ly, preL, m, op, wd, lam, pre)
+			nt.adamRows(ly, c.preL, c.m, op, c.wd, c.lam, c.pre)
 		} else {
-			nt.sgdRows(ly, preL, m, op, wd, lam, pre)
+			nt.sgdRows(ly, c.preL, c.m, op, c.wd, c.lam, c.pre)
 		}
-		return
+	case c.anchor && c.m == nil && !c.ctrl && !op.adam && ly.absent == nil:
+		nt.anchorRows(ly, c.preL, op, c.wd, c.lam, c.pre)
+	case c.ctrl && !c.anchor && !op.adam && c.wd == 0 && ly.fb != nil && ly.dense():
+		nt.ctrlRows(cfg, ly, c.m, op, c.pre, c.replay)
+	default:
+		return false
 	}
-	if anchor && m == nil && !ctrl && !op.adam && fast && ly.absent == nil && !nt.generalOnly {
-		nt.anchorRows(ly, preL, op, wd, lam, pre)
-		return
-	}
-	if ctrl && !anchor && !op.adam && fast && wd == 0 && ly.fb != nil && ly.dense() && !nt.generalOnly {
-		nt.ctrlRows(cfg, ly, m, op, pre, replay)
-		return
-	}
-	// General path: accumulate the gradient per synapse (ascending b, as
-	// the fast path).
+	return true
+}
+
+// generalUpdate is the general path: the gradient accumulated per synapse
+// (ascending b, as the fast paths), the optimiser step per synapse with
+// finishSyn, or under the controller its sums and then controllerDecay.
+func (nt *net) generalUpdate(cfg *LocalConfig, c *layerCall) {
+	ly, m, op, pre := c.ly, c.m, c.op, c.pre
+	visitAll := m == nil || op.leak
+	ptr := ly.termPtr
 	for i := range ly.nOut {
 		lo, hi := ly.rowPtr[i], ly.rowPtr[i+1]
 		g, col := ly.g[lo:hi], ly.col[lo:hi]
@@ -252,7 +303,7 @@ func (nt *net) updateLayer(cfg *LocalConfig, p *pass, l int, op *optim, m *layer
 		for t := ptr[i]; t < ptr[i+1]; t++ {
 			coef := ly.termCoef[t]
 			ly.gb[i] += coef
-			x := pre[ly.termOff[t]:][:preW]
+			x := pre[ly.termOff[t]:][:ly.nIn]
 			for s, j := range col {
 				g[s] += coef * x[j]
 			}
@@ -271,8 +322,8 @@ func (nt *net) updateLayer(cfg *LocalConfig, p *pass, l int, op *optim, m *layer
 			if !free && !op.leak {
 				continue
 			}
-			if wd != 0 {
-				gs -= wd * ly.w[s]
+			if c.wd != 0 {
+				gs -= c.wd * ly.w[s]
 			}
 			var d float32
 			if op.adam {
@@ -292,26 +343,26 @@ func (nt *net) updateLayer(cfg *LocalConfig, p *pass, l int, op *optim, m *layer
 			if ly.fb != nil {
 				ly.fb[s] += d
 			}
-			if ctrl {
+			if c.ctrl {
 				sumD += math.Abs(float64(d))
 				sumG += math.Abs(float64(gs))
 				continue // decay and projections in the second pass
 			}
-			ly.finishSyn(s, lam, anchor)
+			ly.finishSyn(s, c.lam, c.anchor)
 		}
 		if bf := m.biasFree(i); (bf || op.leak) && !ly.noBias {
 			ly.stepBias(i, op, bf)
 		}
 		ly.gb[i] = 0
 	}
-	if ctrl {
+	if c.ctrl {
 		var sumW float64
 		for _, w := range ly.w {
 			sumW += math.Abs(float64(w))
 		}
-		nt.controllerDecay(cfg, ly, m, op, sumD, sumG, sumW, replay, anchor)
+		nt.controllerDecay(cfg, ly, m, op, sumD, sumG, sumW, c.replay, c.anchor)
 	}
-	if anchor {
+	if c.anchor {
 		ly.anchorBias()
 	}
 	ly.anchorFirst = false
@@ -319,7 +370,7 @@ func (nt *net) updateLayer(cfg *LocalConfig, p *pass, l int, op *optim, m *layer
 	// version 2 the copy was deferred past this point, so c lagged one
 	// update behind W^1 on this path.)
 	ly.syncT()
-	if preL == 0 {
+	if c.preL == 0 {
 		nt.refreshC()
 	}
 }
