@@ -78,52 +78,9 @@ func runRun(ctx context.Context, e *env, o *runOptions, args []string) error {
 			return err
 		}
 	}
-	var ex pipeline.Executor
-	switch o.executor {
-	case "local":
-		ex = &pipeline.LocalExecutor{Store: w.store, Stages: stages.Stages(), Settings: w.settings}
-	case "slurm":
-		so := o.slurm
-		set := map[string]bool{}
-		o.flags.Visit(func(f *flag.Flag) { set[f.Name] = true })
-		cs := w.cfg.Executor.Slurm
-		for _, d := range []struct {
-			flag string
-			dst  *string
-			val  string
-		}{{"partition", &so.Partition, cs.Partition}, {"time", &so.Time, cs.Time}, {"mem", &so.Mem, cs.Mem}, {"binary", &so.Binary, cs.Binary}} {
-			if !set[d.flag] && d.val != "" {
-				*d.dst = d.val
-			}
-		}
-		if !set["cpus-per-task"] && cs.CPUsPerTask > 0 {
-			so.CPUsPerTask = cs.CPUsPerTask
-		}
-		if !set["array-limit"] && cs.ArrayLimit > 0 {
-			so.ArrayLimit = cs.ArrayLimit
-		}
-		if !set["batch"] && cs.Batch > 0 {
-			so.Batch = cs.Batch
-		}
-		if !set["j"] {
-			// Jobs in flight on a cluster, not local cores.
-			o.jobs = 100
-			if cs.Jobs > 0 {
-				o.jobs = cs.Jobs
-			}
-		}
-		store := w.store
-		so.Check = func(ctx context.Context, job *pipeline.Job) (bool, error) {
-			_, err := store.Lookup(job.Key)
-			return err == nil, nil
-		}
-		sx, err := slurm.New(so)
-		if err != nil {
-			return err
-		}
-		ex = sx
-	default:
-		return usageErr("--executor %q: want local or slurm", o.executor)
+	ex, err := newExecutor(w, o)
+	if err != nil {
+		return err
 	}
 	ropt := pipeline.RunOptions{Profile: w.profile, Jobs: o.jobs, Executor: ex, Settings: w.settings}
 	if o.only != "" {
@@ -151,20 +108,9 @@ func runRun(ctx context.Context, e *env, o *runOptions, args []string) error {
 	if err := afterRun(ctx, e, w, o.only != ""); err != nil {
 		return err
 	}
-	fromRemote := remoteSummary(rr, rep)
-	if rr != nil {
-		rep.Cached -= rr.Prefetched // counted under remotes
-	}
-	if rep.Executed == 0 && rep.Elsewhere == 0 && rep.Failed == 0 && rep.Skipped == 0 {
-		fmt.Fprintf(e.stdout, "nothing to do: %s cached%s (profile %s)\n", plural(rep.Cached, "cell"), fromRemote, w.profile)
+	if printRunSummary(e, w, rr, rep, ex.Name()) {
 		return nil
 	}
-	elsewhere := ""
-	if rep.Elsewhere > 0 {
-		elsewhere = fmt.Sprintf(", %d computed by another process", rep.Elsewhere)
-	}
-	fmt.Fprintf(e.stdout, "ran %s, %d cached%s%s, %d failed, %d skipped in %s (profile %s, %s executor)\n",
-		plural(rep.Executed, "cell"), rep.Cached, fromRemote, elsewhere, rep.Failed, rep.Skipped, rep.Wall.Round(time.Millisecond), w.profile, ex.Name())
 	if err := rep.Err(); err != nil {
 		return &exitError{code: 1, err: err}
 	}
@@ -233,4 +179,72 @@ func afterRun(ctx context.Context, e *env, w *workspace, partial bool) error {
 		}
 	}
 	return nil
+}
+
+// newExecutor builds the executor --executor names; the Slurm executor's
+// options come from its flags, else from [executor.slurm] in the config
+// (and -j, unless given, becomes the jobs in flight on the cluster).
+func newExecutor(w *workspace, o *runOptions) (pipeline.Executor, error) {
+	switch o.executor {
+	case "local":
+		return &pipeline.LocalExecutor{Store: w.store, Stages: stages.Stages(), Settings: w.settings}, nil
+	case "slurm":
+		so := o.slurm
+		set := map[string]bool{}
+		o.flags.Visit(func(f *flag.Flag) { set[f.Name] = true })
+		cs := w.cfg.Executor.Slurm
+		for _, d := range []struct {
+			flag string
+			dst  *string
+			val  string
+		}{{"partition", &so.Partition, cs.Partition}, {"time", &so.Time, cs.Time}, {"mem", &so.Mem, cs.Mem}, {"binary", &so.Binary, cs.Binary}} {
+			if !set[d.flag] && d.val != "" {
+				*d.dst = d.val
+			}
+		}
+		if !set["cpus-per-task"] && cs.CPUsPerTask > 0 {
+			so.CPUsPerTask = cs.CPUsPerTask
+		}
+		if !set["array-limit"] && cs.ArrayLimit > 0 {
+			so.ArrayLimit = cs.ArrayLimit
+		}
+		if !set["batch"] && cs.Batch > 0 {
+			so.Batch = cs.Batch
+		}
+		if !set["j"] {
+			// Jobs in flight on a cluster, not local cores.
+			o.jobs = 100
+			if cs.Jobs > 0 {
+				o.jobs = cs.Jobs
+			}
+		}
+		store := w.store
+		so.Check = func(ctx context.Context, job *pipeline.Job) (bool, error) {
+			_, err := store.Lookup(job.Key)
+			return err == nil, nil
+		}
+		return slurm.New(so)
+	default:
+		return nil, usageErr("--executor %q: want local or slurm", o.executor)
+	}
+}
+
+// printRunSummary prints the run's one-line summary; it reports true when
+// there was nothing to do (every cell cached or taken from a remote).
+func printRunSummary(e *env, w *workspace, rr *pipeline.RemoteRun, rep *pipeline.RunReport, executor string) (nothingToDo bool) {
+	fromRemote := remoteSummary(rr, rep)
+	if rr != nil {
+		rep.Cached -= rr.Prefetched // counted under remotes
+	}
+	if rep.Executed == 0 && rep.Elsewhere == 0 && rep.Failed == 0 && rep.Skipped == 0 {
+		fmt.Fprintf(e.stdout, "nothing to do: %s cached%s (profile %s)\n", plural(rep.Cached, "cell"), fromRemote, w.profile)
+		return true
+	}
+	elsewhere := ""
+	if rep.Elsewhere > 0 {
+		elsewhere = fmt.Sprintf(", %d computed by another process", rep.Elsewhere)
+	}
+	fmt.Fprintf(e.stdout, "ran %s, %d cached%s%s, %d failed, %d skipped in %s (profile %s, %s executor)\n",
+		plural(rep.Executed, "cell"), rep.Cached, fromRemote, elsewhere, rep.Failed, rep.Skipped, rep.Wall.Round(time.Millisecond), w.profile, executor)
+	return false
 }
