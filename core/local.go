@@ -258,7 +258,7 @@ func (r *localRun) wakingStep(batch []int, etaWake, etaReplay float64) {
 	// code (update decides the same way): the mirror's baseline moves only
 	// on its first, unmasked call.
 	var wakeMasks []*layerMask
-	if cfg.Mask == "mirror" && r.haveRact {
+	if r.nt.mode.mask == maskMirror && r.haveRact {
 		wakeMasks = r.masksFrom(r.ractive, false)
 	}
 	nt.update(cfg, p, etaWake, wakeMasks)
@@ -275,7 +275,8 @@ func (r *localRun) wakingStep(batch []int, etaWake, etaReplay float64) {
 	if cfg.MaskPostWake {
 		nt.forward(p, supWake) // re-infer after the waking update
 	}
-	unmasked := cfg.Mask == "none" || cfg.Mask == "mirror" || cfg.NoIso
+	mode := &r.nt.mode
+	unmasked := mode.mask == maskNone || mode.mask == maskMirror || cfg.NoIso
 	r.advanceUse(src)
 	for l := 1; l < L; l++ {
 		aw := r.awake[l]
@@ -293,9 +294,9 @@ func (r *localRun) wakingStep(batch []int, etaWake, etaReplay float64) {
 	}
 
 	r.gstep++
-	doReplay := cfg.Buffer > 0 && r.gstep%cfg.Cadence == 0 && cfg.Schedule == "local"
-	switch cfg.Gate {
-	case "pressure":
+	doReplay := cfg.Buffer > 0 && r.gstep%cfg.Cadence == 0 && mode.schedule == scheduleLocal
+	switch mode.gate {
+	case gatePressure:
 		var sum float64
 		var n int
 		for l := 1; l < L; l++ {
@@ -307,10 +308,10 @@ func (r *localRun) wakingStep(batch []int, etaWake, etaReplay float64) {
 			}
 		}
 		doReplay = cfg.Buffer > 0 && n > 0 && sum/float64(n) >= cfg.Theta
-	case "surprise":
+	case gateSurprise:
 		doReplay = cfg.Buffer > 0 && sb >= cfg.Theta
 	}
-	if cfg.Schedule != "local" {
+	if mode.schedule != scheduleLocal {
 		doReplay = false
 	}
 	if !doReplay || r.buf.Len() == 0 {
@@ -339,7 +340,7 @@ func (r *localRun) wakingStep(batch []int, etaWake, etaReplay float64) {
 		r.res.ReplayUpdates++
 		r.res.ReplaySamples += rp.n
 		r.afterReplay()
-		if cfg.Mask == "mirror" {
+		if mode.mask == maskMirror {
 			for l := 1; l < L; l++ {
 				clear(r.ractive[l])
 				for _, i := range rp.act[l] {
@@ -350,7 +351,7 @@ func (r *localRun) wakingStep(batch []int, etaWake, etaReplay float64) {
 		}
 		// [CODE≠PAPER] Algorithm 1's discharge runs only under the
 		// pressure gate; the default accumulates S without using it.
-		if cfg.Gate == "pressure" {
+		if mode.gate == gatePressure {
 			for l := 1; l < L; l++ {
 				for i, a := range r.awake[l] {
 					if !a {
@@ -380,12 +381,7 @@ func meanSqOut(nt *net, p *pass) float64 {
 func (r *localRun) nextSuppression(p *pass, sb float64) [][]float32 {
 	cfg, nt := r.cfg, r.nt
 	L := nt.L
-	switch cfg.Mask {
-	case "refractory", "random", "soft", "refr_press", "refr_frac", "refr_util":
-	default:
-		return nil
-	}
-	if cfg.Schedule == "offline" {
+	if !nt.mode.mask.rotates() || nt.mode.schedule == scheduleOffline {
 		return nil
 	}
 	if !r.rotationGate(sb) {
@@ -404,20 +400,20 @@ func (r *localRun) nextSuppression(p *pass, sb float64) [][]float32 {
 		for _, i := range p.act[l] {
 			fired[i] = true
 		}
-		switch cfg.Mask {
-		case "refractory":
+		switch nt.mode.mask {
+		case maskRefractory:
 			for i, f := range fired {
 				if f {
 					s[i] = 1
 				}
 			}
-		case "soft":
+		case maskSoft:
 			for i, f := range fired {
 				if f {
 					s[i] = float32(cfg.SoftGain)
 				}
 			}
-		case "random":
+		case maskRandom:
 			kr := 0
 			for _, f := range fired {
 				if f {
@@ -427,16 +423,16 @@ func (r *localRun) nextSuppression(p *pass, sb float64) [][]float32 {
 			for _, i := range r.rng.Perm(n)[:kr] {
 				s[i] = 1
 			}
-		case "refr_press", "refr_frac":
+		case maskRefrPress, maskRefrFrac:
 			benched = r.pressureRest(p, l, s) || benched
-		case "refr_util":
+		case maskRefrUtil:
 			r.utilityRest(p, l, s, fired)
 		}
 		sup[l] = s
 	}
 	// The gate duty counts the batches after which rotation runs: the
 	// gate opened, or pressure benched some unit.
-	if cfg.Gate != "" || benched {
+	if nt.mode.gate != gateAlways || benched {
 		r.ext.gateOn++
 	}
 	return sup
@@ -445,8 +441,8 @@ func (r *localRun) nextSuppression(p *pass, sb float64) [][]float32 {
 // rotationGate updates the novelty signals with this batch's error and
 // reports whether rotation runs for the next batch.
 func (r *localRun) rotationGate(sb float64) bool {
-	cfg := r.cfg
-	if cfg.Gate != "refr_nov" && cfg.Gate != "refr_prog" && cfg.Gate != "refr_block" {
+	cfg, gate := r.cfg, r.nt.mode.gate
+	if !gate.gatesRotation() {
 		return true
 	}
 	if !r.emaInit {
@@ -456,7 +452,7 @@ func (r *localRun) rotationGate(sb float64) bool {
 		r.slow = 0.998*r.slow + 0.002*sb
 	}
 	novel := r.fast >= cfg.BetaNov*r.slow
-	if cfg.Gate == "refr_nov" {
+	if gate == gateNovelty {
 		return novel
 	}
 	// [CODE≠PAPER] The warm-up clause (rotation forced on while fewer than
@@ -467,7 +463,7 @@ func (r *localRun) rotationGate(sb float64) bool {
 	}
 	e0 := r.e0Sum / float64(r.e0N)
 	trig := r.e0N < 20 || r.fast >= cfg.GammaP*e0 || novel
-	if cfg.Gate == "refr_prog" {
+	if gate == gateProgress {
 		return trig
 	}
 	if r.offCtr > 0 {
@@ -526,7 +522,7 @@ func (r *localRun) masksFrom(awake [][]bool, replay bool) []*layerMask {
 		masks[L+1+l] = m
 	}
 	masks[L] = nil
-	if replay && cfg.Readout == "isolated" {
+	if replay && r.nt.mode.readout == readoutIsolated {
 		buf[L] = layerMask{postAll: true, pre: awake[L-1]}
 		masks[L] = &buf[L]
 	}

@@ -3,6 +3,7 @@ package core
 import (
 	"errors"
 	"fmt"
+	"slices"
 )
 
 // LocalConfig is one configuration of the local learner (the reference's
@@ -183,7 +184,7 @@ func (c *LocalConfig) Validate() error {
 		return bad("kappa", c.Kappa, "must be > 0")
 	case !(c.TgtScale > 0):
 		return bad("tgt_scale", c.TgtScale, "must be > 0")
-	case c.Opt != "sgd" && c.Opt != "adam":
+	case !slices.Contains(optNames, c.Opt):
 		return bad("opt", c.Opt, `must be "sgd" or "adam"`)
 	case !(c.Momentum >= 0 && c.Momentum < 1):
 		return bad("momentum", c.Momentum, "must be in [0, 1)")
@@ -203,9 +204,9 @@ func (c *LocalConfig) Validate() error {
 		return bad("anchor", c.Anchor, "must be empty or [lambda_a, mu_a]")
 	case !(c.KPAdapt >= 0):
 		return bad("kp_adapt", c.KPAdapt, "must be >= 0")
-	case c.KPAdaptMode != "drive" && c.KPAdaptMode != "grad":
+	case !slices.Contains(ctrlNames, c.KPAdaptMode):
 		return bad("kp_adapt_mode", c.KPAdaptMode, `must be "drive" or "grad"`)
-	case c.Schedule != "local" && c.Schedule != "offline":
+	case !slices.Contains(scheduleNames, c.Schedule):
 		return bad("schedule", c.Schedule, `must be "local" or "offline"`)
 	case c.Epochs < 1:
 		return bad("epochs", c.Epochs, "must be >= 1")
@@ -219,13 +220,13 @@ func (c *LocalConfig) Validate() error {
 		return bad("burst", c.Burst, "must be >= 1")
 	case c.Buffer < 0:
 		return bad("buffer", c.Buffer, "must be >= 0")
-	case !validMask(c.Mask):
+	case !slices.Contains(maskNames, c.Mask):
 		return bad("mask", c.Mask, "must be refractory, silent, none, random, soft, mirror, refr_press, refr_frac or refr_util")
-	case c.Readout != "free" && c.Readout != "isolated":
+	case !slices.Contains(readoutNames, c.Readout):
 		return bad("readout", c.Readout, `must be "free" or "isolated"`)
 	case !(c.SoftGain >= 0 && c.SoftGain <= 1):
 		return bad("soft_gain", c.SoftGain, "must be in [0, 1]")
-	case !validGate(c.Gate):
+	case !slices.Contains(gateNames, c.Gate):
 		return bad("gate", c.Gate, `must be "", pressure, surprise, refr_nov, refr_prog or refr_block`)
 	case !(c.Delta >= 0 && c.Delta <= 1):
 		return bad("delta", c.Delta, "must be in [0, 1]")
@@ -251,20 +252,4 @@ func (c *LocalConfig) Validate() error {
 		}
 	}
 	return c.validateSubstrate(bad)
-}
-
-func validMask(m string) bool {
-	switch m {
-	case "refractory", "silent", "none", "random", "soft", "mirror", "refr_press", "refr_frac", "refr_util":
-		return true
-	}
-	return false
-}
-
-func validGate(g string) bool {
-	switch g {
-	case "", "pressure", "surprise", "refr_nov", "refr_prog", "refr_block":
-		return true
-	}
-	return false
 }

@@ -107,7 +107,8 @@ type net struct {
 	t      int // update calls so far (Adam's shared step counter)
 	// generalOnly disables the SGD fast path (tests compare the two).
 	generalOnly bool
-	sub         substrate // substrate switches (all off by default)
+	sub         substrate  // substrate switches (all off by default)
+	mode        localModes // the config's modes, resolved
 }
 
 // sheet returns the coordinates of n units on a side x side grid (hidden
@@ -181,7 +182,7 @@ func newNet(cfg *LocalConfig, d, classes, height, width int, rng *RNG) *net {
 	sizes := append(append([]int{d}, cfg.Hidden...), classes)
 	L := len(sizes) - 1
 	nt := &net{sizes: sizes, L: L, k: make([]int, L+1), lay: make([]*layer, L+1), skip: make([]*layer, L+1),
-		types: make([][]float32, L), ebar: make([][]float32, L), kappa: float32(cfg.Kappa)}
+		types: make([][]float32, L), ebar: make([][]float32, L), kappa: float32(cfg.Kappa), mode: cfg.modes()}
 	for l := 1; l < L; l++ {
 		nt.k[l] = cfg.kwtaK(l, sizes[l])
 		nt.ebar[l] = make([]float32, sizes[l])
@@ -261,10 +262,10 @@ func newNet(cfg *LocalConfig, d, classes, height, width int, rng *RNG) *net {
 		if cfg.Transport && B[l] != nil {
 			copy(B[l], W[l])
 		}
-		nt.lay[l] = newLayer(sizes[l-1], sizes[l], W[l], B[l], keep[l], storeAll, sign, cfg.Opt == "adam", sizes[l]%tile == 0)
+		nt.lay[l] = newLayer(sizes[l-1], sizes[l], W[l], B[l], keep[l], storeAll, sign, nt.mode.opt == optAdam, sizes[l]%tile == 0)
 		nt.lay[l].fbNoDale = cfg.NoDaleFB
 		if S[l] != nil {
-			nt.skip[l] = newLayer(sizes[l-2], sizes[l], S[l], Bs[l], nil, false, nt.types[l-2], cfg.Opt == "adam", sizes[l]%tile == 0)
+			nt.skip[l] = newLayer(sizes[l-2], sizes[l], S[l], Bs[l], nil, false, nt.types[l-2], nt.mode.opt == optAdam, sizes[l]%tile == 0)
 			nt.skip[l].noBias = true
 		}
 	}

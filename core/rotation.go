@@ -22,13 +22,8 @@ type extraState struct {
 // gatedRotation reports whether the run's rotation is gated, i.e. on for
 // some waking batches only, so that its duty is logged.
 func (c *LocalConfig) gatedRotation() bool {
-	switch {
-	case c.Gate == "refr_nov" || c.Gate == "refr_prog" || c.Gate == "refr_block":
-		return true
-	case c.Mask == "refr_press" || c.Mask == "refr_frac":
-		return true
-	}
-	return false
+	m := c.modes()
+	return m.gate.gatesRotation() || m.mask == maskRefrPress || m.mask == maskRefrFrac
 }
 
 // orDefault returns v, or def when v is 0 (the omitted setting).
@@ -75,13 +70,13 @@ func (r *localRun) pressureRest(p *pass, l int, s []float32) bool {
 		S[i] += frac[i]
 	}
 	thr := orDefault(cfg.ThetaR, 4)
-	if cfg.Mask == "refr_frac" {
+	if r.nt.mode.mask == maskRefrFrac {
 		k := max(1, int(math.RoundToEven(orDefault(cfg.FracR, 0.25)*float64(n))))
 		thr = kthLargest64(S, k)
 	}
 	any := false
 	for i, v := range S {
-		if v >= thr && (cfg.Mask == "refr_press" || v > 0) {
+		if v >= thr && (r.nt.mode.mask == maskRefrPress || v > 0) {
 			s[i] = 1
 			S[i] = 0
 			any = true
@@ -123,7 +118,7 @@ func (r *localRun) initUse() {
 // advanceUse updates the long-term use trace with the waking batch:
 // u <- 0.995 u + 0.005 (fraction of the batch on which the unit fired).
 func (r *localRun) advanceUse(p *pass) {
-	if r.cfg.Mask != "refr_util" {
+	if r.nt.mode.mask != maskRefrUtil {
 		return
 	}
 	r.initUse()

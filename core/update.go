@@ -65,7 +65,7 @@ type optim struct {
 func (nt *net) update(cfg *LocalConfig, p *pass, eta float64, masks []*layerMask) {
 	replay := masks != nil
 	nt.t++
-	op := optim{adam: cfg.Opt == "adam", mu: float32(cfg.Momentum), eta: float32(eta),
+	op := optim{adam: nt.mode.opt == optAdam, mu: float32(cfg.Momentum), eta: float32(eta),
 		b1: 0.9, b2: 0.999, eps: float32(cfg.AdamEps), leak: cfg.LeakMoments && masks != nil}
 	if op.adam {
 		op.bc1 = float32(1 - math.Pow(0.9, float64(nt.t)))
@@ -493,7 +493,7 @@ func (ly *layer) anchorStart(lam, mu float64) {
 func (nt *net) controllerDecay(cfg *LocalConfig, ly *layer, m *layerMask, op *optim, sumD, sumG, sumW float64, replay, anchor bool) {
 	total := float64(ly.nIn * ly.nOut)
 	u := sumD / total
-	if cfg.KPAdaptMode == "grad" {
+	if nt.mode.ctrl == ctrlGrad {
 		u = sumG / total
 	}
 	if !replay {
@@ -509,7 +509,7 @@ func (nt *net) controllerDecay(cfg *LocalConfig, ly *layer, m *layerMask, op *op
 	}
 	wmag := sumW/total + 1e-12
 	lam := cfg.KPAdapt * ub / wmag
-	if cfg.KPAdaptMode == "grad" {
+	if nt.mode.ctrl == ctrlGrad {
 		lam *= float64(op.eta)
 	}
 	lam = min(0.02, lam)

@@ -288,7 +288,7 @@ func TestPressureDischarge(t *testing.T) {
 
 // gateTrace feeds a sequence of batch errors to the rotation gate.
 func gateTrace(cfg LocalConfig, sb []float64) []bool {
-	r := &localRun{cfg: &cfg}
+	r := &localRun{cfg: &cfg, nt: &net{mode: cfg.modes()}}
 	out := make([]bool, len(sb))
 	for i, v := range sb {
 		out[i] = r.rotationGate(v)
