@@ -95,6 +95,16 @@ func v6(edit func(c *LocalConfig)) func(c *LocalConfig) {
 // of 16, one replay micro-batch of 16 per batch, K = 1000, refractory
 // rotation.
 var appendixPresets = map[string]func(c *LocalConfig){
+	// 9A: the plain cells of the 5% phase the gate and K = 200 studies
+	// compare against: refractory rotation, the unmasked rotation-free
+	// control, and at K = 200 the trickle and the pressure-triggered bursts
+	// without replay noise.
+	"g9a_w512s5_br16":      w512s5(func(c *LocalConfig) {}),
+	"g9a_w512s5_none_br16": w512s5(func(c *LocalConfig) { c.Mask = "none" }),
+	"g9a_w512s5_br16_K200": w512s5(func(c *LocalConfig) { c.Buffer = 200 }),
+	"g9a_w512s5_pburst16_t64_br16_K200": w512s5(func(c *LocalConfig) {
+		c.Buffer, c.Gate, c.Theta, c.Burst = 200, "pressure", 6.4, 16
+	}),
 	// 10A: rotation by accumulated unit pressure.
 	"g10_rp05_w512s5": w512s5(func(c *LocalConfig) { c.Mask, c.ThetaR = "refr_press", 0.5 }),
 	"g10_rp1_w512s5":  w512s5(func(c *LocalConfig) { c.Mask, c.ThetaR = "refr_press", 1 }),

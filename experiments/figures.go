@@ -3,6 +3,7 @@ package experiments
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -32,6 +33,8 @@ import (
 //	legend = "br"                    # tl, tr, bl, br (default) or none
 //	yrange = [60, 100]               # optional
 //	needs = "..."                    # optional: why the panel is not run (a missing feature)
+//	categories = ["night", "trickle"] # optional: a categorical x axis, category i at x = i (1-based);
+//	                                 # its series give xs, and point IDs end in the experiment
 //	[[figure.panel.series]]
 //	name = "ours"                    # unique in the figure
 //	label = "local learner (ours)"   # legend
@@ -39,6 +42,7 @@ import (
 //	protocol = "sequential"          # y: final accuracy x100 under it (default sequential)
 //	x = "param:local.buffer"         # param:<train param> | protocol:<p> (accuracy) | metric:replay_updates
 //	xs = [200, 1000]                 # or the x of each point
+//	offset = -0.12                   # optional: drawn x shift, to set series side by side
 //	minus = ["a", "b"]               # optional: y is the seed-paired margin experiment - minus
 //	errors = "sd"                    # sd (default) | bootstrap (95% percentile interval) | none
 //	resamples = 20000                # bootstrap resamples (default 10,000)
@@ -65,15 +69,17 @@ type FigureSpec struct {
 
 // PanelSpec is one panel of a figure.
 type PanelSpec struct {
-	Title  string       `toml:"title"`
-	XLabel string       `toml:"xlabel"`
-	YLabel string       `toml:"ylabel"`
-	XLog   bool         `toml:"xlog"`
-	Legend string       `toml:"legend"`
-	YRange []float64    `toml:"yrange"`
-	Needs  string       `toml:"needs"`
-	Series []SeriesSpec `toml:"series"`
-	Lines  []LineSpec   `toml:"line"`
+	Title  string    `toml:"title"`
+	XLabel string    `toml:"xlabel"`
+	YLabel string    `toml:"ylabel"`
+	XLog   bool      `toml:"xlog"`
+	Legend string    `toml:"legend"`
+	YRange []float64 `toml:"yrange"`
+	Needs  string    `toml:"needs"`
+	// Categories name a categorical x axis (category i at x = i).
+	Categories []string     `toml:"categories"`
+	Series     []SeriesSpec `toml:"series"`
+	Lines      []LineSpec   `toml:"line"`
 }
 
 // SeriesSpec is one series of a panel.
@@ -84,6 +90,7 @@ type SeriesSpec struct {
 	Protocol    string    `toml:"protocol"`
 	X           string    `toml:"x"`
 	Xs          []float64 `toml:"xs"`
+	Offset      float64   `toml:"offset"`
 	Minus       []string  `toml:"minus"`
 	Errors      string    `toml:"errors"`
 	Resamples   int       `toml:"resamples"`
@@ -195,6 +202,16 @@ func (m *Matrix) loadFigures() error {
 				default:
 					return bad(sk("x"), "%q: want param:<train param>, protocol:<protocol> or metric:replay_updates", sr.X)
 				}
+				if len(pn.Categories) > 0 {
+					if sr.X != "" {
+						return bad(sk("x"), "a categorical panel places its points by xs (category positions 1..%d)", len(pn.Categories))
+					}
+					for _, x := range sr.Xs {
+						if x != math.Trunc(x) || x < 1 || int(x) > len(pn.Categories) {
+							return bad(sk("xs"), "%v: want a category position 1..%d", x, len(pn.Categories))
+						}
+					}
+				}
 				if len(sr.Minus) != 0 && len(sr.Minus) != len(sr.Experiments) {
 					return bad(sk("minus"), "%d entries for %d experiments", len(sr.Minus), len(sr.Experiments))
 				}
@@ -270,9 +287,10 @@ func (m *Matrix) figureCells(profile string, prof *Profile, byID map[string]*pip
 			lay.Width, lay.Height = f.Size[0], f.Size[1]
 		}
 		for p, pn := range f.Panels {
-			fp := stages.FigPanel{Title: pn.Title, XLabel: pn.XLabel, YLabel: pn.YLabel, XLog: pn.XLog, Legend: pn.Legend, YRange: pn.YRange, Needs: pn.Needs}
+			fp := stages.FigPanel{Title: pn.Title, XLabel: pn.XLabel, YLabel: pn.YLabel, XLog: pn.XLog, Legend: pn.Legend, YRange: pn.YRange, Needs: pn.Needs,
+				Categories: pn.Categories}
 			for s, sr := range pn.Series {
-				fs, err := r.series(p, s, &sr, pn.Needs)
+				fs, err := r.series(p, s, &sr, &pn)
 				if err != nil {
 					return nil, err
 				}
@@ -350,9 +368,10 @@ func (r *figResolver) ref(name, protocol string, input cellid.FigureInput, needs
 	return ref, "run", nil
 }
 
-func (r *figResolver) series(p, s int, sr *SeriesSpec, panelNeeds string) (stages.FigSeries, error) {
+func (r *figResolver) series(p, s int, sr *SeriesSpec, pn *PanelSpec) (stages.FigSeries, error) {
+	panelNeeds := pn.Needs
 	fs := stages.FigSeries{Name: sr.Name, Label: sr.Label, Errors: sr.Errors, Resamples: sr.Resamples, Marker: sr.Marker, Color: sr.Color,
-		Line: sr.Line, Dashed: sr.Dashed, Seeds: sr.Seeds, Frontier: sr.Frontier, Labels: len(sr.Labels) > 0}
+		Line: sr.Line, Dashed: sr.Dashed, Seeds: sr.Seeds, Frontier: sr.Frontier, Labels: len(sr.Labels) > 0, Offset: sr.Offset}
 	if fs.Errors == "" {
 		fs.Errors = "sd"
 	}
@@ -398,6 +417,8 @@ func (r *figResolver) series(p, s int, sr *SeriesSpec, panelNeeds string) (stage
 			}
 		}
 		switch {
+		case len(sr.Xs) > 0 && len(pn.Categories) > 0:
+			pt.X = sr.Xs[i] // the ID keeps the experiment: categories are not numbers
 		case len(sr.Xs) > 0:
 			pt.X = sr.Xs[i]
 			xkey = strconv.FormatFloat(pt.X, 'g', -1, 64)

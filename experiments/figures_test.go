@@ -84,6 +84,8 @@ func TestFigureSpecErrors(t *testing.T) {
 		"unknown":    {`xlog = true`, `xlog = true` + "\nylog = true", "unknown key"},
 		"undeclared": {`experiments = ["x", "y"]`, `experiments = ["x", "yy"]`, "no experiment \"yy\""},
 		"resamples":  {`errors = "bootstrap"`, `errors = "sd"` + "\nresamples = 5", "resamples"},
+		"category x": {`xlog = true`, `xlog = true` + "\ncategories = [\"a\"]", "series[0].x"},
+		"category":   {`needs = "a feature"` + "\n[[figure.panel.series]]", `needs = "a feature"` + "\ncategories = [\"a\"]\n[[figure.panel.series]]", "category position 1..1"},
 	}
 	for name, c := range cases {
 		t.Run(name, func(t *testing.T) {

@@ -348,6 +348,10 @@ func (pn *Panel) plot() (*plot.Plot, error) {
 			ts = append(ts, plot.Tick{Value: t.Value, Label: t.Label})
 		}
 		p.X.Tick.Marker = ts
+		if !pn.XLog {
+			// Categories: half a slot of room either side.
+			p.X.Min, p.X.Max = pn.XTicks[0].Value-0.5, pn.XTicks[len(pn.XTicks)-1].Value+0.5
+		}
 	}
 	if pn.YRange {
 		p.Y.Min, p.Y.Max = pn.YMin, pn.YMax
@@ -356,7 +360,7 @@ func (pn *Panel) plot() (*plot.Plot, error) {
 		p.Y.Min -= pad
 		p.Y.Max += pad
 	}
-	if !pn.XLog {
+	if !pn.XLog && len(pn.XTicks) == 0 {
 		pad := (p.X.Max - p.X.Min) * 0.06
 		if pad == 0 {
 			pad = 0.5

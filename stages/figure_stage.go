@@ -47,15 +47,17 @@ type FigLayout struct {
 
 // FigPanel is one resolved panel.
 type FigPanel struct {
-	Title  string      `json:"title,omitempty"`
-	XLabel string      `json:"xlabel,omitempty"`
-	YLabel string      `json:"ylabel,omitempty"`
-	XLog   bool        `json:"xlog,omitempty"`
-	Legend string      `json:"legend,omitempty"`
-	YRange []float64   `json:"yrange,omitempty"`
-	Needs  string      `json:"needs,omitempty"`
-	Series []FigSeries `json:"series"`
-	Lines  []FigLine   `json:"lines,omitempty"`
+	Title  string    `json:"title,omitempty"`
+	XLabel string    `json:"xlabel,omitempty"`
+	YLabel string    `json:"ylabel,omitempty"`
+	XLog   bool      `json:"xlog,omitempty"`
+	Legend string    `json:"legend,omitempty"`
+	YRange []float64 `json:"yrange,omitempty"`
+	Needs  string    `json:"needs,omitempty"`
+	// Categories name a categorical x axis (category i at x = i).
+	Categories []string    `json:"categories,omitempty"`
+	Series     []FigSeries `json:"series"`
+	Lines      []FigLine   `json:"lines,omitempty"`
 }
 
 // FigSeries is one resolved series.
@@ -73,6 +75,7 @@ type FigSeries struct {
 	Seeds     bool          `json:"seeds,omitempty"`
 	Frontier  bool          `json:"frontier,omitempty"`
 	Labels    bool          `json:"labels,omitempty"`
+	Offset    float64       `json:"offset,omitempty"` // drawn x shift (side-by-side series)
 	Points    []FigPointRef `json:"points"`
 }
 
@@ -238,6 +241,9 @@ func figureData(ctx context.Context, rc *pipeline.RunContext, lay *FigLayout) (*
 		if len(pn.YRange) == 2 {
 			panel.YRange, panel.YMin, panel.YMax = true, pn.YRange[0], pn.YRange[1]
 		}
+		for i, c := range pn.Categories {
+			panel.XTicks = append(panel.XTicks, figure.Tick{Value: float64(i + 1), Label: c})
+		}
 		var notes []string
 		for _, sr := range pn.Series {
 			var pts []FigurePoint
@@ -395,11 +401,11 @@ func markFrontier(pts []FigurePoint) {
 }
 
 func drawPoint(sr *FigSeries, fp *FigurePoint) figure.Point {
-	pt := figure.Point{X: fp.X, Y: fp.Y, Hidden: fp.Hidden, Label: fp.Label}
+	pt := figure.Point{X: fp.X + sr.Offset, Y: fp.Y, Hidden: fp.Hidden, Label: fp.Label}
 	if sr.Errors != "none" {
 		pt.HasYErr, pt.YLo, pt.YHi = true, fp.YLo, fp.YHi
 		if sr.XKind == "protocol" {
-			pt.HasXErr, pt.XLo, pt.XHi = true, fp.XLo, fp.XHi
+			pt.HasXErr, pt.XLo, pt.XHi = true, fp.XLo+sr.Offset, fp.XHi+sr.Offset
 		}
 	}
 	if sr.Seeds {

@@ -17,6 +17,7 @@ import (
 //	forgetting           forgetting x100
 //	task_acc[i][j]       accuracy after task i on task j's classes, x100
 //	replay_updates, replay_samples, waking_batches
+//	gate_duty            fraction of waking batches with rotation on x100 (gated variants)
 //	synops, synops_frac, dense_macs
 //	rho[l], asleep[l], overlap[l], lambda[l]   per hidden layer (lambda: layer l+2's realised decay)
 //	pr[l]                participation ratio (0 = the input, l = hidden layer l)
@@ -78,6 +79,8 @@ func MetricValue(r *core.Result, metric string) (float64, error) {
 		return float64(r.ReplaySamples), nil
 	case "waking_batches":
 		return float64(r.WakingBatches), nil
+	case "gate_duty":
+		return 100 * r.GateDuty, nil
 	case "synops":
 		return r.SynOps, nil
 	case "synops_frac":
