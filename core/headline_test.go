@@ -1,10 +1,10 @@
 package core_test
 
 import (
+	"context"
 	"encoding/json"
 	"math"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -13,6 +13,7 @@ import (
 
 	"repro/core"
 	"repro/internal/dataset"
+	"repro/stages"
 )
 
 // TestHeadline runs the default system on held-out split 1 of MNIST. It is
@@ -28,7 +29,7 @@ func TestHeadline(t *testing.T) {
 	if dir == "" {
 		t.Skip("REPRO_DATA not set")
 	}
-	stream, eval, err := dataset.LoadMNISTHeldout(filepath.Join(dir, "mnist"), 1234)
+	stream, eval, _, err := stages.HeldoutSets(context.Background(), dir, "mnist", 1234, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

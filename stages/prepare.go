@@ -58,6 +58,11 @@ func decodeDownload(ctx context.Context, rc *pipeline.RunContext, ds string) (tr
 		}
 		files[name] = b
 	}
+	return decodeRelease(files, ds)
+}
+
+// decodeRelease decodes ds's release files, keyed by their output names.
+func decodeRelease(files map[string][]byte, ds string) (train, test *dataset.Raw, err error) {
 	switch ds {
 	case "mnist":
 		return dataset.DecodeMNISTFiles(files)

@@ -1,7 +1,9 @@
-package backprop
+package backprop_test
 
 import (
+	"context"
 	"fmt"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -9,7 +11,8 @@ import (
 	"time"
 
 	"repro/core"
-	"repro/internal/dataset"
+	"repro/core/backprop"
+	"repro/stages"
 )
 
 // TestMNISTHeldout runs paper cells on the held-out split 1 of MNIST. It is
@@ -25,7 +28,7 @@ func TestMNISTHeldout(t *testing.T) {
 	if dir == "" {
 		t.Skip("REPRO_DATA not set")
 	}
-	stream, eval, err := dataset.LoadMNISTHeldout(dir, 1234)
+	stream, eval, seqTasks, err := stages.HeldoutSets(context.Background(), dir, "mnist", 1234, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,12 +45,12 @@ func TestMNISTHeldout(t *testing.T) {
 		}
 		seeds = append(seeds, v)
 	}
-	tasks := []core.Task{{0, 1}, {2, 3}, {4, 5}, {6, 7}, {8, 9}}
+	tasks := seqTasks
 	if axis == "static" {
 		tasks = []core.Task{{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}}
 	}
 	for _, name := range cells {
-		cfg, ok := Preset(name)
+		cfg, ok := backprop.Preset(name)
 		if !ok {
 			t.Fatalf("unknown preset %q", name)
 		}
@@ -57,7 +60,7 @@ func TestMNISTHeldout(t *testing.T) {
 		var accs []float64
 		for _, seed := range seeds {
 			start := time.Now()
-			res, err := Train(cfg, stream, eval, tasks, seed, core.Hooks{})
+			res, err := backprop.Train(cfg, stream, eval, tasks, seed, core.Hooks{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -91,5 +94,5 @@ func meanSD(xs []float64) (m, sd float64) {
 	for _, x := range xs {
 		sd += (x - m) * (x - m)
 	}
-	return m, sqrt(sd / float64(len(xs)-1))
+	return m, math.Sqrt(sd / float64(len(xs)-1))
 }

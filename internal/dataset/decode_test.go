@@ -166,7 +166,7 @@ var (
 func loadCIFAR10(t testing.TB) (train, test *Raw) {
 	t.Helper()
 	dir := dataRoot(t)
-	cifarOnce.Do(func() { cifarTrain, cifarTest, cifarErr = LoadCIFAR10(dir) })
+	cifarOnce.Do(func() { cifarTrain, cifarTest, cifarErr = fetchDecode(dir, "cifar10", DecodeCIFAR10Files) })
 	if cifarErr != nil {
 		t.Fatal(cifarErr)
 	}

@@ -71,12 +71,6 @@ func (m *mt19937) interval(max uint32) uint32 {
 	}
 }
 
-// float64 is numpy's random_sample: 53 random bits from two outputs.
-func (m *mt19937) float64() float64 {
-	a, b := m.uint32()>>5, m.uint32()>>6
-	return (float64(a)*67108864 + float64(b)) / 9007199254740992
-}
-
 // shuffle permutes idx in place as numpy's RandomState.shuffle does a 1-d
 // array: for i = len-1 down to 1, swap i with interval(i).
 func (m *mt19937) shuffle(idx []int) {

@@ -3,9 +3,6 @@ package dataset
 import (
 	"fmt"
 	"math"
-	"slices"
-
-	"repro/core"
 )
 
 // minStd is the reference's floor: a dimension whose population s.d. is
@@ -134,41 +131,4 @@ func Prepare(train, test *Raw) *Prepared {
 	ApplyStandardize(p.TrainX, p.Mean, p.Std)
 	ApplyStandardize(p.TestX, p.Mean, p.Std)
 	return p
-}
-
-// TrainSet returns the whole official training set as a core.Dataset. The
-// slices are shared with p.
-func (p *Prepared) TrainSet() *core.Dataset {
-	return &core.Dataset{X: p.TrainX, Y: p.TrainY, N: len(p.TrainY), D: p.D, Classes: p.Classes, Height: p.Height, Width: p.Width}
-}
-
-// TestSet returns the official test set as a core.Dataset (shared slices).
-func (p *Prepared) TestSet() *core.Dataset {
-	return &core.Dataset{X: p.TestX, Y: p.TestY, N: len(p.TestY), D: p.D, Classes: p.Classes, Height: p.Height, Width: p.Width}
-}
-
-// Heldout returns the held-out protocol's data for split seed splitSeed
-// (1234 for split 1, 4321 for split 2): the training stream (the official
-// training set minus its stratified held-out tenth) and the held-out tenth
-// as the evaluation set, both in ascending order of training index (the
-// order the streams stage gives each task and the evaluation set, so a run
-// on these sets sees the same samples in the same order as the train
-// stage). Both are fresh copies.
-func (p *Prepared) Heldout(splitSeed int64) (stream, eval *core.Dataset) {
-	held, rest := StratifiedHoldout(p.TrainY, HeldoutFrac, splitSeed)
-	slices.Sort(held)
-	slices.Sort(rest)
-	all := p.TrainSet()
-	return all.Subset(rest), all.Subset(held)
-}
-
-// LoadMNISTHeldout loads MNIST from dir (see LoadMNIST), prepares it and
-// returns the held-out protocol's stream and evaluation set for splitSeed.
-func LoadMNISTHeldout(dir string, splitSeed int64) (stream, eval *core.Dataset, err error) {
-	train, test, err := LoadMNIST(dir)
-	if err != nil {
-		return nil, nil, err
-	}
-	stream, eval = Prepare(train, test).Heldout(splitSeed)
-	return stream, eval, nil
 }

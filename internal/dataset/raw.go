@@ -2,8 +2,6 @@ package dataset
 
 import (
 	"fmt"
-	"os"
-	"path/filepath"
 )
 
 // Raw is one decoded split (training or test) of a data set in the
@@ -127,53 +125,4 @@ func DecodeCIFAR100Files(files map[string][]byte) (train, test *Raw, err error) 
 		*p.dst = r
 	}
 	return train, test, nil
-}
-
-// readFiles reads names from dir, or from dir/sub when dir lacks the first.
-func readFiles(dir, sub string, names []string) (map[string][]byte, error) {
-	if _, err := os.Stat(filepath.Join(dir, names[0])); err != nil {
-		if _, err2 := os.Stat(filepath.Join(dir, sub, names[0])); err2 == nil {
-			dir = filepath.Join(dir, sub)
-		}
-	}
-	files := make(map[string][]byte, len(names))
-	for _, n := range names {
-		b, err := os.ReadFile(filepath.Join(dir, n))
-		if err != nil {
-			return nil, err
-		}
-		files[n] = b
-	}
-	return files, nil
-}
-
-// LoadMNIST reads and decodes the four MNIST gzip idx files from dir (or
-// dir/mnist, so the data root /work/shared/data works too). It does not
-// verify checksums; the download stage does.
-func LoadMNIST(dir string) (train, test *Raw, err error) {
-	files, err := readFiles(dir, "mnist", []string{MNISTTrainImages, MNISTTrainLabels, MNISTTestImages, MNISTTestLabels})
-	if err != nil {
-		return nil, nil, fmt.Errorf("load mnist: %w", err)
-	}
-	return DecodeMNISTFiles(files)
-}
-
-// LoadCIFAR10 reads the CIFAR-10 binary batches from dir (or
-// dir/cifar-10-batches-bin).
-func LoadCIFAR10(dir string) (train, test *Raw, err error) {
-	files, err := readFiles(dir, "cifar-10-batches-bin", append(append([]string(nil), CIFAR10TrainFiles...), CIFAR10TestFile))
-	if err != nil {
-		return nil, nil, fmt.Errorf("load cifar-10: %w", err)
-	}
-	return DecodeCIFAR10Files(files)
-}
-
-// LoadCIFAR100 reads train.bin and test.bin from dir (or
-// dir/cifar-100-binary).
-func LoadCIFAR100(dir string) (train, test *Raw, err error) {
-	files, err := readFiles(dir, "cifar-100-binary", []string{CIFAR100TrainFile, CIFAR100TestFile})
-	if err != nil {
-		return nil, nil, fmt.Errorf("load cifar-100: %w", err)
-	}
-	return DecodeCIFAR100Files(files)
 }

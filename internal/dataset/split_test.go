@@ -65,7 +65,7 @@ var (
 func loadMNIST(t testing.TB) (train, test *Raw) {
 	t.Helper()
 	dir := dataRoot(t)
-	mnistOnce.Do(func() { mnistTrain, mnistTest, mnistErr = LoadMNIST(dir) })
+	mnistOnce.Do(func() { mnistTrain, mnistTest, mnistErr = fetchDecode(dir, "mnist", DecodeMNISTFiles) })
 	if mnistErr != nil {
 		t.Fatal(mnistErr)
 	}
