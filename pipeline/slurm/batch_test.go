@@ -42,24 +42,17 @@ func TestExecuteBatch(t *testing.T) {
 	e := newTestExecutor(t, f, func(o *Options) { o.Batch = 3 })
 	dir := t.TempDir()
 	jobs := cellJobs(dir, 7)
-	// What exec-cell would print for the failing cell in its batch's output.
-	errs := make(chan []error)
-	go func() { errs <- executeAll(context.Background(), e, jobs) }()
-	var got []error
-	for got == nil {
-		select {
-		case got = <-errs:
-		case <-time.After(time.Millisecond):
-			f.mu.Lock()
-			for _, j := range f.jobs {
-				if strings.Contains(j.key, testKey(4)) {
-					first, _, _ := strings.Cut(j.key, ",")
-					os.WriteFile(slurmLog(dir+"/"+first+".log"), []byte("repro exec-cell: cell "+testKey(4)+": boom\nlater line\n"), 0o644)
-				}
-			}
-			f.mu.Unlock()
+	// What exec-cell would print for the failing cell in its batch's
+	// output, written as the job ends (before squeue reports it), so the
+	// executor always finds it.
+	f.end = func(j *fakeJob) (State, string) {
+		if strings.Contains(j.key, testKey(4)) {
+			first, _, _ := strings.Cut(j.key, ",")
+			os.WriteFile(slurmLog(dir+"/"+first+".log"), []byte("repro exec-cell: cell "+testKey(4)+": boom\nlater line\n"), 0o644)
 		}
+		return StateCompleted, "0:0"
 	}
+	got := executeAll(context.Background(), e, jobs)
 	if n := f.count("sbatch"); n != 3 {
 		t.Errorf("sbatch called %d times for 7 cells in batches of 3, want 3", n)
 	}
