@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -43,6 +44,10 @@ import (
 //	x = "param:local.buffer"         # param:<train param> | protocol:<p> (accuracy) | metric:replay_updates
 //	xs = [200, 1000]                 # or the x of each point
 //	offset = -0.12                   # optional: drawn x shift, to set series side by side
+//	energy = "spike"                 # or: y is the accuracy and x the energy (nJ per sample) of the
+//	                                 # energy cells of the one experiment ([spike] converts it):
+//	                                 # spike (a point per time budget T_s, IDs .../t<T_s>), dense or
+//	                                 # event (the rate network priced either way, IDs .../dense, /event)
 //	minus = ["a", "b"]               # optional: y is the seed-paired margin experiment - minus
 //	errors = "sd"                    # sd (default) | bootstrap (95% percentile interval) | none
 //	resamples = 20000                # bootstrap resamples (default 10,000)
@@ -91,6 +96,7 @@ type SeriesSpec struct {
 	X           string    `toml:"x"`
 	Xs          []float64 `toml:"xs"`
 	Offset      float64   `toml:"offset"`
+	Energy      string    `toml:"energy"`
 	Minus       []string  `toml:"minus"`
 	Errors      string    `toml:"errors"`
 	Resamples   int       `toml:"resamples"`
@@ -188,6 +194,10 @@ func (m *Matrix) loadFigures() error {
 				}
 				kind, xname, _ := strings.Cut(sr.X, ":")
 				switch {
+				case sr.Energy != "":
+					if k, err := m.checkEnergySeries(&sr, len(pn.Categories) > 0); err != nil {
+						return bad(sk(k), "%v", err)
+					}
 				case sr.X == "" && len(sr.Xs) == len(sr.Experiments):
 				case sr.X == "":
 					return bad(sk("xs"), "%d values for %d experiments (or set x)", len(sr.Xs), len(sr.Experiments))
@@ -261,6 +271,26 @@ var markerSet = func() map[string]bool {
 	return m
 }()
 
+// checkEnergySeries checks a series that plots accuracy against energy
+// (SeriesSpec.Energy), returning the offending key with the error.
+func (m *Matrix) checkEnergySeries(sr *SeriesSpec, categorical bool) (string, error) {
+	switch {
+	case sr.Energy != "spike" && sr.Energy != "dense" && sr.Energy != "event":
+		return "energy", fmt.Errorf("%q: want spike, dense or event", sr.Energy)
+	case m.spike == nil:
+		return "energy", fmt.Errorf("no [spike] section: no network is priced")
+	case len(sr.Experiments) != 1:
+		return "experiments", fmt.Errorf("an energy series plots one experiment (its points are the time budgets), not %d", len(sr.Experiments))
+	case !slices.Contains(m.spike.Experiments, sr.Experiments[0]):
+		return "experiments", fmt.Errorf("%q is not one of [spike].experiments %v", sr.Experiments[0], m.spike.Experiments)
+	case sr.Protocol != "" && sr.Protocol != m.spike.Protocol:
+		return "protocol", fmt.Errorf("%q: [spike] converts the %s networks", sr.Protocol, m.spike.Protocol)
+	case sr.X != "" || len(sr.Xs) > 0 || len(sr.Minus) > 0 || len(sr.Labels) > 0 || categorical:
+		return "energy", fmt.Errorf("an energy series takes x from the energy records: no x, xs, minus, labels or categories")
+	}
+	return "", nil
+}
+
 func checkProtocol(p string) error {
 	switch p {
 	case "", "sequential", "static", "single_pass":
@@ -302,7 +332,7 @@ func (m *Matrix) figureCells(profile string, prof *Profile, byID map[string]*pip
 					fl.ID = fmt.Sprintf("fig/%s/line/%s", f.Name, strconv.FormatFloat(*ln.Value, 'g', -1, 64))
 				} else {
 					fl.ID = fmt.Sprintf("fig/%s/line/%s", f.Name, ln.Experiment)
-					ref, status, err := r.ref(ln.Experiment, orSequential(ln.Protocol), cellid.FigureInput{Panel: p, Series: -1, Point: l, Role: 'r'}, pn.Needs)
+					ref, status, err := r.ref(ln.Experiment, orSequential(ln.Protocol), "", cellid.FigureInput{Panel: p, Series: -1, Point: l, Role: 'r'}, pn.Needs)
 					if err != nil {
 						return nil, err
 					}
@@ -335,7 +365,10 @@ type figResolver struct {
 // ref returns the cells of one experiment and protocol as figure inputs
 // named input+<seed index>, or why it is not run (needs, when set, is the
 // reason an experiment that is not configured is missing).
-func (r *figResolver) ref(name, protocol string, input cellid.FigureInput, needs string) (*stages.CellRef, string, error) {
+//
+// An energy metric (stages.IsEnergyMetric) reads the experiment's energy
+// cells instead of its train cells.
+func (r *figResolver) ref(name, protocol, metric string, input cellid.FigureInput, needs string) (*stages.CellRef, string, error) {
 	e := r.m.byName[name]
 	switch {
 	case e == nil && needs != "":
@@ -347,12 +380,20 @@ func (r *figResolver) ref(name, protocol string, input cellid.FigureInput, needs
 	case !slices.Contains(e.Protocols, protocol):
 		return nil, fmt.Sprintf("not run: experiment %s has no protocol %s", name, protocol), nil
 	}
-	prefix := cellid.Train{Experiment: name, Protocol: protocol, Eval: cellid.EvalOf(e.splits(r.prof)[0])}.Prefix()
-	ref := &stages.CellRef{Experiment: name, Protocol: protocol, Prefix: prefix, Input: input}
+	eval := cellid.EvalOf(e.splits(r.prof)[0])
+	prefix := cellid.Train{Experiment: name, Protocol: protocol, Eval: eval}.Prefix()
+	energy := stages.IsEnergyMetric(metric)
+	if energy {
+		prefix = cellid.EnergyPrefix(prefix)
+	}
+	ref := &stages.CellRef{Experiment: name, Protocol: protocol, Prefix: prefix, Input: input, Metric: metric}
 	var parts []string
 	for s, seed := range e.seeds(r.prof) {
 		parts = append(parts, strconv.FormatInt(seed, 10))
 		id := cellid.WithSeed(prefix, seed)
+		if energy {
+			id = cellid.Energy(cellid.Train{Experiment: name, Protocol: protocol, Eval: eval, Seed: seed})
+		}
 		tc := r.byID[id]
 		if tc == nil {
 			return nil, "", fmt.Errorf("%s: figure %s: no cell %s", r.m.cfg.Path, r.fig, id)
@@ -378,6 +419,9 @@ func (r *figResolver) series(p, s int, sr *SeriesSpec, pn *PanelSpec) (stages.Fi
 	if fs.Errors == "bootstrap" && fs.Resamples == 0 {
 		fs.Resamples = stages.BootstrapResamples
 	}
+	if sr.Energy != "" {
+		return r.energySeries(p, s, sr, fs)
+	}
 	kind, xname, _ := strings.Cut(sr.X, ":")
 	switch {
 	case sr.X == "" || kind == "param":
@@ -396,7 +440,7 @@ func (r *figResolver) series(p, s int, sr *SeriesSpec, pn *PanelSpec) (stages.Fi
 			needs = panelNeeds
 		}
 		in := cellid.FigureInput{Panel: p, Series: s, Point: i, Role: 'y'}
-		y, status, err := r.ref(name, protocol, in, needs)
+		y, status, err := r.ref(name, protocol, "", in, needs)
 		if err != nil {
 			return fs, err
 		}
@@ -404,14 +448,14 @@ func (r *figResolver) series(p, s int, sr *SeriesSpec, pn *PanelSpec) (stages.Fi
 		xkey := name
 		if y != nil && len(sr.Minus) > 0 {
 			in.Role = 'b'
-			pt.B, pt.Status, err = r.ref(sr.Minus[i], protocol, in, needs)
+			pt.B, pt.Status, err = r.ref(sr.Minus[i], protocol, "", in, needs)
 			if err != nil {
 				return fs, err
 			}
 		}
 		if y != nil && kind == "protocol" {
 			in.Role = 'x'
-			pt.XC, pt.Status, err = r.ref(name, xname, in, needs)
+			pt.XC, pt.Status, err = r.ref(name, xname, "", in, needs)
 			if err != nil {
 				return fs, err
 			}
@@ -433,6 +477,42 @@ func (r *figResolver) series(p, s int, sr *SeriesSpec, pn *PanelSpec) (stages.Fi
 			xkey = strconv.FormatFloat(pt.X, 'g', -1, 64)
 		}
 		pt.ID = fmt.Sprintf("fig/%s/%s/%s", r.fig, sr.Name, xkey)
+		fs.Points = append(fs.Points, pt)
+	}
+	return fs, nil
+}
+
+// energySeries resolves a series of accuracy against energy: one point
+// per inference of the experiment's energy records (each time budget of
+// [spike], or the rate network priced densely or event-driven), y and x
+// read from the same energy cells.
+func (r *figResolver) energySeries(p, s int, sr *SeriesSpec, fs stages.FigSeries) (stages.FigSeries, error) {
+	fs.XKind = "energy"
+	name := sr.Experiments[0]
+	protocol := cmp.Or(sr.Protocol, r.m.spike.Protocol)
+	infs := []string{sr.Energy}
+	if sr.Energy == "spike" {
+		infs = nil
+		for _, t := range r.m.spike.Steps {
+			infs = append(infs, "spike"+strconv.Itoa(t))
+		}
+		fs.Labels = true
+	}
+	for i, inf := range infs {
+		pt := stages.FigPointRef{Experiment: name, ID: fmt.Sprintf("fig/%s/%s/%s", r.fig, sr.Name, inf)}
+		if t, ok := strings.CutPrefix(inf, "spike"); ok {
+			pt.ID, pt.Label = fmt.Sprintf("fig/%s/%s/t%s", r.fig, sr.Name, t), "T="+t
+		}
+		y, status, err := r.ref(name, protocol, "energy.acc@"+inf, cellid.FigureInput{Panel: p, Series: s, Point: i, Role: 'y'}, sr.Needs)
+		if err != nil {
+			return fs, err
+		}
+		pt.Y, pt.Status = y, status
+		if y != nil {
+			x := *y // the same cells (and inputs), read for the energy
+			x.Metric = "energy.nj@" + inf
+			pt.XC = &x
+		}
 		fs.Points = append(fs.Points, pt)
 	}
 	return fs, nil

@@ -2,9 +2,11 @@ package experiments
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 	"testing"
 
+	"repro/pipeline"
 	"repro/stages"
 )
 
@@ -98,5 +100,71 @@ func TestFigureSpecErrors(t *testing.T) {
 				t.Errorf("got %v, want an error naming %q", err, c.want)
 			}
 		})
+	}
+}
+
+// TestEnergyFigureSeries: fig:appfigs' right panel reads the energy cells:
+// a point per T_s of [spike] (and one per rate reference), y and x from the
+// same cells, and a bad energy series is an error naming its key.
+func TestEnergyFigureSeries(t *testing.T) {
+	t.Parallel()
+	src := readPipelineTOML(t)
+	cfg, err := pipeline.ParseConfig("../pipeline.toml", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := Build(cfg, "paper")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := g.Cell("figure/appfigs")
+	var lay stages.FigLayout
+	if err := json.Unmarshal([]byte(c.Params.(*stages.FigureParams).Layout), &lay); err != nil {
+		t.Fatal(err)
+	}
+	series := map[string]stages.FigSeries{}
+	for _, s := range lay.Panels[1].Series {
+		series[s.Name] = s
+	}
+	sp := series["spike-default"]
+	var ids []string
+	for _, p := range sp.Points {
+		ids = append(ids, p.ID)
+		if p.Status != "run" || p.Y == nil || p.XC == nil || p.XC.Input != p.Y.Input || p.XC.Prefix != p.Y.Prefix ||
+			!strings.HasPrefix(p.Y.Prefix, "energy/full/static/") || !strings.HasPrefix(p.Y.Metric, "energy.acc@spike") || !strings.HasPrefix(p.XC.Metric, "energy.nj@spike") {
+			t.Errorf("point %+v (y %+v, x %+v)", p, p.Y, p.XC)
+		}
+	}
+	if got := strings.Join(ids, " "); sp.XKind != "energy" || got != "fig/appfigs/spike-default/t4 fig/appfigs/spike-default/t8 fig/appfigs/spike-default/t16 fig/appfigs/spike-default/t32" {
+		t.Errorf("spike series %s points %s", sp.XKind, got)
+	}
+	if d := series["dense-default"].Points; len(d) != 1 || d[0].ID != "fig/appfigs/dense-default/dense" || d[0].XC.Metric != "energy.nj@dense" {
+		t.Errorf("dense series %+v", d)
+	}
+	energyInputs := 0
+	for _, in := range c.Inputs {
+		if strings.HasPrefix(in.Cell.ID, "energy/") {
+			energyInputs++
+			if !slices.Contains(in.Cell.Tables, "fig/appfigs") {
+				t.Errorf("energy cell %s not marked with the figure", in.Cell.ID)
+			}
+		}
+	}
+	// 6 series: 2 x 4 budgets + 4 rate references, six seeds each.
+	if energyInputs != (2*4+4)*6 {
+		t.Errorf("%d energy inputs, want %d", energyInputs, (2*4+4)*6)
+	}
+	for _, tc := range []struct{ old, new, want string }{
+		{"energy = \"spike\"", "energy = \"spiking\"", "series[0].energy: \"spiking\": want spike, dense or event"},
+		{"experiments = [\"silent\"]\nenergy = \"spike\"", "experiments = [\"full\", \"silent\"]\nenergy = \"spike\"", "series[1].experiments: an energy series plots one experiment"},
+		{"experiments = [\"full\"]\nenergy = \"dense\"", "experiments = [\"bp-er\"]\nenergy = \"dense\"", "series[2].experiments: \"bp-er\" is not one of [spike].experiments"},
+		{"energy = \"event\"", "energy = \"event\"\nxs = [1.0]", "series[3].energy: an energy series takes x from the energy records"},
+	} {
+		if !strings.Contains(src, tc.old) {
+			t.Fatalf("pipeline.toml lacks %q", tc.old)
+		}
+		if err := buildEdited(src, tc.old, tc.new); err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "pipeline.toml:") {
+			t.Errorf("%s: error %v, want %q", tc.new, err, tc.want)
+		}
 	}
 }

@@ -13,7 +13,8 @@ import (
 	"repro/pipeline"
 )
 
-// The paper's figures are one stage on top of the train cells:
+// The paper's figures are one stage on top of the train cells (and, for
+// accuracy against energy, the energy cells):
 //
 // figure/<name> (Figure): one input per seed of every plotted point
 // (cellid.FigureInput: the point's panel, series, index and role, and the
@@ -64,7 +65,7 @@ type FigPanel struct {
 type FigSeries struct {
 	Name      string        `json:"name"`
 	Label     string        `json:"label,omitempty"`
-	XKind     string        `json:"x_kind"` // value, protocol or metric
+	XKind     string        `json:"x_kind"` // value, protocol, metric or energy
 	XName     string        `json:"x_name,omitempty"`
 	Errors    string        `json:"errors"`
 	Resamples int           `json:"resamples,omitempty"`
@@ -88,7 +89,7 @@ type FigPointRef struct {
 	Status     string   `json:"status"`      // "run" or "not run: <why>"
 	NoMean     bool     `json:"no_mean,omitempty"`
 	Y          *CellRef `json:"y,omitempty"`
-	XC         *CellRef `json:"xc,omitempty"` // XKind protocol
+	XC         *CellRef `json:"xc,omitempty"` // XKind protocol or energy
 	B          *CellRef `json:"b,omitempty"`  // the subtrahend of a margin
 }
 
@@ -99,6 +100,10 @@ type CellRef struct {
 	Protocol   string `json:"protocol"`
 	Prefix     string `json:"prefix"` // train cell IDs are <prefix>/seed<s>
 	Seeds      string `json:"seeds"`  // space-separated
+	// Metric, when set, is what the cells are read for instead of the
+	// final accuracy: an energy metric (energy.acc@spike8, energy.nj@dense)
+	// of energy cells, whose IDs the prefix then gives.
+	Metric string `json:"metric,omitempty"`
 	// Input names the figure cell's inputs that carry the cells (with
 	// the seed index set per seed).
 	Input cellid.FigureInput `json:"input"`
@@ -225,7 +230,7 @@ func FigureTeX(lay *FigLayout, side *FigureSidecar) string {
 
 // readRef fills the seeds of one cell reference from the figure's inputs.
 func readRef(ctx context.Context, rc *pipeline.RunContext, ref *CellRef, id string) (*AggCell, error) {
-	c := &AggCell{ID: id, Experiment: ref.Experiment, Protocol: ref.Protocol}
+	c := &AggCell{ID: id, Experiment: ref.Experiment, Protocol: ref.Protocol, Metric: ref.Metric}
 	err := fillCell(ctx, rc, c, func(s int) string { in := ref.Input; in.Seed = s; return in.String() }, ref.Seeds, ref.Prefix)
 	return c, err
 }
@@ -349,7 +354,7 @@ func computePoint(ctx context.Context, rc *pipeline.RunContext, sr *FigSeries, r
 	switch sr.XKind {
 	case "metric":
 		fp.X = y.Replay.Mean
-	case "protocol":
+	case "protocol", "energy":
 		x, err := readRef(ctx, rc, ref.XC, ref.ID+"/x")
 		if err != nil {
 			return err
@@ -372,8 +377,11 @@ func computePoint(ctx context.Context, rc *pipeline.RunContext, sr *FigSeries, r
 	case sr.Errors == "bootstrap":
 		fp.Text = signed1(fp.Y) + " [" + signed1(fp.YLo) + ", " + signed1(fp.YHi) + "]"
 	}
-	if sr.XKind == "protocol" {
+	switch sr.XKind {
+	case "protocol":
 		fp.Text += " at " + fmt1(fp.X)
+	case "energy":
+		fp.Text += " at " + fmt1(fp.X) + " nJ"
 	}
 	return nil
 }
@@ -404,7 +412,7 @@ func drawPoint(sr *FigSeries, fp *FigurePoint) figure.Point {
 	pt := figure.Point{X: fp.X + sr.Offset, Y: fp.Y, Hidden: fp.Hidden, Label: fp.Label}
 	if sr.Errors != "none" {
 		pt.HasYErr, pt.YLo, pt.YHi = true, fp.YLo, fp.YHi
-		if sr.XKind == "protocol" {
+		if sr.XKind == "protocol" || sr.XKind == "energy" {
 			pt.HasXErr, pt.XLo, pt.XHi = true, fp.XLo+sr.Offset, fp.XHi+sr.Offset
 		}
 	}
