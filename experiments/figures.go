@@ -30,7 +30,8 @@ import (
 //	title = "..."                    # plain text
 //	xlabel = "buffer size K"
 //	ylabel = "sequential accuracy (%)"
-//	xlog = true                      # optional: log x, ticks at the data's x values
+//	xlog = true                      # optional: log x, ticks at the data's x values ...
+//	xticks = [100, 1000]             # ... or at these (when the data's are many or long)
 //	legend = "br"                    # tl, tr, bl, br (default) or none
 //	yrange = [60, 100]               # optional
 //	needs = "..."                    # optional: why the panel is not run (a missing feature)
@@ -78,6 +79,7 @@ type PanelSpec struct {
 	XLabel string    `toml:"xlabel"`
 	YLabel string    `toml:"ylabel"`
 	XLog   bool      `toml:"xlog"`
+	XTicks []float64 `toml:"xticks"`
 	Legend string    `toml:"legend"`
 	YRange []float64 `toml:"yrange"`
 	Needs  string    `toml:"needs"`
@@ -168,6 +170,9 @@ func (m *Matrix) loadFigures() error {
 			case "", "tl", "tr", "bl", "br", "none":
 			default:
 				return bad(key("legend"), "%q: want tl, tr, bl, br or none", pn.Legend)
+			}
+			if len(pn.XTicks) > 0 && (len(pn.Categories) > 0 || !slices.IsSorted(pn.XTicks) || pn.XLog && pn.XTicks[0] <= 0) {
+				return bad(key("xticks"), "want increasing values (positive on a log axis), and no categories")
 			}
 			if len(pn.YRange) != 0 && (len(pn.YRange) != 2 || pn.YRange[0] >= pn.YRange[1]) {
 				return bad(key("yrange"), "want [min, max] with min < max")
@@ -318,7 +323,7 @@ func (m *Matrix) figureCells(profile string, prof *Profile, byID map[string]*pip
 		}
 		for p, pn := range f.Panels {
 			fp := stages.FigPanel{Title: pn.Title, XLabel: pn.XLabel, YLabel: pn.YLabel, XLog: pn.XLog, Legend: pn.Legend, YRange: pn.YRange, Needs: pn.Needs,
-				Categories: pn.Categories}
+				Categories: pn.Categories, XTicks: pn.XTicks}
 			for s, sr := range pn.Series {
 				fs, err := r.series(p, s, &sr, &pn)
 				if err != nil {

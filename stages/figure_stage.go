@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"repro/core"
@@ -56,9 +57,11 @@ type FigPanel struct {
 	YRange []float64 `json:"yrange,omitempty"`
 	Needs  string    `json:"needs,omitempty"`
 	// Categories name a categorical x axis (category i at x = i).
-	Categories []string    `json:"categories,omitempty"`
-	Series     []FigSeries `json:"series"`
-	Lines      []FigLine   `json:"lines,omitempty"`
+	Categories []string `json:"categories,omitempty"`
+	// XTicks are the x axis' ticks when not the data's x values.
+	XTicks []float64   `json:"xticks,omitempty"`
+	Series []FigSeries `json:"series"`
+	Lines  []FigLine   `json:"lines,omitempty"`
 }
 
 // FigSeries is one resolved series.
@@ -248,6 +251,9 @@ func figureData(ctx context.Context, rc *pipeline.RunContext, lay *FigLayout) (*
 		}
 		for i, c := range pn.Categories {
 			panel.XTicks = append(panel.XTicks, figure.Tick{Value: float64(i + 1), Label: c})
+		}
+		for _, x := range pn.XTicks {
+			panel.XTicks = append(panel.XTicks, figure.Tick{Value: x, Label: strconv.FormatFloat(x, 'g', -1, 64)})
 		}
 		var notes []string
 		for _, sr := range pn.Series {
