@@ -86,6 +86,7 @@ func TestFigureSpecErrors(t *testing.T) {
 		"unknown":    {`xlog = true`, `xlog = true` + "\nylog = true", "unknown key"},
 		"undeclared": {`experiments = ["x", "y"]`, `experiments = ["x", "yy"]`, "no experiment \"yy\""},
 		"resamples":  {`errors = "bootstrap"`, `errors = "sd"` + "\nresamples = 5", "resamples"},
+		"xticks":     {`xlog = true`, `xlog = true` + "\nxticks = [10.0, 5.0]", "panel[0].xticks: want increasing values"},
 		"category x": {`xlog = true`, `xlog = true` + "\ncategories = [\"a\"]", "series[0].x"},
 		"category":   {`needs = "a feature"` + "\n[[figure.panel.series]]", `needs = "a feature"` + "\ncategories = [\"a\"]\n[[figure.panel.series]]", "category position 1..1"},
 	}
