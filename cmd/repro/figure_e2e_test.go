@@ -18,7 +18,9 @@ import (
 // reference line at an experiment's mean; panel 2 plots accuracy against
 // accuracy under another protocol with labels and the frontier; panel 3 a
 // seed-paired margin with a bootstrap interval against a measured x (the
-// replay updates); panel 4 is declared but needs a missing feature.
+// replay updates); panel 4 is declared but needs a missing feature; panel 5
+// plots accuracy against energy from the energy cells of a local-learner
+// network converted to spiking inference.
 const figureTestConfig = mnistSmokeSettings + `
 [[experiment]]
 name = "a"
@@ -41,6 +43,19 @@ dataset = "mnist"
 protocols = ["sequential"]
 [experiment.bp]
 lr = 3e-3
+
+[[experiment]]
+name = "loc"
+learner = "local"
+dataset = "mnist"
+preset = "g16_sgd_refr_s10_w512"
+protocols = ["static"]
+
+[spike]
+experiments = ["loc"]
+protocol = "static"
+steps = [2, 4]
+calibration = 200
 
 [[figure]]
 name = "f"
@@ -96,6 +111,20 @@ name = "gated"
 experiments = ["gate-on"]
 xs = [1.0]
 needs = "needs the gate"
+[[figure.panel]]
+title = "energy"
+xlog = true
+xticks = [1, 10, 100, 1000, 10000]
+[[figure.panel.series]]
+name = "spike"
+experiments = ["loc"]
+energy = "spike"
+line = true
+[[figure.panel.series]]
+name = "dense"
+experiments = ["loc"]
+energy = "dense"
+marker = "square"
 `
 
 // TestFiguresEndToEnd runs the real CLI on real MNIST: the run draws the
@@ -138,14 +167,19 @@ func TestFiguresEndToEnd(t *testing.T) {
 	for id, status := range map[string]string{
 		"fig/f/er/200": "ok", "fig/f/er/1000": "ok", "fig/f/line/b": "ok",
 		"fig/f/front/a": "ok", "fig/f/front/small": "ok", "fig/f/margin/a": "ok", "fig/f/line/0": "ok",
-		"fig/f/gated/1": "not run: needs the gate",
+		"fig/f/gated/1":  "not run: needs the gate",
+		"fig/f/spike/t2": "ok", "fig/f/spike/t4": "ok", "fig/f/dense/dense": "ok",
 	} {
 		if p, ok := got[id]; !ok || p.Status != status {
 			t.Errorf("point %s: %+v, want status %q", id, p, status)
 		}
 	}
-	if len(got) != 8 {
-		t.Errorf("sidecar has %d points, want 8: %v", len(got), got)
+	if len(got) != 11 {
+		t.Errorf("sidecar has %d points, want 11: %v", len(got), got)
+	}
+	if p := got["fig/f/spike/t4"]; p.YCell == nil || p.XCell == nil || p.YCell.N != 2 || p.X <= 0 || p.X >= got["fig/f/dense/dense"].X ||
+		!strings.HasPrefix(p.YCell.TrainCells[0], "energy/loc/static/") || p.XCell.Metric != "energy.nj@spike4" {
+		t.Errorf("fig/f/spike/t4: want accuracy against nJ from the 2 energy cells, below dense rate inference: %+v", p)
 	}
 	if p := got["fig/f/er/1000"]; p.YCell == nil || p.YCell.N != 2 || p.X != 1000 || p.YLo >= p.Y || p.YHi <= p.Y {
 		t.Errorf("fig/f/er/1000: want 2 seeds at x 1000 with s.d. bars around the mean: %+v", p)
