@@ -33,7 +33,8 @@ var metricRe = regexp.MustCompile(`^([a-z][a-z0-9_.]*)(?:\[(\d+)\])?(?:\[(\d+)\]
 
 // MetricValue returns metric of a result, and false with the reason when
 // the record does not have it (a layer it lacks, a diagnostic not
-// recorded).
+// recorded). It is long because it is the one list of metric names, one
+// case each, kept whole so a new metric goes beside its peers.
 func MetricValue(r *core.Result, metric string) (float64, error) {
 	m := metricRe.FindStringSubmatch(metric)
 	if m == nil {

@@ -49,16 +49,13 @@ func putNetwork(rc *pipeline.RunContext, nw *core.Network) {
 // readNetwork decodes and validates the network written by putNetwork. The
 // errors name the input cell and the output.
 func readNetwork(ctx context.Context, in *pipeline.InputRef) (*core.Network, error) {
-	fail := func(name string, err error) error {
-		return fmt.Errorf("input %s: %s: %w", in.CellID, name, err)
-	}
 	ints := func(name string) ([]int, error) {
 		v, shape, err := readTensor(ctx, in, name, artifacts.Int32s)
 		if err != nil {
 			return nil, err
 		}
 		if len(shape) != 1 {
-			return nil, fail(name, fmt.Errorf("shape %v, want one dimension", shape))
+			return nil, inputErr(in, name, fmt.Errorf("shape %v, want one dimension", shape))
 		}
 		out := make([]int, len(v))
 		for i, x := range v {
@@ -71,11 +68,11 @@ func readNetwork(ctx context.Context, in *pipeline.InputRef) (*core.Network, err
 		return nil, err
 	}
 	if len(sizes) < 2 {
-		return nil, fail("network_sizes", fmt.Errorf("%d sizes, want at least 2", len(sizes)))
+		return nil, inputErr(in, "network_sizes", fmt.Errorf("%d sizes, want at least 2", len(sizes)))
 	}
 	for l, s := range sizes {
 		if s < 1 || s > 1<<20 {
-			return nil, fail("network_sizes", fmt.Errorf("layer %d has size %d", l, s))
+			return nil, inputErr(in, "network_sizes", fmt.Errorf("layer %d has size %d", l, s))
 		}
 	}
 	L := len(sizes) - 1
@@ -87,12 +84,6 @@ func readNetwork(ctx context.Context, in *pipeline.InputRef) (*core.Network, err
 	for _, o := range in.Outputs() {
 		hasOutput[o] = true
 	}
-	shaped := func(name string, shape, want []int) error {
-		if !slices.Equal(shape, want) {
-			return fail(name, fmt.Errorf("shape %v, want %v", shape, want))
-		}
-		return nil
-	}
 	for l := 1; l <= L; l++ {
 		nIn, nOut := sizes[l-1], sizes[l]
 		var shape []int
@@ -100,37 +91,55 @@ func readNetwork(ctx context.Context, in *pipeline.InputRef) (*core.Network, err
 		if nw.W[l], shape, err = readTensor(ctx, in, "network_w"+suffix, artifacts.Float32s); err != nil {
 			return nil, err
 		}
-		if err := shaped("network_w"+suffix, shape, []int{nOut, nIn}); err != nil {
+		if err := checkShape(in, "network_w"+suffix, shape, []int{nOut, nIn}); err != nil {
 			return nil, err
 		}
 		if nw.B[l], shape, err = readTensor(ctx, in, "network_b"+suffix, artifacts.Float32s); err != nil {
 			return nil, err
 		}
-		if err := shaped("network_b"+suffix, shape, []int{nOut}); err != nil {
+		if err := checkShape(in, "network_b"+suffix, shape, []int{nOut}); err != nil {
 			return nil, err
 		}
-		name := "network_mask" + suffix
-		if !hasOutput[name] {
-			continue
-		}
-		raw, shape, err := readTensor(ctx, in, name, artifacts.Uint8s)
-		if err != nil {
-			return nil, err
-		}
-		if err := shaped(name, shape, []int{nOut, nIn}); err != nil {
-			return nil, err
-		}
-		m := make([]bool, len(raw))
-		for i, v := range raw {
-			if v > 1 {
-				return nil, fail(name, fmt.Errorf("value %d at %d, want 0 or 1", v, i))
+		if name := "network_mask" + suffix; hasOutput[name] {
+			if nw.Mask[l], err = readMask(ctx, in, name, nOut, nIn); err != nil {
+				return nil, err
 			}
-			m[i] = v == 1
 		}
-		nw.Mask[l] = m
 	}
 	if err := nw.Validate(); err != nil {
 		return nil, fmt.Errorf("input %s: %w", in.CellID, err)
 	}
 	return nw, nil
+}
+
+// readMask decodes a layer's 0/1 mask output of shape [nOut, nIn].
+func readMask(ctx context.Context, in *pipeline.InputRef, name string, nOut, nIn int) ([]bool, error) {
+	raw, shape, err := readTensor(ctx, in, name, artifacts.Uint8s)
+	if err != nil {
+		return nil, err
+	}
+	if err := checkShape(in, name, shape, []int{nOut, nIn}); err != nil {
+		return nil, err
+	}
+	m := make([]bool, len(raw))
+	for i, v := range raw {
+		if v > 1 {
+			return nil, inputErr(in, name, fmt.Errorf("value %d at %d, want 0 or 1", v, i))
+		}
+		m[i] = v == 1
+	}
+	return m, nil
+}
+
+// inputErr names the input cell and its output in err.
+func inputErr(in *pipeline.InputRef, name string, err error) error {
+	return fmt.Errorf("input %s: %s: %w", in.CellID, name, err)
+}
+
+// checkShape fails, naming the input cell and output, unless shape is want.
+func checkShape(in *pipeline.InputRef, name string, shape, want []int) error {
+	if !slices.Equal(shape, want) {
+		return inputErr(in, name, fmt.Errorf("shape %v, want %v", shape, want))
+	}
+	return nil
 }

@@ -75,8 +75,8 @@ var Spike = &pipeline.Stage{
 	Run: runSpike,
 }
 
-func runSpike(ctx context.Context, rc *pipeline.RunContext) error {
-	p := rc.Params.(*SpikeParams)
+// check rejects params no conversion can run with.
+func (p *SpikeParams) check() error {
 	switch {
 	case p.Steps < 1:
 		return fmt.Errorf("spike.steps = %d: the time budget T_s must be >= 1", p.Steps)
@@ -86,6 +86,29 @@ func runSpike(ctx context.Context, rc *pipeline.RunContext) error {
 		return fmt.Errorf("spike.percentile = %g: want a fraction in (0, 1]", p.Percentile)
 	case p.EvalStride < 1:
 		return fmt.Errorf("spike.eval_stride = %d: want >= 1", p.EvalStride)
+	}
+	return nil
+}
+
+// newSpikeRecord summarises a run's counts k per sample.
+func newSpikeRecord(p *SpikeParams, nw *core.Network, conv *spike.Converted, k *spike.Counts, thr []float32) *SpikeRecord {
+	n := float64(k.N)
+	rec := &SpikeRecord{Steps: p.Steps, Samples: k.N, Correct: k.Correct, Acc: float64(k.Correct) / n,
+		InputSpikes: float64(k.InputSpikes) / n, Events: conv.Events(k), DenseMACs: nw.DenseMACs()}
+	for l := 1; l < nw.L(); l++ {
+		rec.Thresholds = append(rec.Thresholds, float64(thr[l]))
+		rec.Spikes = append(rec.Spikes, float64(k.Spikes[l-1])/n)
+	}
+	for l := range nw.L() {
+		rec.FanOut = append(rec.FanOut, conv.FanOut(l))
+	}
+	return rec
+}
+
+func runSpike(ctx context.Context, rc *pipeline.RunContext) error {
+	p := rc.Params.(*SpikeParams)
+	if err := p.check(); err != nil {
+		return err
 	}
 	nw, err := readNetwork(ctx, rc.Input("network"))
 	if err != nil {
@@ -161,16 +184,7 @@ func runSpike(ctx context.Context, rc *pipeline.RunContext) error {
 	}
 	fmt.Fprintf(rc.Log, "thresholds %v from %d training images; %d held-out samples at T_s = %d\n", thr[1:nw.L()], p.Calibration, len(evalY), p.Steps)
 	k := conv.Run(evalRaw, evalY, p.Steps, core.NewRNG(p.Seed, core.StreamConvert))
-	n := float64(k.N)
-	rec := &SpikeRecord{Steps: p.Steps, Samples: k.N, Correct: k.Correct, Acc: float64(k.Correct) / n,
-		InputSpikes: float64(k.InputSpikes) / n, Events: conv.Events(k), DenseMACs: nw.DenseMACs()}
-	for l := 1; l < nw.L(); l++ {
-		rec.Thresholds = append(rec.Thresholds, float64(thr[l]))
-		rec.Spikes = append(rec.Spikes, float64(k.Spikes[l-1])/n)
-	}
-	for l := range nw.L() {
-		rec.FanOut = append(rec.FanOut, conv.FanOut(l))
-	}
+	rec := newSpikeRecord(p, nw, conv, k, thr)
 	fmt.Fprintf(rc.Log, "accuracy %.4f, %.1f input and %v hidden spikes, %.0f synaptic events per sample\n", rec.Acc, rec.InputSpikes, rec.Spikes, rec.Events)
 	return putJSON(rc, "result", rec)
 }

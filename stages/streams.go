@@ -61,37 +61,9 @@ func runStreams(ctx context.Context, rc *pipeline.RunContext) error {
 	var evalSet uint8
 	switch p.Eval {
 	case "heldout":
-		if !rc.HasInput("split") {
-			return fmt.Errorf("streams: eval = heldout needs an input named split")
-		}
-		h, _, err := readInt32s(ctx, rc, "split", "heldout_idx", 1)
-		if err != nil {
+		if pool, eval, err = heldoutIndices(ctx, rc, len(y)); err != nil {
 			return err
 		}
-		s, _, err := readInt32s(ctx, rc, "split", "stream_idx", 1)
-		if err != nil {
-			return err
-		}
-		if len(h)+len(s) != len(y) {
-			return fmt.Errorf("streams: split covers %d + %d samples, training set has %d", len(h), len(s), len(y))
-		}
-		for _, i := range s {
-			if i < 0 || int(i) >= len(y) {
-				return fmt.Errorf("streams: stream index %d out of range", i)
-			}
-			pool = append(pool, int(i))
-		}
-		for _, i := range h {
-			if i < 0 || int(i) >= len(y) {
-				return fmt.Errorf("streams: held-out index %d out of range", i)
-			}
-			eval = append(eval, int(i))
-		}
-		// The held-out tenth stays in the split's order, grouped by class
-		// ascending and shuffled within a class, as the reference's
-		// _val_split concatenates it: the participation ratio and synops
-		// are measured on the first 3,000 evaluation samples, so the order
-		// is part of the result (v2; v1 sorted the indices).
 	case "test":
 		ty, _, err := readInt32s(ctx, rc, "prepare", "test_y", 1)
 		if err != nil {
@@ -128,6 +100,42 @@ func runStreams(ctx context.Context, rc *pipeline.RunContext) error {
 	}
 	fmt.Fprintf(rc.Log, "%s %s/%s: %d tasks of sizes %v, %d evaluation samples\n", p.Dataset, p.Protocol, p.Eval, T, sizes, len(eval))
 	return nil
+}
+
+// heldoutIndices reads input "split" for a training set of n samples: the
+// stream pool and the held-out tenth, each index checked. The held-out tenth
+// stays in the split's order, grouped by class ascending and shuffled within
+// a class, as the reference's _val_split concatenates it: the participation
+// ratio and synops are measured on the first 3,000 evaluation samples, so
+// the order is part of the result (v2; v1 sorted the indices).
+func heldoutIndices(ctx context.Context, rc *pipeline.RunContext, n int) (pool, eval []int, err error) {
+	if !rc.HasInput("split") {
+		return nil, nil, fmt.Errorf("streams: eval = heldout needs an input named split")
+	}
+	h, _, err := readInt32s(ctx, rc, "split", "heldout_idx", 1)
+	if err != nil {
+		return nil, nil, err
+	}
+	s, _, err := readInt32s(ctx, rc, "split", "stream_idx", 1)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(h)+len(s) != n {
+		return nil, nil, fmt.Errorf("streams: split covers %d + %d samples, training set has %d", len(h), len(s), n)
+	}
+	for _, i := range s {
+		if i < 0 || int(i) >= n {
+			return nil, nil, fmt.Errorf("streams: stream index %d out of range", i)
+		}
+		pool = append(pool, int(i))
+	}
+	for _, i := range h {
+		if i < 0 || int(i) >= n {
+			return nil, nil, fmt.Errorf("streams: held-out index %d out of range", i)
+		}
+		eval = append(eval, int(i))
+	}
+	return pool, eval, nil
 }
 
 // flatTasks is the CSR form of per-task index lists.

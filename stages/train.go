@@ -299,13 +299,9 @@ func loadStream(ctx context.Context, rc *pipeline.RunContext, p *TrainParams) (t
 	if err != nil {
 		return nil, nil, nil, err
 	}
-	var idx []int
-	for i := 0; i < len(taskIdx); i += p.StreamStride {
-		j := int(taskIdx[i])
-		if j < 0 || j >= trainAll.N {
-			return nil, nil, nil, fmt.Errorf("stream index %d outside [0, %d)", j, trainAll.N)
-		}
-		idx = append(idx, j)
+	idx, err := strided(taskIdx, p.StreamStride, trainAll.N, "stream")
+	if err != nil {
+		return nil, nil, nil, err
 	}
 	train = trainAll.Subset(idx)
 	evalAll := trainAll
@@ -314,13 +310,8 @@ func loadStream(ctx context.Context, rc *pipeline.RunContext, p *TrainParams) (t
 			return nil, nil, nil, err
 		}
 	}
-	idx = idx[:0]
-	for i := 0; i < len(evalIdx); i += p.EvalStride {
-		j := int(evalIdx[i])
-		if j < 0 || j >= evalAll.N {
-			return nil, nil, nil, fmt.Errorf("evaluation index %d outside [0, %d)", j, evalAll.N)
-		}
-		idx = append(idx, j)
+	if idx, err = strided(evalIdx, p.EvalStride, evalAll.N, "evaluation"); err != nil {
+		return nil, nil, nil, err
 	}
 	eval = evalAll.Subset(idx)
 	for t := range classes {
@@ -331,6 +322,20 @@ func loadStream(ctx context.Context, rc *pipeline.RunContext, p *TrainParams) (t
 		tasks = append(tasks, task)
 	}
 	return train, eval, tasks, nil
+}
+
+// strided takes every stride-th of idx, each checked to lie in [0, n);
+// what names the indices in the error.
+func strided(idx []int32, stride, n int, what string) ([]int, error) {
+	var out []int
+	for i := 0; i < len(idx); i += stride {
+		j := int(idx[i])
+		if j < 0 || j >= n {
+			return nil, fmt.Errorf("%s index %d outside [0, %d)", what, j, n)
+		}
+		out = append(out, j)
+	}
+	return out, nil
 }
 
 // readStream decodes a streams cell's outputs.
