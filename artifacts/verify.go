@@ -44,7 +44,9 @@ type VerifyReport struct {
 // a manifest that does not parse are moved aside into corrupt/, so the next
 // run recomputes every cell that needs them; a problem is reported even
 // when it cannot be moved (its MoveErr says why). progress, if non-nil, is
-// called after each blob.
+// called after each blob. It is long because its passes (records, then
+// blobs, then missing references) fill one report and share the index of
+// which cells name each blob that the first pass builds.
 func (s *Store) Verify(ctx context.Context, progress func(done int)) (*VerifyReport, error) {
 	r := new(VerifyReport)
 	// Records first: which cells name each blob, so that a damaged or
@@ -187,7 +189,9 @@ type GCReport struct {
 // keep, every blob that no kept manifest references (outputs and logs), and
 // every file in the blob tree that is not a blob (Strays).
 // Entries younger than GCGrace are left alone. With apply false nothing is
-// deleted and the report says what would be.
+// deleted and the report says what would be. It is three sweeps in one
+// body (records, running logs, the blob tree) because they share the grace
+// and removal rules and the blob sweep needs the live set the first builds.
 func (s *Store) GC(ctx context.Context, keep map[Key]bool, apply bool) (*GCReport, error) {
 	r := new(GCReport)
 	live := make(map[Digest]bool)
