@@ -125,7 +125,9 @@ type LineSpec struct {
 
 // loadFigures decodes and checks every [[figure]] entry: its layout, and
 // that every experiment it names exists (unless its series or panel says
-// what it needs).
+// what it needs). It is long because it is the list of field checks in
+// field order, each error at its file:line, kept in one place so a new
+// field's check goes beside its peers.
 func (m *Matrix) loadFigures() error {
 	cfg := m.cfg
 	sec, ok := cfg.Section("figure")

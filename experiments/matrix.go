@@ -234,6 +234,10 @@ func checkSeeds(cfg *pipeline.Config, key string, seeds []int64, min int64, why 
 
 var protocols = []string{"sequential", "static", "single_pass"}
 
+// loadExperiments decodes and checks every [[experiment]] entry, each error
+// at the line of its field. It is long because it is the list of field
+// checks in field order, kept in one place so a new field's check goes
+// beside its peers.
 func (m *Matrix) loadExperiments() error {
 	cfg := m.cfg
 	sec, ok := cfg.Section("experiment")

@@ -165,7 +165,9 @@ type TableCompare struct {
 var tableNameRe = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`).MatchString
 
 // loadTables decodes and checks every [[table]] entry: its layout, and
-// that every experiment a row, cell or comparison names exists.
+// that every experiment a row, cell or comparison names exists. It is long
+// because it is the list of field checks in field order, each error at its
+// file:line, kept in one place so a new field's check goes beside its peers.
 func (m *Matrix) loadTables() error {
 	cfg := m.cfg
 	sec, ok := cfg.Section("table")
