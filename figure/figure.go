@@ -394,9 +394,19 @@ func glyphStyle(marker string, c color.Color, r vg.Length) draw.GlyphStyle {
 	return draw.GlyphStyle{Color: c, Radius: r, Shape: g}
 }
 
-func addSeries(p *plot.Plot, s *Series, legend bool) error {
-	c := paletteColor(s.Color)
-	pts := slices.Clone(s.Points)
+// seriesXYs are a series' points in plotter form: the visible means with
+// their labels, the error bars of those that have them, and every seed.
+type seriesXYs struct {
+	means, yerrXY, xerrXY, seeds plotter.XYs
+	yerr                         plotter.YErrors
+	xerr                         plotter.XErrors
+	labels                       []string
+}
+
+// collectPoints sorts a copy of pts by x (stably) and splits it into
+// seriesXYs; a hidden point contributes only its seeds.
+func collectPoints(points []Point) seriesXYs {
+	pts := slices.Clone(points)
 	slices.SortStableFunc(pts, func(a, b Point) int {
 		switch {
 		case a.X < b.X:
@@ -406,31 +416,35 @@ func addSeries(p *plot.Plot, s *Series, legend bool) error {
 		}
 		return 0
 	})
-	var means plotter.XYs
-	var yerr plotter.YErrors
-	var yerrXY plotter.XYs
-	var xerr plotter.XErrors
-	var xerrXY plotter.XYs
-	var seeds plotter.XYs
-	var labels []string
+	var xy seriesXYs
 	for _, pt := range pts {
 		for _, v := range pt.Seeds {
-			seeds = append(seeds, plotter.XY{X: pt.X, Y: v})
+			xy.seeds = append(xy.seeds, plotter.XY{X: pt.X, Y: v})
 		}
 		if pt.Hidden {
 			continue
 		}
-		means = append(means, plotter.XY{X: pt.X, Y: pt.Y})
-		labels = append(labels, pt.Label)
+		xy.means = append(xy.means, plotter.XY{X: pt.X, Y: pt.Y})
+		xy.labels = append(xy.labels, pt.Label)
 		if pt.HasYErr {
-			yerrXY = append(yerrXY, plotter.XY{X: pt.X, Y: pt.Y})
-			yerr = append(yerr, struct{ Low, High float64 }{pt.Y - pt.YLo, pt.YHi - pt.Y})
+			xy.yerrXY = append(xy.yerrXY, plotter.XY{X: pt.X, Y: pt.Y})
+			xy.yerr = append(xy.yerr, struct{ Low, High float64 }{pt.Y - pt.YLo, pt.YHi - pt.Y})
 		}
 		if pt.HasXErr {
-			xerrXY = append(xerrXY, plotter.XY{X: pt.X, Y: pt.Y})
-			xerr = append(xerr, struct{ Low, High float64 }{pt.X - pt.XLo, pt.XHi - pt.X})
+			xy.xerrXY = append(xy.xerrXY, plotter.XY{X: pt.X, Y: pt.Y})
+			xy.xerr = append(xy.xerr, struct{ Low, High float64 }{pt.X - pt.XLo, pt.XHi - pt.X})
 		}
 	}
+	return xy
+}
+
+// addSeries draws s on p: its seeds faded, its means as markers (joined
+// when s.Line), error bars and point labels, and a legend entry when legend.
+func addSeries(p *plot.Plot, s *Series, legend bool) error {
+	c := paletteColor(s.Color)
+	xy := collectPoints(s.Points)
+	means, labels, seeds := xy.means, xy.labels, xy.seeds
+	yerr, yerrXY, xerr, xerrXY := xy.yerr, xy.yerrXY, xy.xerr, xy.xerrXY
 	ls := draw.LineStyle{Color: c, Width: vg.Points(1.3)}
 	if s.Dashed {
 		ls.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
