@@ -253,35 +253,7 @@ func textStyle(size float64, c color.Color) draw.TextStyle {
 
 // plot builds one panel.
 func (pn *Panel) plot() (*plot.Plot, error) {
-	p := plot.New()
-	p.Title.Text = pn.Title
-	p.Title.TextStyle.Font.Size = vg.Points(11)
-	p.X.Label.Text, p.Y.Label.Text = pn.XLabel, pn.YLabel
-	for _, a := range []*plot.Axis{&p.X, &p.Y} {
-		a.Label.TextStyle.Font.Size = vg.Points(10)
-		a.Tick.Label.Font.Size = vg.Points(9)
-	}
-	p.Legend.TextStyle.Font.Size = vg.Points(8)
-	p.Legend.ThumbnailWidth = vg.Points(18)
-	switch pn.Legend {
-	case "tl":
-		p.Legend.Top, p.Legend.Left = true, true
-	case "tr":
-		p.Legend.Top = true
-	case "bl":
-		p.Legend.Left = true
-	}
-	p.Legend.XOffs, p.Legend.YOffs = vg.Points(-4), vg.Points(4)
-	if p.Legend.Top {
-		p.Legend.YOffs = vg.Points(-4)
-	}
-	if p.Legend.Left {
-		p.Legend.XOffs = vg.Points(4)
-	}
-	grid := plotter.NewGrid()
-	grid.Vertical.Color = color.Gray{Y: 225}
-	grid.Horizontal.Color = color.Gray{Y: 225}
-	p.Add(grid)
+	p := pn.frame()
 
 	hasData := false
 	var xs []float64
@@ -334,6 +306,47 @@ func (pn *Panel) plot() (*plot.Plot, error) {
 			p.Legend.Add(l.Label, hl)
 		}
 	}
+	pn.scaleAxes(p, xs)
+	return p, nil
+}
+
+// frame is the panel's empty plot: title, fonts, legend placement, grid.
+func (pn *Panel) frame() *plot.Plot {
+	p := plot.New()
+	p.Title.Text = pn.Title
+	p.Title.TextStyle.Font.Size = vg.Points(11)
+	p.X.Label.Text, p.Y.Label.Text = pn.XLabel, pn.YLabel
+	for _, a := range []*plot.Axis{&p.X, &p.Y} {
+		a.Label.TextStyle.Font.Size = vg.Points(10)
+		a.Tick.Label.Font.Size = vg.Points(9)
+	}
+	p.Legend.TextStyle.Font.Size = vg.Points(8)
+	p.Legend.ThumbnailWidth = vg.Points(18)
+	switch pn.Legend {
+	case "tl":
+		p.Legend.Top, p.Legend.Left = true, true
+	case "tr":
+		p.Legend.Top = true
+	case "bl":
+		p.Legend.Left = true
+	}
+	p.Legend.XOffs, p.Legend.YOffs = vg.Points(-4), vg.Points(4)
+	if p.Legend.Top {
+		p.Legend.YOffs = vg.Points(-4)
+	}
+	if p.Legend.Left {
+		p.Legend.XOffs = vg.Points(4)
+	}
+	grid := plotter.NewGrid()
+	grid.Vertical.Color = color.Gray{Y: 225}
+	grid.Horizontal.Color = color.Gray{Y: 225}
+	p.Add(grid)
+	return p
+}
+
+// scaleAxes sets the axes' scale, ticks and ranges from the panel's
+// options and the data's x values xs.
+func (pn *Panel) scaleAxes(p *plot.Plot, xs []float64) {
 	if pn.XLog {
 		p.X.Scale = plot.LogScale{}
 		if len(pn.XTicks) == 0 {
@@ -368,7 +381,6 @@ func (pn *Panel) plot() (*plot.Plot, error) {
 		p.X.Min -= pad
 		p.X.Max += pad
 	}
-	return p, nil
 }
 
 // valueTicks labels a log axis at the distinct x values of the data.
