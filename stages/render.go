@@ -522,63 +522,13 @@ func Reproduce(p *ReproductionParams, recs []*AggregateRecord) (*ReproReport, er
 					r.Note = fmt.Sprintf("n=%d of %d (missing seeds %v)", c.N, c.Expected, c.Missing)
 				}
 				if has {
-					np := p.Ns[i]
-					if np == 0 {
-						np = c.Expected
-					}
-					r.Diff, r.HasDiff = c.Acc.Mean-p.Means[i], true
-					r.Within = "no"
-					// A number must not agree only because our seeds
-					// spread widely: above twice the paper's s.d., ours is
-					// judged with the paper's s.d. in its place, and flagged.
-					so := c.Acc.SD
-					if sp := p.SDs[i]; sp > 0 && c.N > 1 && so > 2*sp {
-						so = sp
-						rep.WideSD++
-						r.Note = strings.TrimPrefix(r.Note+"; ", "; ") + fmt.Sprintf("our s.d. %s is more than twice the paper's %s (judged with the paper's)", fmt1(c.Acc.SD), fmt1(sp))
-					}
-					if WithinNoise(c.Acc.Mean, so, c.N, p.Means[i], math.Max(p.SDs[i], 0), np) {
-						r.Within = "yes"
-						rep.Within++
-					}
-					rep.Compared++
+					rep.judge(&r, c, p, i)
 				}
 				rep.Rows = append(rep.Rows, r)
 			}
 		}
 		for _, c := range rec.Comparisons {
-			r := ReproRow{ID: c.ID}
-			i, has := pub[c.ID]
-			if has {
-				used[c.ID] = true
-				r.Cite = p.Cites[i]
-				r.Published = signed1(p.Means[i])
-				if p.CI[i] {
-					r.Published += " [" + signed1(p.Los[i]) + ", " + signed1(p.His[i]) + "]"
-				}
-			}
-			if c.Status != "ok" {
-				r.Note = c.Status
-				if has {
-					rep.NotRun++
-				}
-				rep.Rows = append(rep.Rows, r)
-				continue
-			}
-			r.Ours = fmt.Sprintf("%s [%s, %s]", signed1(c.Diff), signed1(c.Lo), signed1(c.Hi))
-			r.Note = fmt.Sprintf("%s - %s, %s, %d paired seeds", c.A, c.B, c.Protocol, c.N)
-			if has {
-				// A stated difference agrees when the published estimate
-				// lies in our paired interval (widened by its rounding).
-				r.Diff, r.HasDiff = c.Diff-p.Means[i], true
-				r.Within = "no"
-				if p.Means[i] >= c.Lo-roundingSlack && p.Means[i] <= c.Hi+roundingSlack {
-					r.Within = "yes"
-					rep.Within++
-				}
-				rep.Compared++
-			}
-			rep.Rows = append(rep.Rows, r)
+			rep.addComparison(c, p, pub, used)
 		}
 	}
 	for i, id := range p.IDs {
@@ -586,6 +536,74 @@ func Reproduce(p *ReproductionParams, recs []*AggregateRecord) (*ReproReport, er
 			rep.Rows = append(rep.Rows, ReproRow{ID: id, Cite: p.Cites[i], Published: fmt1(p.Means[i]), Note: "published, but no table renders this ID"})
 		}
 	}
+	rep.checkClaims(p, recs)
+	return rep, nil
+}
+
+// addComparison adds the row of a paired difference c, judged against p's
+// published number when pub has its ID (marked in used).
+func (rep *ReproReport) addComparison(c Comparison, p *ReproductionParams, pub map[string]int, used map[string]bool) {
+	r := ReproRow{ID: c.ID}
+	i, has := pub[c.ID]
+	if has {
+		used[c.ID] = true
+		r.Cite = p.Cites[i]
+		r.Published = signed1(p.Means[i])
+		if p.CI[i] {
+			r.Published += " [" + signed1(p.Los[i]) + ", " + signed1(p.His[i]) + "]"
+		}
+	}
+	if c.Status != "ok" {
+		r.Note = c.Status
+		if has {
+			rep.NotRun++
+		}
+		rep.Rows = append(rep.Rows, r)
+		return
+	}
+	r.Ours = fmt.Sprintf("%s [%s, %s]", signed1(c.Diff), signed1(c.Lo), signed1(c.Hi))
+	r.Note = fmt.Sprintf("%s - %s, %s, %d paired seeds", c.A, c.B, c.Protocol, c.N)
+	if has {
+		// A stated difference agrees when the published estimate
+		// lies in our paired interval (widened by its rounding).
+		r.Diff, r.HasDiff = c.Diff-p.Means[i], true
+		r.Within = "no"
+		if p.Means[i] >= c.Lo-roundingSlack && p.Means[i] <= c.Hi+roundingSlack {
+			r.Within = "yes"
+			rep.Within++
+		}
+		rep.Compared++
+	}
+	rep.Rows = append(rep.Rows, r)
+}
+
+// judge compares the ok cell c with published number i of p, filling r's
+// difference and verdict and counting it in rep.
+func (rep *ReproReport) judge(r *ReproRow, c AggCell, p *ReproductionParams, i int) {
+	np := p.Ns[i]
+	if np == 0 {
+		np = c.Expected
+	}
+	r.Diff, r.HasDiff = c.Acc.Mean-p.Means[i], true
+	r.Within = "no"
+	// A number must not agree only because our seeds
+	// spread widely: above twice the paper's s.d., ours is
+	// judged with the paper's s.d. in its place, and flagged.
+	so := c.Acc.SD
+	if sp := p.SDs[i]; sp > 0 && c.N > 1 && so > 2*sp {
+		so = sp
+		rep.WideSD++
+		r.Note = strings.TrimPrefix(r.Note+"; ", "; ") + fmt.Sprintf("our s.d. %s is more than twice the paper's %s (judged with the paper's)", fmt1(c.Acc.SD), fmt1(sp))
+	}
+	if WithinNoise(c.Acc.Mean, so, c.N, p.Means[i], math.Max(p.SDs[i], 0), np) {
+		r.Within = "yes"
+		rep.Within++
+	}
+	rep.Compared++
+}
+
+// checkClaims judges every claim of p on the ok cells' means of recs.
+func (rep *ReproReport) checkClaims(p *ReproductionParams, recs []*AggregateRecord) {
 	means := map[string]float64{}
 	for _, rec := range recs {
 		for _, row := range rec.Rows {
@@ -604,7 +622,6 @@ func Reproduce(p *ReproductionParams, recs []*AggregateRecord) (*ReproReport, er
 		}
 		rep.Claims = append(rep.Claims, cr)
 	}
-	return rep, nil
 }
 
 // checkClaim evaluates a claim's conditions ("; "-joined) on our means (at
