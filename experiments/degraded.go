@@ -48,7 +48,9 @@ func BlockedGraph(g *pipeline.Graph, p *pipeline.Plan) (*pipeline.Graph, error) 
 // only the inputs leave does not select, and notes saying, per table, which
 // it left out; nil when it left out nothing. With prune, cells that cannot
 // compute (stale, and not a table's or figure's) are dropped, so a run of
-// the graph computes only the tables; otherwise every cell is kept.
+// the graph computes only the tables; otherwise every cell is kept. It is
+// one body because its three passes (replace the stale aggregates and
+// figures, rewire every other cell, prune) share the replacement map.
 func degrade(g *pipeline.Graph, p *pipeline.Plan, leave func(*pipeline.Cell) bool, prune bool) (*pipeline.Graph, []string, error) {
 	replaced := map[*pipeline.Cell]*pipeline.Cell{}
 	marked := map[*pipeline.Cell]bool{} // aggregates with cells marked not run here

@@ -435,7 +435,9 @@ func merge(row, col Selection) Selection {
 // cells built so far; a row whose experiment is declared not run, not in
 // this profile, or without the column's protocol renders as "not run" with
 // the reason. A train cell a table selects beyond what its experiment runs
-// by itself (another split, the development set) is added through b.
+// by itself (another split, the development set) is added through b. It is
+// one body because the loop over tables fills the reproduction params'
+// parallel slices as it builds each table's cells.
 func (m *Matrix) tableCells(b *builder, profile string, prof *Profile) ([]*pipeline.Cell, error) {
 	if len(m.Tables) == 0 {
 		return nil, nil

@@ -223,7 +223,9 @@ func contains(xs []string, s string) bool {
 	return false
 }
 
-// RenderTable renders rec with layout p: the .tex text and its sidecar.
+// RenderTable renders rec with layout p: the .tex text and its sidecar. It
+// is one body because it walks the render params' parallel per-cell slices
+// (decimals, mean-only, labels, titles) in step with the LaTeX it writes.
 func RenderTable(p *RenderParams, rec *AggregateRecord) (string, *Sidecar, error) {
 	if p.Decimals != nil && len(p.Decimals) != len(rec.Rows)*len(rec.Protocols) {
 		return "", nil, fmt.Errorf("render %s: %d decimals for %d cells", p.Table, len(p.Decimals), len(rec.Rows)*len(rec.Protocols))

@@ -79,84 +79,107 @@ func runCheck(ctx context.Context, w *workspace) (stale, notHere []string, err e
 		}
 	}
 	for _, t := range w.tableNames() {
-		texPath := rel(w, w.texPath(t))
-		committedTex, err := readFileOr(w.texPath(t))
+		st, nh, err := checkTable(ctx, w, p, t)
 		if err != nil {
 			return nil, nil, err
 		}
-		old, err := experiments.ReadTableSidecar(w.idsPath(t))
-		if errors.Is(err, os.ErrNotExist) || committedTex == "" {
-			stale = append(stale, fmt.Sprintf("%s: not in the work tree (never rendered)", texPath))
-			continue
-		}
-		if err != nil {
-			return nil, nil, err
-		}
-		if old.Profile != w.profile {
-			stale = append(stale, fmt.Sprintf("%s: rendered from profile %s, checking profile %s", texPath, old.Profile, w.profile))
-		}
-		cur, ok, why, err := currentSidecar(ctx, w, p, t)
-		if err != nil {
-			return nil, nil, err
-		}
-		if ok {
-			tex, _, _, err := cellOutput(ctx, w, p, "render/"+t, "tex")
-			if err != nil {
-				return nil, nil, err
-			}
-			if string(tex) == committedTex {
-				continue
-			}
-			n := 0
-			for _, s := range experiments.DiffNumbers(old, cur) {
-				stale = append(stale, texPath+": "+s)
-				n++
-			}
-			if n == 0 {
-				stale = append(stale, texPath+": differs from what the store renders (layout, caption or stamp)")
-			}
-			continue
-		}
-		// The table would re-render: name the numbers whose inputs change.
-		st, nh := experiments.StaleInputs(w.graph, p, t, old, w.trainVerdict)
-		for _, s := range st {
-			stale = append(stale, texPath+": "+s)
-		}
-		switch {
-		case len(st) == 0 && len(nh) > 1:
-			notHere = append(notHere, fmt.Sprintf("%s: %d numbers not computed here", texPath, len(nh)))
-		default:
-			for _, s := range nh {
-				notHere = append(notHere, texPath+": "+s)
-			}
-		}
-		if len(st)+len(nh) == 0 {
-			stale = append(stale, fmt.Sprintf("%s: would re-render (%s)", texPath, why))
-		}
+		stale, notHere = append(stale, st...), append(notHere, nh...)
 	}
-	if pc := p.Cell("reproduction"); pc != nil {
-		path := w.paperPath(reproductionTo)
-		committed, err := readFileOr(path)
-		if err != nil {
-			return nil, nil, err
-		}
-		b, ok, why, err := cellOutput(ctx, w, p, "reproduction", "tex")
-		switch {
-		case err != nil:
-			return nil, nil, err
-		case !ok && experiments.NotComputedHere(pc.Reasons):
-			notHere = append(notHere, fmt.Sprintf("%s: not computed here", rel(w, path)))
-		case !ok:
-			stale = append(stale, fmt.Sprintf("%s: would re-render (%s)", rel(w, path), why))
-		case string(b) != committed:
-			stale = append(stale, fmt.Sprintf("%s: differs from what the store renders", rel(w, path)))
-		}
+	st, nh, err := checkReproduction(ctx, w, p)
+	if err != nil {
+		return nil, nil, err
 	}
+	stale, notHere = append(stale, st...), append(notHere, nh...)
 	figs, figsNotHere, err := checkFigures(ctx, w, p)
 	if err != nil {
 		return nil, nil, err
 	}
 	stale, notHere = append(stale, figs...), append(notHere, figsNotHere...)
+	return stale, notHere, nil
+}
+
+// checkTable is runCheck for table t: the committed .tex and sidecar
+// against what the store renders, or the inputs that would change.
+func checkTable(ctx context.Context, w *workspace, p *pipeline.Plan, t string) (stale, notHere []string, err error) {
+	texPath := rel(w, w.texPath(t))
+	committedTex, err := readFileOr(w.texPath(t))
+	if err != nil {
+		return nil, nil, err
+	}
+	old, err := experiments.ReadTableSidecar(w.idsPath(t))
+	if errors.Is(err, os.ErrNotExist) || committedTex == "" {
+		stale = append(stale, fmt.Sprintf("%s: not in the work tree (never rendered)", texPath))
+		return stale, notHere, nil
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	if old.Profile != w.profile {
+		stale = append(stale, fmt.Sprintf("%s: rendered from profile %s, checking profile %s", texPath, old.Profile, w.profile))
+	}
+	cur, ok, why, err := currentSidecar(ctx, w, p, t)
+	if err != nil {
+		return nil, nil, err
+	}
+	if ok {
+		tex, _, _, err := cellOutput(ctx, w, p, "render/"+t, "tex")
+		if err != nil {
+			return nil, nil, err
+		}
+		if string(tex) == committedTex {
+			return stale, notHere, nil
+		}
+		n := 0
+		for _, s := range experiments.DiffNumbers(old, cur) {
+			stale = append(stale, texPath+": "+s)
+			n++
+		}
+		if n == 0 {
+			stale = append(stale, texPath+": differs from what the store renders (layout, caption or stamp)")
+		}
+		return stale, notHere, nil
+	}
+	// The table would re-render: name the numbers whose inputs change.
+	st, nh := experiments.StaleInputs(w.graph, p, t, old, w.trainVerdict)
+	for _, s := range st {
+		stale = append(stale, texPath+": "+s)
+	}
+	switch {
+	case len(st) == 0 && len(nh) > 1:
+		notHere = append(notHere, fmt.Sprintf("%s: %d numbers not computed here", texPath, len(nh)))
+	default:
+		for _, s := range nh {
+			notHere = append(notHere, texPath+": "+s)
+		}
+	}
+	if len(st)+len(nh) == 0 {
+		stale = append(stale, fmt.Sprintf("%s: would re-render (%s)", texPath, why))
+	}
+	return stale, notHere, nil
+}
+
+// checkReproduction is runCheck for the reproduction report.
+func checkReproduction(ctx context.Context, w *workspace, p *pipeline.Plan) (stale, notHere []string, err error) {
+	pc := p.Cell("reproduction")
+	if pc == nil {
+		return nil, nil, nil
+	}
+	path := w.paperPath(reproductionTo)
+	committed, err := readFileOr(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	b, ok, why, err := cellOutput(ctx, w, p, "reproduction", "tex")
+	switch {
+	case err != nil:
+		return nil, nil, err
+	case !ok && experiments.NotComputedHere(pc.Reasons):
+		notHere = append(notHere, fmt.Sprintf("%s: not computed here", rel(w, path)))
+	case !ok:
+		stale = append(stale, fmt.Sprintf("%s: would re-render (%s)", rel(w, path), why))
+	case string(b) != committed:
+		stale = append(stale, fmt.Sprintf("%s: differs from what the store renders", rel(w, path)))
+	}
 	return stale, notHere, nil
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"io"
 	"sort"
 	"time"
 
@@ -31,58 +32,9 @@ busy, and the idle rest (wall x N - busy).`,
 			if err != nil {
 				return err
 			}
-			type counts struct {
-				cached, stale, failed, remote int
-				cpu                           float64 // seconds, cached and remote cells
-			}
-			byStage, byTable := map[string]*counts{}, map[string]*counts{}
-			add := func(m map[string]*counts, k string, pc *pipeline.PlannedCell) {
-				c := m[k]
-				if c == nil {
-					c = &counts{}
-					m[k] = c
-				}
-				switch {
-				case pc.State == pipeline.Cached:
-					c.cached++
-					c.cpu += pc.Manifest.Provenance.CPUSecs
-				case pc.State == pipeline.InRemote:
-					c.remote++
-					c.cpu += pc.Manifest.Provenance.CPUSecs
-				case pc.Failure != nil:
-					c.failed++
-				default:
-					c.stale++
-				}
-			}
-			var stageOrder []string
-			for _, pc := range p.Cells {
-				s := pc.Cell.Stage.Name
-				if byStage[s] == nil {
-					stageOrder = append(stageOrder, s)
-				}
-				add(byStage, s, pc)
-				for _, t := range pc.Cell.Tables {
-					add(byTable, t, pc)
-				}
-			}
-			render := func(title string, order []string, m map[string]*counts) {
-				tw := tablewriter.NewWriter(e.stdout)
-				remotes := p.InRemote() > 0
-				if remotes {
-					tw.Header(title, "cached", "in remote", "stale", "failed", "total", "cpu")
-				} else {
-					tw.Header(title, "cached", "stale", "failed", "total", "cpu")
-				}
-				for _, k := range order {
-					c := m[k]
-					row := []string{k, fmt.Sprint(c.cached), fmt.Sprint(c.stale), fmt.Sprint(c.failed), fmt.Sprint(c.cached + c.remote + c.stale + c.failed), cpuText(c.cpu)}
-					if remotes {
-						row = append(row[:2], append([]string{fmt.Sprint(c.remote)}, row[2:]...)...)
-					}
-					tw.Append(row)
-				}
-				tw.Render()
+			stageOrder, byStage, byTable := countStatus(p)
+			render := func(title string, order []string, m map[string]*statusCounts) {
+				renderStatus(e.stdout, title, order, m, p.InRemote() > 0)
 			}
 			fmt.Fprintf(e.stdout, "profile %s, store %s\n", w.profile, w.store.Root())
 			render("stage", stageOrder, byStage)
@@ -126,4 +78,68 @@ func lastRunText(r *artifacts.RunRecord) string {
 	return fmt.Sprintf("last run %s: %s executed, %d cached, %d failed in %s wall at -j %d (%s executor); core-seconds busy %s, idle %s (%.1f%% of wall x jobs); cell CPU %s",
 		r.End.Format("2006-01-02 15:04Z"), plural(r.Executed, "cell"), r.Cached, r.Failed, cpuText(r.WallSecs), r.Jobs, r.Executor,
 		cpuText(r.BusySecs), cpuText(idle), pct, cpuText(r.CPUSecs))
+}
+
+// statusCounts are the cells of one stage or table by state, and the CPU
+// seconds the cached and remote ones took.
+type statusCounts struct {
+	cached, stale, failed, remote int
+	cpu                           float64
+}
+
+func (c *statusCounts) add(pc *pipeline.PlannedCell) {
+	switch {
+	case pc.State == pipeline.Cached:
+		c.cached++
+		c.cpu += pc.Manifest.Provenance.CPUSecs
+	case pc.State == pipeline.InRemote:
+		c.remote++
+		c.cpu += pc.Manifest.Provenance.CPUSecs
+	case pc.Failure != nil:
+		c.failed++
+	default:
+		c.stale++
+	}
+}
+
+// countStatus counts p's cells per stage (in plan order) and per table.
+func countStatus(p *pipeline.Plan) (stageOrder []string, byStage, byTable map[string]*statusCounts) {
+	byStage, byTable = map[string]*statusCounts{}, map[string]*statusCounts{}
+	add := func(m map[string]*statusCounts, k string, pc *pipeline.PlannedCell) {
+		if m[k] == nil {
+			m[k] = &statusCounts{}
+		}
+		m[k].add(pc)
+	}
+	for _, pc := range p.Cells {
+		s := pc.Cell.Stage.Name
+		if byStage[s] == nil {
+			stageOrder = append(stageOrder, s)
+		}
+		add(byStage, s, pc)
+		for _, t := range pc.Cell.Tables {
+			add(byTable, t, pc)
+		}
+	}
+	return stageOrder, byStage, byTable
+}
+
+// renderStatus prints one status table, with an "in remote" column when
+// remotes hold cells.
+func renderStatus(out io.Writer, title string, order []string, m map[string]*statusCounts, remotes bool) {
+	tw := tablewriter.NewWriter(out)
+	if remotes {
+		tw.Header(title, "cached", "in remote", "stale", "failed", "total", "cpu")
+	} else {
+		tw.Header(title, "cached", "stale", "failed", "total", "cpu")
+	}
+	for _, k := range order {
+		c := m[k]
+		row := []string{k, fmt.Sprint(c.cached), fmt.Sprint(c.stale), fmt.Sprint(c.failed), fmt.Sprint(c.cached + c.remote + c.stale + c.failed), cpuText(c.cpu)}
+		if remotes {
+			row = append(row[:2], append([]string{fmt.Sprint(c.remote)}, row[2:]...)...)
+		}
+		tw.Append(row)
+	}
+	tw.Render()
 }

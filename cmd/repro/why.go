@@ -201,26 +201,8 @@ func whyNumber(ctx context.Context, e *env, w *workspace, arg string) (bool, err
 		return true, err
 	}
 	if file, loc, ok := strings.Cut(arg, ".tex:"); ok {
-		table = filepath.Base(file)
-		rowS, colS, ok := strings.Cut(loc, ":")
-		if !ok {
-			return true, usageErr("%s: want <table>.tex:<row>:<column>", arg)
-		}
-		row, err := strconv.Atoi(rowS)
-		if err != nil {
-			return true, usageErr("%s: row %q is not a number", arg, rowS)
-		}
-		if sc, err = experiments.ReadTableSidecar(strings.TrimSuffix(file+".tex", ".tex") + ".ids.json"); err != nil {
-			return true, fmt.Errorf("%s: %w (the sidecar is written with the table by repro run)", arg, err)
-		}
-		for i := range sc.Numbers {
-			n := &sc.Numbers[i]
-			if n.Row == row && (strconv.Itoa(n.Column) == colS || n.Protocol == colS) {
-				num = n
-			}
-		}
-		if num == nil {
-			return true, fmt.Errorf("%s: no number at row %d, column %s", arg, row, colS)
+		if table, sc, num, err = numberAt(arg, file, loc); err != nil {
+			return true, err
 		}
 	} else {
 		t, _, _ := strings.Cut(arg, "/")
@@ -276,6 +258,33 @@ func whyNumber(ctx context.Context, e *env, w *workspace, arg string) (bool, err
 	}
 	printNumber(e, w, p, sc, num)
 	return true, nil
+}
+
+// numberAt finds the number at loc (<row>:<column>) of the committed table
+// file (its sidecar beside it), for whyNumber's <path>.tex:<row>:<column>.
+func numberAt(arg, file, loc string) (table string, sc *stages.Sidecar, num *stages.NumberRef, err error) {
+	table = filepath.Base(file)
+	rowS, colS, ok := strings.Cut(loc, ":")
+	if !ok {
+		return "", nil, nil, usageErr("%s: want <table>.tex:<row>:<column>", arg)
+	}
+	row, err := strconv.Atoi(rowS)
+	if err != nil {
+		return "", nil, nil, usageErr("%s: row %q is not a number", arg, rowS)
+	}
+	if sc, err = experiments.ReadTableSidecar(strings.TrimSuffix(file+".tex", ".tex") + ".ids.json"); err != nil {
+		return "", nil, nil, fmt.Errorf("%s: %w (the sidecar is written with the table by repro run)", arg, err)
+	}
+	for i := range sc.Numbers {
+		n := &sc.Numbers[i]
+		if n.Row == row && (strconv.Itoa(n.Column) == colS || n.Protocol == colS) {
+			num = n
+		}
+	}
+	if num == nil {
+		return "", nil, nil, fmt.Errorf("%s: no number at row %d, column %s", arg, row, colS)
+	}
+	return table, sc, num, nil
 }
 
 // printNumber prints one number's provenance: its cells, seeds, result
