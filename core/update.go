@@ -554,14 +554,11 @@ func (ly *layer) decayRows(m *layerMask, lam float32, vector bool) {
 		for i := range ly.nOut {
 			fl := ly.signWord
 			if m != nil {
-				switch {
-				case m.frozen:
+				if m.rowFrozen(i) {
 					continue
-				case !m.postAwake(i):
-				case m.preAll:
-					continue
-				default:
-					fl = flags
+				}
+				if m.postAwake(i) {
+					fl = flags // free only where the pre unit sleeps
 				}
 			}
 			lo, hi := ly.rowPtr[i], ly.rowPtr[i+1]
@@ -579,13 +576,10 @@ func (ly *layer) decayRows(m *layerMask, lam float32, vector bool) {
 		// free where the pre unit sleeps (pre set): synFree per row.
 		var pre []bool
 		if m != nil {
-			switch {
-			case m.frozen:
+			if m.rowFrozen(i) {
 				continue
-			case !m.postAwake(i):
-			case m.preAll:
-				continue
-			default:
+			}
+			if m.postAwake(i) {
 				pre = m.pre
 			}
 		}
