@@ -23,7 +23,7 @@ import (
 // system) and REPRO_MASK select the runs. It logs one JSON line
 // per seed and the mean and s.d. of the final accuracy.
 //
-//	REPRO_DATA=/work/shared/data REPRO_SEEDS=0,1,2,3,4,5 go test -run TestHeadline -v -timeout 2h ./core/
+//	REPRO_DATA=$PWD/../shared/data REPRO_SEEDS=0,1,2,3,4,5 go test -run TestHeadline -v -timeout 2h ./core/
 func TestHeadline(t *testing.T) {
 	dir := os.Getenv("REPRO_DATA")
 	if dir == "" {

@@ -21,7 +21,7 @@ import (
 // bp_er_1000), REPRO_SEEDS the seeds (default 0), REPRO_AXIS one of
 // "seq" (default), "static", "single". Example:
 //
-//	REPRO_DATA=/work/shared/data REPRO_CELLS=bp_er_1000 REPRO_SEEDS=0,1,2 \
+//	REPRO_DATA=$PWD/../shared/data REPRO_CELLS=bp_er_1000 REPRO_SEEDS=0,1,2 \
 //	  go test -run MNISTHeldout -v -timeout 0 ./core/backprop
 func TestMNISTHeldout(t *testing.T) {
 	dir := os.Getenv("REPRO_DATA")

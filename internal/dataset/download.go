@@ -61,7 +61,7 @@ func (r *Release) Outputs() []string {
 }
 
 // Releases are the canonical sources and published SHA-256 digests
-// (/work/shared/data/README.md). yann.lecun.com now often refuses
+// (the mirror's README.md). yann.lecun.com now often refuses
 // downloads, so the two official MNIST mirrors follow it.
 var releases = map[string]*Release{
 	"mnist": {
@@ -161,7 +161,7 @@ func (rel *Release) WithMembers(digests map[string]string) (*Release, error) {
 type Fetcher struct {
 	// Client does the HTTP requests; nil means a plain &http.Client{}.
 	Client *http.Client
-	// Mirror is a directory holding release files (e.g. /work/shared/data);
+	// Mirror is a directory holding release files (e.g. ../shared/data);
 	// "" disables it. A file found there is verified like a download.
 	Mirror string
 	// Progress, if set, is called with bytes done and the total so far.
@@ -206,7 +206,7 @@ func (f *Fetcher) Fetch(ctx context.Context, rel *Release) (map[string][]byte, e
 	if rel.Archive == nil && len(rel.Members) == 0 {
 		return out, nil
 	}
-	// A mirror may hold the extracted members (as /work/shared/data does).
+	// A mirror may hold the extracted members (as ../shared/data does).
 	if mem, ok, err := f.mirrorMembers(rel); err != nil {
 		return nil, err
 	} else if ok {

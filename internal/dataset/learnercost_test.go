@@ -22,7 +22,7 @@ import (
 // inputs are sparse; CIFAR raw luminance and the V1 features are dense
 // 1,024-vectors. Needs REPRO_DATA (the release files):
 //
-//	REPRO_DATA=/work/shared/data go test -run '^$' -bench LearnerCost -benchtime 1x ./internal/dataset/
+//	REPRO_DATA=$PWD/../shared/data go test -run '^$' -bench LearnerCost -benchtime 1x ./internal/dataset/
 func BenchmarkLearnerCost(b *testing.B) {
 	dir := os.Getenv("REPRO_DATA")
 	if dir == "" {
