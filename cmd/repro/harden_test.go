@@ -62,6 +62,11 @@ func TestOnlyMatchingNothingFails(t *testing.T) {
 	if out := mustRepro(t, dir, "run", "--only", "synth/l0/c1"); !strings.Contains(out, "ran 1 cell,") {
 		t.Fatalf("run --only synth/l0/c1: %q", out)
 	}
+	// A second --only is refused, not silently preferred to the first.
+	out, errOut, code = reproSplit(t, dir, "run", "--only", "synth/l0/c1", "--only", "synth/l0/c2")
+	if code != 2 || !strings.Contains(errOut, `given twice ("synth/l0/c1", then "synth/l0/c2")`) || strings.Contains(out, "ran ") {
+		t.Fatalf("run --only twice: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
 }
 
 // TestPlanJSONEmptyAndReasonsBounded: plan --json prints [] when nothing

@@ -32,7 +32,7 @@ func cmdRun() *command {
 	o.flags = fs
 	fs.IntVar(&o.jobs, "j", runtime.NumCPU(), "cells to run at once (local: worker goroutines, default the core count; slurm: jobs in flight, default 100 or executor.slurm.jobs)")
 	fs.StringVar(&o.executor, "executor", "local", "where cells run: local or slurm")
-	fs.StringVar(&o.only, "only", "", "run only cells whose ID, or leading segments of it, match this glob (and what they need): train/full, train/*/static/*/seed0")
+	fs.Var((*onceString)(&o.only), "only", "run only cells whose ID, or leading segments of it, match this `glob` (and what they need): train/full, train/*/static/*/seed0; given once")
 	fs.BoolVar(&o.quiet, "q", false, "no progress line")
 	fs.StringVar(&o.slurm.Partition, "partition", "", "slurm: partition")
 	fs.StringVar(&o.slurm.Time, "time", "", "slurm: time limit per cell (sbatch --time)")
@@ -247,4 +247,19 @@ func printRunSummary(e *env, w *workspace, rr *pipeline.RemoteRun, rep *pipeline
 	fmt.Fprintf(e.stdout, "ran %s, %d cached%s%s, %d failed, %d skipped in %s (profile %s, %s executor)\n",
 		plural(rep.Executed, "cell"), rep.Cached, fromRemote, elsewhere, rep.Failed, rep.Skipped, rep.Wall.Round(time.Millisecond), w.profile, executor)
 	return false
+}
+
+// onceString is a string flag that refuses a second value: flag's own
+// string flag keeps the last, so "--only A --only B" would silently run B
+// alone.
+type onceString string
+
+func (v *onceString) String() string { return string(*v) }
+
+func (v *onceString) Set(s string) error {
+	if *v != "" {
+		return fmt.Errorf("given twice (%q, then %q): one glob per run; a glob such as 'render/*' selects several cells", string(*v), s)
+	}
+	*v = onceString(s)
+	return nil
 }
