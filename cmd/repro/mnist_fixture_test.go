@@ -65,3 +65,14 @@ func mnistProject(t *testing.T, cfg string, files map[string]string) (dir, writt
 	}
 	return dir, written
 }
+
+// planRerunsOnly fails t for each train cell plan would run whose ID does
+// not contain want: an edit to one experiment reruns that experiment only.
+func planRerunsOnly(t *testing.T, plan, want string) {
+	t.Helper()
+	for _, line := range strings.Split(plan, "\n") {
+		if strings.HasPrefix(line, "run    train/") && !strings.Contains(line, want) {
+			t.Errorf("plan reruns another experiment: %s", line)
+		}
+	}
+}
