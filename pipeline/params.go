@@ -5,10 +5,12 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/BurntSushi/toml"
 )
@@ -24,7 +26,18 @@ type Param struct{ Name, Value string }
 // are omitted (an unused learner's sub-config is not part of the key), and
 // so is a field tagged `toml:"name,omitzero"` while it holds its zero value:
 // a new option whose zero value means "off" leaves the key of every cell
-// that does not use it unchanged, so adding it reruns nothing.
+// that does not use it unchanged, so adding it reruns nothing. A field
+// tagged omitempty is left out while it is empty: zero, or a slice, map or
+// string of length 0.
+//
+// A slice of structs (a list of records, TOML's array of tables) is one
+// line whose value is an array of inline tables, each table's keys sorted
+// and its omitted fields left out by the same rules:
+//
+//	aggregate.cells [{cell = "train/a", seeds = "1 2", status = "run"}, {status = "n/a"}]
+//
+// so a record list is as canonical as a list of numbers, and one record
+// per element replaces parallel slices that must be kept in step.
 func EncodeParams(prefix string, params any) ([]Param, error) {
 	var out []Param
 	if err := flatten(prefix, reflect.ValueOf(params), &out); err != nil {
@@ -92,24 +105,8 @@ func flatten(name string, v reflect.Value, out *[]Param) error {
 		v = v.Elem()
 	}
 	if v.Kind() == reflect.Struct {
-		t := v.Type()
-		for i := 0; i < t.NumField(); i++ {
-			f := t.Field(i)
-			if !f.IsExported() {
-				continue
-			}
-			opts := strings.Split(f.Tag.Get("toml"), ",")
-			tag := opts[0]
-			if tag == "-" {
-				continue
-			}
-			if slices.Contains(opts[1:], "omitzero") && v.Field(i).IsZero() {
-				continue
-			}
-			if tag == "" {
-				tag = f.Name
-			}
-			if err := flatten(name+"."+tag, v.Field(i), out); err != nil {
+		for _, f := range fieldsOf(v) {
+			if err := flatten(name+"."+f.key, f.v, out); err != nil {
 				return err
 			}
 		}
@@ -123,7 +120,54 @@ func flatten(name string, v reflect.Value, out *[]Param) error {
 	return nil
 }
 
-// tomlValue formats a leaf value in canonical TOML.
+// field is one encoded field of a params struct: its TOML key and value.
+type field struct {
+	key string
+	v   reflect.Value
+}
+
+// fieldsOf lists the fields of struct v that are encoded, in declaration
+// order: exported, not tagged "-", and not left out by omitzero or
+// omitempty.
+func fieldsOf(v reflect.Value) []field {
+	var out []field
+	t := v.Type()
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		if !f.IsExported() {
+			continue
+		}
+		opts := strings.Split(f.Tag.Get("toml"), ",")
+		key := opts[0]
+		if key == "-" {
+			continue
+		}
+		if slices.Contains(opts[1:], "omitzero") && v.Field(i).IsZero() || slices.Contains(opts[1:], "omitempty") && isEmpty(v.Field(i)) {
+			continue
+		}
+		if key == "" {
+			key = f.Name
+		}
+		out = append(out, field{key, v.Field(i)})
+	}
+	return out
+}
+
+// isEmpty is omitempty's test: a slice, map or string of length 0, or any
+// other zero value.
+func isEmpty(v reflect.Value) bool {
+	switch v.Kind() {
+	case reflect.Slice, reflect.Map, reflect.String:
+		return v.Len() == 0
+	}
+	return v.IsZero()
+}
+
+// bareKey is what a key inside an inline table may be without quotes.
+var bareKey = regexp.MustCompile(`^[A-Za-z0-9_-]+$`).MatchString
+
+// tomlValue formats a leaf value in canonical TOML; a struct (an element
+// of a list of records) is an inline table with its keys sorted.
 func tomlValue(v reflect.Value) (string, error) {
 	switch v.Kind() {
 	case reflect.Bool:
@@ -135,19 +179,91 @@ func tomlValue(v reflect.Value) (string, error) {
 	case reflect.Float32, reflect.Float64:
 		return formatFloat(v.Float(), v.Type().Bits()), nil
 	case reflect.String:
-		return strconv.Quote(v.String()), nil
+		return tomlQuote(v.String())
 	case reflect.Slice, reflect.Array:
 		parts := make([]string, v.Len())
 		for i := range parts {
 			s, err := tomlValue(v.Index(i))
 			if err != nil {
-				return "", err
+				return "", fmt.Errorf("[%d]: %w", i, err)
 			}
 			parts[i] = s
 		}
 		return "[" + strings.Join(parts, ", ") + "]", nil
+	case reflect.Pointer:
+		if v.IsNil() {
+			return "", fmt.Errorf("nil %s in a list", v.Type())
+		}
+		return tomlValue(v.Elem())
+	case reflect.Struct:
+		return inlineTable(v)
 	}
 	return "", fmt.Errorf("unsupported kind %s", v.Kind())
+}
+
+// inlineTable formats struct v as a TOML inline table, keys sorted, nil
+// pointer fields (an unused sub-record) left out.
+func inlineTable(v reflect.Value) (string, error) {
+	fields := fieldsOf(v)
+	slices.SortFunc(fields, func(a, b field) int { return strings.Compare(a.key, b.key) })
+	var parts []string
+	for _, f := range fields {
+		if f.v.Kind() == reflect.Pointer && f.v.IsNil() {
+			continue
+		}
+		if !bareKey(f.key) {
+			return "", fmt.Errorf("key %q: want letters, digits, - and _", f.key)
+		}
+		s, err := tomlValue(f.v)
+		if err != nil {
+			return "", fmt.Errorf("%s: %w", f.key, err)
+		}
+		parts = append(parts, f.key+" = "+s)
+	}
+	if len(parts) == 0 {
+		return "{}", nil
+	}
+	return "{" + strings.Join(parts, ", ") + "}", nil
+}
+
+// tomlQuote is s as a TOML basic string. It is strconv.Quote's text for
+// every string TOML can hold except that the control characters Go spells
+// \a, \v or \xNN are written \u00NN (TOML has no such escapes), so the
+// canonical form of every printable string is what strconv.Quote gives.
+func tomlQuote(s string) (string, error) {
+	if !utf8.ValidString(s) {
+		return "", fmt.Errorf("string %q is not UTF-8", s)
+	}
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch r {
+		case '"', '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case '\b':
+			b.WriteString(`\b`)
+		case '\f':
+			b.WriteString(`\f`)
+		case '\n':
+			b.WriteString(`\n`)
+		case '\r':
+			b.WriteString(`\r`)
+		case '\t':
+			b.WriteString(`\t`)
+		default:
+			switch {
+			case r < ' ' || r == 0x7f || r < 0x10000 && !strconv.IsPrint(r):
+				fmt.Fprintf(&b, `\u%04x`, r)
+			case !strconv.IsPrint(r):
+				fmt.Fprintf(&b, `\U%08x`, r)
+			default:
+				b.WriteRune(r)
+			}
+		}
+	}
+	b.WriteByte('"')
+	return b.String(), nil
 }
 
 // formatFloat gives the shortest decimal that round-trips at the field's

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -96,4 +97,141 @@ func TestEncodeParamsOmitZero(t *testing.T) {
 	if err := DecodeParams("train", parsed, back); err != nil || back.Steps != 5 || back.Mode != "x" {
 		t.Fatalf("round trip: %+v, %v", back, err)
 	}
+}
+
+// recordParams has a list of records, as the aggregate stage's params do.
+type recordParams struct {
+	Table string   `toml:"table"`
+	Cells []record `toml:"cells"`
+	Extra []record `toml:"extra,omitzero"`
+	Notes []string `toml:"notes,omitempty"`
+}
+
+type record struct {
+	Status string     `toml:"status"`
+	Seeds  []int64    `toml:"seeds,omitempty"`
+	Ref    int        `toml:"ref,omitzero"`
+	Scale  float64    `toml:"scale,omitzero"`
+	Sub    *subParams `toml:"sub"`
+	On     bool       `toml:"on,omitzero"`
+}
+
+// A list of records is one line of inline tables, keys sorted, each
+// record's omitted fields left out; it decodes back to the same records.
+func TestEncodeParamsRecords(t *testing.T) {
+	t.Parallel()
+	p := &recordParams{Table: "t", Cells: []record{
+		{Status: "run", Seeds: []int64{1, 2}, Ref: -1, Scale: 0.5},
+		{Status: "n/a", Seeds: []int64{}},
+		{Status: "x\ty", Sub: &subParams{Eta: 2, Mask: "m"}, On: true},
+	}, Notes: []string{}}
+	ps, err := EncodeParams("aggregate", p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := ParamsText(ps)
+	want := `aggregate.cells [{ref = -1, scale = 0.5, seeds = [1, 2], status = "run"}, {status = "n/a"}, {on = true, status = "x\ty", sub = {eta = 2.0, gains = [], hidden = [], mask = "m"}}]
+aggregate.table "t"
+`
+	if got != want {
+		t.Fatalf("EncodeParams =\n%s\nwant\n%s", got, want)
+	}
+	parsed, err := ParseParamsText(got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	back := &recordParams{}
+	if err := DecodeParams("aggregate", parsed, back); err != nil {
+		t.Fatal(err)
+	}
+	if len(back.Cells) != 3 || back.Cells[0].Ref != -1 || back.Cells[2].Sub == nil || back.Cells[2].Sub.Mask != "m" || back.Cells[1].Sub != nil {
+		t.Fatalf("decoded %+v", back)
+	}
+	ps2, err := EncodeParams("aggregate", back)
+	if err != nil || ParamsText(ps2) != got {
+		t.Fatalf("round trip changed params (%v):\n%s", err, ParamsText(ps2))
+	}
+	// An empty list that is not omitted is kept: it is not the same
+	// params as no list.
+	ps3, _ := EncodeParams("aggregate", &recordParams{Table: "t", Cells: []record{}})
+	if got := ParamsText(ps3); got != "aggregate.cells []\naggregate.table \"t\"\n" {
+		t.Fatalf("empty list: %q", got)
+	}
+}
+
+// The decoder rejects what the records cannot hold, naming the key.
+func TestDecodeParamsRecordsInvalid(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ name, value, want string }{
+		{"unknown key", `[{status = "run", nope = 1}]`, "nope"},
+		{"wrong type", `[{status = 3}]`, "status"},
+		{"not a table", `["run"]`, "cells"},
+		{"unterminated", `[{status = "run"}`, "aggregate"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			err := DecodeParams("aggregate", []Param{{"aggregate.cells", tc.value}}, &recordParams{})
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("DecodeParams(%s) = %v, want an error naming %q", tc.value, err, tc.want)
+			}
+		})
+	}
+}
+
+// Strings are TOML basic strings: what strconv.Quote writes for every
+// printable string (so no existing key changes), and a \u escape for the
+// control characters Go would write as \a, \v or \xNN.
+func TestTomlQuote(t *testing.T) {
+	t.Parallel()
+	for _, s := range []string{"", "plain", `a "b" \c`, "tab\tnl\n", "é ü 10^{-4}", "\ufeff", "\U000e0001"} {
+		got, err := tomlQuote(s)
+		if err != nil || got != strconv.Quote(s) {
+			t.Errorf("tomlQuote(%q) = %s, %v; want %s", s, got, err, strconv.Quote(s))
+		}
+	}
+	if got, _ := tomlQuote("a\x07\x0b\x01\x7f"); got != `"a\u0007\u000b\u0001\u007f"` {
+		t.Errorf("control characters: %s", got)
+	}
+	if _, err := tomlQuote("\xff"); err == nil {
+		t.Error("tomlQuote accepted invalid UTF-8")
+	}
+}
+
+// FuzzParams: any params text the decoder accepts into a list of records
+// encodes canonically, and the canonical text decodes back to itself.
+func FuzzParams(f *testing.F) {
+	f.Add("t.table \"x\"\nt.cells [{status = \"run\", seeds = [1, 2], ref = -1}, {status = \"n/a\", sub = {eta = 0.5, mask = \"\\u0007\"}}]\n")
+	f.Add("t.cells []\nt.notes [\"a\", \"\"]\nt.extra [{}]\n")
+	f.Add("t.cells [{scale = nan, on = false}, {scale = -inf}]\n")
+	f.Fuzz(func(t *testing.T, text string) {
+		ps, err := ParseParamsText(text)
+		if err != nil {
+			return
+		}
+		p := &recordParams{}
+		if DecodeParams("t", ps, p) != nil {
+			return
+		}
+		enc, err := EncodeParams("t", p)
+		if err != nil {
+			// Only a string TOML cannot carry may fail to encode.
+			if !strings.Contains(err.Error(), "not UTF-8") {
+				t.Fatalf("EncodeParams of decoded params: %v", err)
+			}
+			return
+		}
+		canon := ParamsText(enc)
+		parsed, err := ParseParamsText(canon)
+		if err != nil {
+			t.Fatalf("canonical text does not parse: %v\n%s", err, canon)
+		}
+		q := &recordParams{}
+		if err := DecodeParams("t", parsed, q); err != nil {
+			t.Fatalf("canonical text does not decode: %v\n%s", err, canon)
+		}
+		enc2, err := EncodeParams("t", q)
+		if err != nil || ParamsText(enc2) != canon {
+			t.Fatalf("canonical text changed on a round trip (%v):\n%s\nthen\n%s", err, canon, ParamsText(enc2))
+		}
+	})
 }
