@@ -103,6 +103,14 @@ func Preset(name string) (Config, bool) {
 		case "bp_derpp_K5000":
 			c.K = 5000
 		}
+	case "g20_d3_bp_er", "g20_d4_bp_er", "g20_d5_bp_er":
+		// The depth ladder's comparator: BP+ER at the local learner's
+		// depth-ladder widths, everything else bp_er_1000.
+		c.Hidden = map[string][]int{
+			"g20_d3_bp_er": {512, 256, 128},
+			"g20_d4_bp_er": {512, 256, 128, 128},
+			"g20_d5_bp_er": {512, 256, 128, 128, 128},
+		}[name]
 	case "bp_erace_1000":
 		c.Method, c.Loss = MethodERACE, "ce"
 	case "bp_agem_1000_w512":

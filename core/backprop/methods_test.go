@@ -3,6 +3,7 @@ package backprop
 import (
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"strings"
 	"testing"
@@ -378,7 +379,8 @@ func TestConfigValidate(t *testing.T) {
 	}
 	for _, name := range []string{"bp_er_1000", "bp_er_200", "bp_er_5000", "static_bp_none", "bp_derpp_a0.03_b1.0_w512_ce",
 		"bp_derpp_K200", "bp_derpp_K5000", "bp_erace_1000", "bp_agem_1000_w512",
-		"bpk_er_lr3e5", "bpk_iso_lr1e4", "bpk_er_rot_lr1e4", "bpk_iso_rot_lr1e4", "mlp_bp_w"} {
+		"bpk_er_lr3e5", "bpk_iso_lr1e4", "bpk_er_rot_lr1e4", "bpk_iso_rot_lr1e4", "mlp_bp_w",
+		"g20_d3_bp_er", "g20_d4_bp_er", "g20_d5_bp_er"} {
 		c, ok := Preset(name)
 		if !ok {
 			t.Errorf("Preset(%q) unknown", name)
@@ -386,6 +388,15 @@ func TestConfigValidate(t *testing.T) {
 		}
 		if err := c.Validate(); err != nil {
 			t.Errorf("Preset(%q).Validate() = %v", name, err)
+		}
+	}
+	// The depth ladder's BP+ER: bp_er_1000 at 512-256-128 plus 128s.
+	for name, want := range map[string][]int{"g20_d3_bp_er": {512, 256, 128}, "g20_d5_bp_er": {512, 256, 128, 128, 128}} {
+		c, _ := Preset(name)
+		base, _ := Preset("bp_er_1000")
+		base.Hidden = want
+		if !reflect.DeepEqual(c, base) {
+			t.Errorf("%s = %+v, want bp_er_1000 with hidden %v", name, c, want)
 		}
 	}
 	// The substrate ladder's dense reference: fit_bp on the wide core.
