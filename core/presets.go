@@ -40,6 +40,10 @@ var localPresets = map[string]func(c *LocalConfig){
 	"ctx_nrem_rand_1000": offline(true, 256, 128),
 	// The reference sets night_batch=16 only: waking batches stay at 256.
 	"g17_night_nb16_s10": func(c *LocalConfig) { offline(true, 512, 256)(c); c.NightBatch = 16 },
+	// The same night and no-buffer runs on raw split CIFAR-10 (the data set
+	// is the stage's choice; eta 0.01 applies to the local schedule only).
+	"cif_s10_night":    offline(true, 512, 256),
+	"cif_s10_ctx_none": offline(false, 512, 256),
 	// Timing, batch-size and gain studies.
 	"g17_sgd_br16_night_s10":  func(c *LocalConfig) { c.Night = true },
 	"g17_sgd_cad8_br16_s10":   func(c *LocalConfig) { c.Cadence = 8 },
@@ -104,7 +108,8 @@ var singlePass = map[string]string{
 	"g26_stream_ctx_none": "g17_ctx_none_s10", "g26_stream_night": "g17_night_s10",
 	"g27_stream_night_narrow": "ctx_nrem_rand_1000", "g27_stream_mirror": "g17_mirror_s10",
 	"g27_stream_soft": "g17_soft_s10", "cif_stream_sgd_refr": "cif_s10_sgd_refr",
-	"cif_stream_sgd_none": "cif_s10_sgd_none",
+	"cif_stream_sgd_none": "cif_s10_sgd_none", "cif_stream_night": "cif_s10_night",
+	"cif_stream_ctx_none": "cif_s10_ctx_none",
 }
 
 // LocalPreset returns the configuration of a reference config name:
