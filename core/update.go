@@ -472,16 +472,7 @@ func (ly *layer) anchorBias() {
 // anchorStart allocates the slow copies at the first anchored call; that
 // call clones the values after its optimiser step and decay.
 func (ly *layer) anchorStart(lam, mu float64) {
-	if ly.wSlow != nil {
-		return
-	}
-	ly.anchorLam, ly.anchorMu = float32(lam), float32(mu)
-	ly.wSlow = make([]float32, len(ly.w))
-	if ly.fb != nil {
-		ly.fbSlow = make([]float32, len(ly.fb))
-	}
-	ly.biasSlow = make([]float32, len(ly.bias))
-	ly.anchorFirst = true
+	ly.anchorState.start(lam, mu, ly.w, ly.fb, ly.bias)
 }
 
 // controllerDecay finishes a layer under the adaptive decay controller:
@@ -496,29 +487,14 @@ func (nt *net) controllerDecay(cfg *LocalConfig, ly *layer, m *layerMask, op *op
 	if nt.mode.ctrl == ctrlGrad {
 		u = sumG / total
 	}
-	if !replay {
-		if !ly.uSet {
-			ly.uEMA, ly.uSet = u, true
-		} else {
-			ly.uEMA = 0.98*ly.uEMA + 0.02*u
-		}
-	}
-	ub := ly.uEMA
-	if !ly.uSet || ub == 0 {
-		ub = u
-	}
+	ub := ly.ctrlState.drive(u, replay)
 	wmag := sumW/total + 1e-12
 	lam := cfg.KPAdapt * ub / wmag
 	if nt.mode.ctrl == ctrlGrad {
 		lam *= float64(op.eta)
 	}
 	lam = min(0.02, lam)
-	ly.lastLam = lam
-	if !ly.kpEffOK {
-		ly.kpEff, ly.kpEffOK = lam, true
-	} else {
-		ly.kpEff = 0.99*ly.kpEff + 0.01*lam
-	}
+	ly.ctrlState.record(lam)
 	l32 := float32(lam)
 	if anchor {
 		for i := range ly.nOut {
@@ -627,10 +603,6 @@ func (ly *layer) decayRows(m *layerMask, lam float32, vector bool) {
 		}
 	}
 }
-
-// dense reports whether every synapse of the layer is stored, so that
-// row i's stored synapse j comes from pre unit j.
-func (ly *layer) dense() bool { return len(ly.col) == ly.nIn*ly.nOut }
 
 // ctrlRows is the fast path of updateLayer for heavy-ball SGD under the
 // adaptive decay controller on a dense layer with a twin (no anchor, no
@@ -880,13 +852,6 @@ func (nt *net) sgdRows(ly *layer, preL int, m *layerMask, op *optim, wd, lam flo
 	}
 	if preL == 0 {
 		nt.refreshC()
-	}
-}
-
-// syncT rewrites the column-order copy of the weights.
-func (ly *layer) syncT() {
-	for s, k := range ly.pos {
-		ly.wT[k] = ly.w[s]
 	}
 }
 
