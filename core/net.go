@@ -100,83 +100,25 @@ func newNet(cfg *LocalConfig, d, classes, height, width int, rng *RNG) *net {
 	sizes := append(append([]int{d}, cfg.Hidden...), classes)
 	L := len(sizes) - 1
 	nt := &net{sizes: sizes, L: L, k: make([]int, L+1), lay: make([]*layer, L+1), skip: make([]*layer, L+1),
-		types: make([][]float32, L), ebar: make([][]float32, L), kappa: float32(cfg.Kappa), mode: cfg.modes()}
+		ebar: make([][]float32, L), kappa: float32(cfg.Kappa), mode: cfg.modes()}
 	for l := 1; l < L; l++ {
 		nt.k[l] = cfg.kwtaK(l, sizes[l])
 		nt.ebar[l] = make([]float32, sizes[l])
 	}
-	randn := func(n int, scale float64) []float32 {
-		v := make([]float32, n)
-		for i := range v {
-			v[i] = float32(rng.NormFloat64() * scale)
-		}
-		return v
+	iw := drawWeights(sizes, cfg.Skip, rng)
+	nt.types = drawCellTypes(sizes, cfg.EIFrac, rng)
+	if !cfg.NoDale {
+		iw.daleProject(nt.types, cfg.NoDaleFB)
 	}
-	W := make([][]float32, L+1)
-	for l := 1; l <= L; l++ {
-		W[l] = randn(sizes[l]*sizes[l-1], 1/math.Sqrt(float64(sizes[l-1])))
-	}
-	B := make([][]float32, L+1) // B[l] is the twin of W[l], i.e. B^{l-1}
-	for l := 2; l <= L; l++ {
-		B[l] = randn(sizes[l]*sizes[l-1], 1/math.Sqrt(float64(sizes[l-1])))
-	}
-	// Skip weights S^l and twins Bs^l, l = 3..L-1 (deep nets with skip).
-	S := make([][]float32, L+1)
-	Bs := make([][]float32, L+1)
-	if cfg.Skip {
-		for l := 3; l < L; l++ {
-			sc := 1 / math.Sqrt(float64(sizes[l-2]))
-			S[l] = randn(sizes[l]*sizes[l-2], sc)
-			Bs[l] = randn(sizes[l]*sizes[l-2], sc)
-		}
-	}
-	// Cell types: +1 in the first round(ei_frac n) places, then a permutation.
-	for l := 1; l < L; l++ {
-		n := sizes[l]
-		nExc := int(math.RoundToEven(cfg.EIFrac * float64(n)))
-		base := make([]float32, n)
-		for i := range base {
-			base[i] = -1
-			if i < nExc {
-				base[i] = 1
-			}
-		}
-		t := make([]float32, n)
-		for i, p := range rng.Perm(n) {
-			t[i] = base[p]
-		}
-		nt.types[l] = t
-	}
-	// Dale projection on W^l, l >= 2, and their twins (before the masks).
-	// Under weight transport the feedback is W^l itself.
-	for l := 2; l <= L && !cfg.NoDale; l++ {
-		daleClamp(W[l], nt.types[l-1])
-		if !cfg.NoDaleFB {
-			daleClamp(B[l], nt.types[l-1])
-		}
-		if S[l] != nil {
-			daleClamp(S[l], nt.types[l-2])
-			daleClamp(Bs[l], nt.types[l-2])
-		}
-	}
-	// Connectivity for W^l, l <= L-1 (the input layer included); the twin
-	// B^{l-1} shares W^l's mask; the readout is dense.
-	keep := make([][]bool, L+1)
-	for l := 1; l < L; l++ {
-		var pre [][2]float64
-		if l == 1 {
-			pre = sheet(d, height, width)
-		} else {
-			pre = sheet(sizes[l-1], 0, 0)
-		}
-		keep[l] = connMask(rng, pre, sheet(sizes[l], 0, 0), cfg.ConnDensity, cfg.ConnLambda, cfg.ConnMode)
-	}
+	keep := drawConnectivity(cfg, sizes, height, width, rng)
+	W, B, S, Bs := iw.W, iw.B, iw.S, iw.Bs
 	for l := 1; l <= L; l++ {
 		storeAll := cfg.KPAdapt > 0 && l >= 2
 		var sign []float32
 		if l >= 2 && !cfg.NoDale {
 			sign = nt.types[l-1]
 		}
+		// Under weight transport the feedback is W^l itself.
 		if cfg.Transport && B[l] != nil {
 			copy(B[l], W[l])
 		}
@@ -193,6 +135,102 @@ func newNet(cfg *LocalConfig, d, classes, height, width int, rng *RNG) *net {
 	nt.off = make([]float32, d)
 	nt.c = make([]float32, sizes[1])
 	return nt
+}
+
+// initialWeights are the dense row-major initial matrices of a net, indexed
+// by the layer l they feed: W[l] (l = 1..L), its twin B[l], i.e. B^{l-1}
+// (l >= 2), and with skip connections S[l] and its twin Bs[l] from layer
+// l-2 (l = 3..L-1); nil where a layer has none.
+type initialWeights struct {
+	W, B, S, Bs [][]float32
+}
+
+// drawWeights draws the initial matrices from N(0, 1/n_in), in the
+// reference's order: every W^l, then every twin, then the skip pairs.
+func drawWeights(sizes []int, skip bool, rng *RNG) initialWeights {
+	L := len(sizes) - 1
+	iw := initialWeights{W: make([][]float32, L+1), B: make([][]float32, L+1), S: make([][]float32, L+1), Bs: make([][]float32, L+1)}
+	for l := 1; l <= L; l++ {
+		iw.W[l] = randn(rng, sizes[l]*sizes[l-1], 1/math.Sqrt(float64(sizes[l-1])))
+	}
+	for l := 2; l <= L; l++ {
+		iw.B[l] = randn(rng, sizes[l]*sizes[l-1], 1/math.Sqrt(float64(sizes[l-1])))
+	}
+	if skip {
+		for l := 3; l < L; l++ {
+			sc := 1 / math.Sqrt(float64(sizes[l-2]))
+			iw.S[l] = randn(rng, sizes[l]*sizes[l-2], sc)
+			iw.Bs[l] = randn(rng, sizes[l]*sizes[l-2], sc)
+		}
+	}
+	return iw
+}
+
+// randn returns n draws of N(0, scale^2) as float32.
+func randn(rng *RNG, n int, scale float64) []float32 {
+	v := make([]float32, n)
+	for i := range v {
+		v[i] = float32(rng.NormFloat64() * scale)
+	}
+	return v
+}
+
+// drawCellTypes returns the cell type (+1 excitatory, -1 inhibitory) of
+// every unit of each hidden layer l: +1 in the first round(eiFrac n) places,
+// then a random permutation.
+func drawCellTypes(sizes []int, eiFrac float64, rng *RNG) [][]float32 {
+	L := len(sizes) - 1
+	types := make([][]float32, L)
+	for l := 1; l < L; l++ {
+		n := sizes[l]
+		nExc := int(math.RoundToEven(eiFrac * float64(n)))
+		base := make([]float32, n)
+		for i := range base {
+			base[i] = -1
+			if i < nExc {
+				base[i] = 1
+			}
+		}
+		t := make([]float32, n)
+		for i, p := range rng.Perm(n) {
+			t[i] = base[p]
+		}
+		types[l] = t
+	}
+	return types
+}
+
+// daleProject clamps W^l, l >= 2, the twins (unless noDaleFB) and the skip
+// pairs to the sign of their pre units, before the connectivity masks.
+func (iw *initialWeights) daleProject(types [][]float32, noDaleFB bool) {
+	for l := 2; l < len(iw.W); l++ {
+		daleClamp(iw.W[l], types[l-1])
+		if !noDaleFB {
+			daleClamp(iw.B[l], types[l-1])
+		}
+		if iw.S[l] != nil {
+			daleClamp(iw.S[l], types[l-2])
+			daleClamp(iw.Bs[l], types[l-2])
+		}
+	}
+}
+
+// drawConnectivity draws the keep masks of W^l, l <= L-1 (the input layer
+// included); the twin B^{l-1} shares W^l's mask; the readout (keep[L] nil)
+// is dense.
+func drawConnectivity(cfg *LocalConfig, sizes []int, height, width int, rng *RNG) [][]bool {
+	L := len(sizes) - 1
+	keep := make([][]bool, L+1)
+	for l := 1; l < L; l++ {
+		var pre [][2]float64
+		if l == 1 {
+			pre = sheet(sizes[0], height, width)
+		} else {
+			pre = sheet(sizes[l-1], 0, 0)
+		}
+		keep[l] = connMask(rng, pre, sheet(sizes[l], 0, 0), cfg.ConnDensity, cfg.ConnLambda, cfg.ConnMode)
+	}
+	return keep
 }
 
 // daleClamp applies W <- s * max(s * W, 0) column-wise on a row-major
