@@ -236,10 +236,11 @@ func (r *localRun) run() (*Result, error) {
 	return &r.res, nil
 }
 
-// wakingStep is one waking batch in the reference's order.
+// wakingStep is one waking batch in the reference's order: settle, next
+// rotation mask, waking update, reservoir write, awake sets, and, when
+// the schedule and gate call for it, a replay burst.
 func (r *localRun) wakingStep(batch []int, etaWake, etaReplay float64) {
 	cfg, nt, p := r.cfg, r.nt, r.wake
-	L := nt.L
 	p.load(r.train, batch)
 	supWake := r.sup
 	r.supWake = supWake
@@ -271,14 +272,32 @@ func (r *localRun) wakingStep(batch []int, etaWake, etaReplay float64) {
 	}
 
 	// Awake sets (and pressure) from the pre-update activities.
-	src := p
 	if cfg.MaskPostWake {
 		nt.forward(p, supWake) // re-infer after the waking update
 	}
 	mode := &r.nt.mode
 	unmasked := mode.mask == maskNone || mode.mask == maskMirror || cfg.NoIso
+	r.markAwake(p, unmasked)
+
+	r.gstep++
+	if !r.replayDue(sb) || r.buf.Len() == 0 {
+		return
+	}
+	masks := r.replayMasks()
+	if cfg.DiagChannels && !unmasked {
+		r.countChannels(masks, supWake)
+	}
+	for range cfg.Burst {
+		r.replayBatch(p, masks, supWake, etaReplay)
+	}
+}
+
+// markAwake advances the use traces and sets the awake units of every
+// hidden layer from pass src (cleared again when the mask is off), adding
+// each unit's share of firing to its pressure.
+func (r *localRun) markAwake(src *pass, unmasked bool) {
 	r.advanceUse(src)
-	for l := 1; l < L; l++ {
+	for l := 1; l < r.nt.L; l++ {
 		aw := r.awake[l]
 		clear(aw)
 		cnt := r.pressure[l]
@@ -292,14 +311,19 @@ func (r *localRun) wakingStep(batch []int, etaWake, etaReplay float64) {
 			clear(aw)
 		}
 	}
+}
 
-	r.gstep++
+// replayDue reports whether this waking step replays, under the local
+// schedule only: every cadence-th step, or by the gate (mean pressure of
+// the silent units, or the surprise sb, against theta).
+func (r *localRun) replayDue(sb float64) bool {
+	cfg, mode := r.cfg, &r.nt.mode
 	doReplay := cfg.Buffer > 0 && r.gstep%cfg.Cadence == 0 && mode.schedule == scheduleLocal
 	switch mode.gate {
 	case gatePressure:
 		var sum float64
 		var n int
-		for l := 1; l < L; l++ {
+		for l := 1; l < r.nt.L; l++ {
 			for i, a := range r.awake[l] {
 				if !a {
 					sum += r.pressure[l][i]
@@ -314,55 +338,56 @@ func (r *localRun) wakingStep(batch []int, etaWake, etaReplay float64) {
 	if mode.schedule != scheduleLocal {
 		doReplay = false
 	}
-	if !doReplay || r.buf.Len() == 0 {
-		return
+	return doReplay
+}
+
+// replayBatch is one batch of a replay burst after waking pass p: a
+// reservoir sample, settled without suppression, and a masked update; then
+// the bookkeeping (the mirror's replay-active sets, the pressure discharge,
+// the drift probe).
+func (r *localRun) replayBatch(p *pass, masks []*layerMask, supWake [][]float32, etaReplay float64) {
+	cfg, nt, mode := r.cfg, r.nt, &r.nt.mode
+	d := nt.sizes[0]
+	sample := r.buf.Sample(r.sampleBuf, cfg.BatchReplay, r.rng)
+	r.sampleBuf = sample
+	rp := r.rep
+	rp.n = len(sample)
+	for b, j := range sample {
+		copy(rp.x[b*d:(b+1)*d], r.buf.Row(j))
+		rp.y[b] = r.buf.Label(j)
 	}
-	masks := r.replayMasks()
-	if cfg.DiagChannels && !unmasked {
-		r.countChannels(masks, supWake)
+	r.addReplayNoise(rp)
+	nt.settle(rp, nil, float32(cfg.TgtScale), false)
+	r.logRho(rp)
+	if r.drift != nil {
+		r.drift.before(nt, p, supWake)
 	}
-	for range cfg.Burst {
-		sample := r.buf.Sample(r.sampleBuf, cfg.BatchReplay, r.rng)
-		r.sampleBuf = sample
-		rp := r.rep
-		rp.n = len(sample)
-		for b, j := range sample {
-			copy(rp.x[b*d:(b+1)*d], r.buf.Row(j))
-			rp.y[b] = r.buf.Label(j)
-		}
-		r.addReplayNoise(rp)
-		nt.settle(rp, nil, float32(cfg.TgtScale), false)
-		r.logRho(rp)
-		if r.drift != nil {
-			r.drift.before(nt, p, supWake)
-		}
-		nt.update(cfg, rp, etaReplay, masks)
-		r.res.ReplayUpdates++
-		r.res.ReplaySamples += rp.n
-		r.afterReplay()
-		if mode.mask == maskMirror {
-			for l := 1; l < L; l++ {
-				clear(r.ractive[l])
-				for _, i := range rp.act[l] {
-					r.ractive[l][i] = true
-				}
-			}
-			r.haveRact = true
-		}
-		// [CODE≠PAPER] Algorithm 1's discharge runs only under the
-		// pressure gate; the default accumulates S without using it.
-		if mode.gate == gatePressure {
-			for l := 1; l < L; l++ {
-				for i, a := range r.awake[l] {
-					if !a {
-						r.pressure[l][i] *= 1 - cfg.Delta
-					}
-				}
+	nt.update(cfg, rp, etaReplay, masks)
+	r.res.ReplayUpdates++
+	r.res.ReplaySamples += rp.n
+	r.afterReplay()
+	if mode.mask == maskMirror {
+		for l := 1; l < nt.L; l++ {
+			clear(r.ractive[l])
+			for _, i := range rp.act[l] {
+				r.ractive[l][i] = true
 			}
 		}
-		if r.drift != nil {
-			r.drift.after(nt, supWake)
+		r.haveRact = true
+	}
+	// [CODE≠PAPER] Algorithm 1's discharge runs only under the
+	// pressure gate; the default accumulates S without using it.
+	if mode.gate == gatePressure {
+		for l := 1; l < nt.L; l++ {
+			for i, a := range r.awake[l] {
+				if !a {
+					r.pressure[l][i] *= 1 - cfg.Delta
+				}
+			}
 		}
+	}
+	if r.drift != nil {
+		r.drift.after(nt, supWake)
 	}
 }
 
