@@ -155,101 +155,122 @@ var ErrConfig = errors.New("invalid config")
 
 // Validate checks every field and returns an error naming the first bad one.
 func (c *LocalConfig) Validate() error {
-	bad := func(field string, v any, why string) error {
-		return &FieldError{Field: field, Msg: fmt.Sprintf("%v: %s = %v: %s", ErrConfig, field, v, why), Err: ErrConfig}
-	}
 	if err := CheckFinite(c, ErrConfig); err != nil {
 		return err
 	}
+	if err := c.validateLearner(); err != nil {
+		return err
+	}
+	if err := c.validateReplay(); err != nil {
+		return err
+	}
+	return c.validateSubstrate()
+}
+
+// badField is the error Validate returns for field holding v: why it is
+// out of range.
+func badField(field string, v any, why string) error {
+	return &FieldError{Field: field, Msg: fmt.Sprintf("%v: %s = %v: %s", ErrConfig, field, v, why), Err: ErrConfig}
+}
+
+// validateLearner checks the network, plasticity and optimiser fields.
+func (c *LocalConfig) validateLearner() error {
 	if len(c.Hidden) == 0 {
-		return bad("hidden", c.Hidden, "need at least one hidden layer")
+		return badField("hidden", c.Hidden, "need at least one hidden layer")
 	}
 	for _, h := range c.Hidden {
 		if h < 1 {
-			return bad("hidden", c.Hidden, "widths must be >= 1")
+			return badField("hidden", c.Hidden, "widths must be >= 1")
 		}
 	}
 	switch {
 	case !(c.ActiveFrac > 0 && c.ActiveFrac <= 1):
-		return bad("active_frac", c.ActiveFrac, "must be in (0, 1]")
+		return badField("active_frac", c.ActiveFrac, "must be in (0, 1]")
 	case !(c.ConnDensity > 0 && c.ConnDensity <= 1):
-		return bad("conn_density", c.ConnDensity, "must be in (0, 1]")
+		return badField("conn_density", c.ConnDensity, "must be in (0, 1]")
 	case c.ConnMode != "dist" && c.ConnMode != "random":
-		return bad("conn_mode", c.ConnMode, `must be "dist" or "random"`)
+		return badField("conn_mode", c.ConnMode, `must be "dist" or "random"`)
 	case !(c.ConnLambda > 0):
-		return bad("conn_lambda", c.ConnLambda, "must be > 0")
+		return badField("conn_lambda", c.ConnLambda, "must be > 0")
 	case !(c.EIFrac >= 0 && c.EIFrac <= 1):
-		return bad("ei_frac", c.EIFrac, "must be in [0, 1]")
+		return badField("ei_frac", c.EIFrac, "must be in [0, 1]")
 	case !(c.Kappa > 0):
-		return bad("kappa", c.Kappa, "must be > 0")
+		return badField("kappa", c.Kappa, "must be > 0")
 	case !(c.TgtScale > 0):
-		return bad("tgt_scale", c.TgtScale, "must be > 0")
+		return badField("tgt_scale", c.TgtScale, "must be > 0")
 	case !slices.Contains(optNames, c.Opt):
-		return bad("opt", c.Opt, `must be "sgd" or "adam"`)
+		return badField("opt", c.Opt, `must be "sgd" or "adam"`)
 	case !(c.Momentum >= 0 && c.Momentum < 1):
-		return bad("momentum", c.Momentum, "must be in [0, 1)")
+		return badField("momentum", c.Momentum, "must be in [0, 1)")
 	case !(c.AdamEps > 0):
-		return bad("adam_eps", c.AdamEps, "must be > 0")
+		return badField("adam_eps", c.AdamEps, "must be > 0")
 	case !(c.Eta > 0):
-		return bad("eta", c.Eta, "must be > 0")
+		return badField("eta", c.Eta, "must be > 0")
 	case !(c.NremGain >= 0):
-		return bad("nrem_gain", c.NremGain, "must be >= 0")
+		return badField("nrem_gain", c.NremGain, "must be >= 0")
 	case !(c.KPDecay >= 0 && c.KPDecay < 1):
-		return bad("kp_decay", c.KPDecay, "must be in [0, 1)")
+		return badField("kp_decay", c.KPDecay, "must be in [0, 1)")
 	case !(c.InputL2 >= 0):
-		return bad("input_l2", c.InputL2, "must be >= 0")
+		return badField("input_l2", c.InputL2, "must be >= 0")
 	case !(c.BaselineEMA >= 0 && c.BaselineEMA <= 1):
-		return bad("baseline_ema", c.BaselineEMA, "must be in [0, 1]")
+		return badField("baseline_ema", c.BaselineEMA, "must be in [0, 1]")
 	case len(c.Anchor) != 0 && len(c.Anchor) != 2:
-		return bad("anchor", c.Anchor, "must be empty or [lambda_a, mu_a]")
+		return badField("anchor", c.Anchor, "must be empty or [lambda_a, mu_a]")
 	case !(c.KPAdapt >= 0):
-		return bad("kp_adapt", c.KPAdapt, "must be >= 0")
+		return badField("kp_adapt", c.KPAdapt, "must be >= 0")
 	case !slices.Contains(ctrlNames, c.KPAdaptMode):
-		return bad("kp_adapt_mode", c.KPAdaptMode, `must be "drive" or "grad"`)
-	case !slices.Contains(scheduleNames, c.Schedule):
-		return bad("schedule", c.Schedule, `must be "local" or "offline"`)
-	case c.Epochs < 1:
-		return bad("epochs", c.Epochs, "must be >= 1")
-	case c.BatchWake < 1:
-		return bad("batch_wake", c.BatchWake, "must be >= 1")
-	case c.BatchReplay < 1:
-		return bad("batch_replay", c.BatchReplay, "must be >= 1")
-	case c.Cadence < 1:
-		return bad("cadence", c.Cadence, "must be >= 1")
-	case c.Burst < 1:
-		return bad("burst", c.Burst, "must be >= 1")
-	case c.Buffer < 0:
-		return bad("buffer", c.Buffer, "must be >= 0")
-	case !slices.Contains(maskNames, c.Mask):
-		return bad("mask", c.Mask, "must be refractory, silent, none, random, soft, mirror, refr_press, refr_frac or refr_util")
-	case !slices.Contains(readoutNames, c.Readout):
-		return bad("readout", c.Readout, `must be "free" or "isolated"`)
-	case !(c.SoftGain >= 0 && c.SoftGain <= 1):
-		return bad("soft_gain", c.SoftGain, "must be in [0, 1]")
-	case !slices.Contains(gateNames, c.Gate):
-		return bad("gate", c.Gate, `must be "", pressure, surprise, refr_nov, refr_prog or refr_block`)
-	case !(c.Delta >= 0 && c.Delta <= 1):
-		return bad("delta", c.Delta, "must be in [0, 1]")
-	case c.Block < 0:
-		return bad("block", c.Block, "must be >= 0")
-	case c.BlockOff < 0:
-		return bad("block_off", c.BlockOff, "must be >= 0")
-	case c.Night && c.NightBatches < 1:
-		return bad("night_batches", c.NightBatches, "must be >= 1 with night")
-	case c.Night && c.NightBatch < 1:
-		return bad("night_batch", c.NightBatch, "must be >= 1 with night")
-	case c.PRSamples < 0:
-		return bad("pr_samples", c.PRSamples, "must be >= 0")
+		return badField("kp_adapt_mode", c.KPAdaptMode, `must be "drive" or "grad"`)
 	}
 	for i, a := range c.Anchor {
 		if !(a >= 0 && a <= 1) {
-			return bad(fmt.Sprintf("anchor[%d]", i), a, "must be in [0, 1]")
+			return badField(fmt.Sprintf("anchor[%d]", i), a, "must be in [0, 1]")
 		}
+	}
+	return nil
+}
+
+// validateReplay checks the schedule, replay, mask and gate fields.
+func (c *LocalConfig) validateReplay() error {
+	switch {
+	case !slices.Contains(scheduleNames, c.Schedule):
+		return badField("schedule", c.Schedule, `must be "local" or "offline"`)
+	case c.Epochs < 1:
+		return badField("epochs", c.Epochs, "must be >= 1")
+	case c.BatchWake < 1:
+		return badField("batch_wake", c.BatchWake, "must be >= 1")
+	case c.BatchReplay < 1:
+		return badField("batch_replay", c.BatchReplay, "must be >= 1")
+	case c.Cadence < 1:
+		return badField("cadence", c.Cadence, "must be >= 1")
+	case c.Burst < 1:
+		return badField("burst", c.Burst, "must be >= 1")
+	case c.Buffer < 0:
+		return badField("buffer", c.Buffer, "must be >= 0")
+	case !slices.Contains(maskNames, c.Mask):
+		return badField("mask", c.Mask, "must be refractory, silent, none, random, soft, mirror, refr_press, refr_frac or refr_util")
+	case !slices.Contains(readoutNames, c.Readout):
+		return badField("readout", c.Readout, `must be "free" or "isolated"`)
+	case !(c.SoftGain >= 0 && c.SoftGain <= 1):
+		return badField("soft_gain", c.SoftGain, "must be in [0, 1]")
+	case !slices.Contains(gateNames, c.Gate):
+		return badField("gate", c.Gate, `must be "", pressure, surprise, refr_nov, refr_prog or refr_block`)
+	case !(c.Delta >= 0 && c.Delta <= 1):
+		return badField("delta", c.Delta, "must be in [0, 1]")
+	case c.Block < 0:
+		return badField("block", c.Block, "must be >= 0")
+	case c.BlockOff < 0:
+		return badField("block_off", c.BlockOff, "must be >= 0")
+	case c.Night && c.NightBatches < 1:
+		return badField("night_batches", c.NightBatches, "must be >= 1 with night")
+	case c.Night && c.NightBatch < 1:
+		return badField("night_batch", c.NightBatch, "must be >= 1 with night")
+	case c.PRSamples < 0:
+		return badField("pr_samples", c.PRSamples, "must be >= 0")
 	}
 	if c.Gate == "refr_nov" || c.Gate == "refr_prog" || c.Gate == "refr_block" {
 		if c.Mask != "refractory" {
-			return bad("gate", c.Gate, "rotation gates need mask = refractory")
+			return badField("gate", c.Gate, "rotation gates need mask = refractory")
 		}
 	}
-	return c.validateSubstrate(bad)
+	return nil
 }

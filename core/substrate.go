@@ -27,65 +27,65 @@ type substrate struct {
 	direct bool
 }
 
-// validateSubstrate checks the substrate switches; bad formats the error.
-func (c *LocalConfig) validateSubstrate(bad func(field string, v any, why string) error) error {
+// validateSubstrate checks the substrate switches.
+func (c *LocalConfig) validateSubstrate() error {
 	if len(c.ActiveFracs) != 0 {
 		if len(c.ActiveFracs) != len(c.Hidden) {
-			return bad("active_fracs", c.ActiveFracs, fmt.Sprintf("need one fraction per hidden layer (%d)", len(c.Hidden)))
+			return badField("active_fracs", c.ActiveFracs, fmt.Sprintf("need one fraction per hidden layer (%d)", len(c.Hidden)))
 		}
 		for i, f := range c.ActiveFracs {
 			if !(f > 0 && f <= 1) {
-				return bad(fmt.Sprintf("active_fracs[%d]", i), f, "must be in (0, 1]")
+				return badField(fmt.Sprintf("active_fracs[%d]", i), f, "must be in (0, 1]")
 			}
 		}
 		if c.NoKWTA {
-			return bad("active_fracs", c.ActiveFracs, "no_kwta has no k-WTA fractions")
+			return badField("active_fracs", c.ActiveFracs, "no_kwta has no k-WTA fractions")
 		}
 	}
 	switch {
 	case c.RelaxT < 0:
-		return bad("relax_t", c.RelaxT, "must be >= 0")
+		return badField("relax_t", c.RelaxT, "must be >= 0")
 	case c.RelaxT > 0 && !(c.RelaxGamma > 0 && c.RelaxGamma <= 1):
-		return bad("relax_gamma", c.RelaxGamma, "must be in (0, 1] with relax_t > 0")
+		return badField("relax_gamma", c.RelaxGamma, "must be in (0, 1] with relax_t > 0")
 	case c.RelaxT == 0 && c.RelaxGamma != 0:
-		return bad("relax_gamma", c.RelaxGamma, "needs relax_t > 0")
+		return badField("relax_gamma", c.RelaxGamma, "needs relax_t > 0")
 	case c.Mirror < 0:
-		return bad("mirror", c.Mirror, "must be >= 0")
+		return badField("mirror", c.Mirror, "must be >= 0")
 	case c.Mirror > 0 && c.Transport:
-		return bad("mirror", c.Mirror, "mirroring aligns the feedback twins, which transport does not have")
+		return badField("mirror", c.Mirror, "mirroring aligns the feedback twins, which transport does not have")
 	case c.SpikeTrain < 0:
-		return bad("spike_train", c.SpikeTrain, "must be >= 0")
+		return badField("spike_train", c.SpikeTrain, "must be >= 0")
 	case c.BurstMult && c.NoBurstGate:
-		return bad("no_burst_gate", c.NoBurstGate, "burst_mult replaces the burst gate; set one of them")
+		return badField("no_burst_gate", c.NoBurstGate, "burst_mult replaces the burst gate; set one of them")
 	case c.Transport && c.NoDaleFB:
-		return bad("no_dale_fb", c.NoDaleFB, "transport has no feedback twins to clamp")
+		return badField("no_dale_fb", c.NoDaleFB, "transport has no feedback twins to clamp")
 	case c.Transport && c.KPAdapt > 0:
-		return bad("kp_adapt", c.KPAdapt, "transport has no Kolen-Pollack decay to adapt")
+		return badField("kp_adapt", c.KPAdapt, "transport has no Kolen-Pollack decay to adapt")
 	}
 	switch {
 	case !(c.ThetaR >= 0):
-		return bad("theta_r", c.ThetaR, "must be >= 0 (0 = 4)")
+		return badField("theta_r", c.ThetaR, "must be >= 0 (0 = 4)")
 	case !(c.FracR >= 0 && c.FracR <= 1):
-		return bad("frac_r", c.FracR, "must be in [0, 1] (0 = 0.25)")
+		return badField("frac_r", c.FracR, "must be in [0, 1] (0 = 0.25)")
 	case !(c.UtilQ >= 0 && c.UtilQ <= 1):
-		return bad("util_q", c.UtilQ, "must be in [0, 1] (0 = 0.25)")
+		return badField("util_q", c.UtilQ, "must be in [0, 1] (0 = 0.25)")
 	case !(c.ReplayNoise >= 0):
-		return bad("replay_noise", c.ReplayNoise, "must be >= 0")
+		return badField("replay_noise", c.ReplayNoise, "must be >= 0")
 	case c.SP != "" && c.SP != "local" && c.SP != "epoch" && c.SP != "night":
-		return bad("sp", c.SP, `must be "", "local", "epoch" or "night"`)
+		return badField("sp", c.SP, `must be "", "local", "epoch" or "night"`)
 	case !(c.SPRho >= 0 && c.SPRho < 1):
-		return bad("sp_rho", c.SPRho, "must be in [0, 1) (0 = 0.05)")
+		return badField("sp_rho", c.SPRho, "must be in [0, 1) (0 = 0.05)")
 	case c.SPEvery < 0:
-		return bad("sp_every", c.SPEvery, "must be >= 0 (0 = 128)")
+		return badField("sp_every", c.SPEvery, "must be >= 0 (0 = 128)")
 	case c.SP != "" && !(c.ConnDensity < 1):
-		return bad("sp", c.SP, "structural plasticity needs sparse connectivity (conn_density < 1)")
+		return badField("sp", c.SP, "structural plasticity needs sparse connectivity (conn_density < 1)")
 	case c.SP != "" && (c.KPAdapt > 0 || c.Skip || c.Transport):
-		return bad("sp", c.SP, "structural plasticity runs without kp_adapt, skip and transport")
+		return badField("sp", c.SP, "structural plasticity runs without kp_adapt, skip and transport")
 	case c.SP == "night" && !c.Night:
-		return bad("sp", c.SP, `"night" needs night = true`)
+		return badField("sp", c.SP, `"night" needs night = true`)
 	}
 	if c.Skip && (c.Transport || c.RelaxT > 0 || c.BurstMult || c.NoBurstGate || c.NoDale || c.NoDaleFB || c.Mirror > 0 || c.Unbounded) {
-		return bad("skip", c.Skip, "skip synapses run only on the default substrate")
+		return badField("skip", c.Skip, "skip synapses run only on the default substrate")
 	}
 	return nil
 }
