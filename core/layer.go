@@ -362,6 +362,21 @@ func newLayer(nIn, nOut int, w, fb []float32, keep []bool, storeAll bool, sign [
 	return ly
 }
 
+// present returns the number of synapses of the layer that exist under the
+// connectivity (the stored ones not flagged absent).
+func (ly *layer) present() int {
+	if ly.absent == nil {
+		return len(ly.col)
+	}
+	n := 0
+	for _, a := range ly.absent {
+		if !a {
+			n++
+		}
+	}
+	return n
+}
+
 // indexTwin builds fbPos and gives fb a zero past its end.
 func (ly *layer) indexTwin() {
 	n := len(ly.fb)

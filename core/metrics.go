@@ -223,38 +223,35 @@ func (r *localRun) participation() ([]float64, float64) {
 	})
 	pr := make([]float64, L)
 	for l := range L {
-		n := nt.sizes[l]
-		var tr, fro float64
-		for i := range n {
-			for j := range n {
-				// The gram holds its upper triangle (it is symmetric bit for
-				// bit: the same products in the same order).
-				g := grams[l][min(i, j)*n+max(i, j)]
-				c := (g - sums[l][i]*sums[l][j]/float64(N)) / float64(N-1)
-				fro += c * c
-				if i == j {
-					tr += c
-				}
-			}
-		}
-		pr[l] = tr * tr / (fro + 1e-12)
+		pr[l] = participationRatio(grams[l], sums[l], nt.sizes[l], N)
 	}
 	var synops float64
 	for l := 1; l <= L; l++ {
 		ly := nt.lay[l]
-		present := len(ly.col)
-		if ly.absent != nil {
-			present = 0
-			for _, a := range ly.absent {
-				if !a {
-					present++
-				}
-			}
-		}
-		fanOut := float64(present) / float64(ly.nIn)
+		fanOut := float64(ly.present()) / float64(ly.nIn)
 		synops += nnz[l-1] / float64(N) * fanOut
 	}
 	return pr, synops
+}
+
+// participationRatio is (tr C)^2 / ||C||_F^2 of the covariance C of N
+// samples of n units, from the upper triangle of their gram matrix and
+// their sums.
+func participationRatio(gram, sums []float64, n, N int) float64 {
+	var tr, fro float64
+	for i := range n {
+		for j := range n {
+			// The gram holds its upper triangle (it is symmetric bit for
+			// bit: the same products in the same order).
+			g := gram[min(i, j)*n+max(i, j)]
+			c := (g - sums[i]*sums[j]/float64(N)) / float64(N-1)
+			fro += c * c
+			if i == j {
+				tr += c
+			}
+		}
+	}
+	return tr * tr / (fro + 1e-12)
 }
 
 // addOuter adds the outer product of one sparse activity vector (entries
