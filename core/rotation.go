@@ -183,87 +183,31 @@ func (r *localRun) structural() {
 			continue
 		}
 		nIn, nOut := ly.nIn, ly.nOut
-		W := make([]float32, nIn*nOut)
-		var B []float32
-		if ly.fb != nil {
-			B = make([]float32, nIn*nOut)
-		}
-		keep := make([]bool, nIn*nOut)
-		at := make([]int32, len(ly.col)) // stored synapse -> flat index
-		for i := range nOut {
-			for s := ly.rowPtr[i]; s < ly.rowPtr[i+1]; s++ {
-				f := int32(i*nIn) + ly.col[s]
-				at[s] = f
-				keep[f] = true
-				W[f] = ly.w[s]
-				if B != nil {
-					B[f] = ly.fb[s]
-				}
-			}
-		}
-		// Prune the nSwap weakest (ties by position).
-		order := make([]int32, alive)
-		for s := range order {
-			order[s] = int32(s)
-		}
-		slices.SortStableFunc(order, func(a, b int32) int {
-			wa, wb := math.Abs(float64(ly.w[a])), math.Abs(float64(ly.w[b]))
-			switch {
-			case wa < wb:
-				return -1
-			case wa > wb:
-				return 1
-			}
-			return 0
-		})
-		pruned := make([]bool, alive)
-		for _, s := range order[:nSwap] {
-			pruned[s] = true
-		}
+		dm := ly.denseMatrices()
+		pruned := weakest(ly.w, nSwap)
 		// Birth among the absent synapses (before the pruning).
-		born := r.drawBirths(l, keep, nSwap)
-		for s, f := range at {
+		born := r.drawBirths(l, dm.keep, nSwap)
+		for s, f := range dm.at {
 			if pruned[s] {
-				keep[f], W[f] = false, 0
-				if B != nil {
-					B[f] = 0
+				dm.keep[f], dm.W[f] = false, 0
+				if dm.B != nil {
+					dm.B[f] = 0
 				}
 			}
 		}
 		for _, f := range born {
-			keep[f] = true
-			W[f] = float32(r.rng.NormFloat64() * 0.01)
-			if B != nil {
-				B[f] = 0
+			dm.keep[f] = true
+			dm.W[f] = float32(r.rng.NormFloat64() * 0.01)
+			if dm.B != nil {
+				dm.B[f] = 0
 			}
 		}
 		if ly.sign != nil {
-			daleClamp(W, ly.sign)
+			daleClamp(dm.W, ly.sign)
 		}
-		nl := newLayer(nIn, nOut, W, B, keep, false, ly.sign, ly.m2 != nil, ly.tiled)
+		nl := newLayer(nIn, nOut, dm.W, dm.B, dm.keep, false, ly.sign, ly.m2 != nil, ly.tiled)
 		nl.fbNoDale, nl.noBias = ly.fbNoDale, ly.noBias
-		// Survivors keep their optimiser state; the born start from zero.
-		old := map[int32]int32{}
-		for s, f := range at {
-			if !pruned[s] {
-				old[f] = int32(s)
-			}
-		}
-		for i := range nOut {
-			for s := nl.rowPtr[i]; s < nl.rowPtr[i+1]; s++ {
-				if o, ok := old[int32(i*nIn)+nl.col[s]]; ok {
-					nl.m1[s] = ly.m1[o]
-					if ly.m2 != nil {
-						nl.m2[s] = ly.m2[o]
-					}
-				}
-			}
-		}
-		copy(nl.bias, ly.bias)
-		copy(nl.bm1, ly.bm1)
-		if ly.bm2 != nil {
-			copy(nl.bm2, ly.bm2)
-		}
+		nl.inheritOpt(ly, dm.at, pruned)
 		if ly.fb != nil && l < nt.L {
 			nl.indexTwin()
 		}
@@ -271,6 +215,88 @@ func (r *localRun) structural() {
 		if l == 1 {
 			nt.refreshC()
 		}
+	}
+}
+
+// denseLayer is a layer's stored synapses laid out row-major over every
+// (post, pre) pair: W and its twin B (nil without one), the keep mask, and
+// at, each stored synapse's flat index.
+type denseLayer struct {
+	W, B []float32
+	keep []bool
+	at   []int32
+}
+
+// denseMatrices lays the layer's synapses out densely (0 and keep false
+// where a synapse is not stored).
+func (ly *layer) denseMatrices() denseLayer {
+	nIn, nOut := ly.nIn, ly.nOut
+	dm := denseLayer{W: make([]float32, nIn*nOut), keep: make([]bool, nIn*nOut), at: make([]int32, len(ly.col))}
+	if ly.fb != nil {
+		dm.B = make([]float32, nIn*nOut)
+	}
+	for i := range nOut {
+		for s := ly.rowPtr[i]; s < ly.rowPtr[i+1]; s++ {
+			f := int32(i*nIn) + ly.col[s]
+			dm.at[s] = f
+			dm.keep[f] = true
+			dm.W[f] = ly.w[s]
+			if dm.B != nil {
+				dm.B[f] = ly.fb[s]
+			}
+		}
+	}
+	return dm
+}
+
+// weakest marks the n stored synapses of smallest |w| (ties by position).
+func weakest(w []float32, n int) []bool {
+	order := make([]int32, len(w))
+	for s := range order {
+		order[s] = int32(s)
+	}
+	slices.SortStableFunc(order, func(a, b int32) int {
+		wa, wb := math.Abs(float64(w[a])), math.Abs(float64(w[b]))
+		switch {
+		case wa < wb:
+			return -1
+		case wa > wb:
+			return 1
+		}
+		return 0
+	})
+	pruned := make([]bool, len(w))
+	for _, s := range order[:n] {
+		pruned[s] = true
+	}
+	return pruned
+}
+
+// inheritOpt gives the synapses of the rewired layer ly that survive from
+// old (stored at flat index at[s] there, not pruned) their optimiser state
+// back; the born ones keep the zero start. Biases keep their values and
+// state.
+func (ly *layer) inheritOpt(old *layer, at []int32, pruned []bool) {
+	from := map[int32]int32{}
+	for s, f := range at {
+		if !pruned[s] {
+			from[f] = int32(s)
+		}
+	}
+	for i := range ly.nOut {
+		for s := ly.rowPtr[i]; s < ly.rowPtr[i+1]; s++ {
+			if o, ok := from[int32(i*ly.nIn)+ly.col[s]]; ok {
+				ly.m1[s] = old.m1[o]
+				if old.m2 != nil {
+					ly.m2[s] = old.m2[o]
+				}
+			}
+		}
+	}
+	copy(ly.bias, old.bias)
+	copy(ly.bm1, old.bm1)
+	if old.bm2 != nil {
+		copy(ly.bm2, old.bm2)
 	}
 }
 
