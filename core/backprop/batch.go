@@ -15,149 +15,196 @@ func (r *runner) newBatch() func(idx []int) {
 	case MethodDERPP:
 		maxRows = m + 2*rb
 	}
-	p := NewPass(net, maxRows)
-	var ref *Pass
-	var gref []float32
+	s := &batchStep{r: r, p: NewPass(net, maxRows), D: r.train.D, C: r.train.Classes, L: net.Layers(),
+		kind: cfg.loss(), y: make([]int32, maxRows), present: make([]bool, r.train.Classes)}
 	if cfg.Method == MethodAGEM {
-		ref = NewPass(net, rb)
-		gref = make([]float32, len(net.Params))
+		s.ref = NewPass(net, rb)
+		s.gref = make([]float32, len(net.Params))
 	}
-	D, C, L := r.train.D, r.train.Classes, net.Layers()
-	kind := cfg.loss()
-	y := make([]int32, maxRows)
-	present := make([]bool, C)
-	var draw1, draw2 []int
+	return s.step
+}
 
-	// load copies rows into pass q from the buffer items at positions
-	// [at, at+len(items)) and returns their labels in y[at:].
-	load := func(q *Pass, at int, items []int) {
-		for k, it := range items {
-			copy(q.Input(at+k, D), r.buf.Row(it))
-			y[at+k] = r.buf.Label(it)
-		}
+// batchStep is the state of the batch protocol's steps: the pass over the
+// incoming batch and its replayed rows (p), A-GEM's reference pass and
+// gradient (ref, gref; nil for the other methods), the rows' labels (y),
+// ER-ACE's classes of the incoming batch (present) and the buffer draws.
+type batchStep struct {
+	r            *runner
+	p, ref       *Pass
+	gref         []float32
+	D, C, L      int
+	kind         Loss
+	y            []int32
+	present      []bool
+	draw1, draw2 []int
+}
+
+// step runs one batch: the method's gradient, the Adam step, the rewiring,
+// and the reservoir offer of the incoming rows.
+func (s *batchStep) step(idx []int) {
+	r, cfg, net, p := s.r, s.r.cfg, s.r.net, s.p
+	D, C, L := s.D, s.C, s.L
+	mb := len(idx)
+	for k, i := range idx {
+		copy(p.Input(k, D), r.train.Row(i))
+		s.y[k] = r.train.Y[i]
 	}
+	clear(r.grad)
+	switch cfg.Method {
+	case MethodNone, MethodER:
+		s.stepER(mb)
+	case MethodDERPP:
+		s.stepDERPP(mb)
+	case MethodERACE:
+		s.stepERACE(mb)
+	case MethodAGEM:
+		s.stepAGEM(mb)
+	}
+	net.Rewire()
+	var logits []float32
+	if cfg.Method == MethodDERPP {
+		// This step's forward pass, with the pre-step weights.
+		logits = p.A[L][:mb*C]
+	}
+	r.buf.OfferBatch(p.A[0][:mb*D], s.y[:mb], logits, r.rng)
+}
 
-	return func(idx []int) {
-		mb := len(idx)
-		for k, i := range idx {
-			copy(p.Input(k, D), r.train.Row(i))
-			y[k] = r.train.Y[i]
-		}
-		rows := mb
-		clear(r.grad)
-		switch cfg.Method {
-		case MethodNone, MethodER:
-			if r.buf.Len() > 0 {
-				draw1 = r.buf.Sample(draw1, rb, r.rng)
-				load(p, mb, draw1)
-				rows += len(draw1)
-				r.countReplay(len(draw1))
-			}
-			p.SetRows(rows)
-			net.Forward(p)
-			w := 1 / float32(rows)
-			for k := range rows {
-				lossGrad(kind, p.A[L][k*C:(k+1)*C], y[k], w, nil, p.D[L][k*C:(k+1)*C])
-			}
-			net.Backward(p, r.grad)
-			r.adam.Step(net.Params, r.grad, cfg.LR)
-
-		case MethodDERPP:
-			n1, n2 := 0, 0
-			if r.buf.Len() > 0 {
-				draw1 = r.buf.Sample(draw1, rb, r.rng)
-				draw2 = r.buf.Sample(draw2, rb, r.rng)
-				n1, n2 = len(draw1), len(draw2)
-				load(p, mb, draw1)
-				load(p, mb+n1, draw2)
-				rows += n1 + n2
-				r.countReplay(n1 + n2)
-			}
-			p.SetRows(rows)
-			net.Forward(p)
-			z, d := p.A[L], p.D[L]
-			w := 1 / float32(mb)
-			for k := range mb {
-				lossGrad(kind, z[k*C:(k+1)*C], y[k], w, nil, d[k*C:(k+1)*C])
-			}
-			if n1 > 0 {
-				wa := float32(cfg.Alpha / float64(n1))
-				for k, it := range draw1 {
-					q := mb + k
-					distillGrad(z[q*C:(q+1)*C], r.buf.Logits(it), wa, d[q*C:(q+1)*C])
-				}
-				wb := float32(cfg.Beta / float64(n2))
-				for k := range n2 {
-					q := mb + n1 + k
-					lossGrad(kind, z[q*C:(q+1)*C], y[q], wb, nil, d[q*C:(q+1)*C])
-				}
-			}
-			net.Backward(p, r.grad)
-			r.adam.Step(net.Params, r.grad, cfg.LR)
-
-		case MethodERACE:
-			n := 0
-			if r.buf.Len() > 0 {
-				draw1 = r.buf.Sample(draw1, rb, r.rng)
-				n = len(draw1)
-				load(p, mb, draw1)
-				rows += n
-				r.countReplay(n)
-			}
-			p.SetRows(rows)
-			net.Forward(p)
-			z, d := p.A[L], p.D[L]
-			presentClasses(y[:mb], present)
-			w := 1 / float32(mb)
-			for k := range mb {
-				lossGrad(CrossEntropy, z[k*C:(k+1)*C], y[k], w, present, d[k*C:(k+1)*C])
-			}
-			if n > 0 {
-				wn := 1 / float32(n)
-				for k := mb; k < rows; k++ {
-					lossGrad(CrossEntropy, z[k*C:(k+1)*C], y[k], wn, nil, d[k*C:(k+1)*C])
-				}
-			}
-			net.Backward(p, r.grad)
-			r.adam.Step(net.Params, r.grad, cfg.LR)
-
-		case MethodAGEM:
-			p.SetRows(mb)
-			net.Forward(p)
-			w := 1 / float32(mb)
-			for k := range mb {
-				lossGrad(kind, p.A[L][k*C:(k+1)*C], y[k], w, nil, p.D[L][k*C:(k+1)*C])
-			}
-			net.Backward(p, r.grad)
-			if r.buf.Len() > 0 {
-				draw1 = r.buf.Sample(draw1, rb, r.rng)
-				n := len(draw1)
-				ref.SetRows(n)
-				for k, it := range draw1 {
-					copy(ref.Input(k, D), r.buf.Row(it))
-				}
-				net.Forward(ref)
-				wn := 1 / float32(n)
-				for k, it := range draw1 {
-					lossGrad(kind, ref.A[L][k*C:(k+1)*C], r.buf.Label(it), wn, nil, ref.D[L][k*C:(k+1)*C])
-				}
-				clear(gref)
-				net.Backward(ref, gref)
-				project(r.grad, gref)
-				r.countReplay(n)
-			}
-			r.adam.Step(net.Params, r.grad, cfg.LR)
-		}
-		net.Rewire()
-		var logits []float32
-		if cfg.Method == MethodDERPP {
-			// This step's forward pass, with the pre-step weights.
-			logits = p.A[L][:mb*C]
-		}
-		r.buf.OfferBatch(p.A[0][:mb*D], y[:mb], logits, r.rng)
+// load copies rows into pass q from the buffer items at positions
+// [at, at+len(items)) and returns their labels in y[at:].
+func (s *batchStep) load(q *Pass, at int, items []int) {
+	for k, it := range items {
+		copy(q.Input(at+k, s.D), s.r.buf.Row(it))
+		s.y[at+k] = s.r.buf.Label(it)
 	}
 }
 
+// stepER is plain BP (with an empty buffer) and BP+ER: the incoming rows
+// and a replay draw in one batch, the mean loss over all of them.
+func (s *batchStep) stepER(mb int) {
+	r, cfg, net, p := s.r, s.r.cfg, s.r.net, s.p
+	C, L, y, kind := s.C, s.L, s.y, s.kind
+	rows := mb
+	if r.buf.Len() > 0 {
+		s.draw1 = r.buf.Sample(s.draw1, cfg.ReplayBatch, r.rng)
+		s.load(p, mb, s.draw1)
+		rows += len(s.draw1)
+		r.countReplay(len(s.draw1))
+	}
+	p.SetRows(rows)
+	net.Forward(p)
+	w := 1 / float32(rows)
+	for k := range rows {
+		lossGrad(kind, p.A[L][k*C:(k+1)*C], y[k], w, nil, p.D[L][k*C:(k+1)*C])
+	}
+	net.Backward(p, r.grad)
+	r.adam.Step(net.Params, r.grad, cfg.LR)
+}
+
+// stepDERPP is DER++: the incoming rows' loss, alpha times the distillation
+// of a first draw's stored logits and beta times a second draw's loss.
+func (s *batchStep) stepDERPP(mb int) {
+	r, cfg, net, p := s.r, s.r.cfg, s.r.net, s.p
+	C, L, y, kind := s.C, s.L, s.y, s.kind
+	rb := cfg.ReplayBatch
+	rows := mb
+	n1, n2 := 0, 0
+	if r.buf.Len() > 0 {
+		s.draw1 = r.buf.Sample(s.draw1, rb, r.rng)
+		s.draw2 = r.buf.Sample(s.draw2, rb, r.rng)
+		n1, n2 = len(s.draw1), len(s.draw2)
+		s.load(p, mb, s.draw1)
+		s.load(p, mb+n1, s.draw2)
+		rows += n1 + n2
+		r.countReplay(n1 + n2)
+	}
+	p.SetRows(rows)
+	net.Forward(p)
+	z, d := p.A[L], p.D[L]
+	w := 1 / float32(mb)
+	for k := range mb {
+		lossGrad(kind, z[k*C:(k+1)*C], y[k], w, nil, d[k*C:(k+1)*C])
+	}
+	if n1 > 0 {
+		wa := float32(cfg.Alpha / float64(n1))
+		for k, it := range s.draw1 {
+			q := mb + k
+			distillGrad(z[q*C:(q+1)*C], r.buf.Logits(it), wa, d[q*C:(q+1)*C])
+		}
+		wb := float32(cfg.Beta / float64(n2))
+		for k := range n2 {
+			q := mb + n1 + k
+			lossGrad(kind, z[q*C:(q+1)*C], y[q], wb, nil, d[q*C:(q+1)*C])
+		}
+	}
+	net.Backward(p, r.grad)
+	r.adam.Step(net.Params, r.grad, cfg.LR)
+}
+
+// stepERACE is ER-ACE: the incoming rows' cross-entropy over the classes
+// they contain, plus the replayed rows' mean cross-entropy.
+func (s *batchStep) stepERACE(mb int) {
+	r, cfg, net, p := s.r, s.r.cfg, s.r.net, s.p
+	C, L, y := s.C, s.L, s.y
+	rows := mb
+	n := 0
+	if r.buf.Len() > 0 {
+		s.draw1 = r.buf.Sample(s.draw1, cfg.ReplayBatch, r.rng)
+		n = len(s.draw1)
+		s.load(p, mb, s.draw1)
+		rows += n
+		r.countReplay(n)
+	}
+	p.SetRows(rows)
+	net.Forward(p)
+	z, d := p.A[L], p.D[L]
+	presentClasses(y[:mb], s.present)
+	w := 1 / float32(mb)
+	for k := range mb {
+		lossGrad(CrossEntropy, z[k*C:(k+1)*C], y[k], w, s.present, d[k*C:(k+1)*C])
+	}
+	if n > 0 {
+		wn := 1 / float32(n)
+		for k := mb; k < rows; k++ {
+			lossGrad(CrossEntropy, z[k*C:(k+1)*C], y[k], wn, nil, d[k*C:(k+1)*C])
+		}
+	}
+	net.Backward(p, r.grad)
+	r.adam.Step(net.Params, r.grad, cfg.LR)
+}
+
+// stepAGEM is A-GEM: the incoming rows' gradient, projected against the
+// gradient of a replay draw (the reference pass) when they conflict.
+func (s *batchStep) stepAGEM(mb int) {
+	r, cfg, net, p, ref := s.r, s.r.cfg, s.r.net, s.p, s.ref
+	D, C, L, y, kind := s.D, s.C, s.L, s.y, s.kind
+	p.SetRows(mb)
+	net.Forward(p)
+	w := 1 / float32(mb)
+	for k := range mb {
+		lossGrad(kind, p.A[L][k*C:(k+1)*C], y[k], w, nil, p.D[L][k*C:(k+1)*C])
+	}
+	net.Backward(p, r.grad)
+	if r.buf.Len() > 0 {
+		s.draw1 = r.buf.Sample(s.draw1, cfg.ReplayBatch, r.rng)
+		n := len(s.draw1)
+		ref.SetRows(n)
+		for k, it := range s.draw1 {
+			copy(ref.Input(k, D), r.buf.Row(it))
+		}
+		net.Forward(ref)
+		wn := 1 / float32(n)
+		for k, it := range s.draw1 {
+			lossGrad(kind, ref.A[L][k*C:(k+1)*C], r.buf.Label(it), wn, nil, ref.D[L][k*C:(k+1)*C])
+		}
+		clear(s.gref)
+		net.Backward(ref, s.gref)
+		project(r.grad, s.gref)
+		r.countReplay(n)
+	}
+	r.adam.Step(net.Params, r.grad, cfg.LR)
+}
+
+// countReplay records one replay update of n samples.
 func (r *runner) countReplay(n int) {
 	r.res.ReplayUpdates++
 	r.res.ReplaySamples += n
