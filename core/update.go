@@ -293,22 +293,9 @@ func (nt *net) fastUpdate(cfg *LocalConfig, c *layerCall) bool {
 // (ascending b, as the fast paths), the optimiser step per synapse with
 // finishSyn, or under the controller its sums and then controllerDecay.
 func (nt *net) generalUpdate(cfg *LocalConfig, c *layerCall) {
-	ly, m, op, pre := c.ly, c.m, c.op, c.pre
+	ly, m, op := c.ly, c.m, c.op
 	visitAll := m == nil || op.leak
-	ptr := ly.termPtr
-	for i := range ly.nOut {
-		lo, hi := ly.rowPtr[i], ly.rowPtr[i+1]
-		g, col := ly.g[lo:hi], ly.col[lo:hi]
-		g = g[:len(col)]
-		for t := ptr[i]; t < ptr[i+1]; t++ {
-			coef := ly.termCoef[t]
-			ly.gb[i] += coef
-			x := pre[ly.termOff[t]:][:ly.nIn]
-			for s, j := range col {
-				g[s] += coef * x[j]
-			}
-		}
-	}
+	ly.accumGrad(c.pre)
 	var sumD, sumG float64
 	for i := range ly.nOut {
 		if !visitAll && m.rowFrozen(i) {
@@ -355,12 +342,39 @@ func (nt *net) generalUpdate(cfg *LocalConfig, c *layerCall) {
 		}
 		ly.gb[i] = 0
 	}
+	nt.finishGeneral(cfg, c, sumD, sumG)
+}
+
+// accumGrad adds the call's plasticity terms into the gradient scratch:
+// per stored synapse into g, per post unit into gb.
+func (ly *layer) accumGrad(pre []float32) {
+	ptr := ly.termPtr
+	for i := range ly.nOut {
+		lo, hi := ly.rowPtr[i], ly.rowPtr[i+1]
+		g, col := ly.g[lo:hi], ly.col[lo:hi]
+		g = g[:len(col)]
+		for t := ptr[i]; t < ptr[i+1]; t++ {
+			coef := ly.termCoef[t]
+			ly.gb[i] += coef
+			x := pre[ly.termOff[t]:][:ly.nIn]
+			for s, j := range col {
+				g[s] += coef * x[j]
+			}
+		}
+	}
+}
+
+// finishGeneral ends the general path's call after the optimiser pass:
+// the controller's decay (from the pass's sums of |Delta W| and |G|), the
+// anchor on the biases, the column copy and, for W^1, c = W^1 o.
+func (nt *net) finishGeneral(cfg *LocalConfig, c *layerCall, sumD, sumG float64) {
+	ly := c.ly
 	if c.ctrl {
 		var sumW float64
 		for _, w := range ly.w {
 			sumW += math.Abs(float64(w))
 		}
-		nt.controllerDecay(cfg, ly, m, op, sumD, sumG, sumW, c.replay, c.anchor)
+		nt.controllerDecay(cfg, ly, c.m, c.op, sumD, sumG, sumW, c.replay, c.anchor)
 	}
 	if c.anchor {
 		ly.anchorBias()
@@ -546,6 +560,12 @@ func (ly *layer) decayRows(m *layerMask, lam float32, vector bool) {
 		}
 		return
 	}
+	ly.decayRowsScalar(m, lam, clampB)
+}
+
+// decayRowsScalar is decayRows one synapse at a time, for the layers the
+// vector kernel does not take (sparse, or without a twin) and for tests.
+func (ly *layer) decayRowsScalar(m *layerMask, lam float32, clampB bool) {
 	for i := range ly.nOut {
 		lo, hi := ly.rowPtr[i], ly.rowPtr[i+1]
 		// The row's synapses are all free (pre nil), all frozen (skip), or
@@ -792,18 +812,7 @@ func (nt *net) sgdRows(ly *layer, preL int, m *layerMask, op *optim, wd, lam flo
 			sgdRowInput(w, v, c16, gRow, &k)
 			copyColumn(wT[base:], w, c16, stride)
 		} else if ly.fb == nil {
-			for s := range w {
-				ws := w[s]
-				gs := gRow[col[s]] - wd*ws
-				vs := flushTiny(mu*v[s] + gs)
-				v[s] = vs
-				ws += eta * vs
-				if lam != 0 {
-					ws -= lam * ws
-				}
-				w[s] = ws
-				wT[base+int(col[s])*stride] = ws
-			}
+			sgdRowScalar(w, v, col, gRow, wT[base:], stride, wd, mu, eta, lam)
 		} else if vecFB {
 			fl := ly.signWord
 			if preAwake != nil {
@@ -812,35 +821,7 @@ func (nt *net) sgdRows(ly *layer, preL int, m *layerMask, op *optim, wd, lam flo
 			sgdRowFB(w, ly.fb[lo:hi], v, col, gRow, fl, &fbk)
 			copyColumn(wT[base:], w, col, stride)
 		} else {
-			fb := ly.fb[lo:hi][:n]
-			sign := ly.sign
-			for s := range w {
-				j := col[s]
-				if preAwake != nil && preAwake[j] {
-					continue
-				}
-				vs := flushTiny(mu*v[s] + gRow[j])
-				v[s] = vs
-				d := eta * vs
-				ws := w[s] + d
-				bs := fb[s] + d
-				if lam != 0 {
-					ws -= lam * ws
-					bs -= lam * bs
-				}
-				if sign != nil {
-					if sign[j] > 0 {
-						ws = max(ws, 0)
-						bs = max(bs, 0)
-					} else {
-						ws = min(ws, 0)
-						bs = min(bs, 0)
-					}
-				}
-				w[s] = ws
-				fb[s] = bs
-				wT[base+int(j)*stride] = ws
-			}
+			sgdRowFBScalar(w, ly.fb[lo:hi][:n], v, col, gRow, preAwake, ly.sign, wT[base:], stride, mu, eta, lam)
 		}
 		if !ly.noBias && m.biasFree(i) {
 			// stepBias's heavy-ball branch, inline.
@@ -852,6 +833,59 @@ func (nt *net) sgdRows(ly *layer, preL int, m *layerMask, op *optim, wd, lam flo
 	}
 	if preL == 0 {
 		nt.refreshC()
+	}
+}
+
+// sgdRowScalar is sgdRows' step of a row without a twin that the vector
+// kernel does not take (a decay, or more than 65536 pre units): heavy-ball
+// step with the coupled L2 wd, decay lam, and the column copy into wT
+// (the row's first column, columns stride apart).
+func sgdRowScalar(w, v []float32, col []int32, gRow, wT []float32, stride int, wd, mu, eta, lam float32) {
+	for s := range w {
+		ws := w[s]
+		gs := gRow[col[s]] - wd*ws
+		vs := flushTiny(mu*v[s] + gs)
+		v[s] = vs
+		ws += eta * vs
+		if lam != 0 {
+			ws -= lam * ws
+		}
+		w[s] = ws
+		wT[int(col[s])*stride] = ws
+	}
+}
+
+// sgdRowFBScalar is sgdRows' step of a row with a twin that the vector
+// kernel does not take (no decay, or no Dale signs): the shared velocity
+// moves both, then decay and Dale clamp, skipping the synapses from the
+// awake pre units (preAwake nil: none), and the column copy.
+func sgdRowFBScalar(w, fb, v []float32, col []int32, gRow []float32, preAwake []bool, sign, wT []float32, stride int, mu, eta, lam float32) {
+	for s := range w {
+		j := col[s]
+		if preAwake != nil && preAwake[j] {
+			continue
+		}
+		vs := flushTiny(mu*v[s] + gRow[j])
+		v[s] = vs
+		d := eta * vs
+		ws := w[s] + d
+		bs := fb[s] + d
+		if lam != 0 {
+			ws -= lam * ws
+			bs -= lam * bs
+		}
+		if sign != nil {
+			if sign[j] > 0 {
+				ws = max(ws, 0)
+				bs = max(bs, 0)
+			} else {
+				ws = min(ws, 0)
+				bs = min(bs, 0)
+			}
+		}
+		w[s] = ws
+		fb[s] = bs
+		wT[int(j)*stride] = ws
 	}
 }
 
