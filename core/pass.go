@@ -306,93 +306,108 @@ func (nt *net) sweep(p *pass, tgtScale float32) {
 			th[i] = bound(eps[i])
 		}
 		for l := L - 1; l >= 1; l-- {
-			n := nt.sizes[l]
-			up := nt.lay[l+1]
-			upTh := p.th[l+1][b*up.nOut : (b+1)*up.nOut]
-			tmp := p.tmp[:n]
-			clear(tmp)
-			accum := func(i int) {
-				u := upTh[i]
-				if u == 0 {
-					return
-				}
-				lo, hi := up.rowPtr[i], up.rowPtr[i+1]
-				fb, col := up.fb[lo:hi], up.col[lo:hi]
-				for s, j := range col {
-					tmp[j] += u * fb[s]
-				}
-			}
-			if l+1 == L && len(up.col) == up.nOut*up.nIn {
-				// Dense readout twin: row i starts at rowPtr[i]; the vector
-				// kernel adds the rows in ascending i, as accum does.
-				addRows(tmp, upTh, up.rowPtr[:up.nOut], up.fb)
-			} else if l+1 == L {
-				for i := range upTh {
-					accum(i)
-				}
-			} else if up.fbPos != nil && (l+2 >= L || nt.skip[l+2] == nil) {
-				// Between hidden layers only the active units of layer l
-				// need their sum: each gathers its column of the twin
-				// over the active units of l+1, ascending as accum adds
-				// them (an absent synapse reads an exact zero).
-				act := p.activeOf(l, b)
-				acc := tmp[:len(act)]
-				clear(acc)
-				us, offs := p.valBuf[:0], p.offBuf[:0]
-				for _, i := range p.activeOf(l+1, b) {
-					if u := upTh[i]; u != 0 {
-						us = append(us, u)
-						offs = append(offs, i*int32(up.nIn))
-					}
-				}
-				gatherRows(acc, us, offs, up.fbPos, up.fb[:len(up.fb)+1], act)
-				e := p.eps[l][b*n : (b+1)*n]
-				t := p.th[l][b*n : (b+1)*n]
-				clear(e)
-				clear(t)
-				for jj, j := range act {
-					e[j] = acc[jj]
-					t[j] = bound(acc[jj])
-				}
-				continue
-			} else if up.dense() {
-				// th^{l+1} is zero off the active set: the burst gate.
-				// Dense rows (the controller's layers): the vector kernel
-				// adds them in ascending i, as accum does.
-				us, offs := p.valBuf[:0], p.offBuf[:0]
-				for _, i := range p.activeOf(l+1, b) {
-					if u := upTh[i]; u != 0 {
-						us = append(us, u)
-						offs = append(offs, up.rowPtr[i])
-					}
-				}
-				addRows(tmp, us, offs, up.fb)
-			} else {
-				for _, i := range p.activeOf(l+1, b) {
-					accum(int(i))
-				}
-			}
-			// Skip path: the gated burst of layer l+2 through Bs^{l+2}
-			// (stored densely), in ascending i.
-			if l+2 < L && nt.skip[l+2] != nil {
-				sk := nt.skip[l+2]
-				th2 := p.th[l+2][b*sk.nOut : (b+1)*sk.nOut]
-				us, offs := p.valBuf[:0], p.offBuf[:0]
-				for _, i := range p.activeOf(l+2, b) {
-					us = append(us, th2[i])
-					offs = append(offs, sk.rowPtr[i])
-				}
-				addRows(tmp, us, offs, sk.fb)
-			}
-			e := p.eps[l][b*n : (b+1)*n]
-			t := p.th[l][b*n : (b+1)*n]
-			clear(e)
-			clear(t)
-			for _, j := range p.activeOf(l, b) {
-				e[j] = tmp[j]
-				t[j] = bound(tmp[j])
+			nt.sweepLayer(p, b, l, bound)
+		}
+	}
+}
+
+// sweepLayer computes eps^l and th^l of sample b of p from the layers
+// above: the bounded errors of layer l+1 through its twin (and of layer
+// l+2 through the skip twin), kept at the active units of l.
+func (nt *net) sweepLayer(p *pass, b, l int, bound func(float32) float32) {
+	L := nt.L
+	n := nt.sizes[l]
+	up := nt.lay[l+1]
+	upTh := p.th[l+1][b*up.nOut : (b+1)*up.nOut]
+	tmp := p.tmp[:n]
+	clear(tmp)
+	accum := func(i int) {
+		u := upTh[i]
+		if u == 0 {
+			return
+		}
+		lo, hi := up.rowPtr[i], up.rowPtr[i+1]
+		fb, col := up.fb[lo:hi], up.col[lo:hi]
+		for s, j := range col {
+			tmp[j] += u * fb[s]
+		}
+	}
+	if l+1 == L && len(up.col) == up.nOut*up.nIn {
+		// Dense readout twin: row i starts at rowPtr[i]; the vector
+		// kernel adds the rows in ascending i, as accum does.
+		addRows(tmp, upTh, up.rowPtr[:up.nOut], up.fb)
+	} else if l+1 == L {
+		for i := range upTh {
+			accum(i)
+		}
+	} else if up.fbPos != nil && (l+2 >= L || nt.skip[l+2] == nil) {
+		nt.sweepGather(p, b, l, bound)
+		return
+	} else if up.dense() {
+		// th^{l+1} is zero off the active set: the burst gate.
+		// Dense rows (the controller's layers): the vector kernel
+		// adds them in ascending i, as accum does.
+		us, offs := p.valBuf[:0], p.offBuf[:0]
+		for _, i := range p.activeOf(l+1, b) {
+			if u := upTh[i]; u != 0 {
+				us = append(us, u)
+				offs = append(offs, up.rowPtr[i])
 			}
 		}
+		addRows(tmp, us, offs, up.fb)
+	} else {
+		for _, i := range p.activeOf(l+1, b) {
+			accum(int(i))
+		}
+	}
+	// Skip path: the gated burst of layer l+2 through Bs^{l+2}
+	// (stored densely), in ascending i.
+	if l+2 < L && nt.skip[l+2] != nil {
+		sk := nt.skip[l+2]
+		th2 := p.th[l+2][b*sk.nOut : (b+1)*sk.nOut]
+		us, offs := p.valBuf[:0], p.offBuf[:0]
+		for _, i := range p.activeOf(l+2, b) {
+			us = append(us, th2[i])
+			offs = append(offs, sk.rowPtr[i])
+		}
+		addRows(tmp, us, offs, sk.fb)
+	}
+	e := p.eps[l][b*n : (b+1)*n]
+	t := p.th[l][b*n : (b+1)*n]
+	clear(e)
+	clear(t)
+	for _, j := range p.activeOf(l, b) {
+		e[j] = tmp[j]
+		t[j] = bound(tmp[j])
+	}
+}
+
+// sweepGather is sweepLayer between hidden layers without a skip path:
+// only the active units of layer l need their sum, so each gathers its
+// column of the twin over the active units of l+1, ascending as accum
+// adds them (an absent synapse reads an exact zero).
+func (nt *net) sweepGather(p *pass, b, l int, bound func(float32) float32) {
+	n := nt.sizes[l]
+	up := nt.lay[l+1]
+	upTh := p.th[l+1][b*up.nOut : (b+1)*up.nOut]
+	act := p.activeOf(l, b)
+	acc := p.tmp[:len(act)]
+	clear(acc)
+	us, offs := p.valBuf[:0], p.offBuf[:0]
+	for _, i := range p.activeOf(l+1, b) {
+		if u := upTh[i]; u != 0 {
+			us = append(us, u)
+			offs = append(offs, i*int32(up.nIn))
+		}
+	}
+	gatherRows(acc, us, offs, up.fbPos, up.fb[:len(up.fb)+1], act)
+	e := p.eps[l][b*n : (b+1)*n]
+	t := p.th[l][b*n : (b+1)*n]
+	clear(e)
+	clear(t)
+	for jj, j := range act {
+		e[j] = acc[jj]
+		t[j] = bound(acc[jj])
 	}
 }
 
