@@ -235,28 +235,7 @@ func (n *Net) Backward(p *Pass, grad []float32) {
 		// Weight gradient, row j: sum_r a[r,j] * d[r,:]; dense on the
 		// input layer (four rows j at a time), sparse on hidden layers.
 		if l == 0 {
-			o := p.offs[:p.Rows]
-			for r := range o {
-				o[r] = int32(r * out)
-			}
-			v4 := p.v4[:4*p.Rows]
-			for j := 0; j < in; j += 4 {
-				nj := min(4, in-j)
-				for r := range p.Rows {
-					w := v4[4*r : 4*r+4]
-					clear(w)
-					copy(w, a[r*in+j:r*in+j+nj])
-				}
-				if nj == 4 {
-					accRows4(gw[l][j*out:(j+4)*out], out, v4, o, d, out)
-					continue
-				}
-				cs := p.pad4[:4*out]
-				clear(cs)
-				copy(cs, gw[l][j*out:(j+nj)*out])
-				accRows4(cs, out, v4, o, d, out)
-				copy(gw[l][j*out:(j+nj)*out], cs[:nj*out])
-			}
+			p.inputWeightGrad(gw[l], a, d, in, out)
 		} else {
 			at := p.at[:in*p.Rows]
 			transpose(at, a, p.Rows, in)
@@ -276,28 +255,7 @@ func (n *Net) Backward(p *Pass, grad []float32) {
 		}
 		dPrev := p.D[l][:p.Rows*in]
 		if n.k[l] > 0 {
-			// k-WTA layer: only the few units active on a row pass
-			// gradient, so compute just those entries as dot products of
-			// the row's non-zero output gradients with the unit's weight
-			// row. Terms are added in ascending i without fusing, exactly
-			// as the transposed product below would add them.
-			w := n.W[l]
-			for r := range p.Rows {
-				v, o := nonZeros(p.vals, p.offs, d[r*out:(r+1)*out], 1)
-				c := dPrev[r*in : (r+1)*in]
-				for j, x := range a[r*in : (r+1)*in] {
-					if !(x > 0) {
-						c[j] = 0
-						continue
-					}
-					row := w[j*out : (j+1)*out]
-					var s float32
-					for t, i := range o {
-						s += float32(v[t] * row[i])
-					}
-					c[j] = s
-				}
-			}
+			p.kwtaInputGrad(dPrev, n.W[l], a, d, in, out)
 			continue
 		}
 		// Input gradient through the transposed weights, then the
@@ -310,6 +268,58 @@ func (n *Net) Backward(p *Pass, grad []float32) {
 			clear(c)
 			core.AddRows(c, v, o, wt)
 			gate(c, a[r*in:(r+1)*in])
+		}
+	}
+}
+
+// inputWeightGrad adds the input layer's weight gradient, row j:
+// sum_r a[r,j] * d[r,:], densely, four rows j at a time (a last partial
+// group goes through a zero-padded copy).
+func (p *Pass) inputWeightGrad(gw, a, d []float32, in, out int) {
+	o := p.offs[:p.Rows]
+	for r := range o {
+		o[r] = int32(r * out)
+	}
+	v4 := p.v4[:4*p.Rows]
+	for j := 0; j < in; j += 4 {
+		nj := min(4, in-j)
+		for r := range p.Rows {
+			w := v4[4*r : 4*r+4]
+			clear(w)
+			copy(w, a[r*in+j:r*in+j+nj])
+		}
+		if nj == 4 {
+			accRows4(gw[j*out:(j+4)*out], out, v4, o, d, out)
+			continue
+		}
+		cs := p.pad4[:4*out]
+		clear(cs)
+		copy(cs, gw[j*out:(j+nj)*out])
+		accRows4(cs, out, v4, o, d, out)
+		copy(gw[j*out:(j+nj)*out], cs[:nj*out])
+	}
+}
+
+// kwtaInputGrad writes the input gradient dPrev of a k-WTA layer: only the
+// few units active on a row pass gradient, so it computes just those
+// entries as dot products of the row's non-zero output gradients with the
+// unit's weight row w. Terms are added in ascending i without fusing,
+// exactly as the transposed product in Backward would add them.
+func (p *Pass) kwtaInputGrad(dPrev, w, a, d []float32, in, out int) {
+	for r := range p.Rows {
+		v, o := nonZeros(p.vals, p.offs, d[r*out:(r+1)*out], 1)
+		c := dPrev[r*in : (r+1)*in]
+		for j, x := range a[r*in : (r+1)*in] {
+			if !(x > 0) {
+				c[j] = 0
+				continue
+			}
+			row := w[j*out : (j+1)*out]
+			var s float32
+			for t, i := range o {
+				s += float32(v[t] * row[i])
+			}
+			c[j] = s
 		}
 	}
 }
