@@ -20,99 +20,132 @@ package backprop
 // batch fires, each averaged over replay steps.
 func (r *runner) newLocal() func(idx []int) {
 	cfg, net := r.cfg, r.net
-	L, D, C := net.Layers(), r.train.D, r.train.Classes
-	wake, rep := NewPass(net, cfg.Batch), NewPass(net, cfg.ReplayBatch)
-	kind := cfg.loss()
-	y := make([]int32, max(cfg.Batch, cfg.ReplayBatch))
-	awake := make([][]bool, L+1) // per layer; hidden layers only
+	L := net.Layers()
+	s := &localStep{r: r, wake: NewPass(net, cfg.Batch), rep: NewPass(net, cfg.ReplayBatch),
+		y: make([]int32, max(cfg.Batch, cfg.ReplayBatch)), awake: make([][]bool, L+1), fired: make([][]bool, L+1),
+		asleepSum: make([]float64, L-1), rhoSum: make([]float64, L-1)}
 	r.supp = make([][]bool, L+1) // per layer; hidden layers only
-	fired := make([][]bool, L+1)
 	for l := 1; l < L; l++ {
-		awake[l] = make([]bool, net.Sizes[l])
+		s.awake[l] = make([]bool, net.Sizes[l])
 		r.supp[l] = make([]bool, net.Sizes[l])
-		fired[l] = make([]bool, net.Sizes[l])
+		s.fired[l] = make([]bool, net.Sizes[l])
 	}
 	if cfg.Rotate {
-		wake.Suppress = r.supp
+		s.wake.Suppress = r.supp
 	}
-	mask := &Mask{Pre: make([][]bool, L), Post: make([][]bool, L)}
+	s.mask = &Mask{Pre: make([][]bool, L), Post: make([][]bool, L)}
 	for l := 0; l < L-1; l++ {
-		mask.Pre[l], mask.Post[l] = awake[l], awake[l+1] // awake[0] is nil: input always awake
+		s.mask.Pre[l], s.mask.Post[l] = s.awake[l], s.awake[l+1] // awake[0] is nil: input always awake
 	}
-	asleepSum, rhoSum := make([]float64, L-1), make([]float64, L-1)
-	steps := 0
-	var draw []int
+	return s.step
+}
 
-	return func(idx []int) {
-		mb := len(idx)
-		wake.SetRows(mb)
-		for k, i := range idx {
-			copy(wake.Input(k, D), r.train.Row(i))
-			y[k] = r.train.Y[i]
-		}
-		net.Forward(wake)
-		lossRows(kind, wake, y[:mb], L, C)
-		clear(r.grad)
-		net.Backward(wake, r.grad)
-		r.adam.Step(net.Params, r.grad, cfg.LR)
-		net.Rewire()
+// localStep is the state of the local schedule's steps: the waking and
+// replay passes, the rows' labels, per layer (hidden only) the awake units
+// of the last waking batch and the units the last replay batch fired, the
+// isolation mask built on the awake sets, and the running sums of the
+// asleep fraction and rho over the replay steps so far.
+type localStep struct {
+	r                 *runner
+	wake, rep         *Pass
+	y                 []int32
+	awake, fired      [][]bool
+	mask              *Mask
+	asleepSum, rhoSum []float64
+	steps             int
+	draw              []int
+}
 
+// step runs steps 1-5 of newLocal for the waking batch idx.
+func (s *localStep) step(idx []int) {
+	r, cfg, net, wake := s.r, s.r.cfg, s.r.net, s.wake
+	L, D, C := net.Layers(), r.train.D, r.train.Classes
+	kind := cfg.loss()
+	mb := len(idx)
+	wake.SetRows(mb)
+	for k, i := range idx {
+		copy(wake.Input(k, D), r.train.Row(i))
+		s.y[k] = r.train.Y[i]
+	}
+	net.Forward(wake)
+	lossRows(kind, wake, s.y[:mb], L, C)
+	clear(r.grad)
+	net.Backward(wake, r.grad)
+	r.adam.Step(net.Params, r.grad, cfg.LR)
+	net.Rewire()
+
+	for l := 1; l < L; l++ {
+		anyNonZero(s.awake[l], wake.A[l], mb)
+	}
+	if cfg.Rotate {
 		for l := 1; l < L; l++ {
-			anyNonZero(awake[l], wake.A[l], mb)
+			copy(r.supp[l], s.awake[l])
 		}
-		if cfg.Rotate {
-			for l := 1; l < L; l++ {
-				copy(r.supp[l], awake[l])
+	}
+	r.buf.OfferBatch(wake.A[0][:mb*D], s.y[:mb], nil, r.rng)
+	if r.buf.Len() == 0 {
+		return
+	}
+	n := s.replay()
+	s.record(n)
+}
+
+// replay is step 5: a replay draw's mean loss and an Adam step at
+// LR*ReplayGain, masked by the awake sets under Isolate; it returns the
+// number of rows replayed.
+func (s *localStep) replay() int {
+	r, cfg, net, rep := s.r, s.r.cfg, s.r.net, s.rep
+	L, D, C := net.Layers(), r.train.D, r.train.Classes
+	s.draw = r.buf.Sample(s.draw, cfg.ReplayBatch, r.rng)
+	n := len(s.draw)
+	rep.SetRows(n)
+	for k, it := range s.draw {
+		copy(rep.Input(k, D), r.buf.Row(it))
+		s.y[k] = r.buf.Label(it)
+	}
+	net.Forward(rep)
+	lossRows(cfg.loss(), rep, s.y[:n], L, C)
+	clear(r.grad)
+	net.Backward(rep, r.grad)
+	lr := cfg.LR * cfg.ReplayGain
+	if cfg.Isolate {
+		r.adam.StepMasked(net, net.Params, r.grad, s.mask, lr)
+	} else {
+		r.adam.Step(net.Params, r.grad, lr)
+	}
+	net.Rewire()
+	r.countReplay(n)
+	return n
+}
+
+// record adds this replay step's asleep fraction and rho per hidden layer
+// (from the n replayed rows) to the sums and writes their means so far to
+// the result.
+func (s *localStep) record(n int) {
+	r, L := s.r, s.r.net.Layers()
+	s.steps++
+	for l := 1; l < L; l++ {
+		anyNonZero(s.fired[l], s.rep.A[l], n)
+		na, nr, ni := 0, 0, 0
+		for i, a := range s.awake[l] {
+			if a {
+				na++
+			}
+			if s.fired[l][i] {
+				nr++
+				if !a {
+					ni++
+				}
 			}
 		}
-		r.buf.OfferBatch(wake.A[0][:mb*D], y[:mb], nil, r.rng)
-		if r.buf.Len() == 0 {
-			return
-		}
-		draw = r.buf.Sample(draw, cfg.ReplayBatch, r.rng)
-		n := len(draw)
-		rep.SetRows(n)
-		for k, it := range draw {
-			copy(rep.Input(k, D), r.buf.Row(it))
-			y[k] = r.buf.Label(it)
-		}
-		net.Forward(rep)
-		lossRows(kind, rep, y[:n], L, C)
-		clear(r.grad)
-		net.Backward(rep, r.grad)
-		lr := cfg.LR * cfg.ReplayGain
-		if cfg.Isolate {
-			r.adam.StepMasked(net, net.Params, r.grad, mask, lr)
-		} else {
-			r.adam.Step(net.Params, r.grad, lr)
-		}
-		net.Rewire()
-		r.countReplay(n)
-
-		steps++
-		for l := 1; l < L; l++ {
-			anyNonZero(fired[l], rep.A[l], n)
-			na, nr, ni := 0, 0, 0
-			for i, a := range awake[l] {
-				if a {
-					na++
-				}
-				if fired[l][i] {
-					nr++
-					if !a {
-						ni++
-					}
-				}
-			}
-			asleepSum[l-1] += 1 - float64(na)/float64(len(awake[l]))
-			rhoSum[l-1] += float64(ni) / float64(max(1, nr))
-		}
-		r.res.AsleepFrac = r.res.AsleepFrac[:0]
-		r.res.Rho = r.res.Rho[:0]
-		for l := range asleepSum {
-			r.res.AsleepFrac = append(r.res.AsleepFrac, asleepSum[l]/float64(steps))
-			r.res.Rho = append(r.res.Rho, rhoSum[l]/float64(steps))
-		}
+		s.asleepSum[l-1] += 1 - float64(na)/float64(len(s.awake[l]))
+		s.rhoSum[l-1] += float64(ni) / float64(max(1, nr))
+	}
+	r.res.AsleepFrac = r.res.AsleepFrac[:0]
+	r.res.Rho = r.res.Rho[:0]
+	for l := range s.asleepSum {
+		r.res.AsleepFrac = append(r.res.AsleepFrac, s.asleepSum[l]/float64(s.steps))
+		r.res.Rho = append(r.res.Rho, s.rhoSum[l]/float64(s.steps))
 	}
 }
 
