@@ -195,7 +195,7 @@ func notRunCells(ap *stages.AggregateParams, blocked map[[2]int][]string) *stage
 	var out *stages.AggregateParams
 	for k, whys := range blocked {
 		i := k[0]*nc + k[1]
-		if i >= len(ap.Status) || ap.Status[i] != "run" || len(whys) != len(strings.Fields(ap.Seeds[i])) || !isNotRun(whys[0]) {
+		if i >= len(ap.Cells) || ap.Cells[i].Status != "run" || len(whys) != len(strings.Fields(ap.Cells[i].Seeds)) || !isNotRun(whys[0]) {
 			continue
 		}
 		if slices.ContainsFunc(whys, func(w string) bool { return !isNotRun(w) }) {
@@ -203,10 +203,11 @@ func notRunCells(ap *stages.AggregateParams, blocked map[[2]int][]string) *stage
 		}
 		if out == nil {
 			cp := *ap
-			cp.Status, cp.Seeds, cp.Cells = slices.Clone(ap.Status), slices.Clone(ap.Seeds), slices.Clone(ap.Cells)
+			cp.Cells = slices.Clone(ap.Cells)
 			out = &cp
 		}
-		out.Status[i], out.Seeds[i], out.Cells[i] = whys[0], "", ""
+		c := &out.Cells[i]
+		c.Status, c.Seeds, c.Cell = whys[0], "", ""
 	}
 	if out == nil {
 		return ap

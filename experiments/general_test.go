@@ -85,8 +85,8 @@ func TestGeneralTables(t *testing.T) {
 		}
 	}
 	// A column relative to a row: each of its cells over that row's cell.
-	for table, want := range map[string]string{"syn": "[-1 3 -1 3]", "rho": "[]"} {
-		if got := fmt.Sprint(g.Cell("aggregate/" + table).Params.(*stages.AggregateParams).RelativeTo); got != want {
+	for table, want := range map[string]string{"syn": "|bp-er||bp-er", "rho": "|"} {
+		if got := cellField(g, table, func(c stages.TableCell) string { return c.RelativeTo }); got != want {
 			t.Errorf("aggregate/%s relative_to %s, want %s", table, got, want)
 		}
 	}
@@ -100,12 +100,14 @@ func TestGeneralTables(t *testing.T) {
 	if strings.Join(ap.Rows, " ") != "full full-static bp-er" || strings.Join(ap.Protocols, " ") != "dev split1 split2" {
 		t.Errorf("rows %v columns %v", ap.Rows, ap.Protocols)
 	}
-	if ap.Cells[3] != "train/full/static/test" || ap.Seeds[5] != "0 1" || ap.Cells[8] != "train/middle/sequential/split4321" {
-		t.Errorf("cells %q seeds %q", ap.Cells, ap.Seeds)
+	if ap.Cells[3].Cell != "train/full/static/test" || ap.Cells[5].Seeds != "0 1" || ap.Cells[8].Cell != "train/middle/sequential/split4321" {
+		t.Errorf("cells %+v", ap.Cells)
 	}
-	rp := g.Cell("aggregate/rho").Params.(*stages.AggregateParams)
-	if strings.Join(rp.Metrics, " ") != "acc rho[0]" || strings.Join(strings.Fields(fmtInts(g.Cell("render/rho").Params.(*stages.RenderParams).Decimals)), " ") != "1 3" {
-		t.Errorf("metrics %q", rp.Metrics)
+	if got := cellField(g, "rho", func(c stages.TableCell) string { return c.Metric }); got != "|rho[0]" {
+		t.Errorf("metrics %q", got)
+	}
+	if got := fmt.Sprint(g.Cell("render/rho").Params.(*stages.RenderParams).Rows[0].Cells); got != "[{1 false} {3 false}]" {
+		t.Errorf("render cells %s", got)
 	}
 
 	// The matrix: run its aggregate and render on records whose accuracy
@@ -143,12 +145,14 @@ func TestGeneralTables(t *testing.T) {
 	}
 }
 
-func fmtInts(xs []int) string {
-	var b strings.Builder
-	for _, x := range xs {
-		b.WriteString(" " + string(rune('0'+x)))
+// cellField joins one field of every cell of a table's aggregate params
+// with "|".
+func cellField(g *pipeline.Graph, table string, field func(stages.TableCell) string) string {
+	var out []string
+	for _, c := range g.Cell("aggregate/" + table).Params.(*stages.AggregateParams).Cells {
+		out = append(out, field(c))
 	}
-	return b.String()
+	return strings.Join(out, "|")
 }
 
 func TestGeneralTableErrors(t *testing.T) {

@@ -430,145 +430,21 @@ func merge(row, col Selection) Selection {
 }
 
 // tableCells adds, for every table, an aggregate cell over the train cells
-// it needs, a render cell, and one reproduction cell over all tables. It
-// marks the train cells with the tables they feed. byID holds the train
-// cells built so far; a row whose experiment is declared not run, not in
-// this profile, or without the column's protocol renders as "not run" with
-// the reason. A train cell a table selects beyond what its experiment runs
-// by itself (another split, the development set) is added through b. It is
-// one body because the loop over tables fills the reproduction params'
-// parallel slices as it builds each table's cells.
+// it needs and a render cell (tableOf), and one reproduction cell over all
+// tables. byID holds the train cells built so far.
 func (m *Matrix) tableCells(b *builder, profile string, prof *Profile) ([]*pipeline.Cell, error) {
 	if len(m.Tables) == 0 {
 		return nil, nil
 	}
-	cfg := m.cfg
 	var out []*pipeline.Cell
-	rp := &stages.ReproductionParams{}
+	rp := &stages.ReproductionParams{Stamp: prof.Stamp, Profile: profile}
 	var repInputs []pipeline.CellInput
 	pubFiles := map[string]bool{}
 	for _, t := range m.Tables {
-		ap := &stages.AggregateParams{Table: t.Name, DefaultSeeds: len(prof.Seeds), Rows: make([]string, len(t.Rows)), Protocols: t.Columns,
-			Resamples: stages.BootstrapResamples, BootstrapSeed: stages.BootstrapSeed}
-		var inputs []pipeline.CellInput
-		render := &stages.RenderParams{Table: t.Name, Label: t.Label, Caption: t.Caption, Size: t.Size, Header: t.Header,
-			Titles: t.Titles, Bold: t.Bold, ParamTitle: t.ParamTitle, Stamp: prof.Stamp, Profile: profile}
-		for r, row := range t.Rows {
-			ap.Rows[r] = row.rowID()
-			render.Labels = append(render.Labels, row.Label)
-			render.Midrule = append(render.Midrule, row.Midrule)
-			render.Reference = append(render.Reference, row.Reference)
-			paramValue := ""
-			for c, colID := range t.Columns {
-				sel := Selection{Experiment: row.Experiment, Protocol: colID}
-				if t.general {
-					sel = merge(row.Selection, t.Column[c].Selection)
-					sel.Protocol = cmp.Or(sel.Protocol, "sequential")
-				}
-				if x, ok := row.Cells[colID]; ok {
-					sel.Experiment = x
-				}
-				name, protocol := sel.Experiment, sel.Protocol
-				e := m.byName[name]
-				status, seeds, prefix := "run", "", ""
-				switch {
-				case slices.Contains(row.NA, colID):
-					status = "n/a"
-				case row.NotRun():
-					status = "not run: " + row.NotRunReason
-				case t.Kind == "matrix" && (c < t.Tasks && c > r || c == t.Tasks && r < t.Tasks-1):
-					status = "empty"
-				case e == nil:
-					status = "not run: no experiment for this cell"
-				case !e.inProfile(profile):
-					status = fmt.Sprintf("not run: experiment %s is not in profile %s", name, profile)
-				case !slices.Contains(e.Protocols, protocol):
-					status = fmt.Sprintf("not run: experiment %s has no protocol %s", name, protocol)
-				}
-				if t.Kind == "matrix" {
-					sel.Metric = fmt.Sprintf("task_acc[%d][%d]", r, c)
-					if c == t.Tasks {
-						sel.Metric = "forgetting"
-					}
-				}
-				energy := stages.IsEnergyMetric(sel.Metric)
-				if energy {
-					sel.Metric += "@" + sel.Inference
-				}
-				ap.Metrics = append(ap.Metrics, cmp.Or(sel.Metric, "acc"))
-				ref := -1
-				if t.general && t.Column[c].RelativeTo != "" {
-					ref = t.rowOf(t.Column[c].RelativeTo)*len(t.Columns) + c
-				}
-				ap.RelativeTo = append(ap.RelativeTo, ref)
-				render.MeanOnly = append(render.MeanOnly, t.Kind == "matrix" && c < t.Tasks)
-				render.Decimals = append(render.Decimals, cmp.Or(sel.Decimals, 1))
-				if status == "run" {
-					split, def, _ := parseEval(sel.Eval)
-					if def {
-						split = e.splits(prof)[0]
-					}
-					ss := e.seeds(prof)
-					if sel.MaxSeeds > 0 && sel.MaxSeeds < len(ss) {
-						ss = ss[:sel.MaxSeeds]
-					}
-					prefix = cellid.Train{Experiment: name, Protocol: protocol, Eval: cellid.EvalOf(split)}.Prefix()
-					if energy {
-						prefix = cellid.EnergyPrefix(prefix)
-					}
-					var parts []string
-					for s, seed := range ss {
-						parts = append(parts, strconv.FormatInt(seed, 10))
-						tc := m.trainCell(b, profile, e, protocol, split, seed)
-						if energy {
-							tr := cellid.Train{Experiment: name, Protocol: protocol, Eval: cellid.EvalOf(split), Seed: seed}
-							if tc = b.byID[cellid.Energy(tr)]; tc == nil {
-								return nil, fmt.Errorf("%s: table %s: row %s: no cell %s ([spike] does not convert it)", cfg.Path, t.Name, row.rowID(), cellid.Energy(tr))
-							}
-						}
-						if !slices.Contains(tc.Tables, t.Name) {
-							tc.Tables = append(tc.Tables, t.Name)
-						}
-						inputs = append(inputs, pipeline.CellInput{Name: cellid.Input{Row: r, Col: c, Seed: s}.String(), Cell: tc})
-						if t.Param != "" && !row.Reference && paramValue == "" {
-							v, err := paramOf(tc, t.Param)
-							if err != nil {
-								return nil, fmt.Errorf("%s: table %s: param: %w", cfg.Path, t.Name, err)
-							}
-							paramValue = v
-						}
-					}
-					seeds = strings.Join(parts, " ")
-				}
-				ap.Status = append(ap.Status, status)
-				ap.Seeds = append(ap.Seeds, seeds)
-				ap.Cells = append(ap.Cells, prefix)
-			}
-			render.Params = append(render.Params, paramValue)
+		agg, rend, err := m.tableOf(b, profile, prof, t)
+		if err != nil {
+			return nil, err
 		}
-		if !slices.Contains(render.MeanOnly, true) {
-			render.MeanOnly = nil
-		}
-		// The general tables say "not run" and why, where the older ones
-		// (the paper's own layout) leave such cells blank.
-		render.ShowNotRun = t.general && slices.ContainsFunc(ap.Status, func(s string) bool { return strings.HasPrefix(s, "not run") })
-		if !slices.ContainsFunc(ap.RelativeTo, func(i int) bool { return i >= 0 }) {
-			ap.RelativeTo = nil
-		}
-		if !t.general {
-			// The older form's cells are all final accuracies at one
-			// decimal: its params stay what they were (no key changes).
-			ap.Metrics, render.Decimals, render.MeanOnly = nil, nil, nil
-		}
-		for _, c := range t.Compare {
-			ap.CompareIDs = append(ap.CompareIDs, c.ID)
-			ap.CompareA = append(ap.CompareA, c.A)
-			ap.CompareB = append(ap.CompareB, c.B)
-			ap.CompareProtocol = append(ap.CompareProtocol, c.Protocol)
-		}
-		agg := &pipeline.Cell{ID: cellid.Aggregate(t.Name), Stage: stages.Aggregate, Params: ap, Inputs: inputs, Tables: []string{t.Name}}
-		rend := &pipeline.Cell{ID: cellid.Render(t.Name), Stage: stages.Render, Params: render,
-			Inputs: []pipeline.CellInput{{Name: "aggregate", Cell: agg}}, Tables: []string{t.Name}}
 		out = append(out, agg, rend)
 		repInputs = append(repInputs, pipeline.CellInput{Name: t.Name, Cell: agg})
 		rp.Tables = append(rp.Tables, t.Name)
@@ -577,9 +453,156 @@ func (m *Matrix) tableCells(b *builder, profile string, prof *Profile) ([]*pipel
 			rp.AddPublished(t.published)
 		}
 	}
-	rp.Stamp, rp.Profile = prof.Stamp, profile
 	rep := &pipeline.Cell{ID: cellid.Reproduction, Stage: stages.Reproduction, Params: rp, Inputs: repInputs, Tables: rp.Tables}
 	return append(out, rep), nil
+}
+
+// tableOf builds table t's aggregate cell, over one input per seed of every
+// cell it runs, and its render cell. It marks the train cells with the
+// table they feed.
+func (m *Matrix) tableOf(b *builder, profile string, prof *Profile, t *TableSpec) (agg, rend *pipeline.Cell, err error) {
+	ap := &stages.AggregateParams{Table: t.Name, DefaultSeeds: len(prof.Seeds), Protocols: t.Columns,
+		Resamples: stages.BootstrapResamples, BootstrapSeed: stages.BootstrapSeed}
+	render := &stages.RenderParams{Table: t.Name, Label: t.Label, Caption: t.Caption, Size: t.Size, Header: t.Header,
+		ParamTitle: t.ParamTitle, Stamp: prof.Stamp, Profile: profile}
+	for c, title := range t.Titles {
+		render.Columns = append(render.Columns, stages.RenderColumn{Title: title, Bold: slices.Contains(t.Bold, t.Columns[c])})
+	}
+	var inputs []pipeline.CellInput
+	for r, row := range t.Rows {
+		ap.Rows = append(ap.Rows, row.rowID())
+		rr := stages.RenderRow{Label: row.Label, Midrule: row.Midrule, Reference: row.Reference}
+		for c := range t.Columns {
+			sel := t.cellSelection(r, c)
+			tc, ins, err := m.tableCell(b, profile, prof, t, r, c, sel)
+			if err != nil {
+				return nil, nil, fmt.Errorf("%s: table %s: row %s: %w", m.cfg.Path, t.Name, row.rowID(), err)
+			}
+			ap.Cells = append(ap.Cells, tc)
+			inputs = append(inputs, ins...)
+			rr.Cells = append(rr.Cells, stages.RenderCell{Decimals: cmp.Or(sel.Decimals, 1), MeanOnly: t.Kind == "matrix" && c < t.Tasks})
+			for _, in := range ins {
+				if t.Param == "" || row.Reference || rr.Param != "" {
+					break
+				}
+				if rr.Param, err = paramOf(in.Cell, t.Param); err != nil {
+					return nil, nil, fmt.Errorf("%s: table %s: param: %w", m.cfg.Path, t.Name, err)
+				}
+			}
+		}
+		render.Rows = append(render.Rows, rr)
+	}
+	// The general tables say "not run" and why, where the older ones
+	// (the paper's own layout) leave such cells blank.
+	render.ShowNotRun = t.general && slices.ContainsFunc(ap.Cells, func(c stages.TableCell) bool { return strings.HasPrefix(c.Status, "not run") })
+	for _, c := range t.Compare {
+		ap.Compares = append(ap.Compares, stages.Compare(c))
+	}
+	agg = &pipeline.Cell{ID: cellid.Aggregate(t.Name), Stage: stages.Aggregate, Params: ap, Inputs: inputs, Tables: []string{t.Name}}
+	rend = &pipeline.Cell{ID: cellid.Render(t.Name), Stage: stages.Render, Params: render,
+		Inputs: []pipeline.CellInput{{Name: "aggregate", Cell: agg}}, Tables: []string{t.Name}}
+	return agg, rend, nil
+}
+
+// cellSelection is what table t's cell (r, c) shows: the row's experiment
+// in the column's protocol (in the general form, the row's and the column's
+// selections merged), another experiment where the row's cells entry names
+// one, and for a matrix table the entry's metric.
+func (t *TableSpec) cellSelection(r, c int) Selection {
+	row, colID := &t.Rows[r], t.Columns[c]
+	sel := Selection{Experiment: row.Experiment, Protocol: colID}
+	if t.general {
+		sel = merge(row.Selection, t.Column[c].Selection)
+		sel.Protocol = cmp.Or(sel.Protocol, "sequential")
+	}
+	if x, ok := row.Cells[colID]; ok {
+		sel.Experiment = x
+	}
+	if t.Kind == "matrix" {
+		sel.Metric = fmt.Sprintf("task_acc[%d][%d]", r, c)
+		if c == t.Tasks {
+			sel.Metric = "forgetting"
+		}
+	}
+	return sel
+}
+
+// cellStatus is "run" when table t's cell (r, c) selecting sel runs in
+// profile, else what it renders: "n/a", "empty" (a matrix's upper
+// triangle), or "not run: <why>" (the row is declared not run; its
+// experiment is missing, not in this profile, or without the protocol).
+func (m *Matrix) cellStatus(t *TableSpec, r, c int, sel Selection, profile string) string {
+	row := &t.Rows[r]
+	e := m.byName[sel.Experiment]
+	switch {
+	case slices.Contains(row.NA, t.Columns[c]):
+		return "n/a"
+	case row.NotRun():
+		return "not run: " + row.NotRunReason
+	case t.Kind == "matrix" && (c < t.Tasks && c > r || c == t.Tasks && r < t.Tasks-1):
+		return "empty"
+	case e == nil:
+		return "not run: no experiment for this cell"
+	case !e.inProfile(profile):
+		return fmt.Sprintf("not run: experiment %s is not in profile %s", sel.Experiment, profile)
+	case !slices.Contains(e.Protocols, sel.Protocol):
+		return fmt.Sprintf("not run: experiment %s has no protocol %s", sel.Experiment, sel.Protocol)
+	}
+	return "run"
+}
+
+// tableCell is table t's cell (r, c) selecting sel, as the aggregate stage
+// reads it, and the cells it reads: one input per seed, the train cell (or
+// for an energy metric the energy cell) of that seed, added through b when
+// the experiment does not run it by itself (another split, the development
+// set).
+func (m *Matrix) tableCell(b *builder, profile string, prof *Profile, t *TableSpec, r, c int, sel Selection) (stages.TableCell, []pipeline.CellInput, error) {
+	tc := stages.TableCell{Status: m.cellStatus(t, r, c, sel, profile), Metric: sel.Metric}
+	energy := stages.IsEnergyMetric(sel.Metric)
+	switch {
+	case energy:
+		tc.Metric += "@" + sel.Inference
+	case tc.Metric == "acc":
+		tc.Metric = ""
+	}
+	if t.general {
+		tc.RelativeTo = t.Column[c].RelativeTo
+	}
+	if tc.Status != "run" {
+		return tc, nil, nil
+	}
+	e := m.byName[sel.Experiment]
+	split, def, _ := parseEval(sel.Eval)
+	if def {
+		split = e.splits(prof)[0]
+	}
+	ss := e.seeds(prof)
+	if sel.MaxSeeds > 0 && sel.MaxSeeds < len(ss) {
+		ss = ss[:sel.MaxSeeds]
+	}
+	tr := cellid.Train{Experiment: sel.Experiment, Protocol: sel.Protocol, Eval: cellid.EvalOf(split)}
+	tc.Cell = tr.Prefix()
+	if energy {
+		tc.Cell = cellid.EnergyPrefix(tc.Cell)
+	}
+	var seeds []string
+	var inputs []pipeline.CellInput
+	for s, seed := range ss {
+		seeds = append(seeds, strconv.FormatInt(seed, 10))
+		in := m.trainCell(b, profile, e, sel.Protocol, split, seed)
+		if energy {
+			tr.Seed = seed
+			if in = b.byID[cellid.Energy(tr)]; in == nil {
+				return tc, nil, fmt.Errorf("no cell %s ([spike] does not convert it)", cellid.Energy(tr))
+			}
+		}
+		if !slices.Contains(in.Tables, t.Name) {
+			in.Tables = append(in.Tables, t.Name)
+		}
+		inputs = append(inputs, pipeline.CellInput{Name: cellid.Input{Row: r, Col: c, Seed: s}.String(), Cell: in})
+	}
+	tc.Seeds = strings.Join(seeds, " ")
+	return tc, inputs, nil
 }
 
 // paramOf returns a train cell's resolved param (dotted name below "train",

@@ -108,11 +108,15 @@ func TestTableCells(t *testing.T) {
 		t.Errorf("aggregate has %d inputs, want 11", len(agg.Inputs))
 	}
 	want := []string{"run", "run", "run", "run", "not run: no night yet", "n/a"}
-	if strings.Join(ap.Status, "|") != strings.Join(want, "|") {
-		t.Errorf("status %q, want %q", ap.Status, want)
+	var status []string
+	for _, c := range ap.Cells {
+		status = append(status, c.Status)
 	}
-	if ap.Seeds[2] != "0 1" || ap.Cells[3] != "train/z/static/split7" {
-		t.Errorf("seeds %q cells %q", ap.Seeds, ap.Cells)
+	if strings.Join(status, "|") != strings.Join(want, "|") {
+		t.Errorf("status %q, want %q", status, want)
+	}
+	if ap.Cells[2].Seeds != "0 1" || ap.Cells[3].Cell != "train/z/static/split7" {
+		t.Errorf("cells %+v", ap.Cells)
 	}
 	for _, in := range agg.Inputs {
 		if in.Name == (cellid.Input{Row: 1, Col: 1, Seed: 2}).String() && in.Cell.ID != "train/z/static/split7/seed2" {
@@ -123,14 +127,14 @@ func TestTableCells(t *testing.T) {
 		t.Errorf("train cell tables %v", c.Tables)
 	}
 	rp := g.Cell("render/t").Params.(*stages.RenderParams)
-	if rp.Params[0] != `$3{\cdot}10^{-5}$` {
-		t.Errorf("lr column %q", rp.Params)
+	if rp.Rows[0].Param != `$3{\cdot}10^{-5}$` {
+		t.Errorf("lr column %+v", rp.Rows)
 	}
 	if rp.ShowNotRun {
 		t.Error("a table of the older form shows its not-run cells (the paper leaves them blank)")
 	}
 	rep := g.Cell("reproduction").Params.(*stages.ReproductionParams)
-	if len(rep.IDs) != 1 || rep.Means[0] != 91.7 {
+	if len(rep.Values) != 1 || rep.Values[0].Mean != 91.7 {
 		t.Errorf("published %+v", rep)
 	}
 }

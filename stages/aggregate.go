@@ -19,37 +19,47 @@ import (
 	"repro/pipeline"
 )
 
-// AggregateParams lay out one table for the aggregate stage. Per-cell
-// slices are row-major (len(Rows) x len(Protocols)).
+// AggregateParams lay out one table for the aggregate stage.
 type AggregateParams struct {
 	Table     string   `toml:"table"`
-	Rows      []string `toml:"rows"`      // experiment name of each row
-	Protocols []string `toml:"protocols"` // protocol of each column
+	Rows      []string `toml:"rows"`      // ID of each row (its experiment, by default)
+	Protocols []string `toml:"protocols"` // ID of each column (its protocol, by default)
 	// DefaultSeeds is the profile's number of seeds (a row may use fewer).
 	DefaultSeeds int `toml:"default_seeds"`
+	// Cells are the table's cells, row-major (len(Rows) x len(Protocols)).
+	Cells []TableCell `toml:"cells"`
+	// Compares are the seed-paired differences the paper states.
+	Compares      []Compare `toml:"compares,omitzero"`
+	Resamples     int       `toml:"resamples"`
+	BootstrapSeed int64     `toml:"bootstrap_seed"`
+}
+
+// TableCell is one cell of a table as the aggregate stage reads it.
+type TableCell struct {
 	// Status is "run", "n/a" (rendered ---), "empty" (blank by layout) or
 	// "not run: <why>" (blank).
-	Status []string `toml:"status"`
+	Status string `toml:"status"`
 	// Seeds are the cell's expected seeds, space-separated; its input
 	// "rXXcYsZ" is seed index Z of row XX, column Y.
-	Seeds []string `toml:"seeds"`
-	// Cells are the train cell ID prefixes (…/seed<s> appended).
-	Cells []string `toml:"cells"`
-	// Metrics is each cell's metric (stages/metrics.go); absent (every
-	// table declared before metrics existed), every cell's is the final
+	Seeds string `toml:"seeds,omitzero"`
+	// Cell is the train (or energy) cell ID prefix (…/seed<s> appended).
+	Cell string `toml:"cell,omitzero"`
+	// Metric is the cell's metric (stages/metrics.go); "" is the final
 	// accuracy.
-	Metrics []string `toml:"metrics,omitzero"`
-	// RelativeTo gives, per cell, the index (row-major) of the cell whose
-	// mean it is divided by, or -1: a metric as a fraction of a reference
-	// row's (syn-ops relative to the dense MLP's). Absent, none is.
-	RelativeTo []int `toml:"relative_to,omitzero"`
+	Metric string `toml:"metric,omitzero"`
+	// RelativeTo names the row whose mean in this column divides the
+	// cell's: a metric as a fraction of a reference row's (syn-ops
+	// relative to the dense MLP's). "": none.
+	RelativeTo string `toml:"relative_to,omitzero"`
+}
 
-	CompareIDs      []string `toml:"compare_ids"`
-	CompareA        []string `toml:"compare_a"`
-	CompareB        []string `toml:"compare_b"`
-	CompareProtocol []string `toml:"compare_protocol"`
-	Resamples       int      `toml:"resamples"`
-	BootstrapSeed   int64    `toml:"bootstrap_seed"`
+// Compare names a seed-paired difference a - b of two rows' cells in one
+// column.
+type Compare struct {
+	ID       string `toml:"id"`
+	A        string `toml:"a"`
+	B        string `toml:"b"`
+	Protocol string `toml:"protocol"`
 }
 
 // Stat is a mean and sample standard deviation (ddof 1; 0 when N < 2).
@@ -117,9 +127,11 @@ type AggregateRecord struct {
 // Version history:
 //
 //   - 1: mean, s.d. and seed-paired bootstrap intervals per table cell.
+//   - 2: params are lists of records (cells, compares) instead of parallel
+//     slices; the outputs are byte-identical.
 var Aggregate = &pipeline.Stage{
 	Name:    "aggregate",
-	Version: 1,
+	Version: 2,
 	NewParams: func() any {
 		return &AggregateParams{Resamples: BootstrapResamples, BootstrapSeed: BootstrapSeed}
 	},
@@ -128,21 +140,20 @@ var Aggregate = &pipeline.Stage{
 
 func runAggregate(ctx context.Context, rc *pipeline.RunContext) error {
 	p := rc.Params.(*AggregateParams)
-	nc := len(p.Protocols)
-	if len(p.Status) != len(p.Rows)*nc || len(p.Seeds) != len(p.Status) || len(p.Cells) != len(p.Status) || p.Metrics != nil && len(p.Metrics) != len(p.Status) {
-		return fmt.Errorf("aggregate.status, seeds, cells, metrics: want %d entries each", len(p.Rows)*nc)
+	if len(p.Cells) != len(p.Rows)*len(p.Protocols) {
+		return fmt.Errorf("aggregate.cells: %d cells, want %d rows x %d columns", len(p.Cells), len(p.Rows), len(p.Protocols))
 	}
 	rec := &AggregateRecord{Table: p.Table, DefaultSeeds: p.DefaultSeeds, Protocols: p.Protocols, Resamples: p.Resamples}
 	for r, exp := range p.Rows {
 		var row []AggCell
 		for c, protocol := range p.Protocols {
-			i := r*nc + c
-			cell := AggCell{ID: p.Table + "/" + exp + "/" + protocol, Experiment: exp, Protocol: protocol, Status: p.Status[i]}
-			if p.Metrics != nil && p.Metrics[i] != "acc" {
-				cell.Metric = p.Metrics[i]
+			tc := p.Cells[r*len(p.Protocols)+c]
+			cell := AggCell{ID: p.Table + "/" + exp + "/" + protocol, Experiment: exp, Protocol: protocol, Status: tc.Status}
+			if tc.Metric != "acc" {
+				cell.Metric = tc.Metric
 			}
 			if cell.Status == "run" {
-				if err := fillCell(ctx, rc, &cell, func(s int) string { return cellid.Input{Row: r, Col: c, Seed: s}.String() }, p.Seeds[i], p.Cells[i]); err != nil {
+				if err := fillCell(ctx, rc, &cell, func(s int) string { return cellid.Input{Row: r, Col: c, Seed: s}.String() }, tc.Seeds, tc.Cell); err != nil {
 					return fmt.Errorf("%s: %w", cell.ID, err)
 				}
 			}
@@ -150,29 +161,12 @@ func runAggregate(ctx context.Context, rc *pipeline.RunContext) error {
 		}
 		rec.Rows = append(rec.Rows, row)
 	}
-	if err := relativeCells(rec, p.RelativeTo); err != nil {
+	if err := relativeCells(rec, p); err != nil {
 		return err
 	}
 	rng := core.NewRNG(p.BootstrapSeed, core.StreamBootstrap)
-	for i, id := range p.CompareIDs {
-		cmp := Comparison{ID: p.Table + "/compare/" + id, A: p.CompareA[i], B: p.CompareB[i], Protocol: p.CompareProtocol[i]}
-		a, b := rec.find(cmp.A, cmp.Protocol), rec.find(cmp.B, cmp.Protocol)
-		switch {
-		case a == nil || b == nil:
-			cmp.Status = "no such cell"
-		case a.N == 0 || b.N == 0:
-			cmp.Status = "not computed: a cell has no seeds"
-		default:
-			diffs, seeds := pairedDiffs(a, b)
-			cmp.Seeds, cmp.N = seeds, len(seeds)
-			if cmp.N == 0 {
-				cmp.Status = "not computed: no common seed"
-				break
-			}
-			cmp.Diff, cmp.Lo, cmp.Hi = PairedBootstrap(diffs, p.Resamples, rng)
-			cmp.Status = "ok"
-		}
-		rec.Comparisons = append(rec.Comparisons, cmp)
+	for _, c := range p.Compares {
+		rec.Comparisons = append(rec.Comparisons, rec.compare(p.Table, c, p.Resamples, rng))
 	}
 	b, err := json.MarshalIndent(rec, "", " ")
 	if err != nil {
@@ -182,31 +176,51 @@ func runAggregate(ctx context.Context, rc *pipeline.RunContext) error {
 	return nil
 }
 
-// relativeCells divides each cell with a reference (rel[i] >= 0) by the
-// reference cell's mean: every seed's value, then the mean and s.d. of the
-// ratios (the reference's own spread is not propagated). The reference's
-// means are taken before any division, so a reference may be relative to
-// itself (its mean becomes 1). A cell whose reference has no result
-// becomes missing, with the reason.
-func relativeCells(rec *AggregateRecord, rel []int) error {
-	if rel == nil {
-		return nil
+// compare computes the seed-paired difference c of rec's cells, its
+// bootstrap interval from resamples draws of rng, or why it is not
+// computed.
+func (rec *AggregateRecord) compare(table string, c Compare, resamples int, rng *core.RNG) Comparison {
+	out := Comparison{ID: table + "/compare/" + c.ID, A: c.A, B: c.B, Protocol: c.Protocol}
+	a, b := rec.find(out.A, out.Protocol), rec.find(out.B, out.Protocol)
+	switch {
+	case a == nil || b == nil:
+		out.Status = "no such cell"
+	case a.N == 0 || b.N == 0:
+		out.Status = "not computed: a cell has no seeds"
+	default:
+		diffs, seeds := pairedDiffs(a, b)
+		out.Seeds, out.N = seeds, len(seeds)
+		if out.N == 0 {
+			out.Status = "not computed: no common seed"
+			break
+		}
+		out.Diff, out.Lo, out.Hi = PairedBootstrap(diffs, resamples, rng)
+		out.Status = "ok"
 	}
+	return out
+}
+
+// relativeCells divides each cell with a reference row (RelativeTo) by
+// the mean of that row's cell in the same column: every seed's value, then
+// the mean and s.d. of the ratios (the reference's own spread is not
+// propagated). The reference's means are taken before any division, so a
+// reference may be relative to itself (its mean becomes 1). A cell whose
+// reference has no result becomes missing, with the reason.
+func relativeCells(rec *AggregateRecord, p *AggregateParams) error {
 	nc := len(rec.Protocols)
-	if len(rel) != len(rec.Rows)*nc {
-		return fmt.Errorf("aggregate.relative_to: %d entries, want %d", len(rel), len(rec.Rows)*nc)
-	}
-	means := make([]float64, len(rel))
-	for i := range rel {
+	means := make([]float64, len(p.Cells))
+	for i := range p.Cells {
 		means[i] = rec.Rows[i/nc][i%nc].Acc.Mean
 	}
-	for i, j := range rel {
-		if j < 0 {
+	for i, tc := range p.Cells {
+		if tc.RelativeTo == "" {
 			continue
 		}
-		if j >= len(rel) {
-			return fmt.Errorf("aggregate.relative_to[%d]: %d is not a cell", i, j)
+		r := slices.Index(p.Rows, tc.RelativeTo)
+		if r < 0 {
+			return fmt.Errorf("aggregate.cells[%d].relative_to: %q is not a row", i, tc.RelativeTo)
 		}
+		j := r*nc + i%nc
 		cell, ref := &rec.Rows[i/nc][i%nc], &rec.Rows[j/nc][j%nc]
 		cell.Metric = cmp.Or(cell.Metric, "acc") + " / " + ref.ID
 		if cell.Status != "ok" {

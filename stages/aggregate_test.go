@@ -120,13 +120,15 @@ func tinyAggregate() (*AggregateParams, map[string]outputs) {
 	p.Table, p.DefaultSeeds = "tiny", 3
 	p.Rows = []string{"a", "b", "c"}
 	p.Protocols = []string{"sequential", "static"}
-	p.Status = []string{"run", "run", "run", "n/a", `not run: no experiment "c" in pipeline.toml`, "not run: x"}
-	p.Seeds = []string{"0 1 2", "0 1 2", "0 1 2", "", "", ""}
-	p.Cells = []string{"train/a/sequential/split1", "train/a/static/split1", "train/b/sequential/split1", "", "", ""}
-	p.CompareIDs = []string{"a-b", "a-c"}
-	p.CompareA = []string{"a", "a"}
-	p.CompareB = []string{"b", "c"}
-	p.CompareProtocol = []string{"sequential", "sequential"}
+	p.Cells = []TableCell{
+		{Status: "run", Seeds: "0 1 2", Cell: "train/a/sequential/split1"},
+		{Status: "run", Seeds: "0 1 2", Cell: "train/a/static/split1"},
+		{Status: "run", Seeds: "0 1 2", Cell: "train/b/sequential/split1"},
+		{Status: "n/a"},
+		{Status: `not run: no experiment "c" in pipeline.toml`},
+		{Status: "not run: x"},
+	}
+	p.Compares = []Compare{{ID: "a-b", A: "a", B: "b", Protocol: "sequential"}, {ID: "a-c", A: "a", B: "c", Protocol: "sequential"}}
 	in := map[string]outputs{}
 	accA := []float64{0.916, 0.913, 0.919}
 	accB := []float64{0.880, 0, 0.874}
@@ -205,12 +207,12 @@ func TestAggregateSynOps(t *testing.T) {
 func TestAggregateRelative(t *testing.T) {
 	t.Parallel()
 	p, in := tinyAggregate()
-	// Column sequential relative to row a (cell 0); row c's not-run cell
-	// too; column static relative to row b's static, which is n/a.
-	p.RelativeTo = []int{0, 3, 0, 3, 0, -1}
-	p.Status[3] = "run"
-	p.Seeds[3] = "0"
-	p.Cells[3] = "train/b/static/split1"
+	// Column sequential relative to row a; row c's not-run cell too;
+	// column static relative to row b's static, which has no result.
+	for i, ref := range []string{"a", "b", "a", "b", "a", ""} {
+		p.Cells[i].RelativeTo = ref
+	}
+	p.Cells[3] = TableCell{Status: "run", Seeds: "0", Cell: "train/b/static/split1", RelativeTo: "b"}
 	out, _ := runStage(t, Aggregate, p, in, nil)
 	var rec AggregateRecord
 	if err := json.Unmarshal(out["aggregate"], &rec); err != nil {

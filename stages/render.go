@@ -13,29 +13,20 @@ import (
 	"repro/pipeline"
 )
 
-// RenderParams lay out one table's LaTeX (per-row slices follow the rows of
-// the aggregate input).
+// RenderParams lay out one table's LaTeX.
 type RenderParams struct {
-	Table      string   `toml:"table"`
-	Label      string   `toml:"label"`
-	Caption    string   `toml:"caption"`
-	Size       string   `toml:"size"`
-	Header     string   `toml:"header"`
-	Titles     []string `toml:"titles"`
-	Bold       []string `toml:"bold"`
-	ParamTitle string   `toml:"param_title"`
-	Params     []string `toml:"params"` // per row, LaTeX ("" without a param column)
-	Labels     []string `toml:"labels"`
-	Midrule    []bool   `toml:"midrule"`
-	Reference  []bool   `toml:"reference"`
-	Stamp      string   `toml:"stamp"`
-	Profile    string   `toml:"profile"`
-	// Decimals is each cell's number of decimals (row-major); absent, one
-	// for every cell, as the paper prints accuracies.
-	Decimals []int `toml:"decimals,omitzero"`
-	// MeanOnly marks the cells (row-major) shown without their s.d. (a
-	// matrix table's entries); absent, none.
-	MeanOnly []bool `toml:"mean_only,omitzero"`
+	Table   string `toml:"table"`
+	Label   string `toml:"label"`
+	Caption string `toml:"caption"`
+	Size    string `toml:"size"`
+	Header  string `toml:"header"`
+	// Columns follow the columns of the aggregate input.
+	Columns    []RenderColumn `toml:"columns"`
+	ParamTitle string         `toml:"param_title"`
+	// Rows follow the rows of the aggregate input.
+	Rows    []RenderRow `toml:"rows"`
+	Stamp   string      `toml:"stamp"`
+	Profile string      `toml:"profile"`
 	// ShowNotRun prints a cell that was not run as "not run" with a note
 	// under the table giving the reason (one letter per distinct reason);
 	// off, such a cell is blank, as the paper leaves the cells it did not
@@ -44,12 +35,43 @@ type RenderParams struct {
 	ShowNotRun bool `toml:"show_not_run,omitzero"`
 }
 
-// decimals is the number of decimals of cell (r, c).
-func (p *RenderParams) decimals(r, c, nc int) int {
-	if p.Decimals == nil {
-		return 1
+// RenderColumn is one column of a rendered table.
+type RenderColumn struct {
+	Title string `toml:"title"`
+	// Bold: the column's best mean is bold (bestRows).
+	Bold bool `toml:"bold,omitzero"`
+}
+
+// RenderRow is one row of a rendered table.
+type RenderRow struct {
+	Label string `toml:"label"`
+	// Param is the row's entry in the param column (LaTeX; "" without
+	// one).
+	Param   string `toml:"param,omitzero"`
+	Midrule bool   `toml:"midrule,omitzero"` // a \midrule above the row
+	// Reference: the row is never bold.
+	Reference bool         `toml:"reference,omitzero"`
+	Cells     []RenderCell `toml:"cells"`
+}
+
+// RenderCell is how one number is printed.
+type RenderCell struct {
+	Decimals int `toml:"decimals"`
+	// MeanOnly: the mean without its s.d. (a matrix table's entries).
+	MeanOnly bool `toml:"mean_only,omitzero"`
+}
+
+// check reports a layout that does not fit rec's rows and columns.
+func (p *RenderParams) check(rec *AggregateRecord) error {
+	if len(p.Rows) != len(rec.Rows) || len(p.Columns) != len(rec.Protocols) {
+		return fmt.Errorf("render %s: %d rows and %d columns for a table of %d and %d", p.Table, len(p.Rows), len(p.Columns), len(rec.Rows), len(rec.Protocols))
 	}
-	return p.Decimals[r*nc+c]
+	for r, row := range p.Rows {
+		if len(row.Cells) != len(rec.Protocols) {
+			return fmt.Errorf("render %s: row %d: %d cells for %d columns", p.Table, r+1, len(row.Cells), len(rec.Protocols))
+		}
+	}
+	return nil
 }
 
 // NumberRef is one rendered number, as the sidecar ("ids" output) lists it:
@@ -86,9 +108,11 @@ type Sidecar struct {
 //   - 3: failed seeds render with their n; the sidecar carries the param
 //     column (version 2 was never released).
 //   - 4: the caption ends with the rule that sets the bold numbers.
+//   - 5: params are lists of records (columns, rows and their cells)
+//     instead of parallel slices; the outputs are byte-identical.
 var Render = &pipeline.Stage{
 	Name:      "render",
-	Version:   4,
+	Version:   5,
 	NewParams: func() any { return &RenderParams{} },
 	Run: func(ctx context.Context, rc *pipeline.RunContext) error {
 		p := rc.Params.(*RenderParams)
@@ -167,23 +191,26 @@ func cellText(c *AggCell, bold bool, decimals int, meanOnly bool) string {
 // on fewer seeds by design are shown but do not compete).
 func bestRows(p *RenderParams, rec *AggregateRecord) map[[2]int]bool {
 	out := map[[2]int]bool{}
-	for c, protocol := range rec.Protocols {
-		if !contains(p.Bold, protocol) {
+	for c, col := range p.Columns {
+		if !col.Bold {
 			continue
+		}
+		shown := func(r int) float64 {
+			v, _ := strconv.ParseFloat(fmtN(rec.Rows[r][c].Acc.Mean, p.Rows[r].Cells[c].Decimals), 64)
+			return v
 		}
 		best := math.Inf(-1)
 		var cand []int
 		for r := range rec.Rows {
 			x := &rec.Rows[r][c]
-			if r < len(p.Reference) && p.Reference[r] || x.Status != "ok" || x.N != x.Expected || x.N != rec.DefaultSeeds {
+			if p.Rows[r].Reference || x.Status != "ok" || x.N != x.Expected || x.N != rec.DefaultSeeds {
 				continue
 			}
-			v, _ := strconv.ParseFloat(fmtN(x.Acc.Mean, p.decimals(r, c, len(rec.Protocols))), 64)
 			cand = append(cand, r)
-			best = math.Max(best, v)
+			best = math.Max(best, shown(r))
 		}
 		for _, r := range cand {
-			if v, _ := strconv.ParseFloat(fmtN(rec.Rows[r][c].Acc.Mean, p.decimals(r, c, len(rec.Protocols))), 64); v == best {
+			if shown(r) == best {
 				out[[2]int{r, c}] = true
 			}
 		}
@@ -195,16 +222,16 @@ func bestRows(p *RenderParams, rec *AggregateRecord) map[[2]int]bool {
 // columns that have bold values ("" when none has).
 func boldRule(p *RenderParams, rec *AggregateRecord) string {
 	var cols []string
-	for c, protocol := range rec.Protocols {
-		if contains(p.Bold, protocol) && c < len(p.Titles) {
-			cols = append(cols, "`"+p.Titles[c]+"'")
+	for _, col := range p.Columns {
+		if col.Bold {
+			cols = append(cols, "`"+col.Title+"'")
 		}
 	}
 	if len(cols) == 0 {
 		return ""
 	}
 	excluded := fmt.Sprintf("rows run on fewer than %d seeds", rec.DefaultSeeds)
-	if slices.Contains(p.Reference, true) {
+	if slices.ContainsFunc(p.Rows, func(r RenderRow) bool { return r.Reference }) {
 		excluded += " and the reference rows"
 	}
 	where := "column " + cols[0]
@@ -214,92 +241,15 @@ func boldRule(p *RenderParams, rec *AggregateRecord) string {
 	return fmt.Sprintf(" Bold: the best mean (as printed) in the %s; %s are never bold.", where, excluded)
 }
 
-func contains(xs []string, s string) bool {
-	for _, x := range xs {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
-// RenderTable renders rec with layout p: the .tex text and its sidecar. It
-// is one body because it walks the render params' parallel per-cell slices
-// (decimals, mean-only, labels, titles) in step with the LaTeX it writes.
+// RenderTable renders rec with layout p: the .tex text and its sidecar.
 func RenderTable(p *RenderParams, rec *AggregateRecord) (string, *Sidecar, error) {
-	if p.Decimals != nil && len(p.Decimals) != len(rec.Rows)*len(rec.Protocols) {
-		return "", nil, fmt.Errorf("render %s: %d decimals for %d cells", p.Table, len(p.Decimals), len(rec.Rows)*len(rec.Protocols))
+	if err := p.check(rec); err != nil {
+		return "", nil, err
 	}
-	if p.MeanOnly != nil && len(p.MeanOnly) != len(rec.Rows)*len(rec.Protocols) {
-		return "", nil, fmt.Errorf("render %s: %d mean_only flags for %d cells", p.Table, len(p.MeanOnly), len(rec.Rows)*len(rec.Protocols))
-	}
-	if len(p.Labels) != len(rec.Rows) || len(p.Titles) != len(rec.Protocols) {
-		return "", nil, fmt.Errorf("render %s: %d labels for %d rows, %d titles for %d columns", p.Table, len(p.Labels), len(rec.Rows), len(p.Titles), len(rec.Protocols))
-	}
-	hasParam := p.ParamTitle != ""
 	side := &Sidecar{Table: p.Table, Profile: p.Profile, Stamp: p.Stamp, Source: "aggregate/" + rec.Table, ParamTitle: p.ParamTitle, Comparisons: rec.Comparisons}
-	best := bestRows(p, rec)
-	var notes notRunNotes
 	var b strings.Builder
-	fmt.Fprintf(&b, "%% %s.tex: generated by repro (render/%s, profile %s) from aggregate/%s. Do not edit:\n", p.Table, p.Table, p.Profile, rec.Table)
-	fmt.Fprintf(&b, "%% change pipeline.toml and run `make paper`. Each row's comment gives its number IDs;\n")
-	fmt.Fprintf(&b, "%% `repro why paper/tables/%s.tex:<row>:<column>` or `repro why <ID>` traces a number.\n", p.Table)
-	b.WriteString("\\begin{table}[t]\n\\centering\n")
-	fmt.Fprintf(&b, "\\caption{%s%s}\n", p.Caption, boldRule(p, rec))
-	if p.Label != "" {
-		fmt.Fprintf(&b, "\\label{%s}\n", p.Label)
-	}
-	if p.Stamp != "" {
-		fmt.Fprintf(&b, "\\fbox{\\parbox{0.95\\linewidth}{\\centering\\footnotesize\\textbf{%s}}}\\par\\medskip\n", latexEscape(p.Stamp))
-	}
-	if p.Size != "" {
-		b.WriteString(p.Size + "\n")
-	}
-	cols := "l"
-	if hasParam {
-		cols += "c"
-	}
-	cols += strings.Repeat("c", len(rec.Protocols))
-	fmt.Fprintf(&b, "\\begin{tabular}{@{}%s@{}}\n\\toprule\n", cols)
-	head := []string{p.Header}
-	if hasParam {
-		head = append(head, p.ParamTitle)
-	}
-	head = append(head, p.Titles...)
-	b.WriteString(strings.Join(head, " & ") + ` \\` + "\n\\midrule\n")
-	for r, row := range rec.Rows {
-		if r < len(p.Midrule) && p.Midrule[r] && r > 0 {
-			b.WriteString("\\midrule\n")
-		}
-		fields := []string{p.Labels[r]}
-		param := ""
-		if hasParam {
-			if r < len(p.Params) {
-				param = p.Params[r]
-			}
-			fields = append(fields, param)
-		}
-		var ids []string
-		for c := range row {
-			x := row[c]
-			txt := cellText(&x, best[[2]int{r, c}], p.decimals(r, c, len(row)), p.MeanOnly != nil && p.MeanOnly[r*len(row)+c])
-			if why, ok := strings.CutPrefix(x.Status, "not run: "); ok && p.ShowNotRun {
-				txt = `{\scriptsize not run$^{` + notes.mark(why) + `}$}`
-			}
-			fields = append(fields, txt)
-			side.Numbers = append(side.Numbers, NumberRef{ID: x.ID, Row: r + 1, Column: c + 1, Label: p.Labels[r], Protocol: x.Protocol, Param: param, Text: txt, AggCell: x})
-			note := ""
-			switch {
-			case x.Status == "ok" && len(x.Missing) > 0:
-				note = fmt.Sprintf(" (n=%d of %d; missing seeds %v)", x.N, x.Expected, x.Missing)
-			case x.Status != "ok" && x.Status != "n/a" && x.Status != "empty":
-				note = " (" + x.Status + ")"
-			}
-			ids = append(ids, x.ID+note)
-		}
-		line := strings.TrimRight(strings.Join(fields, " & "), " ")
-		fmt.Fprintf(&b, "%s \\\\ %% row %d: %s\n", line, r+1, strings.Join(ids, ", "))
-	}
+	p.writeHead(&b, rec)
+	notes := p.writeRows(&b, rec, side)
 	b.WriteString("\\bottomrule\n\\end{tabular}\n")
 	if len(notes.why) > 0 {
 		var parts []string
@@ -317,6 +267,82 @@ func RenderTable(p *RenderParams, rec *AggregateRecord) (string, *Sidecar, error
 	}
 	b.WriteString("\\end{table}\n")
 	return b.String(), side, nil
+}
+
+// writeHead writes the table's opening comment, caption, label, stamp and
+// the tabular's head row.
+func (p *RenderParams) writeHead(b *strings.Builder, rec *AggregateRecord) {
+	fmt.Fprintf(b, "%% %s.tex: generated by repro (render/%s, profile %s) from aggregate/%s. Do not edit:\n", p.Table, p.Table, p.Profile, rec.Table)
+	fmt.Fprintf(b, "%% change pipeline.toml and run `make paper`. Each row's comment gives its number IDs;\n")
+	fmt.Fprintf(b, "%% `repro why paper/tables/%s.tex:<row>:<column>` or `repro why <ID>` traces a number.\n", p.Table)
+	b.WriteString("\\begin{table}[t]\n\\centering\n")
+	fmt.Fprintf(b, "\\caption{%s%s}\n", p.Caption, boldRule(p, rec))
+	if p.Label != "" {
+		fmt.Fprintf(b, "\\label{%s}\n", p.Label)
+	}
+	if p.Stamp != "" {
+		fmt.Fprintf(b, "\\fbox{\\parbox{0.95\\linewidth}{\\centering\\footnotesize\\textbf{%s}}}\\par\\medskip\n", latexEscape(p.Stamp))
+	}
+	if p.Size != "" {
+		b.WriteString(p.Size + "\n")
+	}
+	cols := "l"
+	head := []string{p.Header}
+	if p.ParamTitle != "" {
+		cols += "c"
+		head = append(head, p.ParamTitle)
+	}
+	cols += strings.Repeat("c", len(p.Columns))
+	for _, c := range p.Columns {
+		head = append(head, c.Title)
+	}
+	fmt.Fprintf(b, "\\begin{tabular}{@{}%s@{}}\n\\toprule\n", cols)
+	b.WriteString(strings.Join(head, " & ") + ` \\` + "\n\\midrule\n")
+}
+
+// writeRows writes the table's data rows, each with a comment naming its
+// number IDs, adds every number to side, and returns the reasons of the
+// cells shown as not run.
+func (p *RenderParams) writeRows(b *strings.Builder, rec *AggregateRecord, side *Sidecar) *notRunNotes {
+	best := bestRows(p, rec)
+	notes := &notRunNotes{}
+	for r, row := range rec.Rows {
+		layout := p.Rows[r]
+		if layout.Midrule && r > 0 {
+			b.WriteString("\\midrule\n")
+		}
+		fields := []string{layout.Label}
+		param := ""
+		if p.ParamTitle != "" {
+			param = layout.Param
+			fields = append(fields, param)
+		}
+		var ids []string
+		for c, x := range row {
+			txt := cellText(&x, best[[2]int{r, c}], layout.Cells[c].Decimals, layout.Cells[c].MeanOnly)
+			if why, ok := strings.CutPrefix(x.Status, "not run: "); ok && p.ShowNotRun {
+				txt = `{\scriptsize not run$^{` + notes.mark(why) + `}$}`
+			}
+			fields = append(fields, txt)
+			side.Numbers = append(side.Numbers, NumberRef{ID: x.ID, Row: r + 1, Column: c + 1, Label: layout.Label, Protocol: x.Protocol, Param: param, Text: txt, AggCell: x})
+			ids = append(ids, x.ID+rowNote(&x))
+		}
+		line := strings.TrimRight(strings.Join(fields, " & "), " ")
+		fmt.Fprintf(b, "%s \\\\ %% row %d: %s\n", line, r+1, strings.Join(ids, ", "))
+	}
+	return notes
+}
+
+// rowNote is what a row's comment says of a number beside its ID: the
+// seeds it lacks, or why it has no value.
+func rowNote(x *AggCell) string {
+	switch {
+	case x.Status == "ok" && len(x.Missing) > 0:
+		return fmt.Sprintf(" (n=%d of %d; missing seeds %v)", x.N, x.Expected, x.Missing)
+	case x.Status != "ok" && x.Status != "n/a" && x.Status != "empty":
+		return " (" + x.Status + ")"
+	}
+	return ""
 }
 
 // notRunNotes numbers the distinct reasons of a table's not-run cells.
@@ -347,26 +373,15 @@ func latexEscape(s string) string {
 	return r.Replace(s)
 }
 
-// ReproductionParams are the paper's published values (parallel slices, in
-// the published file's order) and the tables they are compared with.
+// ReproductionParams are the paper's published values (in the published
+// files' order) and the tables they are compared with.
 type ReproductionParams struct {
-	Tables  []string  `toml:"tables"` // input names: the tables' aggregate cells
-	IDs     []string  `toml:"ids"`
-	Means   []float64 `toml:"means"`
-	SDs     []float64 `toml:"sds"` // -1: not published
-	Ns      []int     `toml:"ns"`  // 0: the row's expected seed count
-	CI      []bool    `toml:"ci"`
-	Los     []float64 `toml:"los"`
-	His     []float64 `toml:"his"`
-	Cites   []string  `toml:"cites"`
-	Stamp   string    `toml:"stamp"`
-	Profile string    `toml:"profile"`
-	// The orderings the paper claims (parallel slices; ClaimHolds is each
-	// claim's conditions joined by "; "). Absent when none is declared.
-	ClaimIDs   []string `toml:"claim_ids,omitzero"`
-	ClaimTexts []string `toml:"claim_texts,omitzero"`
-	ClaimCites []string `toml:"claim_cites,omitzero"`
-	ClaimHolds []string `toml:"claim_holds,omitzero"`
+	Tables  []string         `toml:"tables"` // input names: the tables' aggregate cells
+	Values  []PublishedValue `toml:"values"`
+	Stamp   string           `toml:"stamp"`
+	Profile string           `toml:"profile"`
+	// Claims are the orderings the paper claims.
+	Claims []Claim `toml:"claims,omitzero"`
 }
 
 // ClaimResult is one claimed ordering checked against our numbers.
@@ -447,9 +462,11 @@ func WithinNoise(ours, so float64, no int, pub, sp float64, np int) bool {
 //     opening quote is a real one.
 //   - 8: a cell whose s.d. over seeds is more than twice the paper's is
 //     judged with the paper's s.d. and flagged.
+//   - 9: params are lists of records (published values, claims) instead of
+//     parallel slices; the outputs are byte-identical.
 var Reproduction = &pipeline.Stage{
 	Name:      "reproduction",
-	Version:   8,
+	Version:   9,
 	NewParams: func() any { return &ReproductionParams{} },
 	Run: func(ctx context.Context, rc *pipeline.RunContext) error {
 		p := rc.Params.(*ReproductionParams)
@@ -481,13 +498,9 @@ var Reproduction = &pipeline.Stage{
 
 // Reproduce lists every number of recs against the published values.
 func Reproduce(p *ReproductionParams, recs []*AggregateRecord) (*ReproReport, error) {
-	n := len(p.IDs)
-	if len(p.Means) != n || len(p.SDs) != n || len(p.Ns) != n || len(p.CI) != n || len(p.Los) != n || len(p.His) != n || len(p.Cites) != n {
-		return nil, fmt.Errorf("reproduction: published slices of unequal length")
-	}
-	pub := make(map[string]int, n)
-	for i, id := range p.IDs {
-		pub[id] = i
+	pub := make(map[string]*PublishedValue, len(p.Values))
+	for i := range p.Values {
+		pub[p.Values[i].ID] = &p.Values[i]
 	}
 	used := map[string]bool{}
 	rep := &ReproReport{Profile: p.Profile, Stamp: p.Stamp}
@@ -497,67 +510,71 @@ func Reproduce(p *ReproductionParams, recs []*AggregateRecord) (*ReproReport, er
 				if c.Status == "n/a" || c.Status == "empty" {
 					continue
 				}
-				r := ReproRow{ID: c.ID}
-				i, has := pub[c.ID]
-				if has {
-					used[c.ID] = true
-					r.Cite = p.Cites[i]
-					r.Published = fmt1(p.Means[i])
-					if p.SDs[i] >= 0 {
-						r.Published += " ± " + fmt1(p.SDs[i])
-					}
-				}
-				if c.Status != "ok" {
-					// Blank in the paper and here: nothing to report.
-					if !has && strings.HasPrefix(c.Status, "not run") {
-						continue
-					}
-					r.Note = c.Status
-					if has {
-						rep.NotRun++
-					}
-					rep.Rows = append(rep.Rows, r)
-					continue
-				}
-				r.Ours = fmt1(c.Acc.Mean) + " ± " + fmt1(c.Acc.SD)
-				if c.N != c.Expected {
-					r.Note = fmt.Sprintf("n=%d of %d (missing seeds %v)", c.N, c.Expected, c.Missing)
-				}
-				if has {
-					rep.judge(&r, c, p, i)
-				}
-				rep.Rows = append(rep.Rows, r)
+				rep.addCell(c, pub[c.ID])
+				used[c.ID] = true
 			}
 		}
 		for _, c := range rec.Comparisons {
-			rep.addComparison(c, p, pub, used)
+			rep.addComparison(c, pub[c.ID])
+			used[c.ID] = true
 		}
 	}
-	for i, id := range p.IDs {
-		if !used[id] {
-			rep.Rows = append(rep.Rows, ReproRow{ID: id, Cite: p.Cites[i], Published: fmt1(p.Means[i]), Note: "published, but no table renders this ID"})
+	for _, v := range p.Values {
+		if !used[v.ID] {
+			rep.Rows = append(rep.Rows, ReproRow{ID: v.ID, Cite: v.Cite, Published: fmt1(v.Mean), Note: "published, but no table renders this ID"})
 		}
 	}
 	rep.checkClaims(p, recs)
 	return rep, nil
 }
 
-// addComparison adds the row of a paired difference c, judged against p's
-// published number when pub has its ID (marked in used).
-func (rep *ReproReport) addComparison(c Comparison, p *ReproductionParams, pub map[string]int, used map[string]bool) {
+// addCell adds the row of table cell c (one that applies), judged against its published
+// value v (nil when the paper has none).
+func (rep *ReproReport) addCell(c AggCell, v *PublishedValue) {
 	r := ReproRow{ID: c.ID}
-	i, has := pub[c.ID]
-	if has {
-		used[c.ID] = true
-		r.Cite = p.Cites[i]
-		r.Published = signed1(p.Means[i])
-		if p.CI[i] {
-			r.Published += " [" + signed1(p.Los[i]) + ", " + signed1(p.His[i]) + "]"
+	if v != nil {
+		r.Cite = v.Cite
+		r.Published = fmt1(v.Mean)
+		if v.SD != nil && *v.SD >= 0 {
+			r.Published += " ± " + fmt1(*v.SD)
+		}
+	}
+	if c.Status != "ok" {
+		// Blank in the paper and here: nothing to report.
+		if v == nil && strings.HasPrefix(c.Status, "not run") {
+			return
+		}
+		r.Note = c.Status
+		if v != nil {
+			rep.NotRun++
+		}
+		rep.Rows = append(rep.Rows, r)
+		return
+	}
+	r.Ours = fmt1(c.Acc.Mean) + " ± " + fmt1(c.Acc.SD)
+	if c.N != c.Expected {
+		r.Note = fmt.Sprintf("n=%d of %d (missing seeds %v)", c.N, c.Expected, c.Missing)
+	}
+	if v != nil {
+		rep.judge(&r, c, v)
+	}
+	rep.Rows = append(rep.Rows, r)
+}
+
+// addComparison adds the row of a paired difference c, judged against its
+// published value v (nil when the paper has none).
+func (rep *ReproReport) addComparison(c Comparison, v *PublishedValue) {
+	r := ReproRow{ID: c.ID}
+	if v != nil {
+		r.Cite = v.Cite
+		r.Published = signed1(v.Mean)
+		if v.Lo != nil {
+			r.Published += " [" + signed1(*v.Lo) + ", " + signed1(*v.Hi) + "]"
 		}
 	}
 	if c.Status != "ok" {
 		r.Note = c.Status
-		if has {
+		if v != nil {
 			rep.NotRun++
 		}
 		rep.Rows = append(rep.Rows, r)
@@ -565,12 +582,12 @@ func (rep *ReproReport) addComparison(c Comparison, p *ReproductionParams, pub m
 	}
 	r.Ours = fmt.Sprintf("%s [%s, %s]", signed1(c.Diff), signed1(c.Lo), signed1(c.Hi))
 	r.Note = fmt.Sprintf("%s - %s, %s, %d paired seeds", c.A, c.B, c.Protocol, c.N)
-	if has {
+	if v != nil {
 		// A stated difference agrees when the published estimate
 		// lies in our paired interval (widened by its rounding).
-		r.Diff, r.HasDiff = c.Diff-p.Means[i], true
+		r.Diff, r.HasDiff = c.Diff-v.Mean, true
 		r.Within = "no"
-		if p.Means[i] >= c.Lo-roundingSlack && p.Means[i] <= c.Hi+roundingSlack {
+		if v.Mean >= c.Lo-roundingSlack && v.Mean <= c.Hi+roundingSlack {
 			r.Within = "yes"
 			rep.Within++
 		}
@@ -579,25 +596,29 @@ func (rep *ReproReport) addComparison(c Comparison, p *ReproductionParams, pub m
 	rep.Rows = append(rep.Rows, r)
 }
 
-// judge compares the ok cell c with published number i of p, filling r's
+// judge compares the ok cell c with its published value v, filling r's
 // difference and verdict and counting it in rep.
-func (rep *ReproReport) judge(r *ReproRow, c AggCell, p *ReproductionParams, i int) {
-	np := p.Ns[i]
+func (rep *ReproReport) judge(r *ReproRow, c AggCell, v *PublishedValue) {
+	np := v.N
 	if np == 0 {
 		np = c.Expected
 	}
-	r.Diff, r.HasDiff = c.Acc.Mean-p.Means[i], true
+	sp := -1.0 // not published
+	if v.SD != nil {
+		sp = *v.SD
+	}
+	r.Diff, r.HasDiff = c.Acc.Mean-v.Mean, true
 	r.Within = "no"
 	// A number must not agree only because our seeds
 	// spread widely: above twice the paper's s.d., ours is
 	// judged with the paper's s.d. in its place, and flagged.
 	so := c.Acc.SD
-	if sp := p.SDs[i]; sp > 0 && c.N > 1 && so > 2*sp {
+	if sp > 0 && c.N > 1 && so > 2*sp {
 		so = sp
 		rep.WideSD++
 		r.Note = strings.TrimPrefix(r.Note+"; ", "; ") + fmt.Sprintf("our s.d. %s is more than twice the paper's %s (judged with the paper's)", fmt1(c.Acc.SD), fmt1(sp))
 	}
-	if WithinNoise(c.Acc.Mean, so, c.N, p.Means[i], math.Max(p.SDs[i], 0), np) {
+	if WithinNoise(c.Acc.Mean, so, c.N, v.Mean, math.Max(sp, 0), np) {
 		r.Within = "yes"
 		rep.Within++
 	}
@@ -616,9 +637,9 @@ func (rep *ReproReport) checkClaims(p *ReproductionParams, recs []*AggregateReco
 			}
 		}
 	}
-	for i, id := range p.ClaimIDs {
-		cr := checkClaim(means, p.ClaimHolds[i])
-		cr.ID, cr.Text, cr.Cite = id, p.ClaimTexts[i], p.ClaimCites[i]
+	for _, c := range p.Claims {
+		cr := checkClaim(means, c.Holds)
+		cr.ID, cr.Text, cr.Cite = c.ID, c.Text, c.Cite
 		if cr.Verdict == "holds" {
 			rep.ClaimsHeld++
 		}
@@ -626,9 +647,9 @@ func (rep *ReproReport) checkClaims(p *ReproductionParams, recs []*AggregateReco
 	}
 }
 
-// checkClaim evaluates a claim's conditions ("; "-joined) on our means (at
-// the rounding the tables print: equal to one decimal satisfies >= and <=).
-func checkClaim(means map[string]float64, holds string) ClaimResult {
+// checkClaim evaluates a claim's conditions on our means (at the rounding
+// the tables print: equal to one decimal satisfies >= and <=).
+func checkClaim(means map[string]float64, holds []string) ClaimResult {
 	cr := ClaimResult{Verdict: "holds"}
 	var parts []string
 	operand := func(s string) (float64, string, bool) {
@@ -640,7 +661,7 @@ func checkClaim(means map[string]float64, holds string) ClaimResult {
 		}
 		return 0, s, false
 	}
-	for _, h := range strings.Split(holds, "; ") {
+	for _, h := range holds {
 		a, op, b, err := parseCondition(h)
 		if err != nil {
 			return ClaimResult{Verdict: "not computed: " + err.Error()}

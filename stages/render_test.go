@@ -7,10 +7,15 @@ import (
 )
 
 func tinyRender() *RenderParams {
+	cells := func() []RenderCell { return []RenderCell{{Decimals: 1}, {Decimals: 1}} }
 	return &RenderParams{Table: "tiny", Label: "tab:tiny", Caption: `\textbf{Tiny} table`, Size: `\small`, Header: "Variant",
-		Titles: []string{"Sequential", `i.i.d.\ (static)`}, Bold: []string{"sequential"},
-		ParamTitle: "lr", Params: []string{`$10^{-4}$`, `$3{\cdot}10^{-5}$`, ""},
-		Labels: []string{"row a", `\quad row b`, "row c"}, Midrule: []bool{false, false, true}, Reference: []bool{false, false, true},
+		Columns:    []RenderColumn{{Title: "Sequential", Bold: true}, {Title: `i.i.d.\ (static)`}},
+		ParamTitle: "lr",
+		Rows: []RenderRow{
+			{Label: "row a", Param: `$10^{-4}$`, Cells: cells()},
+			{Label: `\quad row b`, Param: `$3{\cdot}10^{-5}$`, Cells: cells()},
+			{Label: "row c", Midrule: true, Reference: true, Cells: cells()},
+		},
 		Stamp: "SMOKE_TEST 100%", Profile: "smoke"}
 }
 
@@ -54,7 +59,7 @@ func TestRenderShowNotRun(t *testing.T) {
 		{{ID: "tiny/b/sequential", Status: "not run: no preset"}, {ID: "tiny/b/static", Status: "not run: download cifar100: no network & no mirror"}},
 	}}
 	p := tinyRender()
-	p.Labels, p.Params, p.Midrule, p.Reference = p.Labels[:2], p.Params[:2], nil, nil
+	p.Rows = p.Rows[:2]
 	p.ShowNotRun = true
 	tex, _, err := RenderTable(p, rec)
 	if err != nil {
@@ -99,11 +104,11 @@ func TestBestRows(t *testing.T) {
 			for _, x := range c.col {
 				rec.Rows = append(rec.Rows, []AggCell{x})
 			}
-			ref := c.ref
-			if ref == nil {
-				ref = make([]bool, len(c.col))
+			p := &RenderParams{Columns: []RenderColumn{{Bold: true}}}
+			for r := range c.col {
+				p.Rows = append(p.Rows, RenderRow{Reference: r < len(c.ref) && c.ref[r], Cells: []RenderCell{{Decimals: 1}}})
 			}
-			got := bestRows(&RenderParams{Bold: []string{"sequential"}, Reference: ref}, rec)
+			got := bestRows(p, rec)
 			if len(got) != len(c.want) {
 				t.Fatalf("bold %v, want rows %v", got, c.want)
 			}

@@ -139,27 +139,6 @@ func ParsePublished(path, src string) (*Published, error) {
 // AddPublished appends the published values and claims of a file to the
 // report's.
 func (rp *ReproductionParams) AddPublished(p *Published) {
-	for _, c := range p.Claim {
-		rp.ClaimIDs = append(rp.ClaimIDs, c.ID)
-		rp.ClaimTexts = append(rp.ClaimTexts, c.Text)
-		rp.ClaimCites = append(rp.ClaimCites, c.Cite)
-		rp.ClaimHolds = append(rp.ClaimHolds, strings.Join(c.Holds, "; "))
-	}
-	for _, v := range p.Value {
-		sd, lo, hi, ci := -1.0, 0.0, 0.0, false
-		if v.SD != nil {
-			sd = *v.SD
-		}
-		if v.Lo != nil {
-			lo, hi, ci = *v.Lo, *v.Hi, true
-		}
-		rp.IDs = append(rp.IDs, v.ID)
-		rp.Means = append(rp.Means, v.Mean)
-		rp.SDs = append(rp.SDs, sd)
-		rp.Ns = append(rp.Ns, v.N)
-		rp.CI = append(rp.CI, ci)
-		rp.Los = append(rp.Los, lo)
-		rp.His = append(rp.His, hi)
-		rp.Cites = append(rp.Cites, v.Cite)
-	}
+	rp.Values = append(rp.Values, p.Value...)
+	rp.Claims = append(rp.Claims, p.Claim...)
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/olekukonko/tablewriter"
@@ -202,13 +203,10 @@ func committedReport(w *workspace) (rep *stages.ReproReport, missing []string, e
 		return nil, missing, fmt.Errorf("no table is committed under %s", rel(w, w.paperPath(tablesSubdir)))
 	}
 	sub := *rp
-	sub.IDs, sub.Means, sub.SDs, sub.Ns, sub.CI, sub.Los, sub.His, sub.Cites = nil, nil, nil, nil, nil, nil, nil, nil
-	for i, id := range rp.IDs {
-		if t, _, _ := strings.Cut(id, "/"); have[t] {
-			sub.IDs, sub.Means, sub.SDs, sub.Ns = append(sub.IDs, id), append(sub.Means, rp.Means[i]), append(sub.SDs, rp.SDs[i]), append(sub.Ns, rp.Ns[i])
-			sub.CI, sub.Los, sub.His, sub.Cites = append(sub.CI, rp.CI[i]), append(sub.Los, rp.Los[i]), append(sub.His, rp.His[i]), append(sub.Cites, rp.Cites[i])
-		}
-	}
+	sub.Values = slices.DeleteFunc(slices.Clone(rp.Values), func(v stages.PublishedValue) bool {
+		t, _, _ := strings.Cut(v.ID, "/")
+		return !have[t]
+	})
 	rep, err = stages.Reproduce(&sub, recs)
 	return rep, missing, err
 }
