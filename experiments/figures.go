@@ -18,111 +18,6 @@ import (
 	"repro/stages"
 )
 
-// FigureSpec is one [[figure]] entry of pipeline.toml.
-//
-//	[[figure]]
-//	name = "ksweep"                  # paper/figures/ksweep.*; point IDs fig/ksweep/<series>/<x>
-//	label = "fig:ksweep"
-//	caption = '...'                  # LaTeX, verbatim (main.tex)
-//	width = '.5\linewidth'           # LaTeX width of the graphic
-//	size = [4.5, 3.4]                # optional: inches (default 4.5 per panel by 3.4)
-//	[[figure.panel]]
-//	title = "..."                    # plain text
-//	xlabel = "buffer size K"
-//	ylabel = "sequential accuracy (%)"
-//	xlog = true                      # optional: log x, ticks at the data's x values ...
-//	xticks = [100, 1000]             # ... or at these (when the data's are many or long)
-//	legend = "br"                    # tl, tr, bl, br (default) or none
-//	yrange = [60, 100]               # optional
-//	needs = "..."                    # optional: why the panel is not run (a missing feature)
-//	categories = ["night", "trickle"] # optional: a categorical x axis, category i at x = i (1-based);
-//	                                 # its series give xs, and point IDs end in the experiment
-//	[[figure.panel.series]]
-//	name = "ours"                    # unique in the figure
-//	label = "local learner (ours)"   # legend
-//	experiments = ["k200", "full"]   # one point each
-//	protocol = "sequential"          # y: final accuracy x100 under it (default sequential)
-//	x = "param:local.buffer"         # param:<train param> | protocol:<p> (accuracy) | metric:replay_updates
-//	xs = [200, 1000]                 # or the x of each point
-//	offset = -0.12                   # optional: drawn x shift, to set series side by side
-//	energy = "spike"                 # or: y is the accuracy and x the energy (nJ per sample) of the
-//	                                 # energy cells of the one experiment ([spike] converts it):
-//	                                 # spike (a point per time budget T_s, IDs .../t<T_s>), dense or
-//	                                 # event (the rate network priced either way, IDs .../dense, /event)
-//	minus = ["a", "b"]               # optional: y is the seed-paired margin experiment - minus
-//	errors = "sd"                    # sd (default) | bootstrap (95% percentile interval) | none
-//	resamples = 20000                # bootstrap resamples (default 10,000)
-//	marker = "circle"                # circle square triangle diamond star cross plus ring
-//	color = 0                        # palette index
-//	line = true                      # join the points; dashed = true draws it dashed
-//	seeds = true                     # draw every seed
-//	labels = ["always-on", ...]      # optional: a text label beside each point
-//	no_mean = ["br2"]                # optional: points drawn by their seeds only
-//	frontier = true                  # colour non-dominated and dominated points apart
-//	needs = "..."                    # optional: the series cannot run yet; its experiments need not be declared
-//	[[figure.panel.line]]            # a horizontal reference line
-//	experiment = "night-narrow"      # at this experiment's mean (protocol as above) ...
-//	value = 0.0                      # ... or at a value
-//	label = "..."
-type FigureSpec struct {
-	Name    string      `toml:"name"`
-	Label   string      `toml:"label"`
-	Caption string      `toml:"caption"`
-	Width   string      `toml:"width"`
-	Size    []float64   `toml:"size"`
-	Panels  []PanelSpec `toml:"panel"`
-}
-
-// PanelSpec is one panel of a figure.
-type PanelSpec struct {
-	Title  string    `toml:"title"`
-	XLabel string    `toml:"xlabel"`
-	YLabel string    `toml:"ylabel"`
-	XLog   bool      `toml:"xlog"`
-	XTicks []float64 `toml:"xticks"`
-	Legend string    `toml:"legend"`
-	YRange []float64 `toml:"yrange"`
-	Needs  string    `toml:"needs"`
-	// Categories name a categorical x axis (category i at x = i).
-	Categories []string     `toml:"categories"`
-	Series     []SeriesSpec `toml:"series"`
-	Lines      []LineSpec   `toml:"line"`
-}
-
-// SeriesSpec is one series of a panel.
-type SeriesSpec struct {
-	Name        string    `toml:"name"`
-	Label       string    `toml:"label"`
-	Experiments []string  `toml:"experiments"`
-	Protocol    string    `toml:"protocol"`
-	X           string    `toml:"x"`
-	Xs          []float64 `toml:"xs"`
-	Offset      float64   `toml:"offset"`
-	Energy      string    `toml:"energy"`
-	Minus       []string  `toml:"minus"`
-	Errors      string    `toml:"errors"`
-	Resamples   int       `toml:"resamples"`
-	Marker      string    `toml:"marker"`
-	Color       int       `toml:"color"`
-	Line        bool      `toml:"line"`
-	Dashed      bool      `toml:"dashed"`
-	Seeds       bool      `toml:"seeds"`
-	Labels      []string  `toml:"labels"`
-	NoMean      []string  `toml:"no_mean"`
-	Frontier    bool      `toml:"frontier"`
-	Needs       string    `toml:"needs"`
-}
-
-// LineSpec is a horizontal reference line.
-type LineSpec struct {
-	Experiment string   `toml:"experiment"`
-	Protocol   string   `toml:"protocol"`
-	Value      *float64 `toml:"value"`
-	Label      string   `toml:"label"`
-	Dashed     bool     `toml:"dashed"`
-	Color      int      `toml:"color"`
-}
-
 // loadFigures decodes and checks every [[figure]] entry: its layout, and
 // that every experiment it names exists (unless its series or panel says
 // what it needs). It is long because it is the list of field checks in
@@ -141,7 +36,7 @@ func (m *Matrix) loadFigures() error {
 	seen := map[string]bool{}
 	for i, prim := range prims {
 		at := fmt.Sprintf("figure[%d]", i)
-		f := &FigureSpec{}
+		f := &stages.FigLayout{}
 		if err := cfg.DecodeAt(prim, f, at); err != nil {
 			return err
 		}
@@ -179,7 +74,8 @@ func (m *Matrix) loadFigures() error {
 			if len(pn.YRange) != 0 && (len(pn.YRange) != 2 || pn.YRange[0] >= pn.YRange[1]) {
 				return bad(key("yrange"), "want [min, max] with min < max")
 			}
-			for s, sr := range pn.Series {
+			for s := range pn.Series {
+				sr := &pn.Series[s]
 				sk := func(k string) string { return key(fmt.Sprintf("series[%d].%s", s, k)) }
 				if !tableNameRe(sr.Name) || sr.Name == "line" {
 					return bad(sk("name"), "%q: want lower-case letters, digits, - and _ (not \"line\")", sr.Name)
@@ -202,7 +98,7 @@ func (m *Matrix) loadFigures() error {
 				kind, xname, _ := strings.Cut(sr.X, ":")
 				switch {
 				case sr.Energy != "":
-					if k, err := m.checkEnergySeries(&sr, len(pn.Categories) > 0); err != nil {
+					if k, err := m.checkEnergySeries(sr, len(pn.Categories) > 0); err != nil {
 						return bad(sk(k), "%v", err)
 					}
 				case sr.X == "" && len(sr.Xs) == len(sr.Experiments):
@@ -232,8 +128,8 @@ func (m *Matrix) loadFigures() error {
 				if len(sr.Minus) != 0 && len(sr.Minus) != len(sr.Experiments) {
 					return bad(sk("minus"), "%d entries for %d experiments", len(sr.Minus), len(sr.Experiments))
 				}
-				if len(sr.Labels) != 0 && len(sr.Labels) != len(sr.Experiments) {
-					return bad(sk("labels"), "%d labels for %d experiments", len(sr.Labels), len(sr.Experiments))
+				if len(sr.PointLabels) != 0 && len(sr.PointLabels) != len(sr.Experiments) {
+					return bad(sk("labels"), "%d labels for %d experiments", len(sr.PointLabels), len(sr.Experiments))
 				}
 				for _, n := range sr.NoMean {
 					if !slices.Contains(sr.Experiments, n) {
@@ -280,7 +176,7 @@ var markerSet = func() map[string]bool {
 
 // checkEnergySeries checks a series that plots accuracy against energy
 // (SeriesSpec.Energy), returning the offending key with the error.
-func (m *Matrix) checkEnergySeries(sr *SeriesSpec, categorical bool) (string, error) {
+func (m *Matrix) checkEnergySeries(sr *stages.FigSeries, categorical bool) (string, error) {
 	switch {
 	case sr.Energy != "spike" && sr.Energy != "dense" && sr.Energy != "event":
 		return "energy", fmt.Errorf("%q: want spike, dense or event", sr.Energy)
@@ -292,7 +188,7 @@ func (m *Matrix) checkEnergySeries(sr *SeriesSpec, categorical bool) (string, er
 		return "experiments", fmt.Errorf("%q is not one of [spike].experiments %v", sr.Experiments[0], m.spike.Experiments)
 	case sr.Protocol != "" && sr.Protocol != m.spike.Protocol:
 		return "protocol", fmt.Errorf("%q: [spike] converts the %s networks", sr.Protocol, m.spike.Protocol)
-	case sr.X != "" || len(sr.Xs) > 0 || len(sr.Minus) > 0 || len(sr.Labels) > 0 || categorical:
+	case sr.X != "" || len(sr.Xs) > 0 || len(sr.Minus) > 0 || len(sr.PointLabels) > 0 || categorical:
 		return "energy", fmt.Errorf("an energy series takes x from the energy records: no x, xs, minus, labels or categories")
 	}
 	return "", nil
@@ -319,35 +215,36 @@ func (m *Matrix) figureCells(profile string, prof *Profile, byID map[string]*pip
 	var out []*pipeline.Cell
 	for _, f := range m.Figures {
 		r := &figResolver{m: m, prof: prof, profile: profile, byID: byID, fig: f.Name}
-		lay := stages.FigLayout{Name: f.Name, Label: f.Label, Caption: f.Caption, TeXWidth: f.Width, Stamp: prof.Stamp, Profile: profile}
+		// The declaration is shared by every profile's build: resolve a
+		// copy of each panel, series and line.
+		lay := *f
+		lay.Stamp, lay.Profile = prof.Stamp, profile
 		if len(f.Size) == 2 {
 			lay.Width, lay.Height = f.Size[0], f.Size[1]
 		}
-		for p, pn := range f.Panels {
-			fp := stages.FigPanel{Title: pn.Title, XLabel: pn.XLabel, YLabel: pn.YLabel, XLog: pn.XLog, Legend: pn.Legend, YRange: pn.YRange, Needs: pn.Needs,
-				Categories: pn.Categories, XTicks: pn.XTicks}
-			for s, sr := range pn.Series {
-				fs, err := r.series(p, s, &sr, &pn)
+		lay.Panels = slices.Clone(f.Panels)
+		for p := range lay.Panels {
+			pn := &lay.Panels[p]
+			pn.Series, pn.Lines = slices.Clone(pn.Series), slices.Clone(pn.Lines)
+			for s := range pn.Series {
+				if err := r.series(p, s, &pn.Series[s], pn); err != nil {
+					return nil, err
+				}
+			}
+			for l := range pn.Lines {
+				ln := &pn.Lines[l]
+				ln.Status = "run"
+				if ln.Value != nil {
+					ln.ID = fmt.Sprintf("fig/%s/line/%s", f.Name, strconv.FormatFloat(*ln.Value, 'g', -1, 64))
+					continue
+				}
+				ln.ID = fmt.Sprintf("fig/%s/line/%s", f.Name, ln.Experiment)
+				ref, status, err := r.ref(ln.Experiment, orSequential(ln.Protocol), "", cellid.FigureInput{Panel: p, Series: -1, Point: l, Role: 'r'}, pn.Needs)
 				if err != nil {
 					return nil, err
 				}
-				fp.Series = append(fp.Series, fs)
+				ln.Ref, ln.Status = ref, status
 			}
-			for l, ln := range pn.Lines {
-				fl := stages.FigLine{Label: ln.Label, Dashed: ln.Dashed, Color: ln.Color, Value: ln.Value, Status: "run"}
-				if ln.Value != nil {
-					fl.ID = fmt.Sprintf("fig/%s/line/%s", f.Name, strconv.FormatFloat(*ln.Value, 'g', -1, 64))
-				} else {
-					fl.ID = fmt.Sprintf("fig/%s/line/%s", f.Name, ln.Experiment)
-					ref, status, err := r.ref(ln.Experiment, orSequential(ln.Protocol), "", cellid.FigureInput{Panel: p, Series: -1, Point: l, Role: 'r'}, pn.Needs)
-					if err != nil {
-						return nil, err
-					}
-					fl.Ref, fl.Status = ref, status
-				}
-				fp.Lines = append(fp.Lines, fl)
-			}
-			lay.Panels = append(lay.Panels, fp)
 		}
 		b, err := json.Marshal(lay)
 		if err != nil {
@@ -416,40 +313,34 @@ func (r *figResolver) ref(name, protocol, metric string, input cellid.FigureInpu
 	return ref, "run", nil
 }
 
-func (r *figResolver) series(p, s int, sr *SeriesSpec, pn *PanelSpec) (stages.FigSeries, error) {
-	panelNeeds := pn.Needs
-	fs := stages.FigSeries{Name: sr.Name, Label: sr.Label, Errors: sr.Errors, Resamples: sr.Resamples, Marker: sr.Marker, Color: sr.Color,
-		Line: sr.Line, Dashed: sr.Dashed, Seeds: sr.Seeds, Frontier: sr.Frontier, Labels: len(sr.Labels) > 0, Offset: sr.Offset}
-	if fs.Errors == "" {
-		fs.Errors = "sd"
+// series resolves one series in place: its defaults, x kind and points.
+func (r *figResolver) series(p, s int, sr *stages.FigSeries, pn *stages.FigPanel) error {
+	sr.Errors = cmp.Or(sr.Errors, "sd")
+	if sr.Errors == "bootstrap" && sr.Resamples == 0 {
+		sr.Resamples = stages.BootstrapResamples
 	}
-	if fs.Errors == "bootstrap" && fs.Resamples == 0 {
-		fs.Resamples = stages.BootstrapResamples
-	}
+	sr.ShowLabels = len(sr.PointLabels) > 0
 	if sr.Energy != "" {
-		return r.energySeries(p, s, sr, fs)
+		return r.energySeries(p, s, sr)
 	}
 	kind, xname, _ := strings.Cut(sr.X, ":")
 	switch {
 	case sr.X == "" || kind == "param":
-		fs.XKind = "value"
+		sr.XKind = "value"
 	default:
-		fs.XKind, fs.XName = kind, xname
+		sr.XKind, sr.XName = kind, xname
 	}
 	protocol := orSequential(sr.Protocol)
+	needs := cmp.Or(sr.Needs, pn.Needs)
 	for i, name := range sr.Experiments {
 		pt := stages.FigPointRef{Experiment: name, NoMean: slices.Contains(sr.NoMean, name)}
-		if len(sr.Labels) > 0 {
-			pt.Label = sr.Labels[i]
-		}
-		needs := sr.Needs
-		if needs == "" {
-			needs = panelNeeds
+		if len(sr.PointLabels) > 0 {
+			pt.Label = sr.PointLabels[i]
 		}
 		in := cellid.FigureInput{Panel: p, Series: s, Point: i, Role: 'y'}
 		y, status, err := r.ref(name, protocol, "", in, needs)
 		if err != nil {
-			return fs, err
+			return err
 		}
 		pt.Y, pt.Status = y, status
 		xkey := name
@@ -457,14 +348,14 @@ func (r *figResolver) series(p, s int, sr *SeriesSpec, pn *PanelSpec) (stages.Fi
 			in.Role = 'b'
 			pt.B, pt.Status, err = r.ref(sr.Minus[i], protocol, "", in, needs)
 			if err != nil {
-				return fs, err
+				return err
 			}
 		}
 		if y != nil && kind == "protocol" {
 			in.Role = 'x'
 			pt.XC, pt.Status, err = r.ref(name, xname, "", in, needs)
 			if err != nil {
-				return fs, err
+				return err
 			}
 		}
 		switch {
@@ -476,25 +367,25 @@ func (r *figResolver) series(p, s int, sr *SeriesSpec, pn *PanelSpec) (stages.Fi
 		case kind == "param" && y != nil:
 			v, err := rawParam(r.byID[cellid.WithSeed(y.Prefix, firstSeed(y.Seeds))], xname)
 			if err != nil {
-				return fs, fmt.Errorf("%s: figure %s: series %s: x: %w", r.m.cfg.Path, r.fig, sr.Name, err)
+				return fmt.Errorf("%s: figure %s: series %s: x: %w", r.m.cfg.Path, r.fig, sr.Name, err)
 			}
 			if pt.X, err = strconv.ParseFloat(v, 64); err != nil {
-				return fs, fmt.Errorf("%s: figure %s: series %s: x: param %s = %s is not a number", r.m.cfg.Path, r.fig, sr.Name, xname, v)
+				return fmt.Errorf("%s: figure %s: series %s: x: param %s = %s is not a number", r.m.cfg.Path, r.fig, sr.Name, xname, v)
 			}
 			xkey = strconv.FormatFloat(pt.X, 'g', -1, 64)
 		}
 		pt.ID = fmt.Sprintf("fig/%s/%s/%s", r.fig, sr.Name, xkey)
-		fs.Points = append(fs.Points, pt)
+		sr.Points = append(sr.Points, pt)
 	}
-	return fs, nil
+	return nil
 }
 
 // energySeries resolves a series of accuracy against energy: one point
 // per inference of the experiment's energy records (each time budget of
 // [spike], or the rate network priced densely or event-driven), y and x
 // read from the same energy cells.
-func (r *figResolver) energySeries(p, s int, sr *SeriesSpec, fs stages.FigSeries) (stages.FigSeries, error) {
-	fs.XKind = "energy"
+func (r *figResolver) energySeries(p, s int, sr *stages.FigSeries) error {
+	sr.XKind = "energy"
 	name := sr.Experiments[0]
 	protocol := cmp.Or(sr.Protocol, r.m.spike.Protocol)
 	infs := []string{sr.Energy}
@@ -503,7 +394,7 @@ func (r *figResolver) energySeries(p, s int, sr *SeriesSpec, fs stages.FigSeries
 		for _, t := range r.m.spike.Steps {
 			infs = append(infs, "spike"+strconv.Itoa(t))
 		}
-		fs.Labels = true
+		sr.ShowLabels = true
 	}
 	for i, inf := range infs {
 		pt := stages.FigPointRef{Experiment: name, ID: fmt.Sprintf("fig/%s/%s/%s", r.fig, sr.Name, inf)}
@@ -512,7 +403,7 @@ func (r *figResolver) energySeries(p, s int, sr *SeriesSpec, fs stages.FigSeries
 		}
 		y, status, err := r.ref(name, protocol, "energy.acc@"+inf, cellid.FigureInput{Panel: p, Series: s, Point: i, Role: 'y'}, sr.Needs)
 		if err != nil {
-			return fs, err
+			return err
 		}
 		pt.Y, pt.Status = y, status
 		if y != nil {
@@ -520,9 +411,9 @@ func (r *figResolver) energySeries(p, s int, sr *SeriesSpec, fs stages.FigSeries
 			x.Metric = "energy.nj@" + inf
 			pt.XC = &x
 		}
-		fs.Points = append(fs.Points, pt)
+		sr.Points = append(sr.Points, pt)
 	}
-	return fs, nil
+	return nil
 }
 
 // rawParam returns a train cell's resolved param (dotted name below

@@ -84,7 +84,7 @@ type Matrix struct {
 	Profiles    map[string]*Profile
 	Experiments []*Experiment
 	Tables      []*TableSpec
-	Figures     []*FigureSpec
+	Figures     []*stages.FigLayout
 	synth       *stages.SynthConfig
 	byName      map[string]*Experiment
 	spike       *SpikeConfig // [spike], nil without one

@@ -34,95 +34,6 @@ type FigureParams struct {
 	Layout string `toml:"layout"`
 }
 
-// FigLayout is a figure resolved against the experiments of a profile.
-type FigLayout struct {
-	Name     string     `json:"name"`
-	Label    string     `json:"label"`
-	Caption  string     `json:"caption,omitempty"`
-	TeXWidth string     `json:"tex_width,omitempty"` // LaTeX width of the graphic
-	Width    float64    `json:"width,omitempty"`
-	Height   float64    `json:"height,omitempty"`
-	Stamp    string     `json:"stamp,omitempty"`
-	Profile  string     `json:"profile"`
-	Panels   []FigPanel `json:"panels"`
-}
-
-// FigPanel is one resolved panel.
-type FigPanel struct {
-	Title  string    `json:"title,omitempty"`
-	XLabel string    `json:"xlabel,omitempty"`
-	YLabel string    `json:"ylabel,omitempty"`
-	XLog   bool      `json:"xlog,omitempty"`
-	Legend string    `json:"legend,omitempty"`
-	YRange []float64 `json:"yrange,omitempty"`
-	Needs  string    `json:"needs,omitempty"`
-	// Categories name a categorical x axis (category i at x = i).
-	Categories []string `json:"categories,omitempty"`
-	// XTicks are the x axis' ticks when not the data's x values.
-	XTicks []float64   `json:"xticks,omitempty"`
-	Series []FigSeries `json:"series"`
-	Lines  []FigLine   `json:"lines,omitempty"`
-}
-
-// FigSeries is one resolved series.
-type FigSeries struct {
-	Name      string        `json:"name"`
-	Label     string        `json:"label,omitempty"`
-	XKind     string        `json:"x_kind"` // value, protocol, metric or energy
-	XName     string        `json:"x_name,omitempty"`
-	Errors    string        `json:"errors"`
-	Resamples int           `json:"resamples,omitempty"`
-	Marker    string        `json:"marker,omitempty"`
-	Color     int           `json:"color,omitempty"`
-	Line      bool          `json:"line,omitempty"`
-	Dashed    bool          `json:"dashed,omitempty"`
-	Seeds     bool          `json:"seeds,omitempty"`
-	Frontier  bool          `json:"frontier,omitempty"`
-	Labels    bool          `json:"labels,omitempty"`
-	Offset    float64       `json:"offset,omitempty"` // drawn x shift (side-by-side series)
-	Points    []FigPointRef `json:"points"`
-}
-
-// FigPointRef is one point to compute: its cells, per role.
-type FigPointRef struct {
-	ID         string   `json:"id"`
-	Experiment string   `json:"experiment"`
-	Label      string   `json:"label,omitempty"`
-	X          float64  `json:"x,omitempty"` // XKind value
-	Status     string   `json:"status"`      // "run" or "not run: <why>"
-	NoMean     bool     `json:"no_mean,omitempty"`
-	Y          *CellRef `json:"y,omitempty"`
-	XC         *CellRef `json:"xc,omitempty"` // XKind protocol or energy
-	B          *CellRef `json:"b,omitempty"`  // the subtrahend of a margin
-}
-
-// CellRef names the train cells of one experiment and protocol and the
-// figure cell's inputs that carry them (Input + seed index).
-type CellRef struct {
-	Experiment string `json:"experiment"`
-	Protocol   string `json:"protocol"`
-	Prefix     string `json:"prefix"` // train cell IDs are <prefix>/seed<s>
-	Seeds      string `json:"seeds"`  // space-separated
-	// Metric, when set, is what the cells are read for instead of the
-	// final accuracy: an energy metric (energy.acc@spike8, energy.nj@dense)
-	// of energy cells, whose IDs the prefix then gives.
-	Metric string `json:"metric,omitempty"`
-	// Input names the figure cell's inputs that carry the cells (with
-	// the seed index set per seed).
-	Input cellid.FigureInput `json:"input"`
-}
-
-// FigLine is one resolved reference line.
-type FigLine struct {
-	ID     string   `json:"id"`
-	Label  string   `json:"label,omitempty"`
-	Dashed bool     `json:"dashed,omitempty"`
-	Color  int      `json:"color,omitempty"`
-	Value  *float64 `json:"value,omitempty"`
-	Status string   `json:"status"`
-	Ref    *CellRef `json:"ref,omitempty"`
-}
-
 // FigurePoint is one plotted point as the sidecar lists it: where it is
 // drawn and what it came from.
 type FigurePoint struct {
@@ -437,7 +348,7 @@ func drawPoint(sr *FigSeries, fp *FigurePoint) figure.Point {
 // frontier series splits into its non-dominated and dominated points.
 func drawSeries(sr *FigSeries, pts []FigurePoint, drawn []figure.Point) []figure.Series {
 	base := figure.Series{Label: sr.Label, Marker: sr.Marker, Color: sr.Color, Line: sr.Line, Dashed: sr.Dashed,
-		Seeds: sr.Seeds, PointLabels: sr.Labels, Points: drawn}
+		Seeds: sr.Seeds, PointLabels: sr.ShowLabels, Points: drawn}
 	if len(drawn) == 0 {
 		var why []string
 		for _, p := range pts {
