@@ -175,7 +175,7 @@ var markerSet = func() map[string]bool {
 }()
 
 // checkEnergySeries checks a series that plots accuracy against energy
-// (SeriesSpec.Energy), returning the offending key with the error.
+// (FigSeries.Energy), returning the offending key with the error.
 func (m *Matrix) checkEnergySeries(sr *stages.FigSeries, categorical bool) (string, error) {
 	switch {
 	case sr.Energy != "spike" && sr.Energy != "dense" && sr.Energy != "event":
