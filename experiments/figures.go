@@ -87,7 +87,10 @@ func (m *Matrix) loadFigures() error {
 				if len(sr.Experiments) == 0 {
 					return bad(sk("experiments"), "missing or empty")
 				}
-				for _, x := range append(slices.Clone(sr.Experiments), sr.Minus...) {
+				if k, err := checkSelect(sr); err != nil {
+					return bad(sk(k), "%v", err)
+				}
+				for _, x := range append(seriesExperiments(sr), sr.Minus...) {
 					if m.byName[x] == nil && sr.Needs == "" && pn.Needs == "" {
 						return bad(sk("experiments"), "no experiment %q in %s (a series that cannot run yet says what it needs)", x, filepath.Base(cfg.Path))
 					}
@@ -192,6 +195,47 @@ func (m *Matrix) checkEnergySeries(sr *stages.FigSeries, categorical bool) (stri
 		return "energy", fmt.Errorf("an energy series takes x from the energy records: no x, xs, minus, labels or categories")
 	}
 	return "", nil
+}
+
+// checkSelect checks a series whose points are each the best of their
+// variants (FigSeries.Select), returning the offending key with the
+// error. Such a series places its points by xs: an x read from the cells
+// (a param, another protocol, energy) or a margin would depend on which
+// variant wins.
+func checkSelect(sr *stages.FigSeries) (string, error) {
+	switch {
+	case sr.Select == "" && len(sr.Variants) > 0:
+		return "variants", fmt.Errorf("variants without select = \"best_mean\"")
+	case sr.Select == "":
+		return "", nil
+	case sr.Select != "best_mean":
+		return "select", fmt.Errorf("%q: want best_mean", sr.Select)
+	case len(sr.Variants) < 2:
+		return "variants", fmt.Errorf("want two or more variants to select from, not %d", len(sr.Variants))
+	case sr.X != "" || sr.Energy != "" || len(sr.Minus) > 0:
+		return "select", fmt.Errorf("a selected series places its points by xs: no x, energy or minus")
+	}
+	for i, v := range sr.Variants {
+		if !tableNameRe(v) || slices.Contains(sr.Variants[:i], v) {
+			return "variants", fmt.Errorf("%q: want distinct names of lower-case letters, digits, - and _", v)
+		}
+	}
+	return "", nil
+}
+
+// seriesExperiments lists the experiments a series' points read: its
+// experiments, or each one's variants when it selects among them.
+func seriesExperiments(sr *stages.FigSeries) []string {
+	if sr.Select == "" {
+		return slices.Clone(sr.Experiments)
+	}
+	var out []string
+	for _, x := range sr.Experiments {
+		for _, v := range sr.Variants {
+			out = append(out, x+"-"+v)
+		}
+	}
+	return out
 }
 
 func checkProtocol(p string) error {
@@ -338,7 +382,14 @@ func (r *figResolver) series(p, s int, sr *stages.FigSeries, pn *stages.FigPanel
 			pt.Label = sr.PointLabels[i]
 		}
 		in := cellid.FigureInput{Panel: p, Series: s, Point: i, Role: 'y'}
-		y, status, err := r.ref(name, protocol, "", in, needs)
+		var y *stages.CellRef
+		var status string
+		var err error
+		if sr.Select != "" {
+			pt.Variants, status, err = r.variants(name, protocol, sr.Variants, in, needs)
+		} else {
+			y, status, err = r.ref(name, protocol, "", in, needs)
+		}
 		if err != nil {
 			return err
 		}
@@ -378,6 +429,22 @@ func (r *figResolver) series(p, s int, sr *stages.FigSeries, pn *stages.FigPanel
 		sr.Points = append(sr.Points, pt)
 	}
 	return nil
+}
+
+// variants resolves the candidates of one point of a selected series:
+// experiment name-<variant> for each variant, its inputs numbered by
+// variant (1-based). The point runs when every candidate does.
+func (r *figResolver) variants(name, protocol string, variants []string, in cellid.FigureInput, needs string) ([]*stages.CellRef, string, error) {
+	var refs []*stages.CellRef
+	for v, suffix := range variants {
+		in.Variant = v + 1
+		ref, status, err := r.ref(name+"-"+suffix, protocol, "", in, needs)
+		if err != nil || ref == nil {
+			return nil, status, err
+		}
+		refs = append(refs, ref)
+	}
+	return refs, "run", nil
 }
 
 // energySeries resolves a series of accuracy against energy: one point

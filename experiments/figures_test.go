@@ -169,3 +169,57 @@ func TestEnergyFigureSeries(t *testing.T) {
 		}
 	}
 }
+
+// TestSelectFigureSeries: fig:appfigs' substrate panel draws each BP + ER
+// configuration at its better learning rate: a point per configuration
+// whose candidates are both learning rates' cells (inputs numbered by
+// variant), and a bad selection is an error naming its key and line.
+func TestSelectFigureSeries(t *testing.T) {
+	t.Parallel()
+	src := readPipelineTOML(t)
+	cfg, err := pipeline.ParseConfig("../pipeline.toml", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := Build(cfg, "paper")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := g.Cell("figure/appfigs")
+	var lay stages.FigLayout
+	if err := json.Unmarshal([]byte(c.Params.(*stages.FigureParams).Layout), &lay); err != nil {
+		t.Fatal(err)
+	}
+	sr := lay.Panels[0].Series[0]
+	if sr.Name != "bp-er" || sr.Select != "best_mean" || len(sr.Points) != 4 {
+		t.Fatalf("series %s select %q, %d points", sr.Name, sr.Select, len(sr.Points))
+	}
+	p := sr.Points[1]
+	if p.ID != "fig/appfigs/bp-er/cfeat-bp-er-w512" || p.Y != nil || p.Status != "run" || len(p.Variants) != 2 ||
+		p.Variants[0].Experiment != "cfeat-bp-er-w512-lr3e4" || p.Variants[1].Experiment != "cfeat-bp-er-w512-lr1e3" ||
+		p.Variants[1].Input.String() != "p0s0i1v2y0" || p.Variants[1].Seeds != "0 1 2" {
+		t.Errorf("point %+v (variants %+v)", p, p.Variants)
+	}
+	inputs := map[string]string{}
+	for _, in := range c.Inputs {
+		inputs[in.Name] = in.Cell.ID
+	}
+	if got := inputs["p0s0i1v2y2"]; got != "train/cfeat-bp-er-w512-lr1e3/sequential/split1234/seed2" {
+		t.Errorf("input p0s0i1v2y2 = %q", got)
+	}
+	for _, tc := range []struct{ old, new, want string }{
+		{`select = "best_mean"`, `select = "best"`, `series[0].select: "best": want best_mean`},
+		{`variants = ["lr3e4", "lr1e3"]`, `variants = ["lr3e4"]`, "series[0].variants: want two or more variants"},
+		{`variants = ["lr3e4", "lr1e3"]`, `variants = ["lr3e4", "lr3e4"]`, `series[0].variants: "lr3e4": want distinct names`},
+		{`variants = ["lr3e4", "lr1e3"]`, `variants = ["lr3e4", "lr3e3"]`, `series[0].experiments: no experiment "cfeat-bp-er-lr3e3"`},
+		{"select = \"best_mean\"\nvariants", "variants", "series[0].variants: variants without select"},
+		{`xs = [1.0, 2.0, 3.0, 4.0]`, `x = "param:bp.lr"`, "series[0].select: a selected series places its points by xs"},
+	} {
+		if !strings.Contains(src, tc.old) {
+			t.Fatalf("pipeline.toml lacks %q", tc.old)
+		}
+		if err := buildEdited(src, tc.old, tc.new); err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "pipeline.toml:") {
+			t.Errorf("%s: error %v, want %q", tc.new, err, tc.want)
+		}
+	}
+}

@@ -51,6 +51,9 @@ import "repro/experiments/cellid"
 //	no_mean = ["br2"]                # optional: points drawn by their seeds only
 //	frontier = true                  # colour non-dominated and dominated points apart
 //	needs = "..."                    # optional: the series cannot run yet; its experiments need not be declared
+//	select = "best_mean"             # optional: each point at the best of its variants, experiments
+//	variants = ["lr3e4", "lr1e3"]    # <experiments[i]>-<variant>: the one whose seed mean is highest
+//	                                 # (the sidecar lists the choice and every candidate's mean)
 //	[[figure.panel.line]]            # a horizontal reference line
 //	experiment = "night-narrow"      # at this experiment's mean (protocol as above) ...
 //	value = 0.0                      # ... or at a value
@@ -107,6 +110,13 @@ type FigSeries struct {
 	PointLabels []string  `toml:"labels" json:"-"`
 	NoMean      []string  `toml:"no_mean" json:"-"`
 	Needs       string    `toml:"needs" json:"-"`
+	// Select, when set, draws each point at the best of its variants:
+	// experiment <experiments[i]>-<variant> for every variant (the other
+	// settings of one configuration, such as its learning rates), chosen
+	// in the figure cell by the rule (best_mean: the highest seed mean of
+	// the plotted accuracy; the first declared on a tie).
+	Select   string   `toml:"select" json:"select,omitempty"`
+	Variants []string `toml:"variants" json:"-"`
 
 	// XKind is how x is found (value, protocol, metric or energy) and
 	// XName its protocol or metric.
@@ -140,6 +150,9 @@ type FigPointRef struct {
 	Y          *CellRef `json:"y,omitempty"`
 	XC         *CellRef `json:"xc,omitempty"` // XKind protocol or energy
 	B          *CellRef `json:"b,omitempty"`  // the subtrahend of a margin
+	// Variants are the candidates of a point of a Select series (Y is
+	// then nil: the figure cell picks one).
+	Variants []*CellRef `json:"variants,omitempty"`
 }
 
 // CellRef names the train cells of one experiment and protocol and the

@@ -63,6 +63,27 @@ type FigurePoint struct {
 	XCell *AggCell    `json:"x_cell,omitempty"`
 	BCell *AggCell    `json:"b_cell,omitempty"`
 	Diff  *Comparison `json:"diff,omitempty"`
+	// Selection, for a point drawn at the best of its variants, is how
+	// the plotted experiment (YCell) was chosen.
+	Selection *FigSelection `json:"selection,omitempty"`
+}
+
+// FigSelection records the choice of a point drawn at the best of its
+// variants (FigSeries.Select).
+type FigSelection struct {
+	Rule       string         `json:"rule"` // best_mean
+	Chosen     string         `json:"chosen"`
+	Candidates []FigCandidate `json:"candidates"`
+}
+
+// FigCandidate is one variant a point was chosen from: its plotted
+// accuracy's seed mean and s.d. over N seeds.
+type FigCandidate struct {
+	Experiment string  `json:"experiment"`
+	Status     string  `json:"status"`
+	N          int     `json:"n"`
+	Mean       float64 `json:"mean"`
+	SD         float64 `json:"sd"`
 }
 
 // FigureSidecar is the "ids" output of a figure cell.
@@ -81,9 +102,13 @@ type FigureSidecar struct {
 // Version history:
 //
 //   - 1: vector PDF, PNG, the LaTeX figure and the point sidecar.
+//   - 2: a series may draw each point at the best of its variants
+//     (select = "best_mean"; the sidecar records the choice). Only the
+//     figures that select are at 2: the others draw as before.
 var Figure = &pipeline.Stage{
 	Name:      "figure",
 	Version:   1,
+	VersionOf: figureVersion,
 	NewParams: func() any { return &FigureParams{} },
 	Run: func(ctx context.Context, rc *pipeline.RunContext) error {
 		p := rc.Params.(*FigureParams)
@@ -109,6 +134,24 @@ var Figure = &pipeline.Stage{
 		rc.Put("ids", append(b, '\n'))
 		return nil
 	},
+}
+
+// figureVersion is a figure cell's stage version (see Figure's history):
+// the version of the newest drawing feature its layout uses.
+func figureVersion(params any) int {
+	var lay FigLayout
+	if err := json.Unmarshal([]byte(params.(*FigureParams).Layout), &lay); err != nil {
+		return 1 // Run reports the bad layout
+	}
+	v := 1 // Figure.Version
+	for _, pn := range lay.Panels {
+		for _, sr := range pn.Series {
+			if sr.Select != "" {
+				v = max(v, 2)
+			}
+		}
+	}
+	return v
 }
 
 // FigureTeX is the figure's LaTeX environment, as main.tex inputs it
@@ -225,10 +268,17 @@ func figureData(ctx context.Context, rc *pipeline.RunContext, lay *FigLayout) (*
 // computePoint reads a point's cells and computes its coordinates and
 // bars.
 func computePoint(ctx context.Context, rc *pipeline.RunContext, sr *FigSeries, ref *FigPointRef, fp *FigurePoint, rng *core.RNG) error {
-	y, err := readRef(ctx, rc, ref.Y, ref.ID)
+	var y *AggCell
+	var err error
+	if sr.Select != "" {
+		y, fp.Selection, err = selectVariant(ctx, rc, sr.Select, ref)
+	} else {
+		y, err = readRef(ctx, rc, ref.Y, ref.ID)
+	}
 	if err != nil {
 		return err
 	}
+	fp.Experiment = y.Experiment
 	fp.YCell, fp.Status = y, y.Status
 	if y.Status != "ok" {
 		return nil
@@ -301,6 +351,35 @@ func computePoint(ctx context.Context, rc *pipeline.RunContext, sr *FigSeries, r
 		fp.Text += " at " + fmt1(fp.X) + " nJ"
 	}
 	return nil
+}
+
+// selectVariant reads every candidate of a point drawn at the best of its
+// variants and returns the chosen one's cell. best_mean takes the highest
+// seed mean of the plotted accuracy, the first declared on a tie (the
+// paper draws each configuration "at its better learning rate"). A
+// candidate without results is returned instead, so that the point is
+// missing rather than drawn at the best of what happened to finish.
+func selectVariant(ctx context.Context, rc *pipeline.RunContext, rule string, ref *FigPointRef) (*AggCell, *FigSelection, error) {
+	if rule != "best_mean" || len(ref.Variants) == 0 {
+		return nil, nil, fmt.Errorf("select %q over %d variants: want best_mean over some", rule, len(ref.Variants))
+	}
+	sel := &FigSelection{Rule: rule}
+	var best *AggCell
+	for _, v := range ref.Variants {
+		c, err := readRef(ctx, rc, v, ref.ID)
+		if err != nil {
+			return nil, nil, err
+		}
+		sel.Candidates = append(sel.Candidates, FigCandidate{Experiment: c.Experiment, Status: c.Status, N: c.N, Mean: c.Acc.Mean, SD: c.Acc.SD})
+		switch {
+		case c.Status != "ok":
+			return c, sel, nil
+		case best == nil || c.Acc.Mean > best.Acc.Mean:
+			best = c
+		}
+	}
+	sel.Chosen = best.Experiment
+	return best, sel, nil
 }
 
 // markFrontier marks each computed point non-dominated or not by the seed

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -436,6 +437,17 @@ func whyFigurePoint(ctx context.Context, e *env, w *workspace, arg string) error
 			fmt.Fprintf(out, ", x [%.4f, %.4f]", pt.XLo, pt.XHi)
 		}
 		fmt.Fprintln(out)
+	}
+	if sel := pt.Selection; sel != nil {
+		var cands []string
+		for _, c := range sel.Candidates {
+			if c.Status != "ok" {
+				cands = append(cands, c.Experiment+" "+c.Status)
+				continue
+			}
+			cands = append(cands, fmt.Sprintf("%s %.2f ± %.2f (%d seeds)", c.Experiment, c.Mean, c.SD, c.N))
+		}
+		fmt.Fprintf(out, "  selected (%s): %s, of %s\n", sel.Rule, cmp.Or(sel.Chosen, "none"), strings.Join(cands, "; "))
 	}
 	if d := pt.Diff; d != nil && d.Status == "ok" {
 		fmt.Fprintf(out, "  seed-paired margin %s - %s (%s) over %d seeds %v: %+.3f, 95%% bootstrap interval [%+.3f, %+.3f]\n", d.A, d.B, d.Protocol, d.N, d.Seeds, d.Diff, d.Lo, d.Hi)

@@ -111,18 +111,24 @@ func FigureOf(id string) (string, bool) {
 // in role Role (y: the plotted accuracy, x: the accuracy on the x axis, b:
 // the subtrahend of a margin) of point Point of series Series of panel
 // Panel; a reference line's cells are role r of its index in Point, Series
-// -1.
+// -1. Variant, when positive, is the 1-based candidate of a point drawn
+// at the best of its variants (role y).
 type FigureInput struct {
 	Panel, Series, Point int
+	Variant              int `json:",omitempty"` // (zero: older layouts keep their bytes)
 	Role                 byte
 	Seed                 int
 }
 
-// String is the input name: p<panel>s<series>i<point><role><seed>, or
+// String is the input name: p<panel>s<series>i<point><role><seed>,
+// p<panel>s<series>i<point>v<variant><role><seed> for a variant, or
 // p<panel>l<line>r<seed> for a reference line.
 func (in FigureInput) String() string {
-	if in.Series < 0 {
+	switch {
+	case in.Series < 0:
 		return fmt.Sprintf("p%dl%dr%d", in.Panel, in.Point, in.Seed)
+	case in.Variant > 0:
+		return fmt.Sprintf("p%ds%di%dv%d%c%d", in.Panel, in.Series, in.Point, in.Variant, in.Role, in.Seed)
 	}
 	return fmt.Sprintf("p%ds%di%d%c%d", in.Panel, in.Series, in.Point, in.Role, in.Seed)
 }
@@ -137,10 +143,14 @@ func ParseFigureInput(s string) (FigureInput, error) {
 		}
 	}
 	in = FigureInput{}
+	if _, err := fmt.Sscanf(s, "p%ds%di%dv%d%c%d", &in.Panel, &in.Series, &in.Point, &in.Variant, &in.Role, &in.Seed); err == nil && in.Variant > 0 && in.String() == s && in.Role == 'y' {
+		return in, nil
+	}
+	in = FigureInput{}
 	if _, err := fmt.Sscanf(s, "p%ds%di%d%c%d", &in.Panel, &in.Series, &in.Point, &in.Role, &in.Seed); err == nil && in.String() == s && strings.IndexByte("yxb", in.Role) >= 0 {
 		return in, nil
 	}
-	return FigureInput{}, fmt.Errorf("figure input %q: want p<panel>s<series>i<point><y|x|b><seed> or p<panel>l<line>r<seed>", s)
+	return FigureInput{}, fmt.Errorf("figure input %q: want p<panel>s<series>i<point>[v<variant>]<y|x|b><seed> or p<panel>l<line>r<seed>", s)
 }
 
 // TableOf is the inverse of Aggregate and Render: the table a cell ID

@@ -102,3 +102,43 @@ func TestSpikeEnergyRoundTrip(t *testing.T) {
 		}
 	}
 }
+
+func TestFigureInputRoundTrip(t *testing.T) {
+	t.Parallel()
+	for _, in := range []FigureInput{
+		{Panel: 0, Series: 1, Point: 2, Role: 'y', Seed: 3},
+		{Panel: 1, Series: 0, Point: 4, Role: 'b', Seed: 0},
+		{Panel: 0, Series: -1, Point: 2, Role: 'r', Seed: 5},
+		{Panel: 0, Series: 3, Point: 1, Variant: 2, Role: 'y', Seed: 1},
+	} {
+		got, err := ParseFigureInput(in.String())
+		if err != nil || got != in {
+			t.Errorf("ParseFigureInput(%q) = %+v, %v; want %+v", in.String(), got, err, in)
+		}
+	}
+	// The names are part of the figure cells' input lists (and so of their
+	// keys): a variant's gets its own, the others keep theirs.
+	if got := (FigureInput{Panel: 0, Series: 1, Point: 2, Role: 'y', Seed: 3}).String(); got != "p0s1i2y3" {
+		t.Errorf("name %q", got)
+	}
+	if got := (FigureInput{Panel: 0, Series: 1, Point: 2, Variant: 1, Role: 'y', Seed: 3}).String(); got != "p0s1i2v1y3" {
+		t.Errorf("variant name %q", got)
+	}
+	for _, bad := range []string{"p0s1i2z3", "p0s1i2v0y3", "p0s1i2v1x3", "p0l1y2", "r01c2s3"} {
+		if _, err := ParseFigureInput(bad); err == nil {
+			t.Errorf("ParseFigureInput(%q) accepted", bad)
+		}
+	}
+}
+
+func FuzzParseFigureInput(f *testing.F) {
+	f.Add("p0s1i2y3")
+	f.Add("p0s1i2v1y3")
+	f.Add("p2l0r1")
+	f.Fuzz(func(t *testing.T, s string) {
+		in, err := ParseFigureInput(s)
+		if err == nil && in.String() != s {
+			t.Fatalf("ParseFigureInput(%q) = %+v, which prints as %q", s, in, in.String())
+		}
+	})
+}

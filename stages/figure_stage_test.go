@@ -1,0 +1,81 @@
+package stages
+
+import (
+	"encoding/json"
+	"math"
+	"strings"
+	"testing"
+
+	"repro/experiments/cellid"
+)
+
+// TestFigureSelect: a point drawn at the best of its variants plots the
+// variant with the higher seed mean (the first on a tie), the sidecar
+// names it and every candidate's mean, and a point one of whose variants
+// has no result is missing, not drawn at the other.
+func TestFigureSelect(t *testing.T) {
+	t.Parallel()
+	// Point i, variant v (1-based), seed s: final accuracy acc[i][v-1][s].
+	acc := [][][]float64{
+		{{0.40, 0.42}, {0.44, 0.46}}, // variant 2 wins: 45 > 41
+		{{0.50, 0.52}, {0.52, 0.50}}, // a tie at 51: variant 1
+		{{0.30, 0.32}, nil},          // variant 2 never ran
+	}
+	sr := FigSeries{Name: "s", XKind: "value", Errors: "sd", Select: "best_mean", ShowLabels: true}
+	in := map[string]outputs{}
+	for i, pv := range acc {
+		pt := FigPointRef{ID: "fig/f/s/" + string(rune('a'+i)), Experiment: "e" + string(rune('a'+i)), X: float64(i + 1), Status: "run", Label: "p"}
+		for v, seeds := range pv {
+			name := pt.Experiment + "-" + string(rune('1'+v))
+			ref := &CellRef{Experiment: name, Protocol: "sequential", Prefix: "train/" + name + "/sequential/split1", Seeds: "0 1",
+				Input: cellid.FigureInput{Series: 0, Point: i, Variant: v + 1, Role: 'y'}}
+			pt.Variants = append(pt.Variants, ref)
+			for s, a := range seeds {
+				fi := ref.Input
+				fi.Seed = s
+				in[fi.String()] = outputs{"result": tinyRecord(int64(s), a, 0, 0)}
+			}
+		}
+		sr.Points = append(sr.Points, pt)
+	}
+	lay := FigLayout{Name: "f", Label: "fig:f", Profile: "test", Panels: []FigPanel{{Series: []FigSeries{sr}}}}
+	b, err := json.Marshal(lay)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := figureVersion(&FigureParams{Name: "f", Layout: string(b)}); v != 2 {
+		t.Errorf("a figure that selects is at version %d, want 2", v)
+	}
+	out, _ := runStage(t, Figure, &FigureParams{Name: "f", Layout: string(b)}, in, nil)
+	var side FigureSidecar
+	if err := json.Unmarshal(out["ids"], &side); err != nil {
+		t.Fatal(err)
+	}
+	want := []struct {
+		chosen string
+		y      float64
+		means  []float64
+	}{{"ea-2", 45, []float64{41, 45}}, {"eb-1", 51, []float64{51, 51}}}
+	for i, w := range want {
+		p := side.Points[i]
+		sel := p.Selection
+		if p.Status != "ok" || sel == nil || sel.Rule != "best_mean" || sel.Chosen != w.chosen || p.Experiment != w.chosen || p.YCell.Experiment != w.chosen ||
+			math.Abs(p.Y-w.y) > 1e-9 || len(sel.Candidates) != 2 {
+			t.Fatalf("point %d: %+v, selection %+v; want %s at %v", i, p, sel, w.chosen, w.y)
+		}
+		for v, m := range w.means {
+			// Means of two accuracies x100: exact to rounding.
+			if c := sel.Candidates[v]; math.Abs(c.Mean-m) > 1e-9 || c.N != 2 || c.Status != "ok" {
+				t.Errorf("point %d candidate %d: %+v, want mean %v over 2 seeds", i, v, c, m)
+			}
+		}
+	}
+	if p := side.Points[2]; !strings.HasPrefix(p.Status, "missing") || p.Experiment != "ec-2" || p.Selection.Chosen != "" {
+		t.Errorf("point with a variant missing: %+v, selection %+v", p, p.Selection)
+	}
+	var noSelect FigLayout
+	noSelect.Panels = []FigPanel{{Series: []FigSeries{{Name: "s"}}}}
+	if b, _ := json.Marshal(noSelect); figureVersion(&FigureParams{Layout: string(b)}) != 1 {
+		t.Error("a figure without select changed version")
+	}
+}
