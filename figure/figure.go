@@ -257,13 +257,14 @@ func (pn *Panel) plot() (*plot.Plot, error) {
 
 	hasData := false
 	var xs []float64
+	lab := &labeler{}
 	for i := range pn.Series {
 		s := &pn.Series[i]
 		if len(s.Points) == 0 {
 			continue
 		}
 		hasData = true
-		if err := addSeries(p, s, pn.Legend != "none"); err != nil {
+		if err := addSeries(p, s, pn.Legend != "none", lab); err != nil {
 			return nil, fmt.Errorf("series %q: %w", s.Label, err)
 		}
 		for _, pt := range s.Points {
@@ -305,6 +306,9 @@ func (pn *Panel) plot() (*plot.Plot, error) {
 		if l.Label != "" && pn.Legend != "none" {
 			p.Legend.Add(l.Label, hl)
 		}
+	}
+	if len(lab.labels) > 0 {
+		p.Add(lab)
 	}
 	pn.scaleAxes(p, xs)
 	return p, nil
@@ -451,8 +455,9 @@ func collectPoints(points []Point) seriesXYs {
 }
 
 // addSeries draws s on p: its seeds faded, its means as markers (joined
-// when s.Line), error bars and point labels, and a legend entry when legend.
-func addSeries(p *plot.Plot, s *Series, legend bool) error {
+// when s.Line), error bars, and a legend entry when legend. Its means and
+// point labels go to lab, which places every series' labels together.
+func addSeries(p *plot.Plot, s *Series, legend bool, lab *labeler) error {
 	c := paletteColor(s.Color)
 	xy := collectPoints(s.Points)
 	means, labels, seeds := xy.means, xy.labels, xy.seeds
@@ -496,17 +501,11 @@ func addSeries(p *plot.Plot, s *Series, legend bool) error {
 	sc.GlyphStyle = glyphStyle(s.Marker, c, vg.Points(3.2))
 	p.Add(sc)
 	thumbs = append(thumbs, sc)
+	lab.markers = append(lab.markers, means...)
 	if s.PointLabels {
-		lab, err := plotter.NewLabels(plotter.XYLabels{XYs: means, Labels: labels})
-		if err != nil {
-			return err
+		for i, m := range means {
+			lab.labels = append(lab.labels, pointLabel{x: m.X, y: m.Y, text: labels[i], color: c})
 		}
-		for i := range lab.TextStyle {
-			lab.TextStyle[i].Font.Size = vg.Points(7.5)
-			lab.TextStyle[i].Color = c
-		}
-		lab.Offset = vg.Point{X: vg.Points(5), Y: vg.Points(2)}
-		p.Add(lab)
 	}
 	if legend && s.Label != "" {
 		p.Legend.Add(s.Label, thumbs...)

@@ -36,6 +36,7 @@ import "repro/experiments/cellid"
 //	x = "param:local.buffer"         # param:<train param> | protocol:<p> (accuracy) | metric:replay_updates
 //	xs = [200, 1000]                 # or the x of each point
 //	offset = -0.12                   # optional: drawn x shift, to set series side by side
+//	                                 # (on a log x axis in decades: x drawn at x·10^offset)
 //	energy = "spike"                 # or: y is the accuracy and x the energy (nJ per sample) of the
 //	                                 # energy cells of the one experiment ([spike] converts it):
 //	                                 # spike (a point per time budget T_s, IDs .../t<T_s>), dense or
@@ -134,7 +135,7 @@ type FigSeries struct {
 	Frontier  bool   `toml:"frontier" json:"frontier,omitempty"`
 	// ShowLabels: each point's label is written beside it.
 	ShowLabels bool    `toml:"-" json:"labels,omitempty"`
-	Offset     float64 `toml:"offset" json:"offset,omitempty"` // drawn x shift (side-by-side series)
+	Offset     float64 `toml:"offset" json:"offset,omitempty"` // drawn x shift (side-by-side series; decades on a log axis)
 
 	Points []FigPointRef `toml:"-" json:"points"`
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -105,6 +106,10 @@ type FigureSidecar struct {
 //   - 2: a series may draw each point at the best of its variants
 //     (select = "best_mean"; the sidecar records the choice). Only the
 //     figures that select are at 2: the others draw as before.
+//   - 3: point labels are placed per panel, clear of every marker and of
+//     each other (moved out with a leader line where crowded), and a
+//     series offset on a log x axis shifts by decades. Only figures with
+//     point labels or such an offset are at 3.
 var Figure = &pipeline.Stage{
 	Name:      "figure",
 	Version:   1,
@@ -148,6 +153,9 @@ func figureVersion(params any) int {
 		for _, sr := range pn.Series {
 			if sr.Select != "" {
 				v = max(v, 2)
+			}
+			if sr.ShowLabels || pn.XLog && sr.Offset != 0 {
+				v = max(v, 3)
 			}
 		}
 	}
@@ -231,7 +239,7 @@ func figureData(ctx context.Context, rc *pipeline.RunContext, lay *FigLayout) (*
 			}
 			for i := range pts {
 				if pts[i].Status == "ok" {
-					drawn = append(drawn, drawPoint(&sr, &pts[i]))
+					drawn = append(drawn, drawPoint(&sr, &pts[i], pn.XLog))
 				}
 			}
 			side.Points = append(side.Points, pts...)
@@ -404,12 +412,20 @@ func markFrontier(pts []FigurePoint) {
 	}
 }
 
-func drawPoint(sr *FigSeries, fp *FigurePoint) figure.Point {
-	pt := figure.Point{X: fp.X + sr.Offset, Y: fp.Y, Hidden: fp.Hidden, Label: fp.Label}
+// drawPoint is a computed point as the renderer draws it: shifted by the
+// series' offset (on a log axis a factor 10^offset, the same distance at
+// every x), with its bars and seeds as the series asks.
+func drawPoint(sr *FigSeries, fp *FigurePoint, xlog bool) figure.Point {
+	shift := func(x float64) float64 { return x + sr.Offset }
+	if xlog && sr.Offset != 0 {
+		f := math.Pow(10, sr.Offset)
+		shift = func(x float64) float64 { return x * f }
+	}
+	pt := figure.Point{X: shift(fp.X), Y: fp.Y, Hidden: fp.Hidden, Label: fp.Label}
 	if sr.Errors != "none" {
 		pt.HasYErr, pt.YLo, pt.YHi = true, fp.YLo, fp.YHi
 		if sr.XKind == "protocol" || sr.XKind == "energy" {
-			pt.HasXErr, pt.XLo, pt.XHi = true, fp.XLo+sr.Offset, fp.XHi+sr.Offset
+			pt.HasXErr, pt.XLo, pt.XHi = true, shift(fp.XLo), shift(fp.XHi)
 		}
 	}
 	if sr.Seeds {
