@@ -109,20 +109,7 @@ func TestFigureSpecErrors(t *testing.T) {
 // same cells, and a bad energy series is an error naming its key.
 func TestEnergyFigureSeries(t *testing.T) {
 	t.Parallel()
-	src := readPipelineTOML(t)
-	cfg, err := pipeline.ParseConfig("../pipeline.toml", src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := Build(cfg, "paper")
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := g.Cell("figure/appfigs")
-	var lay stages.FigLayout
-	if err := json.Unmarshal([]byte(c.Params.(*stages.FigureParams).Layout), &lay); err != nil {
-		t.Fatal(err)
-	}
+	src, c, lay := paperFigure(t, "appfigs")
 	series := map[string]stages.FigSeries{}
 	for _, s := range lay.Panels[1].Series {
 		series[s.Name] = s
@@ -155,19 +142,12 @@ func TestEnergyFigureSeries(t *testing.T) {
 	if energyInputs != (2*4+4)*6 {
 		t.Errorf("%d energy inputs, want %d", energyInputs, (2*4+4)*6)
 	}
-	for _, tc := range []struct{ old, new, want string }{
+	checkEdits(t, src, []edit{
 		{"energy = \"spike\"", "energy = \"spiking\"", "series[0].energy: \"spiking\": want spike, dense or event"},
 		{"experiments = [\"silent\"]\nenergy = \"spike\"", "experiments = [\"full\", \"silent\"]\nenergy = \"spike\"", "series[1].experiments: an energy series plots one experiment"},
 		{"experiments = [\"full\"]\nenergy = \"dense\"", "experiments = [\"bp-er\"]\nenergy = \"dense\"", "series[2].experiments: \"bp-er\" is not one of [spike].experiments"},
 		{"energy = \"event\"", "energy = \"event\"\nxs = [1.0]", "series[3].energy: an energy series takes x from the energy records"},
-	} {
-		if !strings.Contains(src, tc.old) {
-			t.Fatalf("pipeline.toml lacks %q", tc.old)
-		}
-		if err := buildEdited(src, tc.old, tc.new); err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "pipeline.toml:") {
-			t.Errorf("%s: error %v, want %q", tc.new, err, tc.want)
-		}
-	}
+	})
 }
 
 // TestSelectFigureSeries: fig:appfigs' substrate panel draws each BP + ER
@@ -176,20 +156,7 @@ func TestEnergyFigureSeries(t *testing.T) {
 // variant), and a bad selection is an error naming its key and line.
 func TestSelectFigureSeries(t *testing.T) {
 	t.Parallel()
-	src := readPipelineTOML(t)
-	cfg, err := pipeline.ParseConfig("../pipeline.toml", src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := Build(cfg, "paper")
-	if err != nil {
-		t.Fatal(err)
-	}
-	c := g.Cell("figure/appfigs")
-	var lay stages.FigLayout
-	if err := json.Unmarshal([]byte(c.Params.(*stages.FigureParams).Layout), &lay); err != nil {
-		t.Fatal(err)
-	}
+	src, c, lay := paperFigure(t, "appfigs")
 	sr := lay.Panels[0].Series[0]
 	if sr.Name != "bp-er" || sr.Select != "best_mean" || len(sr.Points) != 4 {
 		t.Fatalf("series %s select %q, %d points", sr.Name, sr.Select, len(sr.Points))
@@ -207,19 +174,49 @@ func TestSelectFigureSeries(t *testing.T) {
 	if got := inputs["p0s0i1v2y2"]; got != "train/cfeat-bp-er-w512-lr1e3/sequential/split1234/seed2" {
 		t.Errorf("input p0s0i1v2y2 = %q", got)
 	}
-	for _, tc := range []struct{ old, new, want string }{
+	checkEdits(t, src, []edit{
 		{`select = "best_mean"`, `select = "best"`, `series[0].select: "best": want best_mean`},
 		{`variants = ["lr3e4", "lr1e3"]`, `variants = ["lr3e4"]`, "series[0].variants: want two or more variants"},
 		{`variants = ["lr3e4", "lr1e3"]`, `variants = ["lr3e4", "lr3e4"]`, `series[0].variants: "lr3e4": want distinct names`},
 		{`variants = ["lr3e4", "lr1e3"]`, `variants = ["lr3e4", "lr3e3"]`, `series[0].experiments: no experiment "cfeat-bp-er-lr3e3"`},
 		{"select = \"best_mean\"\nvariants", "variants", "series[0].variants: variants without select"},
 		{`xs = [1.0, 2.0, 3.0, 4.0]`, `x = "param:bp.lr"`, "series[0].select: a selected series places its points by xs"},
-	} {
-		if !strings.Contains(src, tc.old) {
-			t.Fatalf("pipeline.toml lacks %q", tc.old)
+	})
+}
+
+// paperFigure builds the paper profile of pipeline.toml and returns the
+// file's text, the named figure's cell and its resolved layout.
+func paperFigure(t *testing.T, name string) (string, *pipeline.Cell, stages.FigLayout) {
+	t.Helper()
+	src := readPipelineTOML(t)
+	cfg, err := pipeline.ParseConfig("../pipeline.toml", src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := Build(cfg, "paper")
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := g.Cell("figure/" + name)
+	var lay stages.FigLayout
+	if err := json.Unmarshal([]byte(c.Params.(*stages.FigureParams).Layout), &lay); err != nil {
+		t.Fatal(err)
+	}
+	return src, c, lay
+}
+
+// edit replaces the first old in pipeline.toml by new; the load must then
+// fail with an error containing want, at a line of the file.
+type edit struct{ old, new, want string }
+
+func checkEdits(t *testing.T, src string, edits []edit) {
+	t.Helper()
+	for _, e := range edits {
+		if !strings.Contains(src, e.old) {
+			t.Fatalf("pipeline.toml lacks %q", e.old)
 		}
-		if err := buildEdited(src, tc.old, tc.new); err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "pipeline.toml:") {
-			t.Errorf("%s: error %v, want %q", tc.new, err, tc.want)
+		if err := buildEdited(src, e.old, e.new); err == nil || !strings.Contains(err.Error(), e.want) || !strings.Contains(err.Error(), "pipeline.toml:") {
+			t.Errorf("%s: error %v, want %q", e.new, err, e.want)
 		}
 	}
 }
