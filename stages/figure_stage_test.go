@@ -43,8 +43,8 @@ func TestFigureSelect(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v := figureVersion(&FigureParams{Name: "f", Layout: string(b)}); v != 2 {
-		t.Errorf("a figure that selects is at version %d, want 2", v)
+	if v := figureVersion(&FigureParams{Name: "f", Layout: string(b)}); v != 3 {
+		t.Errorf("a figure that selects, with point labels, is at version %d, want 3", v)
 	}
 	out, _ := runStage(t, Figure, &FigureParams{Name: "f", Layout: string(b)}, in, nil)
 	var side FigureSidecar
@@ -73,9 +73,23 @@ func TestFigureSelect(t *testing.T) {
 	if p := side.Points[2]; !strings.HasPrefix(p.Status, "missing") || p.Experiment != "ec-2" || p.Selection.Chosen != "" {
 		t.Errorf("point with a variant missing: %+v, selection %+v", p, p.Selection)
 	}
-	var noSelect FigLayout
-	noSelect.Panels = []FigPanel{{Series: []FigSeries{{Name: "s"}}}}
-	if b, _ := json.Marshal(noSelect); figureVersion(&FigureParams{Layout: string(b)}) != 1 {
-		t.Error("a figure without select changed version")
+	// Each drawing feature raises the version of the figures that use it
+	// only (Figure's version history).
+	for _, c := range []struct {
+		series FigSeries
+		xlog   bool
+		want   int
+	}{
+		{FigSeries{Name: "s"}, true, 1},
+		{FigSeries{Name: "s", Offset: 0.1}, false, 1},
+		{FigSeries{Name: "s", Select: "best_mean"}, false, 2},
+		{FigSeries{Name: "s", Offset: 0.1}, true, 3},
+		{FigSeries{Name: "s", ShowLabels: true}, false, 3},
+	} {
+		lay := FigLayout{Panels: []FigPanel{{XLog: c.xlog, Series: []FigSeries{c.series}}}}
+		b, _ := json.Marshal(lay)
+		if v := figureVersion(&FigureParams{Layout: string(b)}); v != c.want {
+			t.Errorf("series %+v (xlog %v): version %d, want %d", c.series, c.xlog, v, c.want)
+		}
 	}
 }
