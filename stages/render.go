@@ -426,6 +426,10 @@ type ReproReport struct {
 	// Claims are the paper's stated orderings, each holds / fails.
 	Claims     []ClaimResult `json:"claims,omitempty"`
 	ClaimsHeld int           `json:"claims_held,omitempty"`
+
+	// spread is each rendered ok number's s.d. over its seeds and their
+	// count, for the values judged with another number's noise.
+	spread map[string]AggCell
 }
 
 // roundingSlack is half the last published digit: the paper prints %.1f.
@@ -464,9 +468,12 @@ func WithinNoise(ours, so float64, no int, pub, sp float64, np int) bool {
 //     judged with the paper's s.d. and flagged.
 //   - 9: params are lists of records (published values, claims) instead of
 //     parallel slices; the outputs are byte-identical.
+//   - 10: a single published run naming noise_from is judged with the s.d.
+//     of that number over our seeds (one run's noise on each side) instead
+//     of none.
 var Reproduction = &pipeline.Stage{
 	Name:      "reproduction",
-	Version:   9,
+	Version:   10,
 	NewParams: func() any { return &ReproductionParams{} },
 	Run: func(ctx context.Context, rc *pipeline.RunContext) error {
 		p := rc.Params.(*ReproductionParams)
@@ -503,7 +510,16 @@ func Reproduce(p *ReproductionParams, recs []*AggregateRecord) (*ReproReport, er
 		pub[p.Values[i].ID] = &p.Values[i]
 	}
 	used := map[string]bool{}
-	rep := &ReproReport{Profile: p.Profile, Stamp: p.Stamp}
+	rep := &ReproReport{Profile: p.Profile, Stamp: p.Stamp, spread: map[string]AggCell{}}
+	for _, rec := range recs {
+		for _, row := range rec.Rows {
+			for _, c := range row {
+				if c.Status == "ok" {
+					rep.spread[c.ID] = c
+				}
+			}
+		}
+	}
 	for _, rec := range recs {
 		for _, row := range rec.Rows {
 			for _, c := range row {
@@ -613,6 +629,17 @@ func (rep *ReproReport) judge(r *ReproRow, c AggCell, v *PublishedValue) {
 	// spread widely: above twice the paper's s.d., ours is
 	// judged with the paper's s.d. in its place, and flagged.
 	so := c.Acc.SD
+	if ref, ok := rep.spread[v.NoiseFrom]; v.NoiseFrom != "" && c.N == 1 {
+		// One run against one published run: each carries one run's
+		// seed noise, estimated by the s.d. of the same configuration
+		// over our seeds.
+		if ok && ref.N > 1 {
+			so, sp, np = ref.Acc.SD, ref.Acc.SD, 1
+			r.Note = strings.TrimPrefix(r.Note+"; ", "; ") + fmt.Sprintf("a single run: judged with the s.d. %s of %s over %d seeds, on both sides", fmt1(so), v.NoiseFrom, ref.N)
+		} else {
+			r.Note = strings.TrimPrefix(r.Note+"; ", "; ") + fmt.Sprintf("a single run: %s has no spread here to judge it with", v.NoiseFrom)
+		}
+	}
 	if sp > 0 && c.N > 1 && so > 2*sp {
 		so = sp
 		rep.WideSD++

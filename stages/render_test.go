@@ -204,6 +204,46 @@ func TestReproduceWideSD(t *testing.T) {
 	}
 }
 
+// TestReproduceSingleRun: a single published run is judged with the s.d.
+// of the number noise_from names (one run's noise on each side); without
+// it, or when that number has no spread here, it must match to rounding.
+func TestReproduceSingleRun(t *testing.T) {
+	t.Parallel()
+	rec := &AggregateRecord{Table: "t", Rows: [][]AggCell{
+		{{ID: "t/six/acc", Status: "ok", N: 6, Expected: 6, Acc: Stat{Mean: 68.5, SD: 6.9}}},
+		{{ID: "t/one/acc", Status: "ok", N: 1, Expected: 1, Acc: Stat{Mean: 66.7}}},
+		{{ID: "t/one/far", Status: "ok", N: 1, Expected: 1, Acc: Stat{Mean: 40.0}}},
+		{{ID: "t/one/bare", Status: "ok", N: 1, Expected: 1, Acc: Stat{Mean: 66.7}}},
+		{{ID: "t/one/lost", Status: "ok", N: 1, Expected: 1, Acc: Stat{Mean: 66.7}}},
+	}}
+	p := &ReproductionParams{}
+	p.AddPublished(&Published{Value: []PublishedValue{
+		{ID: "t/one/acc", Mean: 68.6, N: 1, Cite: "a", NoiseFrom: "t/six/acc"},   // |d| 1.9 <= 1.96*6.9*sqrt(2)
+		{ID: "t/one/far", Mean: 68.6, N: 1, Cite: "b", NoiseFrom: "t/six/acc"},   // |d| 28.6 > 19.2
+		{ID: "t/one/bare", Mean: 68.6, N: 1, Cite: "c"},                          // no noise: 1.9 > 0.05
+		{ID: "t/one/lost", Mean: 68.6, N: 1, Cite: "d", NoiseFrom: "t/none/acc"}, // names nothing rendered
+	}})
+	rep, err := Reproduce(p, []*AggregateRecord{rec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"t/one/acc": "yes", "t/one/far": "no", "t/one/bare": "no", "t/one/lost": "no"}
+	for _, r := range rep.Rows {
+		if w, ok := want[r.ID]; ok && r.Within != w {
+			t.Errorf("%s: within %q, want %q (note %q)", r.ID, r.Within, w, r.Note)
+		}
+		if r.ID == "t/one/acc" && !strings.Contains(r.Note, "s.d. 6.9 of t/six/acc over 6 seeds") {
+			t.Errorf("%s: note %q does not say how it was judged", r.ID, r.Note)
+		}
+		if r.ID == "t/one/lost" && !strings.Contains(r.Note, "no spread here") {
+			t.Errorf("%s: note %q", r.ID, r.Note)
+		}
+	}
+	if _, err := ParsePublished("p.toml", "[[value]]\nid = \"a\"\nmean = 1.0\nn = 3\ncite = \"x\"\nnoise_from = \"b\"\n"); err == nil || !strings.Contains(err.Error(), "noise_from") {
+		t.Errorf("noise_from on a three-seed value: err = %v, want one naming noise_from", err)
+	}
+}
+
 // TestReproduceClaims: a claimed ordering holds, fails (with our numbers)
 // or is not computed when a number it names has no value.
 func TestReproduceClaims(t *testing.T) {

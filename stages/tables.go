@@ -80,6 +80,12 @@ type PublishedValue struct {
 	Lo   *float64 `toml:"lo"`
 	Hi   *float64 `toml:"hi"`
 	Cite string   `toml:"cite"`
+	// NoiseFrom names, for a single published run (n = 1, no s.d.), the
+	// number ID of the same configuration over several seeds: its s.d.
+	// over our seeds stands in for one run's seed noise, on both sides.
+	// Without it a single run has no noise estimate and must match to the
+	// published rounding.
+	NoiseFrom string `toml:"noise_from,omitzero"`
 }
 
 // LoadPublished reads and checks a published-values file.
@@ -119,6 +125,9 @@ func ParsePublished(path, src string) (*Published, error) {
 		}
 		if (v.Lo == nil) != (v.Hi == nil) {
 			return nil, fmt.Errorf("%s: value %s: lo and hi go together", path, v.ID)
+		}
+		if v.NoiseFrom != "" && (v.N != 1 || v.SD != nil || v.NoiseFrom == v.ID) {
+			return nil, fmt.Errorf("%s: value %s: noise_from is for a single run (n = 1, no sd) and names another number", path, v.ID)
 		}
 	}
 	claims := map[string]bool{}
