@@ -130,7 +130,7 @@ func BenchmarkWakingStep(b *testing.B) {
 			r.buf.Offer(p.x[bb*784:(bb+1)*784], p.y[bb], nil, r.rng)
 		}
 		t3 := time.Now()
-		nt.update(&cfg, p, etaW, nil)
+		nt.update(&cfg, p, etaW, nil, false)
 		t4 := time.Now()
 		rp := r.rep
 		sample := r.buf.Sample(nil, 16, r.rng)
@@ -142,7 +142,7 @@ func BenchmarkWakingStep(b *testing.B) {
 		nt.forward(rp, nil)
 		nt.sweep(rp, 1)
 		t5 := time.Now()
-		nt.update(&cfg, rp, etaR, masks)
+		nt.update(&cfg, rp, etaR, masks, masks != nil)
 		t6 := time.Now()
 		tFwd += t1.Sub(t0)
 		tSweep += t2.Sub(t1)

@@ -252,17 +252,15 @@ func (r *localRun) wakingStep(batch []int, etaWake, etaReplay float64) {
 	r.sup = r.nextSuppression(p, sb)
 
 	// Waking update: unmasked, or masked by the last replay batch (mirror).
-	// [CODE≠PAPER] The paper's description has the mirror's masked waking
-	// call run the waking bookkeeping; the reference's local_update sets
-	// replay = syn_mask is not None (cortex.py), so a masked waking call
-	// leaves the burst baseline alone, as a replay call does. We follow the
-	// code (update decides the same way): the mirror's baseline moves only
-	// on its first, unmasked call.
+	// The mirror's masked waking call is still a waking call: it updates
+	// the burst baseline (and the controller's EMA and the anchor) like any
+	// other, as the reference's caller says by passing replay=False with
+	// the mask.
 	var wakeMasks []*layerMask
 	if r.nt.mode.mask == maskMirror && r.haveRact {
 		wakeMasks = r.masksFrom(r.ractive, false)
 	}
-	nt.update(cfg, p, etaWake, wakeMasks)
+	nt.update(cfg, p, etaWake, wakeMasks, false)
 	p.train = false // later passes over this batch (re-inference, diagnostics) are not training
 
 	// Reservoir write of the waking samples.
@@ -362,7 +360,7 @@ func (r *localRun) replayBatch(p *pass, masks []*layerMask, supWake [][]float32,
 	if r.drift != nil {
 		r.drift.before(nt, p, supWake)
 	}
-	nt.update(cfg, rp, etaReplay, masks)
+	nt.update(cfg, rp, etaReplay, masks, masks != nil)
 	r.res.ReplayUpdates++
 	r.res.ReplaySamples += rp.n
 	r.afterReplay()
@@ -602,7 +600,7 @@ func (r *localRun) night(eta float64) {
 		}
 		r.addReplayNoise(rp)
 		nt.settle(rp, nil, float32(cfg.TgtScale), false)
-		nt.update(cfg, rp, eta, nil)
+		nt.update(cfg, rp, eta, nil, false) // the night's replay does the waking bookkeeping, as the reference's unmasked call does
 		r.nightBatches++
 		r.res.ReplayUpdates++
 		r.res.ReplaySamples += rp.n

@@ -59,11 +59,14 @@ type optim struct {
 // b and the twin B, the decay; then the anchor (waking calls), the Dale
 // clamp and the connectivity re-mask, which the sparse storage fuses into
 // the per-synapse pass. masks is nil for an unmasked call, otherwise indexed
-// by layer. A masked call is a replay call (no burst-baseline or anchor
-// update, controller EMA frozen), as the reference's local_update decides
-// (replay = syn_mask is not None): so is the mirror's masked waking update.
-func (nt *net) update(cfg *LocalConfig, p *pass, eta float64, masks []*layerMask) {
-	replay := masks != nil
+// by layer. replay says whether the call does the waking bookkeeping: a
+// replay call leaves the burst baseline and the anchor alone and freezes the
+// controller's EMA. The masks decide which synapses move; replay is a
+// separate flag because the mirror's masked waking update is masked but
+// keeps the waking bookkeeping (the reference's caller passes replay=False
+// with the mask), and the offline night's unmasked replay is unmasked and
+// does it too.
+func (nt *net) update(cfg *LocalConfig, p *pass, eta float64, masks []*layerMask, replay bool) {
 	nt.t++
 	op := optim{adam: nt.mode.opt == optAdam, mu: float32(cfg.Momentum), eta: float32(eta),
 		b1: 0.9, b2: 0.999, eps: float32(cfg.AdamEps), leak: cfg.LeakMoments && masks != nil}
@@ -107,7 +110,7 @@ type layerCall struct {
 	pre     []float32 // presynaptic rows of the batch (the input for preL = 0)
 	m       *layerMask
 	op      *optim
-	replay  bool    // a masked call: no baseline or anchor update, controller EMA frozen
+	replay  bool    // a replay call: no baseline or anchor update, controller EMA frozen
 	anchor  bool    // the two-timescale anchor applies (waking calls)
 	skip    bool    // the skip synapses S^l rather than W^l
 	lam, wd float32 // fixed decay; coupled L2 inside the gradient

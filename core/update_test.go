@@ -75,7 +75,7 @@ func TestMaskedHeavyBall(t *testing.T) {
 			old[l] = saveLayer(nt.lay[l])
 		}
 		eta := 0.06
-		nt.update(&cfg, p, eta, masks)
+		nt.update(&cfg, p, eta, masks, masks != nil)
 		mu := cfg.Momentum
 		for l := 1; l <= nt.L; l++ {
 			ly, o, m := nt.lay[l], old[l], masks[l]

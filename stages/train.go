@@ -110,6 +110,10 @@ func (p *TrainParams) Validate() error {
 //     to 0 below 1e-30, as the heavy-ball velocity is. Without input it had
 //     decayed into float32's subnormal range, where each operation costs
 //     about a hundred times more; the flushed steps are below 1e-29.
+//   - 5: mirror isolation again runs the waking bookkeeping (burst
+//     baseline, controller EMA) on its masked waking update, undoing 3:
+//     the reference's caller passes replay=False with the mirror's mask,
+//     which overrides the mask-presence default that 3 had followed.
 var Train = &pipeline.Stage{
 	Name:      "train",
 	Version:   1,
@@ -163,10 +167,10 @@ func trainVersion(params any) int {
 	switch {
 	case p.Learner != "local" || p.Local == nil:
 		return 1
+	case p.Local.Mask == "mirror":
+		return 5
 	case p.Local.Opt == "adam":
 		return 4
-	case p.Local.Mask == "mirror":
-		return 3
 	case p.Local.LeakMoments || len(p.Local.Anchor) == 2:
 		return 2
 	}
