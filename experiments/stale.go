@@ -84,6 +84,13 @@ func StaleInputs(g *pipeline.Graph, p *pipeline.Plan, table string, old *stages.
 			if _, ok := committed[id]; ok {
 				continue
 			}
+			// A number the committed table shows without any run (not run
+			// where it was rendered) whose cells would run only because
+			// nothing is known of them here: not stale, not computed here.
+			if pc := p.Cell(id); len(n.TrainCells) == 0 && pc != nil && pc.State == pipeline.Stale && NotComputedHere(pc.Reasons) {
+				absent = append(absent, id+" not computed here (not run in the committed table)")
+				continue
+			}
 			s := id + " is missing from the committed table"
 			if pc := p.Cell(id); pc != nil && pc.State == pipeline.Stale {
 				s += " and would run: " + strings.Join(pc.Reasons, "; ")

@@ -153,7 +153,13 @@ func checkTable(ctx context.Context, w *workspace, p *pipeline.Plan, t string) (
 		}
 	}
 	if len(st)+len(nh) == 0 {
-		stale = append(stale, fmt.Sprintf("%s: would re-render (%s)", texPath, why))
+		// No train cell behind the table (every row not run in this
+		// profile): it would render only because nothing is known here.
+		if pc := p.Cell("render/" + t); pc != nil && experiments.NotComputedHere(pc.Reasons) {
+			notHere = append(notHere, fmt.Sprintf("%s: no train cell behind it, not computed here", texPath))
+		} else {
+			stale = append(stale, fmt.Sprintf("%s: would re-render (%s)", texPath, why))
+		}
 	}
 	return stale, notHere, nil
 }
