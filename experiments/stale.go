@@ -87,7 +87,7 @@ func StaleInputs(g *pipeline.Graph, p *pipeline.Plan, table string, old *stages.
 			// A number the committed table shows without any run (not run
 			// where it was rendered) whose cells would run only because
 			// nothing is known of them here: not stale, not computed here.
-			if pc := p.Cell(id); len(n.TrainCells) == 0 && pc != nil && pc.State == pipeline.Stale && NotComputedHere(pc.Reasons) {
+			if pc := p.Cell(id); len(n.TrainCells) == 0 && pc != nil && pc.State == pipeline.Stale && nothingKnownHere(pc.Reasons) {
 				absent = append(absent, id+" not computed here (not run in the committed table)")
 				continue
 			}
@@ -241,6 +241,18 @@ var notHereReasons = []string{"new", "input pending", "output missing (never fin
 // produced the committed result) or merely not computed here (a fresh
 // clone, or a store that never ran this profile): the two call for
 // different actions, and only the first makes `repro check` fail.
+
+// nothingKnownHere reports whether every plan reason says only that the
+// cell was never seen here ("new", "input pending"): unlike a failure, which
+// a committed table missing the cell should be flagged for.
+func nothingKnownHere(reasons []string) bool {
+	for _, r := range reasons {
+		if !strings.HasPrefix(r, "new") && !strings.HasPrefix(r, "input pending") {
+			return false
+		}
+	}
+	return len(reasons) > 0
+}
 
 // NotComputedHere reports whether every plan reason is one that says
 // nothing about a change (notHereReasons).
