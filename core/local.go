@@ -339,15 +339,11 @@ func (r *localRun) replayDue(sb float64) bool {
 	return doReplay
 }
 
-// replayBatch is one batch of a replay burst after waking pass p: a
-// reservoir sample, settled without suppression, and a masked update; then
-// the bookkeeping (the mirror's replay-active sets, the pressure discharge,
-// the drift probe).
-func (r *localRun) replayBatch(p *pass, masks []*layerMask, supWake [][]float32, etaReplay float64) {
-	cfg, nt, mode := r.cfg, r.nt, &r.nt.mode
-	d := nt.sizes[0]
-	sample := r.buf.Sample(r.sampleBuf, cfg.BatchReplay, r.rng)
-	r.sampleBuf = sample
+// settleReplay loads the buffer rows of sample into the replay pass, adds
+// the replay noise and settles it without rotation: the shared start of a
+// replay step and of a night batch.
+func (r *localRun) settleReplay(sample []int) *pass {
+	nt, d := r.nt, r.nt.sizes[0]
 	rp := r.rep
 	rp.n = len(sample)
 	for b, j := range sample {
@@ -355,7 +351,19 @@ func (r *localRun) replayBatch(p *pass, masks []*layerMask, supWake [][]float32,
 		rp.y[b] = r.buf.Label(j)
 	}
 	r.addReplayNoise(rp)
-	nt.settle(rp, nil, float32(cfg.TgtScale), false)
+	nt.settle(rp, nil, float32(r.cfg.TgtScale), false)
+	return rp
+}
+
+// replayBatch is one batch of a replay burst after waking pass p: a
+// reservoir sample, settled without suppression, and a masked update; then
+// the bookkeeping (the mirror's replay-active sets, the pressure discharge,
+// the drift probe).
+func (r *localRun) replayBatch(p *pass, masks []*layerMask, supWake [][]float32, etaReplay float64) {
+	cfg, nt, mode := r.cfg, r.nt, &r.nt.mode
+	sample := r.buf.Sample(r.sampleBuf, cfg.BatchReplay, r.rng)
+	r.sampleBuf = sample
+	rp := r.settleReplay(sample)
 	r.logRho(rp)
 	if r.drift != nil {
 		r.drift.before(nt, p, supWake)
@@ -589,17 +597,9 @@ func (r *localRun) night(eta float64) {
 	}
 	r.sup = nil
 	var sample []int
-	d := nt.sizes[0]
 	for range cfg.NightBatches {
 		sample = r.buf.Sample(sample, cfg.NightBatch, r.rng)
-		rp := r.rep
-		rp.n = len(sample)
-		for b, j := range sample {
-			copy(rp.x[b*d:(b+1)*d], r.buf.Row(j))
-			rp.y[b] = r.buf.Label(j)
-		}
-		r.addReplayNoise(rp)
-		nt.settle(rp, nil, float32(cfg.TgtScale), false)
+		rp := r.settleReplay(sample)
 		nt.update(cfg, rp, eta, nil, false) // the night's replay does the waking bookkeeping, as the reference's unmasked call does
 		r.nightBatches++
 		r.res.ReplayUpdates++

@@ -234,7 +234,12 @@ func DiffPoints(old, cur *stages.FigureSidecar) []string {
 
 // notHereReasons are the plan reasons that say nothing about a change: the
 // cell was never planned in this store, never finished, or failed.
-var notHereReasons = []string{"new", "input pending", "output missing (never finished)", "failed last time", "needed by "}
+// neverSeenReasons say only that a cell was never seen here; the other
+// not-here reasons say it was seen but left no result.
+var (
+	neverSeenReasons = []string{"new", "input pending"}
+	notHereReasons   = append(slices.Clone(neverSeenReasons), "output missing (never finished)", "failed last time", "needed by ")
+)
 
 // A committed number whose train cell the current plan would run is either
 // stale (the current config gives the cell another key than the one that
@@ -246,23 +251,17 @@ var notHereReasons = []string{"new", "input pending", "output missing (never fin
 // cell was never seen here ("new", "input pending"): unlike a failure, which
 // a committed table missing the cell should be flagged for.
 func nothingKnownHere(reasons []string) bool {
-	for _, r := range reasons {
-		if !strings.HasPrefix(r, "new") && !strings.HasPrefix(r, "input pending") {
-			return false
-		}
-	}
-	return len(reasons) > 0
+	return len(reasons) > 0 && allPrefixed(reasons, neverSeenReasons)
 }
 
 // NotComputedHere reports whether every plan reason is one that says
 // nothing about a change (notHereReasons).
-func NotComputedHere(reasons []string) bool {
+func NotComputedHere(reasons []string) bool { return allPrefixed(reasons, notHereReasons) }
+
+// allPrefixed reports whether every reason starts with one of prefixes.
+func allPrefixed(reasons, prefixes []string) bool {
 	for _, r := range reasons {
-		ok := false
-		for _, p := range notHereReasons {
-			ok = ok || strings.HasPrefix(r, p)
-		}
-		if !ok {
+		if !slices.ContainsFunc(prefixes, func(p string) bool { return strings.HasPrefix(r, p) }) {
 			return false
 		}
 	}
