@@ -86,9 +86,10 @@ func degrade(g *pipeline.Graph, p *pipeline.Plan, leave func(*pipeline.Cell) boo
 			continue
 		}
 		replaced[c] = d
-		what := "table " + strings.TrimPrefix(c.ID, "aggregate/")
-		if c.Stage == stages.Figure {
-			what = c.ID
+		what := c.ID
+		if c.Stage != stages.Figure {
+			t, _ := cellid.TableOf(c.ID)
+			what = "table " + t
 		}
 		notes = append(notes, fmt.Sprintf("%s: rendered without %d of %d train cells, shown with their n:\n  %s",
 			what, len(left), len(c.Inputs), strings.Join(left, "\n  ")))

@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"repro/core"
-	"repro/experiments/cellid"
 	"repro/pipeline"
 	"repro/stages"
 )
@@ -116,11 +115,11 @@ func TestGeneralTables(t *testing.T) {
 	mp := agg.Params.(*stages.AggregateParams)
 	in := map[string]map[string][]byte{}
 	for _, x := range agg.Inputs {
-		tr, _ := cellid.ParseTrain(x.Cell.ID)
-		off := float64(tr.Seed) / 100
+		seed := x.Cell.Params.(*stages.TrainParams).Seed
+		off := float64(seed) / 100
 		res := &core.Result{FinalAcc: 0.9, Forgetting: 0.05 + off,
 			Acc: [][]float64{{0.99 + off}, {0.95, 0.97}, {0.90, 0.92, 0.96}}}
-		b, _ := json.Marshal(&stages.TrainRecord{Learner: "local", Protocol: "sequential", Seed: tr.Seed, Result: res})
+		b, _ := json.Marshal(&stages.TrainRecord{Learner: "local", Protocol: "sequential", Seed: seed, Result: res})
 		in[x.Name] = map[string][]byte{"result": b}
 	}
 	out, _, err := pipeline.RunStage(context.Background(), stages.Aggregate, agg.ID, mp, in, nil, nil)

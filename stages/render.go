@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 
+	"repro/experiments/cellid"
 	"repro/pipeline"
 )
 
@@ -246,7 +247,7 @@ func RenderTable(p *RenderParams, rec *AggregateRecord) (string, *Sidecar, error
 	if err := p.check(rec); err != nil {
 		return "", nil, err
 	}
-	side := &Sidecar{Table: p.Table, Profile: p.Profile, Stamp: p.Stamp, Source: "aggregate/" + rec.Table, ParamTitle: p.ParamTitle, Comparisons: rec.Comparisons}
+	side := &Sidecar{Table: p.Table, Profile: p.Profile, Stamp: p.Stamp, Source: cellid.Aggregate(rec.Table), ParamTitle: p.ParamTitle, Comparisons: rec.Comparisons}
 	var b strings.Builder
 	p.writeHead(&b, rec)
 	notes := p.writeRows(&b, rec, side)

@@ -122,7 +122,7 @@ func checkTable(ctx context.Context, w *workspace, p *pipeline.Plan, t string) (
 		return nil, nil, err
 	}
 	if ok {
-		tex, _, _, err := cellOutput(ctx, w, p, "render/"+t, "tex")
+		tex, _, _, err := cellOutput(ctx, w, p, cellid.Render(t), "tex")
 		if err != nil {
 			return nil, nil, err
 		}
@@ -155,7 +155,7 @@ func checkTable(ctx context.Context, w *workspace, p *pipeline.Plan, t string) (
 	if len(st)+len(nh) == 0 {
 		// No train cell behind the table (every row not run in this
 		// profile): it would render only because nothing is known here.
-		if pc := p.Cell("render/" + t); pc != nil && experiments.NotComputedHere(pc.Reasons) {
+		if pc := p.Cell(cellid.Render(t)); pc != nil && experiments.NotComputedHere(pc.Reasons) {
 			notHere = append(notHere, fmt.Sprintf("%s: no train cell behind it, not computed here", texPath))
 		} else {
 			stale = append(stale, fmt.Sprintf("%s: would re-render (%s)", texPath, why))
@@ -166,7 +166,7 @@ func checkTable(ctx context.Context, w *workspace, p *pipeline.Plan, t string) (
 
 // checkReproduction is runCheck for the reproduction report.
 func checkReproduction(ctx context.Context, w *workspace, p *pipeline.Plan) (stale, notHere []string, err error) {
-	pc := p.Cell("reproduction")
+	pc := p.Cell(cellid.Reproduction)
 	if pc == nil {
 		return nil, nil, nil
 	}
@@ -175,7 +175,7 @@ func checkReproduction(ctx context.Context, w *workspace, p *pipeline.Plan) (sta
 	if err != nil {
 		return nil, nil, err
 	}
-	b, ok, why, err := cellOutput(ctx, w, p, "reproduction", "tex")
+	b, ok, why, err := cellOutput(ctx, w, p, cellid.Reproduction, "tex")
 	switch {
 	case err != nil:
 		return nil, nil, err

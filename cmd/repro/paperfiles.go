@@ -107,7 +107,8 @@ func (w *workspace) tableNames() []string {
 	var out []string
 	for _, c := range w.graph.Cells {
 		if c.Stage.Name == stages.Render.Name {
-			out = append(out, strings.TrimPrefix(c.ID, "render/"))
+			t, _ := cellid.TableOf(c.ID)
+			out = append(out, t)
 		}
 	}
 	return out
@@ -138,7 +139,7 @@ func cellOutput(ctx context.Context, w *workspace, p *pipeline.Plan, id, output 
 // currentSidecar returns the sidecar the store holds for a table under the
 // current config, or ok false with the reason it is not computed.
 func currentSidecar(ctx context.Context, w *workspace, p *pipeline.Plan, table string) (*stages.Sidecar, bool, string, error) {
-	return storedJSON[stages.Sidecar](ctx, w, p, "render/"+table, "ids")
+	return storedJSON[stages.Sidecar](ctx, w, p, cellid.Render(table), "ids")
 }
 
 // storedJSON decodes a JSON output of a cached planned cell, or returns ok
@@ -170,15 +171,15 @@ func materialise(ctx context.Context, w *workspace, g *pipeline.Graph) (wrote, m
 	type file struct{ cell, output, path string }
 	var files []file
 	for _, t := range w.tableNames() {
-		files = append(files, file{"render/" + t, "tex", w.texPath(t)}, file{"render/" + t, "ids", w.idsPath(t)})
+		files = append(files, file{cellid.Render(t), "tex", w.texPath(t)}, file{cellid.Render(t), "ids", w.idsPath(t)})
 	}
 	for _, f := range w.figureNames() {
 		for _, o := range figureFiles {
 			files = append(files, file{cellid.Figure(f), o.output, w.figurePath(f, o.ext)})
 		}
 	}
-	if g.Cell("reproduction") != nil {
-		files = append(files, file{"reproduction", "tex", w.paperPath(reproductionTo)})
+	if g.Cell(cellid.Reproduction) != nil {
+		files = append(files, file{cellid.Reproduction, "tex", w.paperPath(reproductionTo)})
 	}
 	if err := w.checkOutputs(); err != nil {
 		return nil, nil, err

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"repro/experiments"
+	"repro/experiments/cellid"
 	"repro/pipeline"
 	"repro/pipeline/slurm"
 	"repro/stages"
@@ -165,7 +166,7 @@ func afterRun(ctx context.Context, e *env, w *workspace, partial bool) error {
 	}
 	if len(wrote) > 0 {
 		if p, err := pipeline.MakePlan(w.store, g, w.profile); err == nil {
-			if b, ok, _, _ := cellOutput(ctx, w, p, "reproduction", "report"); ok {
+			if b, ok, _, _ := cellOutput(ctx, w, p, cellid.Reproduction, "report"); ok {
 				var rep stages.ReproReport
 				if json.Unmarshal(b, &rep) == nil {
 					fmt.Fprintf(e.stdout, "reproduction: %d of %d published numbers within the seed noise, %d not run (repro show reproduction)\n", rep.Within, rep.Compared+rep.NotRun, rep.NotRun)

@@ -13,6 +13,7 @@ import (
 	"github.com/olekukonko/tablewriter"
 
 	"repro/experiments"
+	"repro/experiments/cellid"
 	"repro/stages"
 )
 
@@ -47,7 +48,7 @@ func runShow(ctx context.Context, e *env, w *workspace, name string) error {
 		return err
 	}
 	if name == "reproduction" {
-		b, ok, why, err := cellOutput(ctx, w, p, "reproduction", "report")
+		b, ok, why, err := cellOutput(ctx, w, p, cellid.Reproduction, "report")
 		if err != nil {
 			return err
 		}
@@ -177,7 +178,7 @@ func plainLaTeX(s string) string {
 // Tables declared but not committed yet are left out with their published
 // values, and listed in missing.
 func committedReport(w *workspace) (rep *stages.ReproReport, missing []string, err error) {
-	c := w.graph.Cell("reproduction")
+	c := w.graph.Cell(cellid.Reproduction)
 	if c == nil {
 		return nil, nil, fmt.Errorf("profile %s has no reproduction cell", w.profile)
 	}

@@ -1,8 +1,8 @@
 // Package cellid names the cells of the paper's DAG and the inputs of its
-// aggregate cells, and parses those names back: one function each, and its
-// inverse, so that no other package formats or splits an ID by hand. The
-// names are part of the store's refs and of every sidecar, so they never
-// change for an existing cell.
+// aggregate and figure cells, and parses back the names other packages
+// read (ParseEval, ParseInput, FigureOf, TableOf), so that no other package
+// formats or splits an ID by hand. The names are part of the store's refs
+// and of every sidecar, so they never change for an existing cell.
 package cellid
 
 import (
@@ -33,26 +33,6 @@ func (t Train) String() string { return WithSeed(t.Prefix(), t.Seed) }
 // WithSeed is the train cell ID of one seed under a Prefix.
 func WithSeed(prefix string, seed int64) string {
 	return prefix + "/seed" + strconv.FormatInt(seed, 10)
-}
-
-// ParseTrain is the inverse of Train.String.
-func ParseTrain(id string) (Train, error) {
-	parts := strings.Split(id, "/")
-	if len(parts) != 5 || parts[0] != "train" || !strings.HasPrefix(parts[4], "seed") {
-		return Train{}, fmt.Errorf("cell ID %q: want train/<experiment>/<protocol>/<eval>/seed<n>", id)
-	}
-	seed, err := strconv.ParseInt(strings.TrimPrefix(parts[4], "seed"), 10, 64)
-	if err != nil || parts[1] == "" || parts[2] == "" {
-		return Train{}, fmt.Errorf("cell ID %q: want train/<experiment>/<protocol>/<eval>/seed<n>", id)
-	}
-	if _, err := ParseEval(parts[3]); err != nil {
-		return Train{}, fmt.Errorf("cell ID %q: %w", id, err)
-	}
-	t := Train{Experiment: parts[1], Protocol: parts[2], Eval: parts[3], Seed: seed}
-	if t.String() != id {
-		return Train{}, fmt.Errorf("cell ID %q: not canonical (want %s)", id, t)
-	}
-	return t, nil
 }
 
 // EvalOf names an evaluation set: split seed 0 is the official test set
@@ -133,26 +113,6 @@ func (in FigureInput) String() string {
 	return fmt.Sprintf("p%ds%di%d%c%d", in.Panel, in.Series, in.Point, in.Role, in.Seed)
 }
 
-// ParseFigureInput is the inverse of FigureInput.String.
-func ParseFigureInput(s string) (FigureInput, error) {
-	var in FigureInput
-	if _, err := fmt.Sscanf(s, "p%dl%dr%d", &in.Panel, &in.Point, &in.Seed); err == nil {
-		in.Series, in.Role = -1, 'r'
-		if in.String() == s {
-			return in, nil
-		}
-	}
-	in = FigureInput{}
-	if _, err := fmt.Sscanf(s, "p%ds%di%dv%d%c%d", &in.Panel, &in.Series, &in.Point, &in.Variant, &in.Role, &in.Seed); err == nil && in.Variant > 0 && in.String() == s && in.Role == 'y' {
-		return in, nil
-	}
-	in = FigureInput{}
-	if _, err := fmt.Sscanf(s, "p%ds%di%d%c%d", &in.Panel, &in.Series, &in.Point, &in.Role, &in.Seed); err == nil && in.String() == s && strings.IndexByte("yxb", in.Role) >= 0 {
-		return in, nil
-	}
-	return FigureInput{}, fmt.Errorf("figure input %q: want p<panel>s<series>i<point>[v<variant>]<y|x|b><seed> or p<panel>l<line>r<seed>", s)
-}
-
 // TableOf is the inverse of Aggregate and Render: the table a cell ID
 // names, and whether it is one of those.
 func TableOf(id string) (string, bool) {
@@ -192,21 +152,6 @@ func (s Spike) String() string {
 	return "spike" + strings.TrimPrefix(s.Train.String(), "train") + "/t" + strconv.Itoa(s.Steps)
 }
 
-// ParseSpike is the inverse of Spike.String.
-func ParseSpike(id string) (Spike, error) {
-	rest, ok := strings.CutPrefix(id, "spike/")
-	i := strings.LastIndex(rest, "/t")
-	if !ok || i < 0 {
-		return Spike{}, fmt.Errorf("cell ID %q: want spike/<experiment>/<protocol>/<eval>/seed<n>/t<steps>", id)
-	}
-	t, err := ParseTrain("train/" + rest[:i])
-	steps, serr := strconv.Atoi(rest[i+2:])
-	if err != nil || serr != nil || (Spike{t, steps}).String() != id {
-		return Spike{}, fmt.Errorf("cell ID %q: want spike/<experiment>/<protocol>/<eval>/seed<n>/t<steps>", id)
-	}
-	return Spike{t, steps}, nil
-}
-
 // Energy names the energy cell of a train cell's network:
 // energy/<experiment>/<protocol>/<eval>/seed<seed>.
 func Energy(t Train) string { return "energy" + strings.TrimPrefix(t.String(), "train") }
@@ -215,14 +160,4 @@ func Energy(t Train) string { return "energy" + strings.TrimPrefix(t.String(), "
 // energy cells of every seed of one network share.
 func EnergyPrefix(trainPrefix string) string {
 	return "energy" + strings.TrimPrefix(trainPrefix, "train")
-}
-
-// ParseEnergy is the inverse of Energy.
-func ParseEnergy(id string) (Train, error) {
-	rest, ok := strings.CutPrefix(id, "energy/")
-	t, err := ParseTrain("train/" + rest)
-	if !ok || err != nil {
-		return Train{}, fmt.Errorf("cell ID %q: want energy/<experiment>/<protocol>/<eval>/seed<n>", id)
-	}
-	return t, nil
 }

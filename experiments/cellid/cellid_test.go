@@ -4,25 +4,39 @@ import (
 	"testing"
 )
 
-func TestTrainRoundTrip(t *testing.T) {
+// TestTrainIDs pins the train cell IDs: they name the store's refs and
+// every sidecar's cells, so their format never changes.
+func TestTrainIDs(t *testing.T) {
 	t.Parallel()
-	for _, tr := range []Train{
-		{"full", "sequential", "split1234", 0},
-		{"bp-er", "single_pass", "test", 5},
-		{"x.y+z", "static", "split4321", 12},
+	for _, c := range []struct {
+		tr         Train
+		id, prefix string
+	}{
+		{Train{"full", "sequential", "split1234", 0}, "train/full/sequential/split1234/seed0", "train/full/sequential/split1234"},
+		{Train{"bp-er", "single_pass", "test", 5}, "train/bp-er/single_pass/test/seed5", "train/bp-er/single_pass/test"},
+		{Train{"x.y+z", "static", "split4321", 12}, "train/x.y+z/static/split4321/seed12", "train/x.y+z/static/split4321"},
 	} {
-		id := tr.String()
-		got, err := ParseTrain(id)
-		if err != nil || got != tr {
-			t.Errorf("ParseTrain(%q) = %+v, %v; want %+v", id, got, err, tr)
+		if got := c.tr.String(); got != c.id {
+			t.Errorf("%+v.String() = %q, want %q", c.tr, got, c.id)
+		}
+		if got := c.tr.Prefix(); got != c.prefix {
+			t.Errorf("%+v.Prefix() = %q, want %q", c.tr, got, c.prefix)
+		}
+		if got := WithSeed(c.tr.Prefix(), c.tr.Seed); got != c.id {
+			t.Errorf("WithSeed(%q, %d) = %q, want %q", c.tr.Prefix(), c.tr.Seed, got, c.id)
 		}
 	}
 	if got := (Train{"full", "sequential", EvalOf(1234), 0}).String(); got != "train/full/sequential/split1234/seed0" {
 		t.Errorf("ID %q", got)
 	}
-	for _, bad := range []string{"train/full/sequential/split1234", "train/full/sequential/heldout/seed0", "prepare/mnist", "train//s/test/seed0", "train/a/b/test/seedx", "train/a/b/split0/seed1"} {
-		if _, err := ParseTrain(bad); err == nil {
-			t.Errorf("ParseTrain(%q) accepted", bad)
+	for _, c := range []struct {
+		s    string
+		seed int64
+		ok   bool
+	}{{"test", 0, true}, {"split1234", 1234, true}, {"split0", 0, false}, {"heldout", 0, false}, {"split01", 0, false}} {
+		seed, err := ParseEval(c.s)
+		if (err == nil) != c.ok || (c.ok && (seed != c.seed || EvalOf(seed) != c.s)) {
+			t.Errorf("ParseEval(%q) = %d, %v", c.s, seed, err)
 		}
 	}
 }
@@ -56,89 +70,54 @@ func TestDataIDs(t *testing.T) {
 			t.Errorf("%q, want %q", got[i], want[i])
 		}
 	}
-	if tb, ok := TableOf("render/val"); !ok || tb != "val" {
-		t.Error("TableOf(render/val)")
-	}
-	if _, ok := TableOf("train/x/y/test/seed0"); ok {
-		t.Error("TableOf(train cell)")
-	}
-}
-
-func FuzzParseTrain(f *testing.F) {
-	f.Add("train/full/sequential/split1234/seed0")
-	f.Add("train/a/b/test/seed-1")
-	f.Fuzz(func(t *testing.T, id string) {
-		tr, err := ParseTrain(id)
-		if err == nil && tr.String() != id {
-			t.Fatalf("ParseTrain(%q) = %+v, which prints as %q", id, tr, tr.String())
+	for _, id := range []string{Aggregate("val"), Render("val")} {
+		if tb, ok := TableOf(id); !ok || tb != "val" {
+			t.Errorf("TableOf(%q) = %q, %v", id, tb, ok)
 		}
-	})
+	}
+	for _, id := range []string{"train/x/y/test/seed0", "render/", Figure("val"), Reproduction} {
+		if tb, ok := TableOf(id); ok {
+			t.Errorf("TableOf(%q) = %q, true", id, tb)
+		}
+	}
+	if f, ok := FigureOf(Figure("acc")); !ok || f != "acc" {
+		t.Errorf("FigureOf(%q) = %q, %v", Figure("acc"), f, ok)
+	}
 }
 
-func TestSpikeEnergyRoundTrip(t *testing.T) {
+// TestSpikeEnergyIDs pins the spike and energy cell IDs beside their
+// train cell's.
+func TestSpikeEnergyIDs(t *testing.T) {
 	t.Parallel()
 	tr := Train{"full", "static", "split1234", 3}
-	s := Spike{tr, 16}
-	if got := s.String(); got != "spike/full/static/split1234/seed3/t16" {
+	if got := (Spike{tr, 16}).String(); got != "spike/full/static/split1234/seed3/t16" {
 		t.Errorf("spike ID %q", got)
-	}
-	if got, err := ParseSpike(s.String()); err != nil || got != s {
-		t.Errorf("ParseSpike(%q) = %+v, %v", s, got, err)
 	}
 	if got := Energy(tr); got != "energy/full/static/split1234/seed3" {
 		t.Errorf("energy ID %q", got)
 	}
-	if got, err := ParseEnergy(Energy(tr)); err != nil || got != tr {
-		t.Errorf("ParseEnergy(%q) = %+v, %v", Energy(tr), got, err)
-	}
-	for _, bad := range []string{"spike/full/static/split1234/seed3", "spike/full/static/split1234/seed3/t", "spike/full/static/split1234/seed3/t08", "train/full/static/split1234/seed3/t8"} {
-		if _, err := ParseSpike(bad); err == nil {
-			t.Errorf("ParseSpike(%q) accepted", bad)
-		}
-	}
-	for _, bad := range []string{"energy/full/static/split1234", "train/full/static/split1234/seed3"} {
-		if _, err := ParseEnergy(bad); err == nil {
-			t.Errorf("ParseEnergy(%q) accepted", bad)
-		}
+	if got := EnergyPrefix(tr.Prefix()); got != "energy/full/static/split1234" {
+		t.Errorf("energy prefix %q", got)
 	}
 }
 
-func TestFigureInputRoundTrip(t *testing.T) {
+// TestFigureInputNames pins the figure cells' input names: they are part
+// of the figure cells' input lists (and so of their keys), so a variant's
+// gets its own and the others keep theirs.
+func TestFigureInputNames(t *testing.T) {
 	t.Parallel()
-	for _, in := range []FigureInput{
-		{Panel: 0, Series: 1, Point: 2, Role: 'y', Seed: 3},
-		{Panel: 1, Series: 0, Point: 4, Role: 'b', Seed: 0},
-		{Panel: 0, Series: -1, Point: 2, Role: 'r', Seed: 5},
-		{Panel: 0, Series: 3, Point: 1, Variant: 2, Role: 'y', Seed: 1},
+	for _, c := range []struct {
+		in   FigureInput
+		want string
+	}{
+		{FigureInput{Panel: 0, Series: 1, Point: 2, Role: 'y', Seed: 3}, "p0s1i2y3"},
+		{FigureInput{Panel: 1, Series: 0, Point: 4, Role: 'b', Seed: 0}, "p1s0i4b0"},
+		{FigureInput{Panel: 0, Series: -1, Point: 2, Role: 'r', Seed: 5}, "p0l2r5"},
+		{FigureInput{Panel: 0, Series: 3, Point: 1, Variant: 2, Role: 'y', Seed: 1}, "p0s3i1v2y1"},
+		{FigureInput{Panel: 0, Series: 1, Point: 2, Variant: 1, Role: 'y', Seed: 3}, "p0s1i2v1y3"},
 	} {
-		got, err := ParseFigureInput(in.String())
-		if err != nil || got != in {
-			t.Errorf("ParseFigureInput(%q) = %+v, %v; want %+v", in.String(), got, err, in)
+		if got := c.in.String(); got != c.want {
+			t.Errorf("%+v.String() = %q, want %q", c.in, got, c.want)
 		}
 	}
-	// The names are part of the figure cells' input lists (and so of their
-	// keys): a variant's gets its own, the others keep theirs.
-	if got := (FigureInput{Panel: 0, Series: 1, Point: 2, Role: 'y', Seed: 3}).String(); got != "p0s1i2y3" {
-		t.Errorf("name %q", got)
-	}
-	if got := (FigureInput{Panel: 0, Series: 1, Point: 2, Variant: 1, Role: 'y', Seed: 3}).String(); got != "p0s1i2v1y3" {
-		t.Errorf("variant name %q", got)
-	}
-	for _, bad := range []string{"p0s1i2z3", "p0s1i2v0y3", "p0s1i2v1x3", "p0l1y2", "r01c2s3"} {
-		if _, err := ParseFigureInput(bad); err == nil {
-			t.Errorf("ParseFigureInput(%q) accepted", bad)
-		}
-	}
-}
-
-func FuzzParseFigureInput(f *testing.F) {
-	f.Add("p0s1i2y3")
-	f.Add("p0s1i2v1y3")
-	f.Add("p2l0r1")
-	f.Fuzz(func(t *testing.T, s string) {
-		in, err := ParseFigureInput(s)
-		if err == nil && in.String() != s {
-			t.Fatalf("ParseFigureInput(%q) = %+v, which prints as %q", s, in, in.String())
-		}
-	})
 }
