@@ -77,15 +77,6 @@ func (b *builder) stream(ds, protocol string, splitSeed int64) *pipeline.Cell {
 		pipeline.CellInput{Name: "prepare", Cell: prep}, pipeline.CellInput{Name: "split", Cell: split})
 }
 
-// Build loads the matrix of cfg and builds the graph of a profile.
-func Build(cfg *pipeline.Config, profile string) (*pipeline.Graph, error) {
-	m, err := Load(cfg)
-	if err != nil {
-		return nil, err
-	}
-	return m.Build(profile)
-}
-
 // Build turns the matrix into the DAG of cells of one profile: the
 // synthetic cells if the file has any, every experiment's data and train
 // cells, the spike and energy cells of [spike], every table's aggregate

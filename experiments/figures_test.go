@@ -193,7 +193,7 @@ func paperFigure(t *testing.T, name string) (string, *pipeline.Cell, stages.FigL
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := Build(cfg, "paper")
+	g, err := build(cfg, "paper")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -111,27 +111,26 @@ func TestGeneralTables(t *testing.T) {
 
 	// The matrix: run its aggregate and render on records whose accuracy
 	// matrix is known.
-	agg := g.Cell("aggregate/accmatrix")
-	mp := agg.Params.(*stages.AggregateParams)
-	in := map[string]map[string][]byte{}
-	for _, x := range agg.Inputs {
-		seed := x.Cell.Params.(*stages.TrainParams).Seed
-		off := float64(seed) / 100
-		res := &core.Result{FinalAcc: 0.9, Forgetting: 0.05 + off,
-			Acc: [][]float64{{0.99 + off}, {0.95, 0.97}, {0.90, 0.92, 0.96}}}
-		b, _ := json.Marshal(&stages.TrainRecord{Learner: "local", Protocol: "sequential", Seed: seed, Result: res})
-		in[x.Name] = map[string][]byte{"result": b}
-	}
-	out, _, err := pipeline.RunStage(context.Background(), stages.Aggregate, agg.ID, mp, in, nil, nil)
+	known := &pipeline.Stage{Name: "train", Version: 1, NewParams: func() any { return &fakeResultParams{} },
+		Run: func(_ context.Context, rc *pipeline.RunContext) error {
+			seed := rc.Params.(*fakeResultParams).Seed
+			off := float64(seed) / 100
+			res := &core.Result{FinalAcc: 0.9, Forgetting: 0.05 + off,
+				Acc: [][]float64{{0.99 + off}, {0.95, 0.97}, {0.90, 0.92, 0.96}}}
+			b, err := json.Marshal(&stages.TrainRecord{Learner: "local", Protocol: "sequential", Seed: seed, Result: res})
+			rc.Put("result", b)
+			return err
+		}}
+	matrix := func(c *pipeline.Cell) bool { return c.ID == "aggregate/accmatrix" || c.ID == "render/accmatrix" }
+	st, _ := runOnFakes(t, g, "paper", matrix, func(c *pipeline.Cell) *pipeline.Cell {
+		return &pipeline.Cell{ID: c.ID, Stage: known, Params: &fakeResultParams{ID: c.ID, Seed: c.Params.(*stages.TrainParams).Seed}}
+	})
+	d, _ := manifestOf(t, st, "paper", g.Cell("render/accmatrix")).Output("tex")
+	b, err := st.Get(d)
 	if err != nil {
 		t.Fatal(err)
 	}
-	rend := g.Cell("render/accmatrix")
-	rout, _, err := pipeline.RunStage(context.Background(), stages.Render, rend.ID, rend.Params, map[string]map[string][]byte{"aggregate": out}, nil, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	tex := string(rout["tex"])
+	tex := string(b)
 	for _, want := range []string{
 		`after task & T1 & T2 & T3 & $F$ \\`,
 		`1 & $100.0$ &  &  & \\`, // seeds 0-2: 99, 100, 101

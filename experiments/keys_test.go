@@ -73,14 +73,7 @@ func TestCellKeysPinned(t *testing.T) {
 	t.Parallel()
 	grown := map[string]bool{}
 	for _, profile := range []string{"smoke", "paper"} {
-		cfg, err := pipeline.LoadConfig("../pipeline.toml")
-		if err != nil {
-			t.Fatal(err)
-		}
-		g, err := Build(cfg, profile)
-		if err != nil {
-			t.Fatal(err)
-		}
+		g := paperGraph(t, profile)
 		got := structKeys(g)
 		b, err := os.ReadFile("testdata/keys-" + profile + ".txt")
 		if err != nil {

@@ -68,6 +68,30 @@ func loadMatrix(src string) (*Matrix, error) {
 	return Load(cfg)
 }
 
+// build does what a repro command does with a loaded config: load its
+// matrix, then build one profile's graph.
+func build(cfg *pipeline.Config, profile string) (*pipeline.Graph, error) {
+	m, err := Load(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return m.Build(profile)
+}
+
+// paperGraph is the graph of one profile of the module's pipeline.toml.
+func paperGraph(t *testing.T, profile string) *pipeline.Graph {
+	t.Helper()
+	cfg, err := pipeline.LoadConfig("../pipeline.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := build(cfg, profile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
+}
+
 func TestLoadGood(t *testing.T) {
 	t.Parallel()
 	m, err := loadMatrix(matrixConfig)

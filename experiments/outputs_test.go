@@ -92,73 +92,20 @@ func TestTableOutputsPinned(t *testing.T) {
 		t.Skip("runs every table of two profiles")
 	}
 	for _, profile := range []string{"smoke", "paper"} {
-		cfg, err := pipeline.LoadConfig("../pipeline.toml")
-		if err != nil {
-			t.Fatal(err)
-		}
-		g, err := Build(cfg, profile)
-		if err != nil {
-			t.Fatal(err)
-		}
+		g := paperGraph(t, profile)
 		fakes := map[string]*pipeline.Stage{}
-		copies := map[*pipeline.Cell]*pipeline.Cell{}
-		var cells []*pipeline.Cell
-		var copyOf func(c *pipeline.Cell) *pipeline.Cell
-		copyOf = func(c *pipeline.Cell) *pipeline.Cell {
-			if cc, ok := copies[c]; ok {
-				return cc
+		isTable := func(c *pipeline.Cell) bool {
+			return c.Stage == stages.Aggregate || c.Stage == stages.Render || c.Stage == stages.Reproduction
+		}
+		st, tables := runOnFakes(t, g, profile, isTable, func(c *pipeline.Cell) *pipeline.Cell {
+			if fakes[c.Stage.Name] == nil {
+				fakes[c.Stage.Name] = fakeResult(c.Stage.Name)
 			}
-			var cc *pipeline.Cell
-			switch c.Stage {
-			case stages.Aggregate, stages.Render, stages.Reproduction:
-				x := *c
-				x.Inputs = nil
-				for _, in := range c.Inputs {
-					x.Inputs = append(x.Inputs, pipeline.CellInput{Name: in.Name, Cell: copyOf(in.Cell)})
-				}
-				cc = &x
-			default:
-				if fakes[c.Stage.Name] == nil {
-					fakes[c.Stage.Name] = fakeResult(c.Stage.Name)
-				}
-				cc = &pipeline.Cell{ID: c.ID, Stage: fakes[c.Stage.Name], Params: &fakeResultParams{ID: c.ID, Seed: seedOf(c), Energy: c.Stage == stages.Energy}}
-			}
-			copies[c] = cc
-			cells = append(cells, cc)
-			return cc
-		}
-		var tables []*pipeline.Cell
-		for _, c := range g.Cells {
-			if c.Stage == stages.Aggregate || c.Stage == stages.Render || c.Stage == stages.Reproduction {
-				tables = append(tables, copyOf(c))
-			}
-		}
-		fg, err := pipeline.NewGraph(cells)
-		if err != nil {
-			t.Fatal(err)
-		}
-		st, err := artifacts.Open(t.TempDir(), artifacts.Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		rep, err := pipeline.Run(context.Background(), st, fg, pipeline.RunOptions{Profile: profile, Jobs: 2, Executor: &pipeline.LocalExecutor{Store: st, Stages: fg.Stages}})
-		if err == nil {
-			err = rep.Err()
-		}
-		if err != nil {
-			t.Fatal(err)
-		}
+			return &pipeline.Cell{ID: c.ID, Stage: fakes[c.Stage.Name], Params: &fakeResultParams{ID: c.ID, Seed: seedOf(c), Energy: c.Stage == stages.Energy}}
+		})
 		var b strings.Builder
 		for _, c := range tables {
-			k, err := st.GetRef(profile, c.ID)
-			if err != nil {
-				t.Fatal(err)
-			}
-			m, err := st.Lookup(k)
-			if err != nil {
-				t.Fatal(err)
-			}
-			for _, o := range m.Outputs {
+			for _, o := range manifestOf(t, st, profile, c).Outputs {
 				fmt.Fprintf(&b, "%s %s %s\n", c.ID, o.Name, o.Digest)
 			}
 		}
@@ -177,6 +124,74 @@ func TestTableOutputsPinned(t *testing.T) {
 			t.Errorf("profile %s: the tables' outputs changed (go test -update rewrites %s):\n%s", profile, path, lineDiff(string(want), got))
 		}
 	}
+}
+
+// runOnFakes runs the cells of g that keep selects as repro run does
+// (pipeline.Run on a new store, the local executor), each copied with its
+// inputs rewired: an input keep selects is such a copy, any other the cell
+// fake makes in its place. It returns the store and the copies of the
+// selected cells in g's order; a failed cell fails t.
+func runOnFakes(t *testing.T, g *pipeline.Graph, profile string, keep func(*pipeline.Cell) bool, fake func(*pipeline.Cell) *pipeline.Cell) (*artifacts.Store, []*pipeline.Cell) {
+	t.Helper()
+	copies := map[*pipeline.Cell]*pipeline.Cell{}
+	var cells []*pipeline.Cell
+	var copyOf func(c *pipeline.Cell) *pipeline.Cell
+	copyOf = func(c *pipeline.Cell) *pipeline.Cell {
+		if cc, ok := copies[c]; ok {
+			return cc
+		}
+		var cc *pipeline.Cell
+		if keep(c) {
+			x := *c
+			x.Inputs = nil
+			for _, in := range c.Inputs {
+				x.Inputs = append(x.Inputs, pipeline.CellInput{Name: in.Name, Cell: copyOf(in.Cell)})
+			}
+			cc = &x
+		} else {
+			cc = fake(c)
+		}
+		copies[c] = cc
+		cells = append(cells, cc)
+		return cc
+	}
+	var kept []*pipeline.Cell
+	for _, c := range g.Cells {
+		if keep(c) {
+			kept = append(kept, copyOf(c))
+		}
+	}
+	fg, err := pipeline.NewGraph(cells)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := artifacts.Open(t.TempDir(), artifacts.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := pipeline.Run(context.Background(), st, fg, pipeline.RunOptions{Profile: profile, Jobs: 2, Executor: &pipeline.LocalExecutor{Store: st, Stages: fg.Stages}})
+	if err == nil {
+		err = rep.Err()
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return st, kept
+}
+
+// manifestOf is the manifest of the cell that st's profile refers to by
+// c's ID.
+func manifestOf(t *testing.T, st *artifacts.Store, profile string, c *pipeline.Cell) *artifacts.Manifest {
+	t.Helper()
+	k, err := st.GetRef(profile, c.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := st.Lookup(k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
 }
 
 // lineDiff lists the lines only in want (-) and only in got (+).

@@ -22,7 +22,7 @@ func TestPipelineTOMLResolves(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, profile := range []string{"smoke", "paper"} {
-		g, err := Build(cfg, profile)
+		g, err := build(cfg, profile)
 		if err != nil {
 			t.Fatalf("profile %s: %v", profile, err)
 		}
@@ -30,9 +30,9 @@ func TestPipelineTOMLResolves(t *testing.T) {
 			t.Fatalf("profile %s has no cells", profile)
 		}
 	}
-	// Re-load: Build consumes the config's deferred tables.
+	// Re-load: Load consumes the config's deferred tables.
 	cfg, _ = pipeline.LoadConfig("../pipeline.toml")
-	g, err := Build(cfg, "paper")
+	g, err := build(cfg, "paper")
 	if err != nil {
 		t.Fatal(err)
 	}

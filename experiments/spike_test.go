@@ -14,7 +14,7 @@ import (
 func buildEdited(src, old, new string) error {
 	cfg, err := pipeline.ParseConfig("../pipeline.toml", strings.Replace(src, old, new, 1))
 	if err == nil {
-		_, err = Build(cfg, "paper")
+		_, err = build(cfg, "paper")
 	}
 	return err
 }

@@ -88,7 +88,7 @@ func buildTest(t *testing.T, cfgText, pub string) (*pipeline.Graph, error) {
 	if err != nil {
 		return nil, err
 	}
-	return Build(cfg, "p")
+	return build(cfg, "p")
 }
 
 func TestTableCells(t *testing.T) {

@@ -251,21 +251,11 @@ type Mismatch struct {
 	Stored, Now artifacts.Digest // Now is zero if the output was not written
 }
 
-// RecomputeCell runs the finished cell key again in memory and compares its
-// outputs with the stored ones (Go's GOCACHEVERIFY): a non-empty result
-// means the stage is not deterministic, or its code changed outputs without
-// a Version bump. Nothing is written to the store.
-func RecomputeCell(ctx context.Context, st *artifacts.Store, key artifacts.Key, opt ExecOptions) ([]Mismatch, error) {
-	m, err := st.Lookup(key)
-	if err != nil {
-		return nil, err
-	}
-	return RecomputeRecord(ctx, st, m, opt)
-}
-
 // RecomputeRecord runs the cell a record describes (a manifest of the store
-// or of a remote) in memory and compares its outputs with the record's.
-// The cell's inputs must be in the store. Nothing is written.
+// or of a remote) again in memory and compares its outputs with the
+// record's (Go's GOCACHEVERIFY): a non-empty result means the stage is not
+// deterministic, or its code changed outputs without a Version bump. The
+// cell's inputs must be in the store. Nothing is written.
 func RecomputeRecord(ctx context.Context, st *artifacts.Store, m *artifacts.Manifest, opt ExecOptions) ([]Mismatch, error) {
 	sp := &artifacts.Spec{Key: m.Key, CellID: m.CellID, Stage: m.Stage, StageVersion: m.StageVersion, Params: m.Params}
 	for _, in := range m.Inputs {

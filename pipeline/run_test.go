@@ -260,7 +260,10 @@ func TestKeyIgnoresCellID(t *testing.T) {
 	}
 }
 
-func TestRecomputeCellFindsNondeterminism(t *testing.T) {
+// TestRecomputeRecordFindsNondeterminism: recomputing planned cells'
+// manifests, as repro verify --recompute does, finds the output that
+// changed.
+func TestRecomputeRecordFindsNondeterminism(t *testing.T) {
 	t.Parallel()
 	var calls int
 	var mu sync.Mutex
@@ -283,10 +286,10 @@ func TestRecomputeCellFindsNondeterminism(t *testing.T) {
 	run(t, st, g, 1)
 	p, _ := MakePlan(st, g, "p")
 	opt := ExecOptions{Stages: g.Stages}
-	if mm, err := RecomputeCell(context.Background(), st, p.Cell("steady/0").Key, opt); err != nil || len(mm) != 0 {
+	if mm, err := RecomputeRecord(context.Background(), st, p.Cell("steady/0").Manifest, opt); err != nil || len(mm) != 0 {
 		t.Fatalf("steady cell: %v %v", mm, err)
 	}
-	mm, err := RecomputeCell(context.Background(), st, p.Cell("flaky/0").Key, opt)
+	mm, err := RecomputeRecord(context.Background(), st, p.Cell("flaky/0").Manifest, opt)
 	if err != nil || len(mm) != 1 || mm[0].Output != "out" {
 		t.Fatalf("flaky cell: %v %v, want one differing output", mm, err)
 	}

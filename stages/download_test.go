@@ -1,7 +1,6 @@
 package stages
 
 import (
-	"context"
 	"errors"
 	"net/http"
 	"net/http/httptest"
@@ -13,7 +12,6 @@ import (
 
 	"repro/internal/dataset"
 	"repro/internal/mirror"
-	"repro/pipeline"
 )
 
 // mirrorDir is the project's data mirror (settings.data_mirror of
@@ -65,8 +63,7 @@ func TestDownloadCorruptMirror(t *testing.T) {
 	for _, f := range []string{dataset.MNISTTrainImages, dataset.MNISTTrainLabels, dataset.MNISTTestImages, dataset.MNISTTestLabels} {
 		os.WriteFile(filepath.Join(dir, f), bad, 0o644)
 	}
-	out, _, err := pipeline.RunStage(context.Background(), Download, "download/mnist", &DownloadParams{Dataset: "mnist"}, nil,
-		map[string]string{SettingDataMirror: dir}, nil)
+	out, _, err := execStage(t, Download, &DownloadParams{Dataset: "mnist"}, nil, map[string]string{SettingDataMirror: dir})
 	var ce *dataset.ChecksumError
 	if !errors.As(err, &ce) {
 		t.Fatalf("err = %v, want a checksum error", err)
@@ -84,13 +81,13 @@ func TestDownloadCorruptMirror(t *testing.T) {
 
 func TestDownloadUnknown(t *testing.T) {
 	t.Parallel()
-	ctx, cancel := context.WithCancel(context.Background())
-	cancel()
+	// The release URL answers 404, so the network path fails at once.
+	srv := httptest.NewServer(http.NotFoundHandler())
+	defer srv.Close()
 	for _, ds := range []string{"svhn", "cifar100"} {
-		// cifar100 is absent from an empty mirror, and the cancelled
-		// context stops the network path at once.
-		_, _, err := pipeline.RunStage(ctx, Download, "download/"+ds, &DownloadParams{Dataset: ds}, nil,
-			map[string]string{SettingDataMirror: t.TempDir()}, nil)
+		// cifar100 is absent from an empty mirror and from the URL.
+		_, _, err := execStage(t, Download, &DownloadParams{Dataset: ds}, nil,
+			map[string]string{SettingDataMirror: t.TempDir(), SettingDataURL: srv.URL + "/"})
 		if err == nil {
 			t.Errorf("%s: no error", ds)
 		}

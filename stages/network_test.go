@@ -52,7 +52,7 @@ func TestTrainKeepNetwork(t *testing.T) {
 	}
 	checkGolden(t, "train-local-static-keep", digestLines(out, order))
 
-	if _, _, err := runStageErr(decodeNetworkStage, &struct{}{}, map[string]outputs{"network": out}); err != nil {
+	if _, _, err := runStageErr(t, decodeNetworkStage, &struct{}{}, map[string]outputs{"network": out}); err != nil {
 		t.Fatal(err)
 	}
 	nw := decoded
@@ -106,7 +106,7 @@ func TestReadNetworkErrors(t *testing.T) {
 				o[k] = v
 			}
 			tc.mutate(o)
-			_, _, err := runStageErr(decodeNetworkStage, &struct{}{}, map[string]outputs{"network": o})
+			_, _, err := runStageErr(t, decodeNetworkStage, &struct{}{}, map[string]outputs{"network": o})
 			if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "input network") {
 				t.Errorf("error %v, want one naming input network and %q", err, tc.want)
 			}

@@ -9,8 +9,10 @@ import (
 	"encoding/hex"
 	"flag"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -23,16 +25,78 @@ import (
 // -update flag: other test files use it rather than defining their own.
 var update = flag.Bool("update", false, "rewrite testdata/*.golden")
 
-// outputs is one cell's outputs, as RunStage returns them.
+// outputs is one cell's outputs by name.
 type outputs = map[string][]byte
 
-// runStage runs st in memory and fails the test on error.
+// givenParams name the upstream cell a given stage's cell stands for.
+type givenParams struct {
+	Name string `toml:"name"`
+}
+
+// execStage runs one cell of st as repro run does: pipeline.Run on a new
+// store, through the local executor (params encoded into the cell's spec
+// and decoded back, inputs read from the store, outputs stored). Its
+// inputs are the outputs of upstream cells named by the input names, which
+// write the given bytes. It returns the cell's outputs in the order of its
+// manifest, or the cell's failure.
+func execStage(t *testing.T, st *pipeline.Stage, params any, inputs map[string]outputs, settings map[string]string) (outputs, []string, error) {
+	t.Helper()
+	given := &pipeline.Stage{Name: "given", Version: 1, NewParams: func() any { return &givenParams{} },
+		Run: func(_ context.Context, rc *pipeline.RunContext) error {
+			outs := inputs[rc.Params.(*givenParams).Name]
+			for _, name := range slices.Sorted(maps.Keys(outs)) {
+				rc.Put(name, outs[name])
+			}
+			return nil
+		}}
+	c := &pipeline.Cell{ID: st.Name + "/test", Stage: st, Params: params}
+	cells := []*pipeline.Cell{c}
+	for _, name := range slices.Sorted(maps.Keys(inputs)) {
+		in := &pipeline.Cell{ID: name, Stage: given, Params: &givenParams{Name: name}}
+		c.Inputs = append(c.Inputs, pipeline.CellInput{Name: name, Cell: in})
+		cells = append(cells, in)
+	}
+	g, err := pipeline.NewGraph(cells)
+	if err != nil {
+		t.Fatal(err)
+	}
+	store, err := artifacts.Open(t.TempDir(), artifacts.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := pipeline.Run(context.Background(), store, g, pipeline.RunOptions{Profile: "test", Settings: settings,
+		Executor: &pipeline.LocalExecutor{Store: store, Stages: g.Stages, Settings: settings}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Failures) > 0 {
+		return nil, nil, rep.Failures[0].Err
+	}
+	k, err := store.GetRef("test", c.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := store.Lookup(k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := outputs{}
+	var order []string
+	for _, o := range m.Outputs {
+		if out[o.Name], err = store.Get(o.Digest); err != nil {
+			t.Fatal(err)
+		}
+		order = append(order, o.Name)
+	}
+	return out, order, nil
+}
+
+// runStage runs one cell of st (execStage) and fails the test on error.
 func runStage(t *testing.T, st *pipeline.Stage, params any, inputs map[string]outputs, settings map[string]string) (outputs, []string) {
 	t.Helper()
-	var log bytes.Buffer
-	out, order, err := pipeline.RunStage(context.Background(), st, st.Name+"/test", params, inputs, settings, &log)
+	out, order, err := execStage(t, st, params, inputs, settings)
 	if err != nil {
-		t.Fatalf("%v\nlog:\n%s", err, log.String())
+		t.Fatal(err)
 	}
 	return out, order
 }
@@ -236,13 +300,11 @@ func TestPrepareErrors(t *testing.T) {
 	t.Parallel()
 	dl := tinyMNIST()
 	dl[dataset.MNISTTestLabels] = dl[dataset.MNISTTestLabels][:20]
-	_, _, err := pipeline.RunStage(context.Background(), Prepare, "prepare/bad", &PrepareParams{Dataset: "mnist"},
-		map[string]outputs{"download": dl}, nil, nil)
+	_, _, err := execStage(t, Prepare, &PrepareParams{Dataset: "mnist"}, map[string]outputs{"download": dl}, nil)
 	if err == nil || !strings.Contains(err.Error(), dataset.MNISTTestLabels) {
 		t.Errorf("truncated label file: err = %v, want one naming %s", err, dataset.MNISTTestLabels)
 	}
-	_, _, err = pipeline.RunStage(context.Background(), Prepare, "prepare/bad", &PrepareParams{Dataset: "svhn"},
-		map[string]outputs{"download": tinyMNIST()}, nil, nil)
+	_, _, err = execStage(t, Prepare, &PrepareParams{Dataset: "svhn"}, map[string]outputs{"download": tinyMNIST()}, nil)
 	if err == nil {
 		t.Error("unknown data set: no error")
 	}

@@ -108,7 +108,7 @@ func TestSpikeErrors(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			p := good()
 			tc.p(p)
-			_, _, err := runStageErr(Spike, p, tc.inputs)
+			_, _, err := runStageErr(t, Spike, p, tc.inputs)
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("error %v, want %q", err, tc.want)
 			}
@@ -116,7 +116,7 @@ func TestSpikeErrors(t *testing.T) {
 	}
 	// The energy stage refuses a spike record bound under another budget.
 	out, _ := runStage(t, Spike, good(), in, nil)
-	_, _, err := runStageErr(Energy, Energy.NewParams(), map[string]outputs{"rate": train, EnergyInput(4): out})
+	_, _, err := runStageErr(t, Energy, Energy.NewParams(), map[string]outputs{"rate": train, EnergyInput(4): out})
 	if err == nil || !strings.Contains(err.Error(), "a spike record of T_s = 8 bound as spike_t4") {
 		t.Errorf("energy error %v", err)
 	}

@@ -1,7 +1,6 @@
 package stages
 
 import (
-	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -9,7 +8,6 @@ import (
 
 	"repro/artifacts"
 	"repro/internal/dataset"
-	"repro/pipeline"
 )
 
 func TestSplitGolden(t *testing.T) {
@@ -42,8 +40,7 @@ func TestSplitGolden(t *testing.T) {
 func TestSplitBadFrac(t *testing.T) {
 	t.Parallel()
 	prep, _ := prepareTiny(t, "mnist")
-	_, _, err := pipeline.RunStage(context.Background(), Split, "split/bad", &SplitParams{Dataset: "mnist", Seed: 1, Frac: 1.5},
-		map[string]outputs{"prepare": prep}, nil, nil)
+	_, _, err := execStage(t, Split, &SplitParams{Dataset: "mnist", Seed: 1, Frac: 1.5}, map[string]outputs{"prepare": prep}, nil)
 	if err == nil || !strings.Contains(err.Error(), "frac") {
 		t.Errorf("frac 1.5: err = %v", err)
 	}

@@ -1,13 +1,11 @@
 package stages
 
 import (
-	"context"
 	"fmt"
 	"testing"
 
 	"repro/artifacts"
 	"repro/internal/dataset"
-	"repro/pipeline"
 )
 
 func TestStreamsGolden(t *testing.T) {
@@ -64,7 +62,7 @@ func TestStreamsErrors(t *testing.T) {
 		{Dataset: "mnist", Protocol: "single", Eval: "test"},
 		{Dataset: "mnist", Protocol: dataset.Static, Eval: "val"},
 	} {
-		if _, _, err := pipeline.RunStage(context.Background(), Streams, "streams/bad", p, map[string]outputs{"prepare": prep}, nil, nil); err == nil {
+		if _, _, err := execStage(t, Streams, p, map[string]outputs{"prepare": prep}, nil); err == nil {
 			t.Errorf("%+v: no error", *p)
 		}
 	}

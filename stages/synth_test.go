@@ -16,7 +16,7 @@ func TestSynthGolden(t *testing.T) {
 	a, order := runStage(t, Synth, &SynthParams{Index: 1, Work: 10, Scale: 1}, nil, nil)
 	b, _ := runStage(t, Synth, &SynthParams{Index: 2, Work: 10, Scale: 1}, map[string]outputs{"a": a}, nil)
 	checkGolden(t, "synth", digestLines(a, order)+digestLines(b, order))
-	if _, _, err := runStageErr(Synth, &SynthParams{Index: 3, Fail: true}, nil); err == nil {
+	if _, _, err := runStageErr(t, Synth, &SynthParams{Index: 3, Fail: true}, nil); err == nil {
 		t.Fatal("a failing synthetic cell succeeded")
 	}
 }

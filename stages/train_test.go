@@ -1,7 +1,6 @@
 package stages
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"math"
@@ -81,14 +80,15 @@ func TestTrainErrors(t *testing.T) {
 		{Learner: "nope", Protocol: "sequential", StreamStride: 1, EvalStride: 1},
 		{Learner: "bp", Protocol: "sequential", StreamStride: 1, EvalStride: 1000, BP: &backprop.Config{}},
 	} {
-		if _, _, err := runStageErr(Train, p, in); err == nil {
+		if _, _, err := runStageErr(t, Train, p, in); err == nil {
 			t.Errorf("params %+v: no error", p)
 		}
 	}
 }
 
-func runStageErr(st *pipeline.Stage, params any, inputs map[string]outputs) (outputs, []string, error) {
-	return pipeline.RunStage(context.Background(), st, st.Name+"/test", params, inputs, nil, nil)
+func runStageErr(t *testing.T, st *pipeline.Stage, params any, inputs map[string]outputs) (outputs, []string, error) {
+	t.Helper()
+	return execStage(t, st, params, inputs, nil)
 }
 
 // TestNonFiniteAsNull: a diverged run's record encodes, non-finite metrics
@@ -127,13 +127,13 @@ func TestTrainDiverged(t *testing.T) {
 	local := core.DefaultLocalConfig()
 	local.Hidden, local.Epochs, local.Buffer, local.PRSamples, local.Eta = []int{16, 8}, 1, 8, 4, 1e30
 	p := &TrainParams{Learner: "local", Protocol: "sequential", StreamStride: 1, EvalStride: 1, Local: &local}
-	_, _, err := runStageErr(Train, p, in)
+	_, _, err := runStageErr(t, Train, p, in)
 	if err == nil || !strings.Contains(err.Error(), "diverged: non-finite metrics") || !strings.Contains(err.Error(), "allow_diverged") {
 		t.Fatalf("diverged run: err %v, want it to fail naming allow_diverged", err)
 	}
 	allowed := *p
 	allowed.AllowDiverged = true
-	out, _, err := runStageErr(Train, &allowed, in)
+	out, _, err := runStageErr(t, Train, &allowed, in)
 	if err != nil {
 		t.Fatal(err)
 	}

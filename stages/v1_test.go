@@ -1,11 +1,9 @@
 package stages
 
 import (
-	"context"
 	"testing"
 
 	"repro/artifacts"
-	"repro/pipeline"
 )
 
 func TestV1Golden(t *testing.T) {
@@ -52,7 +50,7 @@ func TestV1Errors(t *testing.T) {
 		p := V1.NewParams().(*V1Params)
 		p.Filters = 4
 		c.mutate(p)
-		if _, _, err := pipeline.RunStage(context.Background(), V1, "v1/bad", p, map[string]outputs{"prepare": c.prep}, c.settings, nil); err == nil {
+		if _, _, err := execStage(t, V1, p, map[string]outputs{"prepare": c.prep}, c.settings); err == nil {
 			t.Errorf("%s: no error", c.name)
 		}
 	}
