@@ -42,8 +42,8 @@ check: build
 smoke: build
 	$(BIN) run --profile smoke -j $(JOBS)
 
-# The tests that train on real MNIST (core's TestHeadline, backprop's
-# TestMNISTHeldout) read it from REPRO_DATA: the mirror. What stays opt-in
+# The tests that train on real MNIST (TestHeadline and TestMNISTHeldout in
+# stages/) read it from REPRO_DATA: the mirror. What stays opt-in
 # is printed at the end (README, "Tests and benchmarks").
 test: build
 	$(GO) vet ./...

@@ -11,15 +11,23 @@ import (
 	"testing"
 
 	"repro/internal/dataset"
-	"repro/internal/mirror"
+	"repro/pipeline"
 )
 
-// mirrorDir is the project's data mirror (settings.data_mirror of
-// pipeline.toml, or REPRO_DATA_MIRROR); tests that need it skip when it
-// lacks MNIST.
+// mirrorDir is the data mirror a run of the module's pipeline.toml reads
+// (settings.data_mirror, or REPRO_DATA_MIRROR); tests that need it skip
+// when it lacks MNIST.
 func mirrorDir(t *testing.T) string {
 	t.Helper()
-	return mirror.Dir(t, filepath.Join("mnist", dataset.MNISTTrainImages))
+	cfg, err := pipeline.LoadConfig("../pipeline.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := cfg.HostSettings(os.Getenv)[SettingDataMirror]
+	if _, err := os.Stat(filepath.Join(dir, "mnist", dataset.MNISTTrainImages)); dir == "" || err != nil {
+		t.Skipf("the data mirror %q (settings.data_mirror or REPRO_DATA_MIRROR) lacks MNIST", dir)
+	}
+	return dir
 }
 
 func TestDownloadMirror(t *testing.T) {

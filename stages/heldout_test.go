@@ -3,21 +3,71 @@ package stages
 import (
 	"context"
 	"slices"
+	"strconv"
 	"testing"
 
+	"repro/core"
 	"repro/internal/dataset"
+	"repro/pipeline"
 )
 
-// TestHeldoutSetsMNIST: the in-process held-out sets have the split's sizes,
-// the stream is the tasks' samples task after task and the evaluation set
-// is the held-out tenth grouped by class ascending, as the streams stage
-// orders them.
+// heldoutSets is what a train cell of the held-out sequential protocol with
+// stream_stride = eval_stride = 1 sees, computed as repro run computes it
+// (runCells, the data releases read from the mirror dir): the download,
+// prepare, split and streams cells of data set ds, wired as the experiments
+// wire a train cell's inputs ("cifar10f": CIFAR-10 through the v1 stage, on
+// workers goroutines), and the train stage's own loader on top. So stream
+// holds the tasks' samples task after task (ascending within a task) and
+// eval the held-out tenth grouped by class, shuffled within a class.
+func heldoutSets(t testing.TB, dir, ds string, splitSeed int64, workers int) (stream, eval *core.Dataset, tasks []core.Task, err error) {
+	t.Helper()
+	release := ds
+	if ds == "cifar10f" {
+		release = "cifar10"
+	}
+	dl := &pipeline.Cell{ID: "download/" + release, Stage: Download, Params: &DownloadParams{Dataset: release}}
+	prep := &pipeline.Cell{ID: "prepare/" + release, Stage: Prepare, Params: &PrepareParams{Dataset: release},
+		Inputs: []pipeline.CellInput{{Name: "download", Cell: dl}}}
+	data := prep
+	cells := []*pipeline.Cell{dl, prep}
+	if ds == "cifar10f" {
+		p := V1.NewParams().(*V1Params)
+		p.Dataset = release
+		data = &pipeline.Cell{ID: "v1/" + release, Stage: V1, Params: p, Inputs: []pipeline.CellInput{{Name: "prepare", Cell: prep}}}
+		cells = append(cells, data)
+	}
+	sp := Split.NewParams().(*SplitParams)
+	sp.Dataset, sp.Seed = release, splitSeed
+	split := &pipeline.Cell{ID: "split/" + release, Stage: Split, Params: sp, Inputs: []pipeline.CellInput{{Name: "prepare", Cell: prep}}}
+	streams := &pipeline.Cell{ID: "streams/" + release, Stage: Streams,
+		Params: &StreamsParams{Dataset: release, Protocol: dataset.Sequential, Eval: "heldout"},
+		Inputs: []pipeline.CellInput{{Name: "prepare", Cell: prep}, {Name: "split", Cell: split}}}
+	load := &pipeline.Stage{Name: "load", Version: 1, NewParams: func() any { return &struct{}{} },
+		Run: func(ctx context.Context, rc *pipeline.RunContext) error {
+			var err error
+			stream, eval, tasks, err = loadStream(ctx, rc, &TrainParams{StreamStride: 1, EvalStride: 1})
+			return err
+		}}
+	loader := &pipeline.Cell{ID: "load", Stage: load, Params: &struct{}{},
+		Inputs: []pipeline.CellInput{{Name: "data", Cell: data}, {Name: "stream", Cell: streams}}}
+	cells = append(cells, split, streams, loader)
+	settings := map[string]string{SettingDataMirror: dir, SettingV1Workers: strconv.Itoa(workers)}
+	if _, err := runCells(t, settings, cells...); err != nil {
+		return nil, nil, nil, err
+	}
+	return stream, eval, tasks, nil
+}
+
+// TestHeldoutSetsMNIST: the held-out sets a train cell sees have the
+// split's sizes, the stream is the tasks' samples task after task and the
+// evaluation set is the held-out tenth grouped by class ascending, as the
+// streams stage orders them.
 func TestHeldoutSetsMNIST(t *testing.T) {
 	if testing.Short() {
 		t.Skip("decodes and standardises all of MNIST")
 	}
 	dir := mirrorDir(t)
-	stream, eval, tasks, err := HeldoutSets(context.Background(), dir, "mnist", dataset.SplitSeed1, 1)
+	stream, eval, tasks, err := heldoutSets(t, dir, "mnist", dataset.SplitSeed1, 1)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -39,7 +89,7 @@ func TestHeldoutSetsMNIST(t *testing.T) {
 	if !slices.IsSorted(eval.Y) {
 		t.Error("evaluation set is not grouped by class ascending")
 	}
-	if _, _, _, err := HeldoutSets(context.Background(), dir, "svhn", dataset.SplitSeed1, 1); err == nil {
+	if _, _, _, err := heldoutSets(t, dir, "svhn", dataset.SplitSeed1, 1); err == nil {
 		t.Error("unknown data set: no error")
 	}
 }

@@ -33,13 +33,11 @@ type givenParams struct {
 	Name string `toml:"name"`
 }
 
-// execStage runs one cell of st as repro run does: pipeline.Run on a new
-// store, through the local executor (params encoded into the cell's spec
-// and decoded back, inputs read from the store, outputs stored). Its
-// inputs are the outputs of upstream cells named by the input names, which
-// write the given bytes. It returns the cell's outputs in the order of its
+// execStage runs one cell of st as repro run does (runCells). Its inputs
+// are the outputs of upstream cells named by the input names, which write
+// the given bytes. It returns the cell's outputs in the order of its
 // manifest, or the cell's failure.
-func execStage(t *testing.T, st *pipeline.Stage, params any, inputs map[string]outputs, settings map[string]string) (outputs, []string, error) {
+func execStage(t testing.TB, st *pipeline.Stage, params any, inputs map[string]outputs, settings map[string]string) (outputs, []string, error) {
 	t.Helper()
 	given := &pipeline.Stage{Name: "given", Version: 1, NewParams: func() any { return &givenParams{} },
 		Run: func(_ context.Context, rc *pipeline.RunContext) error {
@@ -56,6 +54,20 @@ func execStage(t *testing.T, st *pipeline.Stage, params any, inputs map[string]o
 		c.Inputs = append(c.Inputs, pipeline.CellInput{Name: name, Cell: in})
 		cells = append(cells, in)
 	}
+	store, err := runCells(t, settings, cells...)
+	if err != nil {
+		return nil, nil, err
+	}
+	out, order := cellOutputs(t, store, c)
+	return out, order, nil
+}
+
+// runCells runs the graph of cells as repro run does: pipeline.Run on a new
+// store (profile "test"), through the local executor with settings, so
+// params go through each cell's spec and inputs through the store. It
+// returns the store and the run's first failure.
+func runCells(t testing.TB, settings map[string]string, cells ...*pipeline.Cell) (*artifacts.Store, error) {
+	t.Helper()
 	g, err := pipeline.NewGraph(cells)
 	if err != nil {
 		t.Fatal(err)
@@ -70,8 +82,15 @@ func execStage(t *testing.T, st *pipeline.Stage, params any, inputs map[string]o
 		t.Fatal(err)
 	}
 	if len(rep.Failures) > 0 {
-		return nil, nil, rep.Failures[0].Err
+		return store, rep.Failures[0].Err
 	}
+	return store, nil
+}
+
+// cellOutputs reads the outputs of c, run by runCells, from store in the
+// order of its manifest.
+func cellOutputs(t testing.TB, store *artifacts.Store, c *pipeline.Cell) (outputs, []string) {
+	t.Helper()
 	k, err := store.GetRef("test", c.ID)
 	if err != nil {
 		t.Fatal(err)
@@ -88,7 +107,7 @@ func execStage(t *testing.T, st *pipeline.Stage, params any, inputs map[string]o
 		}
 		order = append(order, o.Name)
 	}
-	return out, order, nil
+	return out, order
 }
 
 // runStage runs one cell of st (execStage) and fails the test on error.

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"repro/internal/mirror"
+	"repro/pipeline"
 )
 
 // smokeProject opens the config of every end-to-end test project on real
@@ -34,14 +34,23 @@ eval_stride = 10
 `
 
 // mnistMirror returns the absolute data mirror of a test that trains on
-// real MNIST, or skips the test (under -short, or without the data).
+// real MNIST, as a run of the module's pipeline.toml resolves it
+// (settings.data_mirror, or REPRO_DATA_MIRROR), or skips the test (under
+// -short, or when the mirror lacks MNIST).
 func mnistMirror(t *testing.T) string {
 	t.Helper()
 	if testing.Short() {
 		t.Skip("trains on real MNIST; about a minute")
 	}
-	mirror := mirror.Dir(t, "mnist")
-	return mirror
+	cfg, err := pipeline.LoadConfig(filepath.Join(repoRoot, "pipeline.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := cfg.HostSettings(os.Getenv)["data.mirror"]
+	if fi, err := os.Stat(filepath.Join(m, "mnist")); m == "" || err != nil || !fi.IsDir() {
+		t.Skipf("the data mirror %q (settings.data_mirror or REPRO_DATA_MIRROR) lacks mnist/", m)
+	}
+	return m
 }
 
 // mnistProject writes a project over real MNIST into a new directory: cfg

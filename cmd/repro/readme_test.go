@@ -8,8 +8,6 @@ import (
 	"regexp"
 	"strings"
 	"testing"
-
-	"repro/internal/mirror"
 )
 
 // readmeMarker precedes every README transcript TestReadmeExamples runs.
@@ -112,7 +110,7 @@ func TestReadmeExamples(t *testing.T) {
 	if testing.Short() {
 		t.Skip("trains 2 smoke cells of real MNIST (and downloads, prepares, splits); about a minute")
 	}
-	data := mirror.Dir(t, "mnist")
+	data := mnistMirror(t)
 	readme, err := os.ReadFile(filepath.Join(repoRoot, "README.md"))
 	if err != nil {
 		t.Fatal(err)

@@ -2,18 +2,27 @@ package dataset
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"testing"
 
-	"repro/internal/mirror"
+	"repro/pipeline"
 )
 
-// dataRoot is the project's data mirror (settings.data_mirror of
-// pipeline.toml, or REPRO_DATA_MIRROR); tests that need it skip when it
-// lacks MNIST.
+// dataRoot is the data mirror a run of the module's pipeline.toml reads
+// (its settings.data_mirror, or REPRO_DATA_MIRROR); tests that need it
+// skip when it lacks MNIST.
 func dataRoot(t testing.TB) string {
 	t.Helper()
-	return mirror.Dir(t, filepath.Join("mnist", MNISTTrainImages))
+	cfg, err := pipeline.LoadConfig("../../pipeline.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	root := cfg.HostSettings(os.Getenv)["data.mirror"]
+	if _, err := os.Stat(filepath.Join(root, "mnist", MNISTTrainImages)); root == "" || err != nil {
+		t.Skipf("the data mirror %q (settings.data_mirror or REPRO_DATA_MIRROR) lacks MNIST", root)
+	}
+	return root
 }
 
 // fetchDecode reads data set ds's release from the mirror dir as the

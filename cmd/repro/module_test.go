@@ -1,4 +1,7 @@
-package mirror
+package main
+
+// Checks on the module as a whole, which live here because this package's
+// tests already read the module's files (repoRoot).
 
 import (
 	"go/ast"
@@ -15,12 +18,9 @@ import (
 // machine (/work/..., /home/...) in a string: data come from the project's
 // mirror setting only.
 func TestNoMachinePaths(t *testing.T) {
-	root, err := moduleRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
+	root := repoRoot
 	fset := token.NewFileSet()
-	err = filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		switch {
 		case err != nil:
 			return err
@@ -57,12 +57,8 @@ func TestMakeTestSetsData(t *testing.T) {
 	if _, err := exec.LookPath("make"); err != nil {
 		t.Skip("make not installed")
 	}
-	root, err := moduleRoot()
-	if err != nil {
-		t.Fatal(err)
-	}
 	cmd := exec.Command("make", "-n", "test")
-	cmd.Dir = root
+	cmd.Dir = repoRoot
 	out, err := cmd.Output()
 	if err != nil {
 		t.Fatal(err)
