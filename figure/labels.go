@@ -118,24 +118,21 @@ func boxToward(at vg.Point, dx, dy float64, d vg.Length, size vg.Point) vg.Recta
 	if dx == 0 {
 		dv = d
 	}
-	var lo vg.Point
-	switch {
-	case dx > 0:
-		lo.X = at.X + d
-	case dx < 0:
-		lo.X = at.X - d - size.X
-	default:
-		lo.X = at.X - size.X/2
-	}
-	switch {
-	case dy > 0:
-		lo.Y = at.Y + dv
-	case dy < 0:
-		lo.Y = at.Y - dv - size.Y
-	default:
-		lo.Y = at.Y - size.Y/2
-	}
+	lo := vg.Point{X: lowEdge(at.X, dx, d, size.X), Y: lowEdge(at.Y, dy, dv, size.Y)}
 	return vg.Rectangle{Min: lo, Max: lo.Add(size)}
+}
+
+// lowEdge is, along one axis, the low edge of an extent of the given size
+// at distance d from at in direction dir: past at (dir > 0), before it
+// (dir < 0), or centred on it (dir 0).
+func lowEdge(at vg.Length, dir float64, d, size vg.Length) vg.Length {
+	switch {
+	case dir > 0:
+		return at + d
+	case dir < 0:
+		return at - d - size
+	}
+	return at - size/2
 }
 
 // leader is the line from the edge of the point's marker to the nearest

@@ -1,7 +1,14 @@
-// Package stages holds every stage of the paper's DAG, one file per stage
-// (render.go holds render and reproduction, which share the table model;
-// registry.go lists them all for exec-cell). Which cells exist, and how they
-// are wired from pipeline.toml, is decided by package experiments.
+// Package stages holds every stage of the paper's DAG, one file per stage:
+// download.go, prepare.go, v1.go, split.go, streams.go, train.go, spike.go,
+// energy.go, aggregate.go, render.go (render and reproduction, which share
+// the table model), figure_stage.go, and synth.go (synthetic cells that
+// exercise the engine without data). Beside them, what several stages
+// share: tables.go (the table stages' contracts and the published values a
+// reproduction compares with), metrics.go (the numbers a table cell reads
+// from a train record), figure_spec.go (a figure's layout), network.go (a
+// kept network's tensors) and registry.go (every stage by name, for
+// exec-cell). Which cells exist, and how they are wired from pipeline.toml,
+// is decided by package experiments.
 //
 // Every stage's doc comment ends with a "Version history:" block, one item
 // per version: what changed in the outputs. A change of a stage's outputs
@@ -50,6 +57,9 @@
 //
 // spike/... and energy/...: the spiking conversion of a kept network and its
 // energy proxy, JSON records (spike.go, energy.go).
+//
+// synth/l<layer>/c<index>: a synthetic cell; output "out", a hash chain over
+// its params and its inputs' bytes (synth.go).
 //
 // aggregate/<table>: the table's train records summarised per cell
 // (AggregateRecord JSON); render/<table>: the LaTeX table ("tex") and its
