@@ -2,6 +2,7 @@ package stages
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strconv"
 	"testing"
@@ -10,6 +11,36 @@ import (
 	"repro/internal/dataset"
 	"repro/pipeline"
 )
+
+// dataChain is the data cells of a release as the experiments wire them:
+// download, prepare and, per split seed, the split and the held-out
+// sequential streams.
+type dataChain struct {
+	download, prepare *pipeline.Cell
+	split, streams    []*pipeline.Cell
+}
+
+func newDataChain(release string, splitSeeds ...int64) *dataChain {
+	dl := &pipeline.Cell{ID: "download/" + release, Stage: Download, Params: &DownloadParams{Dataset: release}}
+	c := &dataChain{download: dl, prepare: &pipeline.Cell{ID: "prepare/" + release, Stage: Prepare,
+		Params: &PrepareParams{Dataset: release}, Inputs: []pipeline.CellInput{{Name: "download", Cell: dl}}}}
+	for _, seed := range splitSeeds {
+		sp := Split.NewParams().(*SplitParams)
+		sp.Dataset, sp.Seed = release, seed
+		split := &pipeline.Cell{ID: fmt.Sprintf("split/%s-%d", release, seed), Stage: Split, Params: sp,
+			Inputs: []pipeline.CellInput{{Name: "prepare", Cell: c.prepare}}}
+		c.split = append(c.split, split)
+		c.streams = append(c.streams, &pipeline.Cell{ID: fmt.Sprintf("streams/%s-%d", release, seed), Stage: Streams,
+			Params: &StreamsParams{Dataset: release, Protocol: dataset.Sequential, Eval: "heldout"},
+			Inputs: []pipeline.CellInput{{Name: "prepare", Cell: c.prepare}, {Name: "split", Cell: split}}})
+	}
+	return c
+}
+
+// cells lists the chain's cells.
+func (c *dataChain) cells() []*pipeline.Cell {
+	return append(append([]*pipeline.Cell{c.download, c.prepare}, c.split...), c.streams...)
+}
 
 // heldoutSets is what a train cell of the held-out sequential protocol with
 // stream_stride = eval_stride = 1 sees, computed as repro run computes it
@@ -25,23 +56,15 @@ func heldoutSets(t testing.TB, dir, ds string, splitSeed int64, workers int) (st
 	if ds == "cifar10f" {
 		release = "cifar10"
 	}
-	dl := &pipeline.Cell{ID: "download/" + release, Stage: Download, Params: &DownloadParams{Dataset: release}}
-	prep := &pipeline.Cell{ID: "prepare/" + release, Stage: Prepare, Params: &PrepareParams{Dataset: release},
-		Inputs: []pipeline.CellInput{{Name: "download", Cell: dl}}}
-	data := prep
-	cells := []*pipeline.Cell{dl, prep}
+	chain := newDataChain(release, splitSeed)
+	cells := chain.cells()
+	data := chain.prepare
 	if ds == "cifar10f" {
 		p := V1.NewParams().(*V1Params)
 		p.Dataset = release
-		data = &pipeline.Cell{ID: "v1/" + release, Stage: V1, Params: p, Inputs: []pipeline.CellInput{{Name: "prepare", Cell: prep}}}
+		data = &pipeline.Cell{ID: "v1/" + release, Stage: V1, Params: p, Inputs: []pipeline.CellInput{{Name: "prepare", Cell: chain.prepare}}}
 		cells = append(cells, data)
 	}
-	sp := Split.NewParams().(*SplitParams)
-	sp.Dataset, sp.Seed = release, splitSeed
-	split := &pipeline.Cell{ID: "split/" + release, Stage: Split, Params: sp, Inputs: []pipeline.CellInput{{Name: "prepare", Cell: prep}}}
-	streams := &pipeline.Cell{ID: "streams/" + release, Stage: Streams,
-		Params: &StreamsParams{Dataset: release, Protocol: dataset.Sequential, Eval: "heldout"},
-		Inputs: []pipeline.CellInput{{Name: "prepare", Cell: prep}, {Name: "split", Cell: split}}}
 	load := &pipeline.Stage{Name: "load", Version: 1, NewParams: func() any { return &struct{}{} },
 		Run: func(ctx context.Context, rc *pipeline.RunContext) error {
 			var err error
@@ -49,8 +72,8 @@ func heldoutSets(t testing.TB, dir, ds string, splitSeed int64, workers int) (st
 			return err
 		}}
 	loader := &pipeline.Cell{ID: "load", Stage: load, Params: &struct{}{},
-		Inputs: []pipeline.CellInput{{Name: "data", Cell: data}, {Name: "stream", Cell: streams}}}
-	cells = append(cells, split, streams, loader)
+		Inputs: []pipeline.CellInput{{Name: "data", Cell: data}, {Name: "stream", Cell: chain.streams[0]}}}
+	cells = append(cells, loader)
 	settings := map[string]string{SettingDataMirror: dir, SettingV1Workers: strconv.Itoa(workers)}
 	if _, err := runCells(t, settings, cells...); err != nil {
 		return nil, nil, nil, err

@@ -20,6 +20,22 @@ import (
 	"repro/internal/dataset"
 )
 
+// heldoutMNIST is the held-out stream of MNIST's split 1 that a train cell
+// sees (heldoutSets), from the data directory REPRO_DATA names; it skips t
+// when REPRO_DATA is unset.
+func heldoutMNIST(t *testing.T) (stream, eval *core.Dataset, tasks []core.Task) {
+	t.Helper()
+	dir := os.Getenv("REPRO_DATA")
+	if dir == "" {
+		t.Skip("REPRO_DATA not set")
+	}
+	stream, eval, tasks, err := heldoutSets(t, dir, "mnist", dataset.SplitSeed1, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return stream, eval, tasks
+}
+
 // TestHeadline runs the default system on held-out split 1 of MNIST. It is
 // skipped unless REPRO_DATA names the data directory (holding mnist/).
 // REPRO_SEEDS (default "0"), REPRO_PROTOCOL (sequential, static or single;
@@ -29,15 +45,9 @@ import (
 //
 //	REPRO_DATA=$PWD/../shared/data REPRO_SEEDS=0,1,2,3,4,5 go test -run TestHeadline -v -timeout 2h ./stages/
 func TestHeadline(t *testing.T) {
-	dir := os.Getenv("REPRO_DATA")
-	if dir == "" {
-		t.Skip("REPRO_DATA not set")
-	}
-	stream, eval, _, err := heldoutSets(t, dir, "mnist", dataset.SplitSeed1, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	stream, eval, _ := heldoutMNIST(t)
 	cfg := core.DefaultLocalConfig()
+	var err error
 	if name := os.Getenv("REPRO_PRESET"); name != "" {
 		if cfg, err = core.LocalPreset(name); err != nil {
 			t.Fatal(err)
@@ -111,14 +121,7 @@ func cpuTime() float64 {
 //	REPRO_DATA=$PWD/../shared/data REPRO_CELLS=bp_er_1000 REPRO_SEEDS=0,1,2 \
 //	  go test -run MNISTHeldout -v -timeout 0 ./stages/
 func TestMNISTHeldout(t *testing.T) {
-	dir := os.Getenv("REPRO_DATA")
-	if dir == "" {
-		t.Skip("REPRO_DATA not set")
-	}
-	stream, eval, seqTasks, err := heldoutSets(t, dir, "mnist", dataset.SplitSeed1, 1)
-	if err != nil {
-		t.Fatal(err)
-	}
+	stream, eval, seqTasks := heldoutMNIST(t)
 	if stream.N != 54001 || eval.N != 5999 {
 		t.Fatalf("held-out split: stream %d, eval %d samples, want 54001, 5999", stream.N, eval.N)
 	}

@@ -79,20 +79,21 @@ func TestRealMNISTChain(t *testing.T) {
 	settings := map[string]string{SettingDataMirror: dir}
 	var runs []string
 	for range 2 {
-		var all string
-		dl, order := runStage(t, Download, &DownloadParams{Dataset: "mnist"}, nil, settings)
-		all += digestLines(dl, order)
-		prep, order := runStage(t, Prepare, &PrepareParams{Dataset: "mnist"}, map[string]outputs{"download": dl}, nil)
-		all += digestLines(prep, order)
-		for _, seed := range []int64{dataset.SplitSeed1, dataset.SplitSeed2} {
-			split, order := runStage(t, Split, &SplitParams{Dataset: "mnist", Seed: seed, Frac: 0.1}, map[string]outputs{"prepare": prep}, nil)
+		chain := newDataChain("mnist", dataset.SplitSeed1, dataset.SplitSeed2)
+		store, err := runCells(t, settings, chain.cells()...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		all := digestLines(cellOutputs(t, store, chain.download))
+		all += digestLines(cellOutputs(t, store, chain.prepare))
+		for i, seed := range []int64{dataset.SplitSeed1, dataset.SplitSeed2} {
+			split, order := cellOutputs(t, store, chain.split[i])
 			all += digestLines(split, order)
 			h, _, _ := artifacts.Int32s(split["heldout_idx"])
 			if len(h) != 5999 {
 				t.Errorf("seed %d: %d held out, want 5999", seed, len(h))
 			}
-			st, order := runStage(t, Streams, &StreamsParams{Dataset: "mnist", Protocol: dataset.Sequential, Eval: "heldout"},
-				map[string]outputs{"prepare": prep, "split": split}, nil)
+			st, order := cellOutputs(t, store, chain.streams[i])
 			all += digestLines(st, order)
 			off, _, _ := artifacts.Int32s(st["task_offsets"])
 			if seed == dataset.SplitSeed1 {
@@ -118,12 +119,15 @@ func TestRealCIFAR10Chain(t *testing.T) {
 	if testing.Short() {
 		t.Skip("real CIFAR-10 chain skipped in -short mode")
 	}
-	var all string
-	dl, order := runStage(t, Download, &DownloadParams{Dataset: "cifar10"}, nil, map[string]string{SettingDataMirror: dir})
-	all += digestLines(dl, order)
-	prep, order := runStage(t, Prepare, &PrepareParams{Dataset: "cifar10"}, map[string]outputs{"download": dl}, nil)
+	chain := newDataChain("cifar10", dataset.SplitSeed1)
+	store, err := runCells(t, map[string]string{SettingDataMirror: dir}, chain.cells()...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	all := digestLines(cellOutputs(t, store, chain.download))
+	prep, order := cellOutputs(t, store, chain.prepare)
 	all += digestLines(prep, order)
-	split, order := runStage(t, Split, &SplitParams{Dataset: "cifar10", Seed: dataset.SplitSeed1, Frac: 0.1}, map[string]outputs{"prepare": prep}, nil)
+	split, order := cellOutputs(t, store, chain.split[0])
 	all += digestLines(split, order)
 	y, _, _ := artifacts.Int32s(prep["train_y"])
 	h, _, _ := artifacts.Int32s(split["heldout_idx"])
@@ -134,8 +138,7 @@ func TestRealCIFAR10Chain(t *testing.T) {
 	if fmt.Sprint(per) != "[500 500 500 500 500 500 500 500 500 500]" {
 		t.Errorf("held out per class %v, want 500 each", per)
 	}
-	st, order := runStage(t, Streams, &StreamsParams{Dataset: "cifar10", Protocol: dataset.Sequential, Eval: "heldout"},
-		map[string]outputs{"prepare": prep, "split": split}, nil)
+	st, order := cellOutputs(t, store, chain.streams[0])
 	all += digestLines(st, order)
 	off, _, _ := artifacts.Int32s(st["task_offsets"])
 	if got := fmt.Sprint(off); got != "[0 9000 18000 27000 36000 45000]" {
