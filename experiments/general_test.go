@@ -122,10 +122,10 @@ func TestGeneralTables(t *testing.T) {
 			return err
 		}}
 	matrix := func(c *pipeline.Cell) bool { return c.ID == "aggregate/accmatrix" || c.ID == "render/accmatrix" }
-	st, _ := runOnFakes(t, g, "paper", matrix, func(c *pipeline.Cell) *pipeline.Cell {
+	st, p, _ := runOnFakes(t, g, "paper", matrix, func(c *pipeline.Cell) *pipeline.Cell {
 		return &pipeline.Cell{ID: c.ID, Stage: known, Params: &fakeResultParams{ID: c.ID, Seed: c.Params.(*stages.TrainParams).Seed}}
 	})
-	d, _ := manifestOf(t, st, "paper", g.Cell("render/accmatrix")).Output("tex")
+	d, _ := p.Cell("render/accmatrix").Manifest.Output("tex")
 	b, err := st.Get(d)
 	if err != nil {
 		t.Fatal(err)

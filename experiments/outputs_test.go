@@ -97,7 +97,7 @@ func TestTableOutputsPinned(t *testing.T) {
 		isTable := func(c *pipeline.Cell) bool {
 			return c.Stage == stages.Aggregate || c.Stage == stages.Render || c.Stage == stages.Reproduction
 		}
-		st, tables := runOnFakes(t, g, profile, isTable, func(c *pipeline.Cell) *pipeline.Cell {
+		_, p, tables := runOnFakes(t, g, profile, isTable, func(c *pipeline.Cell) *pipeline.Cell {
 			if fakes[c.Stage.Name] == nil {
 				fakes[c.Stage.Name] = fakeResult(c.Stage.Name)
 			}
@@ -105,7 +105,7 @@ func TestTableOutputsPinned(t *testing.T) {
 		})
 		var b strings.Builder
 		for _, c := range tables {
-			for _, o := range manifestOf(t, st, profile, c).Outputs {
+			for _, o := range p.Cell(c.ID).Manifest.Outputs {
 				fmt.Fprintf(&b, "%s %s %s\n", c.ID, o.Name, o.Digest)
 			}
 		}
@@ -129,9 +129,10 @@ func TestTableOutputsPinned(t *testing.T) {
 // runOnFakes runs the cells of g that keep selects as repro run does
 // (pipeline.Run on a new store, the local executor), each copied with its
 // inputs rewired: an input keep selects is such a copy, any other the cell
-// fake makes in its place. It returns the store and the copies of the
-// selected cells in g's order; a failed cell fails t.
-func runOnFakes(t *testing.T, g *pipeline.Graph, profile string, keep func(*pipeline.Cell) bool, fake func(*pipeline.Cell) *pipeline.Cell) (*artifacts.Store, []*pipeline.Cell) {
+// fake makes in its place. It returns the store, its plan of the graph run
+// (every cell cached, with its manifest) and the copies of the selected
+// cells in g's order; a failed cell fails t.
+func runOnFakes(t *testing.T, g *pipeline.Graph, profile string, keep func(*pipeline.Cell) bool, fake func(*pipeline.Cell) *pipeline.Cell) (*artifacts.Store, *pipeline.Plan, []*pipeline.Cell) {
 	t.Helper()
 	copies := map[*pipeline.Cell]*pipeline.Cell{}
 	var cells []*pipeline.Cell
@@ -176,22 +177,11 @@ func runOnFakes(t *testing.T, g *pipeline.Graph, profile string, keep func(*pipe
 	if err != nil {
 		t.Fatal(err)
 	}
-	return st, kept
-}
-
-// manifestOf is the manifest of the cell that st's profile refers to by
-// c's ID.
-func manifestOf(t *testing.T, st *artifacts.Store, profile string, c *pipeline.Cell) *artifacts.Manifest {
-	t.Helper()
-	k, err := st.GetRef(profile, c.ID)
+	p, err := pipeline.MakePlan(st, fg, profile)
 	if err != nil {
 		t.Fatal(err)
 	}
-	m, err := st.Lookup(k)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return m
+	return st, p, kept
 }
 
 // lineDiff lists the lines only in want (-) and only in got (+).

@@ -62,25 +62,37 @@ func execStage(t testing.TB, st *pipeline.Stage, params any, inputs map[string]o
 	return out, order, nil
 }
 
-// runCells runs the graph of cells as repro run does: pipeline.Run on a new
-// store (profile "test"), through the local executor with settings, so
-// params go through each cell's spec and inputs through the store. It
-// returns the store and the run's first failure.
-func runCells(t testing.TB, settings map[string]string, cells ...*pipeline.Cell) (*artifacts.Store, error) {
-	t.Helper()
+// runGraph runs the graph of cells as repro run does: pipeline.Run with opt
+// on a new store, through the local executor with opt's settings (wrapped
+// by wrap, if not nil), so params go through each cell's spec and inputs
+// through the store.
+func runGraph(tb testing.TB, cells []*pipeline.Cell, opt pipeline.RunOptions, wrap func(*pipeline.LocalExecutor) pipeline.Executor) (*artifacts.Store, *pipeline.RunReport) {
+	tb.Helper()
 	g, err := pipeline.NewGraph(cells)
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	store, err := artifacts.Open(t.TempDir(), artifacts.Options{})
+	store, err := artifacts.Open(tb.TempDir(), artifacts.Options{})
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	rep, err := pipeline.Run(context.Background(), store, g, pipeline.RunOptions{Profile: "test", Settings: settings,
-		Executor: &pipeline.LocalExecutor{Store: store, Stages: g.Stages, Settings: settings}})
+	local := &pipeline.LocalExecutor{Store: store, Stages: g.Stages, Settings: opt.Settings}
+	opt.Executor = local
+	if wrap != nil {
+		opt.Executor = wrap(local)
+	}
+	rep, err := pipeline.Run(context.Background(), store, g, opt)
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
+	return store, rep
+}
+
+// runCells runs the graph of cells (runGraph) under profile "test" with
+// settings, and returns the store and the run's first failure.
+func runCells(tb testing.TB, settings map[string]string, cells ...*pipeline.Cell) (*artifacts.Store, error) {
+	tb.Helper()
+	store, rep := runGraph(tb, cells, pipeline.RunOptions{Profile: "test", Settings: settings}, nil)
 	if len(rep.Failures) > 0 {
 		return store, rep.Failures[0].Err
 	}

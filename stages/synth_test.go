@@ -7,7 +7,6 @@ import (
 	"sync"
 	"testing"
 
-	"repro/artifacts"
 	"repro/pipeline"
 )
 
@@ -72,19 +71,11 @@ func runSynth(tb testing.TB, sc *SynthConfig, sleep func(rank int) int, jobs int
 			c.Stage = &bare
 		}
 	}
-	g, err := pipeline.NewGraph(cells)
-	if err != nil {
-		tb.Fatal(err)
-	}
-	st, err := artifacts.Open(tb.TempDir(), artifacts.Options{})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	ex := &startOrder{Executor: &pipeline.LocalExecutor{Store: st, Stages: g.Stages}}
-	rep, err := pipeline.Run(context.Background(), st, g, pipeline.RunOptions{Profile: "synth", Jobs: jobs, Executor: ex})
-	if err != nil {
-		tb.Fatal(err)
-	}
+	var ex *startOrder
+	_, rep := runGraph(tb, cells, pipeline.RunOptions{Profile: "synth", Jobs: jobs}, func(l *pipeline.LocalExecutor) pipeline.Executor {
+		ex = &startOrder{Executor: l}
+		return ex
+	})
 	return ex, rep, cells
 }
 
