@@ -110,7 +110,8 @@ func BenchmarkLadderKWTA(b *testing.B) {
 }
 
 // The row steps update the rows of the active post units (a fraction f of
-// n), each over its stored synapses.
+// n), each over its stored synapses; sgd includes its fused column copy
+// into a tiled wT, as the training path runs it.
 func BenchmarkLadderRowStep(b *testing.B) {
 	for _, n := range ladderWidths {
 		for _, f := range ladderFracs {
@@ -125,10 +126,12 @@ func BenchmarkLadderRowStep(b *testing.B) {
 				}
 				rows, _ := ladderActive(n, f)
 				k := &sgdFBCoef{mu: 0.9, eta: 0.00125, lam: 1e-4, tiny: tinyVelocity}
+				wT := make([]float32, n*n)
 				for b.Loop() {
 					for _, i := range rows {
 						r := int(i) * per
-						sgdRowFB(w[r:r+per], fb[r:r+per], v[r:r+per], col[r:r+per], g, flags, k)
+						base := int(i)/tile*n*tile + int(i)%tile
+						sgdRowFB(w[r:r+per], fb[r:r+per], v[r:r+per], col[r:r+per], g, flags, k, wT[base:], tile)
 					}
 				}
 				reportPerElem(b, len(rows)*per)

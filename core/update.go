@@ -680,7 +680,7 @@ func (nt *net) anchorRows(ly *layer, preL int, op *optim, wd, lam float32, pre [
 		if ly.fb == nil {
 			if ly.col16 != nil {
 				k := sgdCoef{wd: wd, mu: mu, eta: eta, tiny: tinyVelocity}
-				sgdRowInput(w, v, ly.col16[lo:hi][:n], gRow, &k)
+				sgdRowInput(w, v, ly.col16[lo:hi][:n], gRow, &k, nil, 0) // anchorRow moves w, then the copy
 			} else {
 				for s, j := range col {
 					gs := gRow[j] - wd*w[s]
@@ -808,12 +808,11 @@ func (nt *net) sgdRows(ly *layer, preL int, m *layerMask, op *optim, wd, lam flo
 		wT := ly.wT
 		base, stride := ly.colBase(i)
 		if ly.fb == nil && lam == 0 && ly.col16 != nil {
-			// W^1: the vector row step, then the column copy, reading
+			// W^1: the vector row step with the column copy, reading
 			// 16-bit columns (less memory traffic on the largest layer).
 			k := sgdCoef{wd: wd, mu: mu, eta: eta, tiny: tinyVelocity}
 			c16 := ly.col16[lo:hi][:n]
-			sgdRowInput(w, v, c16, gRow, &k)
-			copyColumn(wT[base:], w, c16, stride)
+			sgdRowInput(w, v, c16, gRow, &k, wT[base:], stride)
 		} else if ly.fb == nil {
 			sgdRowScalar(w, v, col, gRow, wT[base:], stride, wd, mu, eta, lam)
 		} else if vecFB {
@@ -821,8 +820,7 @@ func (nt *net) sgdRows(ly *layer, preL int, m *layerMask, op *optim, wd, lam flo
 			if preAwake != nil {
 				fl = flags
 			}
-			sgdRowFB(w, ly.fb[lo:hi], v, col, gRow, fl, &fbk)
-			copyColumn(wT[base:], w, col, stride)
+			sgdRowFB(w, ly.fb[lo:hi], v, col, gRow, fl, &fbk, wT[base:], stride)
 		} else {
 			sgdRowFBScalar(w, ly.fb[lo:hi][:n], v, col, gRow, preAwake, ly.sign, wT[base:], stride, mu, eta, lam)
 		}

@@ -59,12 +59,16 @@ type sgdCoef struct {
 //	w[s] = w[s] + eta*v[s]
 //
 // with g the row's dense gradient (all +0 for a row without one) and col
-// ascending, as a row's stored synapses are. The
+// ascending, as a row's stored synapses are; then the column copy of the
+// new weights, copyColumn(wT, w, col, ld) (none if wT is nil), which the
+// vector kernel fuses into the step (each new weight is stored while still
+// in a register). The
 // vector kernel performs the same float32 operations in the same order, so
 // both give identical bits (a NaN velocity, which cannot arise, would be
-// flushed by the kernel and kept by the loop).
-func sgdRowInput(w, v []float32, col []uint16, g []float32, k *sgdCoef) {
-	sgdRowInputImpl(w, v, col, g, k)
+// flushed by the kernel and kept by the loop). It panics if a column
+// or its place in wT is out of range.
+func sgdRowInput(w, v []float32, col []uint16, g []float32, k *sgdCoef, wT []float32, ld int) {
+	sgdRowInputImpl(w, v, col, g, k, wT, ld)
 }
 
 func sgdRowInputGo(w, v []float32, col []uint16, g []float32, k *sgdCoef) {
@@ -98,11 +102,14 @@ type sgdFBCoef struct {
 // != 0) and min(x, 0) otherwise (Dale's law); the other synapses keep their
 // state (frozen). One word per pre unit carries both bits,
 // so the vector kernel gathers once per synapse. g is the row's dense
-// gradient (all +0 for a row without one) and lam != 0. The vector kernel
-// performs the same float32 operations in the same order, so both give
-// identical bits, signed zeros included.
-func sgdRowFB(w, fb, v []float32, col []int32, g []float32, flags []int32, k *sgdFBCoef) {
-	sgdRowFBImpl(w, fb, v, col, g, flags, k)
+// gradient (all +0 for a row without one) and lam != 0. Then the column
+// copy of the (new or kept) weights, copyColumn(wT, w, col, ld), fused into
+// the vector kernel as in sgdRowInput. The vector kernel performs the same
+// float32 operations in the same order, so both give identical bits,
+// signed zeros included. It panics if a column or its place in wT is out
+// of range.
+func sgdRowFB(w, fb, v []float32, col []int32, g []float32, flags []int32, k *sgdFBCoef, wT []float32, ld int) {
+	sgdRowFBImpl(w, fb, v, col, g, flags, k, wT, ld)
 }
 
 // The bits of sgdRowFB's per-pre-unit flag words.

@@ -36,48 +36,64 @@ func addRowsImpl(c, v []float32, off []int32, b []float32, zero bool) {
 }
 
 //go:noescape
-func sgdRowInputAVX2(w, v []float32, col []uint16, g []float32, k *sgdCoef)
+func sgdRowInputAVX2(w, v []float32, col []uint16, g []float32, k *sgdCoef, wT []float32, ld int)
 
-func sgdRowInputImpl(w, v []float32, col []uint16, g []float32, k *sgdCoef) {
+func sgdRowInputImpl(w, v []float32, col []uint16, g []float32, k *sgdCoef, wT []float32, ld int) {
 	n := len(w)
 	if !useAVX2 || n < 8 {
 		sgdRowInputGo(w, v, col, g, k)
+		if wT != nil {
+			copyColumn(wT, w, col, ld)
+		}
 		return
 	}
 	if len(v) < n || len(col) < n {
 		panic("core: sgdRowInput length mismatch")
 	}
-	// The gather does no bounds checks; col is ascending (a row's stored
-	// synapses), so its ends bound every entry.
+	// The gather and the column copy's stores do no bounds checks; col is
+	// ascending (a row's stored synapses), so its ends bound every entry.
 	if int(col[n-1]) >= len(g) {
 		panic("core: sgdRowInput column out of range")
 	}
-	sgdRowInputAVX2(w, v, col, g, k)
+	if wT == nil {
+		ld = 0 // no copy
+	} else if ld < 1 || int(col[n-1])*ld >= len(wT) {
+		panic("core: sgdRowInput column copy out of range")
+	}
+	sgdRowInputAVX2(w, v, col, g, k, wT, ld)
 	if n8 := n &^ 7; n8 < n {
 		sgdRowInputGo(w[n8:], v[n8:n], col[n8:n], g, k)
+		if wT != nil {
+			copyColumn(wT, w[n8:], col[n8:n], ld)
+		}
 	}
 }
 
 //go:noescape
-func sgdRowFBAVX2(w, fb, v []float32, col []int32, g []float32, flags []int32, k *sgdFBCoef)
+func sgdRowFBAVX2(w, fb, v []float32, col []int32, g []float32, flags []int32, k *sgdFBCoef, wT []float32, ld int)
 
-func sgdRowFBImpl(w, fb, v []float32, col []int32, g []float32, flags []int32, k *sgdFBCoef) {
+func sgdRowFBImpl(w, fb, v []float32, col []int32, g []float32, flags []int32, k *sgdFBCoef, wT []float32, ld int) {
 	n := len(w)
 	if !useAVX2 || n < 8 {
 		sgdRowFBGo(w, fb, v, col, g, flags, k)
+		copyColumn(wT, w, col, ld)
 		return
 	}
 	if len(fb) < n || len(v) < n || len(col) < n {
 		panic("core: sgdRowFB length mismatch")
 	}
-	// The gathers do no bounds checks; col is ascending (a row's stored
-	// synapses), so its ends bound every entry.
+	// The gathers and the column copy's stores do no bounds checks; col is
+	// ascending (a row's stored synapses), so its ends bound every entry.
 	if col[0] < 0 || int(col[n-1]) >= min(len(g), len(flags)) {
 		panic("core: sgdRowFB column out of range")
 	}
-	sgdRowFBAVX2(w, fb, v, col, g, flags, k)
+	if ld < 1 || int(col[n-1])*ld >= len(wT) {
+		panic("core: sgdRowFB column copy out of range")
+	}
+	sgdRowFBAVX2(w, fb, v, col, g, flags, k, wT, ld)
 	if n8 := n &^ 7; n8 < n {
 		sgdRowFBGo(w[n8:], fb[n8:n], v[n8:n], col[n8:n], g, flags, k)
+		copyColumn(wT, w[n8:], col[n8:n], ld)
 	}
 }
 

@@ -127,18 +127,24 @@ done:
 	VZEROUPPER
 	RET
 
-// func sgdRowInputAVX2(w, v []float32, col []uint16, g []float32, k *sgdCoef)
+// func sgdRowInputAVX2(w, v []float32, col []uint16, g []float32, k *sgdCoef, wT []float32, ld int)
 //
 // sgdRowInputGo on the first len(w) rounded down to 8 elements: separate
 // multiplies and adds (no FMA) in the loop's order; the flush keeps v iff
-// |v| >= tiny.
-TEXT ·sgdRowInputAVX2(SB), NOSPLIT, $0-104
+// |v| >= tiny. Then copyColumn on those elements, fused: each lane of the
+// new weights is stored at wT[col[s]*ld] (AVX2 has no scatter: a scalar
+// store per lane, the column read again as a scalar); ld = 0 skips the
+// copy. The caller checks bounds and does the tail.
+TEXT ·sgdRowInputAVX2(SB), NOSPLIT, $0-136
 	MOVQ w_base+0(FP), DI
 	MOVQ w_len+8(FP), CX
 	MOVQ v_base+24(FP), SI
 	MOVQ col_base+48(FP), DX
 	MOVQ g_base+72(FP), R8
 	MOVQ k+96(FP), BX
+	MOVQ wT_base+104(FP), R13
+	MOVQ ld+128(FP), R11
+	SHLQ $2, R11             // column stride in bytes
 	VBROADCASTSS 0(BX), Y8   // wd
 	VBROADCASTSS 4(BX), Y9   // mu
 	VBROADCASTSS 8(BX), Y10  // eta
@@ -171,6 +177,36 @@ loop:
 	VMULPS  Y4, Y10, Y3          // eta*v
 	VADDPS  Y3, Y0, Y0           // ws + eta*v
 	VMOVUPS Y0, (DI)(AX*1)
+	// The column copy: wT[col[s]*ld] = ws, lane by lane.
+	TESTQ   R11, R11
+	JZ      next
+	VEXTRACTF128 $1, Y0, X3
+	MOVWLZX 0(DX)(R10*1), R12
+	MOVWLZX 2(DX)(R10*1), R9
+	IMULQ   R11, R12
+	IMULQ   R11, R9
+	VMOVSS  X0, (R13)(R12*1)
+	VEXTRACTPS $1, X0, (R13)(R9*1)
+	MOVWLZX 4(DX)(R10*1), R12
+	MOVWLZX 6(DX)(R10*1), R9
+	IMULQ   R11, R12
+	IMULQ   R11, R9
+	VEXTRACTPS $2, X0, (R13)(R12*1)
+	VEXTRACTPS $3, X0, (R13)(R9*1)
+	MOVWLZX 8(DX)(R10*1), R12
+	MOVWLZX 10(DX)(R10*1), R9
+	IMULQ   R11, R12
+	IMULQ   R11, R9
+	VMOVSS  X3, (R13)(R12*1)
+	VEXTRACTPS $1, X3, (R13)(R9*1)
+	MOVWLZX 12(DX)(R10*1), R12
+	MOVWLZX 14(DX)(R10*1), R9
+	IMULQ   R11, R12
+	IMULQ   R11, R9
+	VEXTRACTPS $2, X3, (R13)(R12*1)
+	VEXTRACTPS $3, X3, (R13)(R9*1)
+
+next:
 	ADDQ $32, AX
 	ADDQ $16, R10
 	JMP  loop
@@ -179,7 +215,7 @@ done:
 	VZEROUPPER
 	RET
 
-// func sgdRowFBAVX2(w, fb, v []float32, col []int32, g []float32, flags []int32, k *sgdFBCoef)
+// func sgdRowFBAVX2(w, fb, v []float32, col []int32, g []float32, flags []int32, k *sgdFBCoef, wT []float32, ld int)
 //
 // sgdRowFBGo on the first len(w) rounded down to 8 elements: the same
 // float32 operations in the same order (no FMA); frozen lanes (flags[col]
@@ -187,8 +223,10 @@ done:
 // picks the clamp: each bit is shifted into the top bit VBLENDVPS reads.
 // The clamps follow Go's max(x, 0) and min(x, 0), NaN kept: MAX and MIN
 // return their second source (the weight) for NaN and for two zeros, so
-// min(-0, 0) = -0, and max's + 0 turns -0 into Go's +0.
-TEXT ·sgdRowFBAVX2(SB), NOSPLIT, $0-152
+// min(-0, 0) = -0, and max's + 0 turns -0 into Go's +0. Then copyColumn
+// on those elements, fused as in sgdRowInputAVX2 (frozen lanes store their
+// kept weight, as the copy after the loop does).
+TEXT ·sgdRowFBAVX2(SB), NOSPLIT, $0-184
 	MOVQ w_base+0(FP), DI
 	MOVQ w_len+8(FP), CX
 	MOVQ fb_base+24(FP), R10
@@ -197,10 +235,13 @@ TEXT ·sgdRowFBAVX2(SB), NOSPLIT, $0-152
 	MOVQ g_base+96(FP), R8
 	MOVQ flags_base+120(FP), R11
 	MOVQ k+144(FP), BX
+	MOVQ ld+176(FP), R12
+	SHLQ $2, R12             // column stride in bytes
 	VBROADCASTSS 0(BX), Y9   // mu
 	VBROADCASTSS 4(BX), Y10  // eta
 	VBROADCASTSS 8(BX), Y14  // lam
 	VBROADCASTSS 12(BX), Y12 // tiny
+	MOVQ wT_base+152(FP), BX // k is read: BX holds wT from here
 	MOVL $0x7fffffff, R9
 	VMOVD R9, X11
 	VPBROADCASTD X11, Y11    // abs mask
@@ -242,6 +283,32 @@ fbloop:
 	VBLENDVPS Y4, Y1, Y2, Y7      // sign > 0 ? max : min
 	VBLENDVPS Y3, Y8, Y7, Y7      // frozen ? w : ws
 	VMOVUPS Y7, (DI)(AX*1)
+	// The column copy: wT[col[s]*ld] = w[s], lane by lane.
+	VEXTRACTF128 $1, Y7, X0
+	MOVLQSX 0(DX)(AX*1), R9
+	MOVLQSX 4(DX)(AX*1), R13
+	IMULQ   R12, R9
+	IMULQ   R12, R13
+	VMOVSS  X7, (BX)(R9*1)
+	VEXTRACTPS $1, X7, (BX)(R13*1)
+	MOVLQSX 8(DX)(AX*1), R9
+	MOVLQSX 12(DX)(AX*1), R13
+	IMULQ   R12, R9
+	IMULQ   R12, R13
+	VEXTRACTPS $2, X7, (BX)(R9*1)
+	VEXTRACTPS $3, X7, (BX)(R13*1)
+	MOVLQSX 16(DX)(AX*1), R9
+	MOVLQSX 20(DX)(AX*1), R13
+	IMULQ   R12, R9
+	IMULQ   R12, R13
+	VMOVSS  X0, (BX)(R9*1)
+	VEXTRACTPS $1, X0, (BX)(R13*1)
+	MOVLQSX 24(DX)(AX*1), R9
+	MOVLQSX 28(DX)(AX*1), R13
+	IMULQ   R12, R9
+	IMULQ   R12, R13
+	VEXTRACTPS $2, X0, (BX)(R9*1)
+	VEXTRACTPS $3, X0, (BX)(R13*1)
 	// fb
 	VMOVUPS (R10)(AX*1), Y8
 	VADDPS  Y6, Y8, Y7

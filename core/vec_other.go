@@ -9,12 +9,16 @@ func addRowsImpl(c, v []float32, off []int32, b []float32, zero bool) {
 	addRowsGo(c, v, off, b)
 }
 
-func sgdRowInputImpl(w, v []float32, col []uint16, g []float32, k *sgdCoef) {
+func sgdRowInputImpl(w, v []float32, col []uint16, g []float32, k *sgdCoef, wT []float32, ld int) {
 	sgdRowInputGo(w, v, col, g, k)
+	if wT != nil {
+		copyColumn(wT, w, col, ld)
+	}
 }
 
-func sgdRowFBImpl(w, fb, v []float32, col []int32, g []float32, flags []int32, k *sgdFBCoef) {
+func sgdRowFBImpl(w, fb, v []float32, col []int32, g []float32, flags []int32, k *sgdFBCoef, wT []float32, ld int) {
 	sgdRowFBGo(w, fb, v, col, g, flags, k)
+	copyColumn(wT, w, col, ld)
 }
 
 func addTilesImpl(c, v []float32, off []int32, b []float32, ts int) { addTilesGo(c, v, off, b, ts) }

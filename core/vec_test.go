@@ -68,59 +68,83 @@ func TestFlushTiny(t *testing.T) {
 	}
 }
 
-// TestSGDRowInput checks the vector row step against the loop bit for bit,
-// including velocities that flush and rows without a gradient.
+// TestSGDRowInput checks the vector row step and its fused column copy
+// against the loop and copyColumn bit for bit, including velocities that
+// flush, rows without a gradient, tails of every length, tiled and
+// untiled column strides and no copy (wT nil).
 func TestSGDRowInput(t *testing.T) {
 	t.Parallel()
 	rng := NewRNG(4, StreamRun)
 	k := &sgdCoef{wd: 1e-3, mu: 0.9, eta: 0.00125, tiny: tinyVelocity}
-	for _, n := range []int{0, 1, 7, 8, 9, 31, 235, 513} {
+	const nIn = 784
+	for _, n := range []int{0, 1, 7, 8, 9, 15, 16, 17, 23, 31, 235, 513} {
 		for _, zeroG := range []bool{false, true} {
-			g := make([]float32, 784)
-			if !zeroG {
-				for j := range g {
-					g[j] = float32(rng.NormFloat64() * 0.01)
-				}
-			}
-			w := make([]float32, n)
-			v := make([]float32, n)
-			col := make([]uint16, n)
-			for s := range w {
-				w[s] = float32(rng.NormFloat64() * 0.05)
-				v[s] = float32(rng.NormFloat64() * 0.01)
-				switch rng.IntN(4) {
-				case 0:
-					v[s] = float32(rng.NormFloat64() * 1e-31)
-				case 1:
-					w[s] = 0
-				case 2:
-					if rng.IntN(8) == 0 {
-						v[s] = float32(math.NaN()) // a diverged run: kept, as flushTiny keeps it
+			for _, ld := range []int{0, 1, tile, 520} { // 0: no copy
+				g := make([]float32, nIn)
+				if !zeroG {
+					for j := range g {
+						g[j] = float32(rng.NormFloat64() * 0.01)
 					}
 				}
-				col[s] = uint16(rng.IntN(784))
-			}
-			slices.Sort(col) // a row's columns are ascending
-			w2, v2 := append([]float32(nil), w...), append([]float32(nil), v...)
-			sgdRowInputGo(w, v, col, g, k)
-			sgdRowInput(w2, v2, col, g, k)
-			if !bitsEqual(w, w2) || !bitsEqual(v, v2) {
-				t.Fatalf("n=%d zeroG=%v: kernel differs from the loop", n, zeroG)
+				w := make([]float32, n)
+				v := make([]float32, n)
+				col := make([]uint16, n)
+				for s := range w {
+					w[s] = float32(rng.NormFloat64() * 0.05)
+					v[s] = float32(rng.NormFloat64() * 0.01)
+					switch rng.IntN(4) {
+					case 0:
+						v[s] = float32(rng.NormFloat64() * 1e-31)
+					case 1:
+						w[s] = 0
+					case 2:
+						if rng.IntN(8) == 0 {
+							v[s] = float32(math.NaN()) // a diverged run: kept, as flushTiny keeps it
+						}
+					}
+					col[s] = uint16(rng.IntN(nIn))
+				}
+				slices.Sort(col) // a row's columns are ascending
+				var wT, wT2 []float32
+				if ld > 0 {
+					// The row's first column sits at a random offset below ld;
+					// every other element must stay as it was.
+					wT = make([]float32, nIn*ld)
+					for i := range wT {
+						wT[i] = float32(i)
+					}
+					wT = wT[rng.IntN(ld):]
+					wT2 = slices.Clone(wT)
+				}
+				w2, v2 := slices.Clone(w), slices.Clone(v)
+				sgdRowInputGo(w, v, col, g, k)
+				if ld > 0 {
+					copyColumn(wT, w, col, ld)
+				}
+				sgdRowInput(w2, v2, col, g, k, wT2, ld)
+				if !bitsEqual(w, w2) || !bitsEqual(v, v2) || !bitsEqual(wT, wT2) {
+					t.Fatalf("n=%d zeroG=%v ld=%d: kernel differs from the loop", n, zeroG, ld)
+				}
 			}
 		}
 	}
 }
 
 // TestSGDRowFB checks the vector row step of a layer with a feedback twin
-// against the loop bit for bit: frozen pre units, flushed velocities, rows
-// without a gradient, both Dale signs and signed zeros.
+// and its fused column copy against the loop and copyColumn bit for bit:
+// frozen pre units, flushed velocities, rows without a gradient, both Dale
+// signs, signed zeros, tails of every length, tiled and untiled strides.
 func TestSGDRowFB(t *testing.T) {
 	t.Parallel()
 	rng := NewRNG(5, StreamRun)
 	k := &sgdFBCoef{mu: 0.9, eta: 0.06, lam: 1e-3, tiny: tinyVelocity}
 	const nIn = 512
-	for _, n := range []int{0, 1, 7, 8, 9, 31, 154, 256, 511} {
-		for _, zeroG := range []bool{false, true} {
+	for _, n := range []int{0, 1, 7, 8, 9, 15, 16, 17, 23, 31, 154, 256, 511} {
+		for _, c := range []struct {
+			zeroG bool
+			ld    int
+		}{{false, tile}, {true, tile}, {false, 1}, {false, 520}} {
+			zeroG, ld := c.zeroG, c.ld
 			g := make([]float32, nIn)
 			awake := make([]int32, nIn)
 			sign := make([]float32, nIn)
@@ -171,11 +195,17 @@ func TestSGDRowFB(t *testing.T) {
 					flags[j] |= flagExc
 				}
 			}
-			w2, fb2, v2 := slices.Clone(w), slices.Clone(fb), slices.Clone(v)
+			wT := make([]float32, nIn*ld)
+			for i := range wT {
+				wT[i] = float32(i)
+			}
+			wT = wT[rng.IntN(ld):]
+			w2, fb2, v2, wT2 := slices.Clone(w), slices.Clone(fb), slices.Clone(v), slices.Clone(wT)
 			sgdRowFBGo(w, fb, v, col, g, flags, k)
-			sgdRowFB(w2, fb2, v2, col, g, flags, k)
-			if !bitsEqual(w, w2) || !bitsEqual(fb, fb2) || !bitsEqual(v, v2) {
-				t.Fatalf("n=%d zeroG=%v: kernel differs from the loop", n, zeroG)
+			copyColumn(wT, w, col, ld)
+			sgdRowFB(w2, fb2, v2, col, g, flags, k, wT2, ld)
+			if !bitsEqual(w, w2) || !bitsEqual(fb, fb2) || !bitsEqual(v, v2) || !bitsEqual(wT, wT2) {
+				t.Fatalf("n=%d zeroG=%v ld=%d: kernel differs from the loop", n, zeroG, ld)
 			}
 		}
 	}
