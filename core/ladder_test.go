@@ -110,8 +110,8 @@ func BenchmarkLadderKWTA(b *testing.B) {
 }
 
 // The row steps update the rows of the active post units (a fraction f of
-// n), each over its stored synapses; sgd includes its fused column copy
-// into a tiled wT, as the training path runs it.
+// n), each over its stored synapses, with the fused column copy into a
+// tiled wT, as the training path runs them.
 func BenchmarkLadderRowStep(b *testing.B) {
 	for _, n := range ladderWidths {
 		for _, f := range ladderFracs {
@@ -157,10 +157,12 @@ func BenchmarkLadderRowStep(b *testing.B) {
 				op := &optim{adam: true, eta: 1e-3, b1: 0.9, b2: 0.999, bc1: 0.1, bc2: 0.001, eps: 1e-3}
 				k := newAdamCoef(op, 1e-3, 1e-4)
 				rows, _ := ladderActive(n, f)
+				wT := make([]float32, n*n)
 				for b.Loop() {
 					for _, i := range rows {
 						r := int(i) * per
-						adamRow(w[r:r+per], fb[r:r+per], m1[r:r+per], m2[r:r+per], col[r:r+per], g, frozen, sign, k)
+						base := int(i)/tile*n*tile + int(i)%tile
+						adamRow(w[r:r+per], fb[r:r+per], m1[r:r+per], m2[r:r+per], col[r:r+per], g, frozen, sign, k, wT[base:], tile)
 					}
 				}
 				reportPerElem(b, len(rows)*per)

@@ -932,8 +932,8 @@ func (ly *layer) rowGrad(i int, pre []float32) []float32 {
 
 // adamRows is the fast path of updateLayer for masked Adam (confined or
 // leaking moments) with a fixed decay and no anchor, on a layer without a
-// twin or with Dale signs: the vector row step of adamRow. It computes
-// exactly what the general path computes.
+// twin or with Dale signs: the vector row step of adamRow, with the column
+// copy. It computes exactly what the general path computes.
 func (nt *net) adamRows(ly *layer, preL int, m *layerMask, op *optim, wd, lam float32, pre []float32) {
 	k := newAdamCoef(op, wd, lam)
 	frozenPre := preWords(m, ly.zeroWord, ly.frozenPre)
@@ -959,9 +959,8 @@ func (nt *net) adamRows(ly *layer, preL int, m *layerMask, op *optim, wd, lam fl
 			fr = frozenPre
 		}
 		col := ly.col[lo:hi][:n]
-		adamRow(w, fb, ly.m1[lo:hi][:n], ly.m2[lo:hi][:n], col, gRow, fr, ly.sign, k)
 		base, stride := ly.colBase(i)
-		copyColumn(ly.wT[base:], w, col, stride)
+		adamRow(w, fb, ly.m1[lo:hi][:n], ly.m2[lo:hi][:n], col, gRow, fr, ly.sign, k, ly.wT[base:], stride)
 		if bf := m.biasFree(i); (bf || op.leak) && !ly.noBias {
 			ly.stepBias(i, op, bf)
 		}

@@ -226,12 +226,14 @@ func newAdamCoef(op *optim, wd, lam float32) *adamCoef {
 // where clamp_j (if fb != nil) zeroes a weight of the wrong Dale sign:
 // negative at an excitatory pre unit (sign[j] > 0), positive otherwise.
 // Synapses with frozen[j] != 0 keep their weights and, unless the moments
-// leak (leak_moments), their moments. The vector
-// kernel performs the same float32 operations in the same order (a
-// float32 square root is the float64 one rounded), so both give identical
-// bits, signed zeros included.
-func adamRow(w, fb, m1, m2 []float32, col []int32, g []float32, frozen []int32, sign []float32, k *adamCoef) {
-	adamRowImpl(w, fb, m1, m2, col, g, frozen, sign, k)
+// leak (leak_moments), their moments. Then the column copy of the (new or
+// kept) weights, copyColumn(wT, w, col, ld), fused into the vector kernel
+// as in sgdRowInput. The vector kernel performs the same float32
+// operations in the same order (a float32 square root is the float64 one
+// rounded), so both give identical bits, signed zeros included. It panics
+// if a column or its place in wT is out of range.
+func adamRow(w, fb, m1, m2 []float32, col []int32, g []float32, frozen []int32, sign []float32, k *adamCoef, wT []float32, ld int) {
+	adamRowImpl(w, fb, m1, m2, col, g, frozen, sign, k, wT, ld)
 }
 
 func adamRowGo(w, fb, m1, m2 []float32, col []int32, g []float32, frozen []int32, sign []float32, k *adamCoef) {

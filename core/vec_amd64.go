@@ -116,19 +116,20 @@ func addTilesImpl(c, v []float32, off []int32, b []float32, ts int) {
 }
 
 //go:noescape
-func adamRowAVX2(w, fb, m1, m2 []float32, col []int32, g []float32, frozen []int32, sign []float32, k *adamCoef)
+func adamRowAVX2(w, fb, m1, m2 []float32, col []int32, g []float32, frozen []int32, sign []float32, k *adamCoef, wT []float32, ld int)
 
-func adamRowImpl(w, fb, m1, m2 []float32, col []int32, g []float32, frozen []int32, sign []float32, k *adamCoef) {
+func adamRowImpl(w, fb, m1, m2 []float32, col []int32, g []float32, frozen []int32, sign []float32, k *adamCoef, wT []float32, ld int) {
 	n := len(w)
 	if !useAVX2 || n < 8 {
 		adamRowGo(w, fb, m1, m2, col, g, frozen, sign, k)
+		copyColumn(wT, w, col, ld)
 		return
 	}
 	if len(m1) < n || len(m2) < n || len(col) < n || (fb != nil && len(fb) < n) {
 		panic("core: adamRow length mismatch")
 	}
-	// The gathers do no bounds checks; col is ascending (a row's stored
-	// synapses), so its ends bound every entry.
+	// The gathers and the column copy's stores do no bounds checks; col is
+	// ascending (a row's stored synapses), so its ends bound every entry.
 	top := min(len(g), len(frozen))
 	if fb != nil {
 		top = min(top, len(sign))
@@ -136,17 +137,21 @@ func adamRowImpl(w, fb, m1, m2 []float32, col []int32, g []float32, frozen []int
 	if col[0] < 0 || int(col[n-1]) >= top {
 		panic("core: adamRow column out of range")
 	}
+	if ld < 1 || int(col[n-1])*ld >= len(wT) {
+		panic("core: adamRow column copy out of range")
+	}
 	var fb8 []float32
 	if fb != nil {
 		fb8 = fb[:n]
 	}
-	adamRowAVX2(w, fb8, m1, m2, col, g, frozen, sign, k)
+	adamRowAVX2(w, fb8, m1, m2, col, g, frozen, sign, k, wT, ld)
 	if n8 := n &^ 7; n8 < n {
 		var fbt []float32
 		if fb != nil {
 			fbt = fb[n8:n]
 		}
 		adamRowGo(w[n8:], fbt, m1[n8:n], m2[n8:n], col[n8:n], g, frozen, sign, k)
+		copyColumn(wT, w[n8:], col[n8:n], ld)
 	}
 }
 

@@ -390,7 +390,7 @@ tiles8done:
 	VZEROUPPER
 	RET
 
-// func adamRowAVX2(w, fb, m1, m2 []float32, col []int32, g []float32, frozen []int32, sign []float32, k *adamCoef)
+// func adamRowAVX2(w, fb, m1, m2 []float32, col []int32, g []float32, frozen []int32, sign []float32, k *adamCoef, wT []float32, ld int)
 //
 // adamRowGo on the first len(w) rounded down to 8 elements: the same
 // float32 operations in the same order (no FMA; VSQRTPS is the correctly
@@ -398,8 +398,10 @@ tiles8done:
 // (their moments too unless k.leak).
 // MAX/MIN with the weight as the second source keep a zero weight's sign,
 // as the loop's "zero if the sign is wrong" does. fb has length 0 when the
-// row has no twin (then sign is not read).
-TEXT ·adamRowAVX2(SB), NOSPLIT, $0-200
+// row has no twin (then sign is not read). Then copyColumn on those
+// elements, fused as in sgdRowInputAVX2 (frozen lanes store their kept
+// weight, as the copy after the loop does).
+TEXT ·adamRowAVX2(SB), NOSPLIT, $0-232
 	MOVQ w_base+0(FP), DI
 	MOVQ w_len+8(FP), CX
 	MOVQ fb_base+24(FP), R10
@@ -411,6 +413,7 @@ TEXT ·adamRowAVX2(SB), NOSPLIT, $0-200
 	MOVQ frozen_base+144(FP), R11
 	MOVQ sign_base+168(FP), R14
 	MOVQ k+192(FP), BX
+	MOVQ wT_base+200(FP), SI
 	VPCMPEQD Y13, Y13, Y13   // all ones (gather mask)
 	VXORPS Y15, Y15, Y15     // +0
 	MOVL $0x7fffffff, R9
@@ -502,6 +505,33 @@ adamfbnolam:
 adamstorew:
 	VBLENDVPS Y3, Y0, Y4, Y4
 	VMOVUPS Y4, (DI)(AX*1)
+	// The column copy: wT[col[s]*ld] = w[s], lane by lane (one scratch
+	// register left: the column offsets one after another).
+	VEXTRACTF128 $1, Y4, X6
+	MOVLQSX 0(DX)(AX*1), R9
+	IMULQ   ld+224(FP), R9
+	VMOVSS  X4, (SI)(R9*4)
+	MOVLQSX 4(DX)(AX*1), R9
+	IMULQ   ld+224(FP), R9
+	VEXTRACTPS $1, X4, (SI)(R9*4)
+	MOVLQSX 8(DX)(AX*1), R9
+	IMULQ   ld+224(FP), R9
+	VEXTRACTPS $2, X4, (SI)(R9*4)
+	MOVLQSX 12(DX)(AX*1), R9
+	IMULQ   ld+224(FP), R9
+	VEXTRACTPS $3, X4, (SI)(R9*4)
+	MOVLQSX 16(DX)(AX*1), R9
+	IMULQ   ld+224(FP), R9
+	VMOVSS  X6, (SI)(R9*4)
+	MOVLQSX 20(DX)(AX*1), R9
+	IMULQ   ld+224(FP), R9
+	VEXTRACTPS $1, X6, (SI)(R9*4)
+	MOVLQSX 24(DX)(AX*1), R9
+	IMULQ   ld+224(FP), R9
+	VEXTRACTPS $2, X6, (SI)(R9*4)
+	MOVLQSX 28(DX)(AX*1), R9
+	IMULQ   ld+224(FP), R9
+	VEXTRACTPS $3, X6, (SI)(R9*4)
 	ADDQ $32, AX
 	JMP  adamloop
 

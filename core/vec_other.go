@@ -23,8 +23,9 @@ func sgdRowFBImpl(w, fb, v []float32, col []int32, g []float32, flags []int32, k
 
 func addTilesImpl(c, v []float32, off []int32, b []float32, ts int) { addTilesGo(c, v, off, b, ts) }
 
-func adamRowImpl(w, fb, m1, m2 []float32, col []int32, g []float32, frozen []int32, sign []float32, k *adamCoef) {
+func adamRowImpl(w, fb, m1, m2 []float32, col []int32, g []float32, frozen []int32, sign []float32, k *adamCoef, wT []float32, ld int) {
 	adamRowGo(w, fb, m1, m2, col, g, frozen, sign, k)
+	copyColumn(wT, w, col, ld)
 }
 
 func compressPositiveImpl(dst, src []float32) (int, bool) { return compressPositiveGo(dst, src) }

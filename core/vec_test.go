@@ -244,14 +244,16 @@ func TestAddTiles(t *testing.T) {
 	}
 }
 
-// TestAdamRow checks the vector masked-Adam row step against the loop bit
-// for bit, with and without a twin, coupled L2 and decay.
+// TestAdamRow checks the vector masked-Adam row step and its fused column
+// copy against the loop and copyColumn bit for bit, with and without a
+// twin, coupled L2 and decay, tails of every length, tiled and untiled
+// strides.
 func TestAdamRow(t *testing.T) {
 	t.Parallel()
 	rng := NewRNG(9, StreamRun)
 	op := &optim{adam: true, eta: 3e-3, b1: 0.9, b2: 0.999, eps: 1e-3, bc1: 0.19, bc2: 0.002}
 	const nIn = 512
-	for _, n := range []int{0, 1, 7, 8, 9, 154, 511} {
+	for _, n := range []int{0, 1, 7, 8, 9, 15, 16, 17, 23, 154, 511} {
 		for c := range 4 {
 			twin := c%2 == 1
 			op.leak = c >= 2
@@ -309,11 +311,18 @@ func TestAdamRow(t *testing.T) {
 					fb[s] = float32(rng.NormFloat64() * 0.05)
 				}
 			}
-			w2, fb2, m12, m22 := slices.Clone(w), slices.Clone(fb), slices.Clone(m1), slices.Clone(m2)
+			ld := []int{tile, 1, 520, tile}[c]
+			wT := make([]float32, nIn*ld)
+			for i := range wT {
+				wT[i] = float32(i)
+			}
+			wT = wT[rng.IntN(ld):]
+			w2, fb2, m12, m22, wT2 := slices.Clone(w), slices.Clone(fb), slices.Clone(m1), slices.Clone(m2), slices.Clone(wT)
 			adamRowGo(w, fb, m1, m2, col, g, frozen, sign, k)
-			adamRow(w2, fb2, m12, m22, col, g, frozen, sign, k)
-			if !bitsEqual(w, w2) || !bitsEqual(fb, fb2) || !bitsEqual(m1, m12) || !bitsEqual(m2, m22) {
-				t.Fatalf("n=%d twin=%v leak=%v: kernel differs from the loop", n, twin, op.leak)
+			copyColumn(wT, w, col, ld)
+			adamRow(w2, fb2, m12, m22, col, g, frozen, sign, k, wT2, ld)
+			if !bitsEqual(w, w2) || !bitsEqual(fb, fb2) || !bitsEqual(m1, m12) || !bitsEqual(m2, m22) || !bitsEqual(wT, wT2) {
+				t.Fatalf("n=%d twin=%v leak=%v ld=%d: kernel differs from the loop", n, twin, op.leak, ld)
 			}
 		}
 	}
