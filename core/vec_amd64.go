@@ -60,13 +60,7 @@ func sgdRowInputImpl(w, v []float32, col []uint16, g []float32, k *sgdCoef, wT [
 	} else if ld < 1 || int(col[n-1])*ld >= len(wT) {
 		panic("core: sgdRowInput column copy out of range")
 	}
-	sgdRowInputAVX2(w, v, col, g, k, wT, ld)
-	if n8 := n &^ 7; n8 < n {
-		sgdRowInputGo(w[n8:], v[n8:n], col[n8:n], g, k)
-		if wT != nil {
-			copyColumn(wT, w[n8:], col[n8:n], ld)
-		}
-	}
+	sgdRowInputAVX2(w, v[:n], col[:n], g, k, wT, ld) // the tail too
 }
 
 //go:noescape
@@ -90,11 +84,7 @@ func sgdRowFBImpl(w, fb, v []float32, col []int32, g []float32, flags []int32, k
 	if ld < 1 || int(col[n-1])*ld >= len(wT) {
 		panic("core: sgdRowFB column copy out of range")
 	}
-	sgdRowFBAVX2(w, fb, v, col, g, flags, k, wT, ld)
-	if n8 := n &^ 7; n8 < n {
-		sgdRowFBGo(w[n8:], fb[n8:n], v[n8:n], col[n8:n], g, flags, k)
-		copyColumn(wT, w[n8:], col[n8:n], ld)
-	}
+	sgdRowFBAVX2(w, fb[:n], v[:n], col[:n], g, flags, k, wT, ld) // the tail too
 }
 
 //go:noescape

@@ -129,12 +129,16 @@ done:
 
 // func sgdRowInputAVX2(w, v []float32, col []uint16, g []float32, k *sgdCoef, wT []float32, ld int)
 //
-// sgdRowInputGo on the first len(w) rounded down to 8 elements: separate
+// sgdRowInputGo on w (len(w) >= 8): separate
 // multiplies and adds (no FMA) in the loop's order; the flush keeps v iff
 // |v| >= tiny. Then copyColumn on those elements, fused: each lane of the
 // new weights is stored at wT[col[s]*ld] (AVX2 has no scatter: a scalar
 // store per lane, the column read again as a scalar); ld = 0 skips the
-// copy. The caller checks bounds and does the tail.
+// copy. len(w) >= 8; a tail shorter than 8 is done as one more block over
+// the last 8 elements, from their original weights and velocities (kept in
+// Y14 and Y15 and written back first): the lanes the loop already did are
+// recomputed from the same inputs to the same bits, and their column-copy
+// stores repeat in ascending order. The caller checks bounds.
 TEXT ·sgdRowInputAVX2(SB), NOSPLIT, $0-136
 	MOVQ w_base+0(FP), DI
 	MOVQ w_len+8(FP), CX
@@ -153,6 +157,10 @@ TEXT ·sgdRowInputAVX2(SB), NOSPLIT, $0-136
 	VMOVD R9, X11
 	VPBROADCASTD X11, Y11    // abs mask
 	VPCMPEQD Y13, Y13, Y13   // all ones (gather mask)
+	LEAQ -32(CX*4), R9       // bytes before the last 8 elements
+	VMOVUPS (DI)(R9*1), Y14  // their original weights ...
+	VMOVUPS (SI)(R9*1), Y15  // ... and velocities, for the tail
+	XORQ BX, BX              // tail not done
 	SHRQ $3, CX
 	SHLQ $5, CX              // bytes in whole blocks of 8
 	XORQ AX, AX
@@ -212,12 +220,27 @@ next:
 	JMP  loop
 
 done:
+	TESTQ BX, BX
+	JNZ   exit
+	MOVQ  w_len+8(FP), AX
+	TESTQ $7, AX
+	JZ    exit
+	MOVQ  $1, BX
+	LEAQ  -32(AX*4), AX      // the last 8 elements
+	MOVQ  AX, R10
+	SHRQ  $1, R10
+	VMOVUPS Y14, (DI)(AX*1)
+	VMOVUPS Y15, (SI)(AX*1)
+	LEAQ  32(AX), CX
+	JMP   loop
+
+exit:
 	VZEROUPPER
 	RET
 
 // func sgdRowFBAVX2(w, fb, v []float32, col []int32, g []float32, flags []int32, k *sgdFBCoef, wT []float32, ld int)
 //
-// sgdRowFBGo on the first len(w) rounded down to 8 elements: the same
+// sgdRowFBGo on w (len(w) >= 8): the same
 // float32 operations in the same order (no FMA); frozen lanes (flags[col]
 // bit 0) are blended back to their old values, and bit 1 (excitatory)
 // picks the clamp: each bit is shifted into the top bit VBLENDVPS reads.
@@ -225,8 +248,9 @@ done:
 // return their second source (the weight) for NaN and for two zeros, so
 // min(-0, 0) = -0, and max's + 0 turns -0 into Go's +0. Then copyColumn
 // on those elements, fused as in sgdRowInputAVX2 (frozen lanes store their
-// kept weight, as the copy after the loop does).
-TEXT ·sgdRowFBAVX2(SB), NOSPLIT, $0-184
+// kept weight, as the copy after the loop does). len(w) >= 8; the tail as
+// in sgdRowInputAVX2, the originals of the last 8 elements kept below SP.
+TEXT ·sgdRowFBAVX2(SB), NOSPLIT, $104-184
 	MOVQ w_base+0(FP), DI
 	MOVQ w_len+8(FP), CX
 	MOVQ fb_base+24(FP), R10
@@ -247,6 +271,14 @@ TEXT ·sgdRowFBAVX2(SB), NOSPLIT, $0-184
 	VPBROADCASTD X11, Y11    // abs mask
 	VPCMPEQD Y13, Y13, Y13   // all ones (gather mask)
 	VXORPS Y15, Y15, Y15     // +0
+	LEAQ -32(CX*4), R9       // bytes before the last 8 elements
+	VMOVUPS (DI)(R9*1), Y0   // their originals, for the tail
+	VMOVUPS Y0, 0(SP)
+	VMOVUPS (R10)(R9*1), Y0
+	VMOVUPS Y0, 32(SP)
+	VMOVUPS (SI)(R9*1), Y0
+	VMOVUPS Y0, 64(SP)
+	MOVQ $0, 96(SP)          // tail not done
 	SHRQ $3, CX
 	SHLQ $5, CX              // bytes in whole blocks of 8
 	XORQ AX, AX
@@ -324,6 +356,23 @@ fbloop:
 	JMP  fbloop
 
 fbdone:
+	CMPQ  96(SP), $0
+	JNE   fbexit
+	MOVQ  w_len+8(FP), AX
+	TESTQ $7, AX
+	JZ    fbexit
+	MOVQ  $1, 96(SP)
+	LEAQ  -32(AX*4), AX      // the last 8 elements
+	VMOVUPS 0(SP), Y0
+	VMOVUPS Y0, (DI)(AX*1)
+	VMOVUPS 32(SP), Y0
+	VMOVUPS Y0, (R10)(AX*1)
+	VMOVUPS 64(SP), Y0
+	VMOVUPS Y0, (SI)(AX*1)
+	LEAQ  32(AX), CX
+	JMP   fbloop
+
+fbexit:
 	VZEROUPPER
 	RET
 
