@@ -69,6 +69,29 @@ func TestDiffParams(t *testing.T) {
 	}
 }
 
+// A list of records is compared field by field: the change names the
+// element and field that changed, not the two whole lists; a list of
+// numbers reads whole; lists of different lengths are shown whole.
+func TestDiffParamsRecords(t *testing.T) {
+	t.Parallel()
+	old := []Param{
+		{"render.rows", `[{label = "a", param = "$10^{-3}$"}, {label = "b", param = "$3{\\cdot}10^{-3}$", cells = [{decimals = 1}]}]`},
+		{"train.hidden", "[256, 128]"},
+		{"agg.cells", `[{seeds = [0, 1]}]`},
+	}
+	cur := []Param{
+		{"render.rows", `[{label = "a", param = "$10^{-3}$"}, {label = "b", param = "$2{\\cdot}10^{-3}$", cells = [{decimals = 2}], note = "x"}]`},
+		{"train.hidden", "[512, 256]"},
+		{"agg.cells", `[{seeds = [0, 1]}, {seeds = [2]}]`},
+	}
+	got := DiffParams(old, cur)
+	want := `render.rows[1].cells[0].decimals 1 -> 2, render.rows[1].note (new) "x", render.rows[1].param "$3{\\cdot}10^{-3}$" -> "$2{\\cdot}10^{-3}$", ` +
+		`train.hidden [256, 128] -> [512, 256], agg.cells [{seeds = [0, 1]}] -> [{seeds = [0, 1]}, {seeds = [2]}]`
+	if got != want {
+		t.Errorf("DiffParams =\n%s\nwant\n%s", got, want)
+	}
+}
+
 // A field tagged omitzero is left out of the canonical text while zero, so
 // adding such an option keeps every existing key, and is encoded once set.
 func TestEncodeParamsOmitZero(t *testing.T) {

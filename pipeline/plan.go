@@ -219,32 +219,6 @@ func reasons(st *artifacts.Store, p *Plan, pc *PlannedCell, lookupErr error) []s
 	return rs
 }
 
-// DiffParams describes how params changed: "a.b 1 -> 2, c (new) 3".
-func DiffParams(old, cur []Param) string {
-	om := make(map[string]string, len(old))
-	for _, p := range old {
-		om[p.Name] = p.Value
-	}
-	var parts []string
-	seen := map[string]bool{}
-	for _, p := range cur {
-		seen[p.Name] = true
-		ov, ok := om[p.Name]
-		switch {
-		case !ok:
-			parts = append(parts, fmt.Sprintf("%s (new) %s", p.Name, p.Value))
-		case ov != p.Value:
-			parts = append(parts, fmt.Sprintf("%s %s -> %s", p.Name, ov, p.Value))
-		}
-	}
-	for _, p := range old {
-		if !seen[p.Name] {
-			parts = append(parts, fmt.Sprintf("%s (removed) %s", p.Name, p.Value))
-		}
-	}
-	return strings.Join(parts, ", ")
-}
-
 func firstLine(s string) string {
 	s, _, _ = strings.Cut(s, "\n")
 	return s

@@ -1,0 +1,176 @@
+package pipeline
+
+import (
+	"fmt"
+	"reflect"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+)
+
+// DiffParams describes how params changed: "a.b 1 -> 2, c (new) 3". A
+// param whose value is a list or a record (a table's rows, say) is compared
+// element by element, so a change names the field that changed
+// ("render.rows[1].param "a" -> "b"") instead of printing both whole lists.
+func DiffParams(old, cur []Param) string {
+	om := make(map[string]string, len(old))
+	for _, p := range old {
+		om[p.Name] = p.Value
+	}
+	var parts []string
+	seen := map[string]bool{}
+	for _, p := range cur {
+		seen[p.Name] = true
+		ov, ok := om[p.Name]
+		switch {
+		case !ok:
+			parts = append(parts, fmt.Sprintf("%s (new) %s", p.Name, p.Value))
+		case ov != p.Value:
+			parts = append(parts, diffValueText(p.Name, ov, p.Value)...)
+		}
+	}
+	for _, p := range old {
+		if !seen[p.Name] {
+			parts = append(parts, fmt.Sprintf("%s (removed) %s", p.Name, p.Value))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// diffValueText describes the change of one param from old to cur, both in
+// the canonical TOML syntax. Lists and records are decoded and compared
+// structurally; anything else (or text that does not decode) is shown
+// whole.
+func diffValueText(name, old, cur string) []string {
+	whole := []string{fmt.Sprintf("%s %s -> %s", name, old, cur)}
+	if !strings.HasPrefix(old, "[") && !strings.HasPrefix(old, "{") {
+		return whole
+	}
+	ov, ok1 := decodeValue(old)
+	cv, ok2 := decodeValue(cur)
+	if !ok1 || !ok2 {
+		return whole
+	}
+	if _, ok := ov.(map[string]any); !ok && !hasComposite(listOf(ov)) {
+		return whole // a list of numbers or strings reads best whole
+	}
+	var out []string
+	diffValue(name, ov, cv, &out)
+	if len(out) == 0 {
+		return whole
+	}
+	return out
+}
+
+func decodeValue(text string) (any, bool) {
+	var m map[string]any
+	if _, err := toml.Decode("v = "+text, &m); err != nil {
+		return nil, false
+	}
+	return m["v"], true
+}
+
+// diffValue appends "path old -> new" for each leaf that differs between
+// two decoded values: records key by key (a key only one side has is new
+// or removed), lists of equal length element by element; lists of other
+// lengths and leaves are shown whole.
+func diffValue(path string, old, cur any, out *[]string) {
+	if reflect.DeepEqual(old, cur) {
+		return
+	}
+	om, ok1 := old.(map[string]any)
+	cm, ok2 := cur.(map[string]any)
+	if ok1 && ok2 {
+		keys := map[string]bool{}
+		for k := range om {
+			keys[k] = true
+		}
+		for k := range cm {
+			keys[k] = true
+		}
+		sorted := make([]string, 0, len(keys))
+		for k := range keys {
+			sorted = append(sorted, k)
+		}
+		sort.Strings(sorted)
+		for _, k := range sorted {
+			o, inOld := om[k]
+			c, inCur := cm[k]
+			switch {
+			case !inOld:
+				*out = append(*out, fmt.Sprintf("%s.%s (new) %s", path, k, formatValue(c)))
+			case !inCur:
+				*out = append(*out, fmt.Sprintf("%s.%s (removed) %s", path, k, formatValue(o)))
+			default:
+				diffValue(path+"."+k, o, c, out)
+			}
+		}
+		return
+	}
+	ol, cl := listOf(old), listOf(cur)
+	if len(ol) == len(cl) && (hasComposite(ol) || hasComposite(cl)) {
+		for i := range ol {
+			diffValue(fmt.Sprintf("%s[%d]", path, i), ol[i], cl[i], out)
+		}
+		return
+	}
+	*out = append(*out, fmt.Sprintf("%s %s -> %s", path, formatValue(old), formatValue(cur)))
+}
+
+// hasComposite reports whether a list holds a record or a list.
+func hasComposite(l []any) bool {
+	for _, e := range l {
+		if _, ok := e.(map[string]any); ok || listOf(e) != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// listOf returns a decoded list's elements (the decoder gives []any, or
+// []map[string]any for a list of records), or nil for anything else.
+func listOf(v any) []any {
+	switch l := v.(type) {
+	case []any:
+		return l
+	case []map[string]any:
+		out := make([]any, len(l))
+		for i, m := range l {
+			out[i] = m
+		}
+		return out
+	}
+	return nil
+}
+
+// formatValue prints a decoded value compactly in TOML-like syntax: records
+// with sorted keys, strings quoted.
+func formatValue(v any) string {
+	switch x := v.(type) {
+	case string:
+		return strconv.Quote(x)
+	case float64:
+		return strconv.FormatFloat(x, 'g', -1, 64)
+	case map[string]any:
+		keys := make([]string, 0, len(x))
+		for k := range x {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		parts := make([]string, len(keys))
+		for i, k := range keys {
+			parts[i] = k + " = " + formatValue(x[k])
+		}
+		return "{" + strings.Join(parts, ", ") + "}"
+	}
+	if l := listOf(v); l != nil {
+		parts := make([]string, len(l))
+		for i, e := range l {
+			parts[i] = formatValue(e)
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
+	}
+	return fmt.Sprint(v)
+}
