@@ -502,6 +502,14 @@ func addSeries(p *plot.Plot, s *Series, legend bool, lab *labeler) error {
 	p.Add(sc)
 	thumbs = append(thumbs, sc)
 	lab.markers = append(lab.markers, means...)
+	for i, e := range yerr {
+		pt := yerrXY[i]
+		lab.bars = append(lab.bars, errBar{pt.X, pt.Y - e.Low, pt.X, pt.Y + e.High})
+	}
+	for i, e := range xerr {
+		pt := xerrXY[i]
+		lab.bars = append(lab.bars, errBar{pt.X - e.Low, pt.Y, pt.X + e.High, pt.Y})
+	}
 	if s.PointLabels {
 		for i, m := range means {
 			lab.labels = append(lab.labels, pointLabel{x: m.X, y: m.Y, text: labels[i], color: c})

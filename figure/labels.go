@@ -18,7 +18,8 @@ type pointLabel struct {
 }
 
 // labeler draws a panel's point labels, every series' together, each where
-// it overlaps no label placed before it and no marker: beside its point if
+// it overlaps no label placed before it, no marker and no error bar (a
+// label struck through by a bar is hard to read): beside its point if
 // there is room, else further out along one of eight directions with a
 // thin leader line back to the point. Labels are placed in order, so the
 // drawing is a pure function of the data (cached figures stay
@@ -27,7 +28,12 @@ type pointLabel struct {
 type labeler struct {
 	labels  []pointLabel
 	markers plotter.XYs // every drawn mean: labels keep off them
+	bars    []errBar    // every drawn error bar: so do labels
 }
+
+// errBar is an error bar from (x0, y0) to (x1, y1), in data coordinates:
+// horizontal (y0 == y1) or vertical (x0 == x1).
+type errBar struct{ x0, y0, x1, y1 float64 }
 
 const (
 	labelSize    = 7.5 // points
@@ -36,6 +42,8 @@ const (
 	labelStep    = 9.0 // points between the rings of candidate places
 	labelRings   = 6
 	labelNearest = 4.0 // points from the point to the first ring
+	barClear     = 0.5 // points: half the width of a bar's line
+	capClear     = 2.5 // points: half a bar's end cap
 )
 
 // labelDirs are the directions a label may sit in from its point, in the
@@ -61,6 +69,9 @@ func (l *labeler) Plot(c draw.Canvas, p *plot.Plot) {
 		pt := vg.Point{X: trX(m.X), Y: trY(m.Y)}
 		avoid = append(avoid, grow(vg.Rectangle{Min: pt, Max: pt}, pad))
 	}
+	for _, b := range l.bars {
+		avoid = append(avoid, barBoxes(vg.Point{X: trX(b.x0), Y: trY(b.y0)}, vg.Point{X: trX(b.x1), Y: trY(b.y1)})...)
+	}
 	for _, lb := range l.labels {
 		if lb.text == "" {
 			continue
@@ -79,6 +90,17 @@ func (l *labeler) Plot(c draw.Canvas, p *plot.Plot) {
 			from, to := leader(at, box, pad)
 			c.StrokeLine2(draw.LineStyle{Color: lb.color, Width: vg.Points(0.5)}, from.X, from.Y, to.X, to.Y)
 		}
+	}
+}
+
+// barBoxes are the boxes an error bar from a to b (canvas coordinates)
+// covers: its line and the caps at its two ends.
+func barBoxes(a, b vg.Point) []vg.Rectangle {
+	line := vg.Rectangle{Min: vg.Point{X: min(a.X, b.X), Y: min(a.Y, b.Y)}, Max: vg.Point{X: max(a.X, b.X), Y: max(a.Y, b.Y)}}
+	return []vg.Rectangle{
+		grow(line, vg.Points(barClear)),
+		grow(vg.Rectangle{Min: a, Max: a}, vg.Points(capClear)),
+		grow(vg.Rectangle{Min: b, Max: b}, vg.Points(capClear)),
 	}
 }
 

@@ -80,3 +80,31 @@ func TestRenderLabelsDeterministic(t *testing.T) {
 		t.Error("the same figure rendered to different bytes")
 	}
 }
+
+// TestLabelsClearErrorBars: a point with a long horizontal error bar (the
+// frontier's controller rows) gets its label off the bar, and a label
+// placed beside a neighbour's vertical bar keeps off it too.
+func TestLabelsClearErrorBars(t *testing.T) {
+	t.Parallel()
+	bounds := vg.Rectangle{Max: vg.Point{X: 5 * vg.Inch, Y: 4 * vg.Inch}}
+	at := vg.Point{X: 2 * vg.Inch, Y: 2 * vg.Inch}
+	pad := vg.Points(markerClear)
+	avoid := []vg.Rectangle{grow(vg.Rectangle{Min: at, Max: at}, pad)}
+	bars := barBoxes(vg.Point{X: at.X - vg.Inch, Y: at.Y}, vg.Point{X: at.X + vg.Inch, Y: at.Y})
+	// A neighbour's vertical bar just right of the point.
+	nb := vg.Point{X: at.X + 30, Y: at.Y}
+	bars = append(bars, barBoxes(vg.Point{X: nb.X, Y: nb.Y - 40}, vg.Point{X: nb.X, Y: nb.Y + 40})...)
+	avoid = append(avoid, bars...)
+	size := vg.Point{X: 45, Y: 9}
+	box, _ := placeLabel(at, size, avoid, bounds)
+	for i, b := range bars {
+		if overlap(box, b) > 0 {
+			t.Errorf("label at %v crosses bar box %d %v", box, i, b)
+		}
+	}
+	// Without the bars the label sits right of the point, on the bar's
+	// line: the case this guards against.
+	if free, _ := placeLabel(at, size, avoid[:1], bounds); overlap(free, bars[0]) == 0 {
+		t.Errorf("test premise: the unobstructed place %v does not cross the bar", free)
+	}
+}

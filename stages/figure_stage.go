@@ -110,6 +110,9 @@ type FigureSidecar struct {
 //     each other (moved out with a leader line where crowded), and a
 //     series offset on a log x axis shifts by decades. Only figures with
 //     point labels or such an offset are at 3.
+//   - 4: point labels keep clear of every error bar too (a label was
+//     drawn across its point's horizontal bar). Figures with point labels
+//     are at 4.
 var Figure = &pipeline.Stage{
 	Name:      "figure",
 	Version:   1,
@@ -154,8 +157,11 @@ func figureVersion(params any) int {
 			if sr.Select != "" {
 				v = max(v, 2)
 			}
-			if sr.ShowLabels || pn.XLog && sr.Offset != 0 {
+			if pn.XLog && sr.Offset != 0 {
 				v = max(v, 3)
+			}
+			if sr.ShowLabels {
+				v = max(v, 4)
 			}
 		}
 	}

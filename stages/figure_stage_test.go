@@ -43,8 +43,8 @@ func TestFigureSelect(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v := figureVersion(&FigureParams{Name: "f", Layout: string(b)}); v != 3 {
-		t.Errorf("a figure that selects, with point labels, is at version %d, want 3", v)
+	if v := figureVersion(&FigureParams{Name: "f", Layout: string(b)}); v != 4 {
+		t.Errorf("a figure that selects, with point labels, is at version %d, want 4", v)
 	}
 	out, _ := runStage(t, Figure, &FigureParams{Name: "f", Layout: string(b)}, in, nil)
 	var side FigureSidecar
@@ -84,7 +84,7 @@ func TestFigureSelect(t *testing.T) {
 		{FigSeries{Name: "s", Offset: 0.1}, false, 1},
 		{FigSeries{Name: "s", Select: "best_mean"}, false, 2},
 		{FigSeries{Name: "s", Offset: 0.1}, true, 3},
-		{FigSeries{Name: "s", ShowLabels: true}, false, 3},
+		{FigSeries{Name: "s", ShowLabels: true}, false, 4},
 	} {
 		lay := FigLayout{Panels: []FigPanel{{XLog: c.xlog, Series: []FigSeries{c.series}}}}
 		b, _ := json.Marshal(lay)
