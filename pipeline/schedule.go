@@ -70,20 +70,28 @@ func (h *costHistory) add(stage, cellID, params string, cpu float64) {
 // expected returns the expected CPU seconds of cell c, whose canonical
 // params text is params.
 func (h *costHistory) expected(c *Cell, params string) float64 {
+	v, _ := h.expectedKnown(c, params)
+	return v
+}
+
+// expectedKnown is expected, and whether the cost came from recorded runs
+// of the same experiment (its config shape or its cell ID shape) rather
+// than from the stage's cost model or averages.
+func (h *costHistory) expectedKnown(c *Cell, params string) (float64, bool) {
 	id := idShape(c.ID)
 	if v, ok := lookup(h.byConfig, id+"\x00"+paramsShape(params)); ok {
-		return v
+		return v, true
 	}
 	if v, ok := lookup(h.byID, id); ok {
-		return v
+		return v, true
 	}
 	if c.Stage.Cost != nil {
-		return c.Stage.Cost(c.Params)
+		return c.Stage.Cost(c.Params), false
 	}
 	if v, ok := lookup(h.byStage, c.Stage.Name); ok {
-		return v
+		return v, false
 	}
-	return 1
+	return 1, false
 }
 
 // idShape is a cell ID with its digits removed: the seeds and splits of one

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"runtime"
 	"strings"
 	"unicode/utf8"
 
@@ -15,8 +16,10 @@ func cmdPlan() *command {
 	fs := newFlags("plan", &g)
 	all := fs.Bool("all", false, "list cached cells too")
 	asJSON := fs.Bool("json", false, "machine-readable output")
+	estimate := fs.Bool("estimate", false, "also estimate the run's CPU and wall time at -j workers from the CPU times recorded for earlier runs")
+	jobs := fs.Int("j", runtime.NumCPU(), "with --estimate: workers to simulate")
 	return &command{
-		name: "plan", usage: "[--profile P] [--all] [--json]",
+		name: "plan", usage: "[--profile P] [--all] [--json] [--estimate [-j N]]",
 		short: "list what a run would execute, and why, without running anything",
 		long: `Plan lists every cell that would run, with its reasons:
   new                         never planned under this profile
@@ -28,7 +31,13 @@ func cmdPlan() *command {
   needed by CELL (remote ...)  a remote holds its record, not the outputs a
                                cell that runs reads
 and how many cells are cached, and how many a remote holds (settings.remotes;
-a run takes them from there; --no-remote plans without remotes).`,
+a run takes them from there; --no-remote plans without remotes).
+
+--estimate adds what the run is expected to cost: each cell's CPU seconds
+from the records of earlier runs of the same experiment (in the store or a
+remote's ledger; else the stage's cost model), summed, and the wall time of
+the scheduler simulated on -j workers (ready cells longest chain first, each
+taking its expected CPU time), beside the longest chain of dependent cells.`,
 		flags: fs,
 		run: func(ctx context.Context, e *env, args []string) error {
 			w, p, err := openPlan(e, &g)
@@ -80,9 +89,36 @@ a run takes them from there; --no-remote plans without remotes).`,
 			remote := p.InRemote()
 			cached -= remote
 			fmt.Fprintf(e.stdout, "%d to run, %d cached%s (profile %s, %d cells)\n", run, cached, remoteCount(p, remote), w.profile, len(p.Cells))
+			if *estimate {
+				// The history of costs reads the configured remotes even
+				// with --no-remote (which plans as if they held nothing):
+				// "the whole profile from an empty store" is then an
+				// estimate from the ledger's recorded times.
+				hist, err := openRemotes(w.cfg)
+				if err != nil {
+					return err
+				}
+				est := pipeline.EstimatePlan(p, w.store, hist, *jobs)
+				fmt.Fprintln(e.stdout, estimateText(est))
+			}
 			return nil
 		},
 	}
+}
+
+// estimateText is plan --estimate's line: "estimate: 37 cells, 1h58m CPU
+// (35 from recorded runs), about 1h01m wall at -j 2 (1.03x CPU/2; longest
+// chain 13m05s)".
+func estimateText(e pipeline.Estimate) string {
+	if e.Cells == 0 {
+		return "estimate: nothing to run"
+	}
+	ratio := ""
+	if e.CPU > 0 {
+		ratio = fmt.Sprintf("%.2fx CPU/%d; ", e.Wall/(e.CPU/float64(e.Jobs)), e.Jobs)
+	}
+	return fmt.Sprintf("estimate: %s, %s CPU (%d from recorded runs of the same experiment), about %s wall at -j %d (%slongest chain %s)",
+		plural(e.Cells, "cell"), cpuText(e.CPU), e.Known, cpuText(e.Wall), e.Jobs, ratio, cpuText(e.Path))
 }
 
 // maxReasonLen bounds a plan line's reasons: an aggregate cell over
