@@ -54,6 +54,12 @@ func TestLedgerFreshClone(t *testing.T) {
 	if !strings.Contains(plan, "run    train/b/sequential/split1234/seed0                      config changed: train.bp.lr 0.003 -> 0.002 (since the remote's record ") {
 		t.Errorf("plan on a fresh clone after a change does not name the change against the ledger:\n%s", plan)
 	}
+	// The estimate of the rerun reads the ledger's recorded CPU times: all
+	// 9 cells that would run have a record of an earlier config or of
+	// themselves there.
+	if est := mustRepro(t, clone, "plan", "--estimate", "-j", "2"); !strings.Contains(est, "estimate: 9 cells, ") || !strings.Contains(est, "(9 from recorded runs of the same experiment), about ") || !strings.Contains(est, " wall at -j 2 (") {
+		t.Errorf("plan --estimate on a fresh clone after a change:\n%s", est)
+	}
 	for _, line := range strings.Split(plan, "\n") {
 		if strings.HasPrefix(line, "run    train/") && !strings.HasPrefix(line, "run    train/b/sequential/") {
 			t.Errorf("plan reruns another train cell: %s", line)
