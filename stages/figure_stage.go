@@ -332,18 +332,30 @@ func computePoint(ctx context.Context, rc *pipeline.RunContext, sr *FigSeries, r
 			_, fp.YLo, fp.YHi = PairedBootstrap(vals, sr.Resamples, rng)
 		}
 	}
+	if ok, err := pointX(ctx, rc, sr, ref, fp, y); err != nil || !ok {
+		return err
+	}
+	fp.Text = pointText(sr, fp, vals)
+	return nil
+}
+
+// pointX sets a point's x (and its bar) from what the series plots it
+// against: the replay updates of its own cell, or another cell's accuracy
+// or energy. It reports false when that cell is not ok (fp.Status says
+// why).
+func pointX(ctx context.Context, rc *pipeline.RunContext, sr *FigSeries, ref *FigPointRef, fp *FigurePoint, y *AggCell) (bool, error) {
 	switch sr.XKind {
 	case "metric":
 		fp.X = y.Replay.Mean
 	case "protocol", "energy":
 		x, err := readRef(ctx, rc, ref.XC, ref.ID+"/x")
 		if err != nil {
-			return err
+			return false, err
 		}
 		fp.XCell = x
 		if x.Status != "ok" {
 			fp.Status = x.Status
-			return nil
+			return false, nil
 		}
 		fp.X = x.Acc.Mean
 		fp.XLo, fp.XHi = fp.X, fp.X
@@ -351,20 +363,27 @@ func computePoint(ctx context.Context, rc *pipeline.RunContext, sr *FigSeries, r
 			fp.XLo, fp.XHi = fp.X-x.Acc.SD, fp.X+x.Acc.SD
 		}
 	}
-	fp.Text = fmt1(fp.Y)
+	return true, nil
+}
+
+// pointText is a point's value as the sidecar and why print it: "91.7 ±
+// 0.4", "+2.6 [+0.2, +5.2]", with " at X" (or " at X nJ") when plotted
+// against another cell.
+func pointText(sr *FigSeries, fp *FigurePoint, vals []float64) string {
+	text := fmt1(fp.Y)
 	switch {
 	case sr.Errors == "sd" && len(vals) > 1:
-		fp.Text += " ± " + fmt1(MeanSD(vals).SD)
+		text += " ± " + fmt1(MeanSD(vals).SD)
 	case sr.Errors == "bootstrap":
-		fp.Text = signed1(fp.Y) + " [" + signed1(fp.YLo) + ", " + signed1(fp.YHi) + "]"
+		text = signed1(fp.Y) + " [" + signed1(fp.YLo) + ", " + signed1(fp.YHi) + "]"
 	}
 	switch sr.XKind {
 	case "protocol":
-		fp.Text += " at " + fmt1(fp.X)
+		text += " at " + fmt1(fp.X)
 	case "energy":
-		fp.Text += " at " + fmt1(fp.X) + " nJ"
+		text += " at " + fmt1(fp.X) + " nJ"
 	}
-	return nil
+	return text
 }
 
 // selectVariant reads every candidate of a point drawn at the best of its

@@ -114,38 +114,73 @@ func runSpike(ctx context.Context, rc *pipeline.RunContext) error {
 	if err != nil {
 		return err
 	}
+	in, err := readSpikeData(ctx, rc, p, nw)
+	if err != nil {
+		return err
+	}
+	data := rc.Input("data")
+	thr, err := spike.Thresholds(nw, standardiseRaw(in.calRaw, in.mean, in.std), p.Calibration, p.Percentile)
+	if err != nil {
+		return err
+	}
+	conv, err := spike.Convert(nw, in.mean, in.std, thr)
+	if err != nil {
+		return fmt.Errorf("input %s: %w", data.CellID, err)
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	fmt.Fprintf(rc.Log, "thresholds %v from %d training images; %d held-out samples at T_s = %d\n", thr[1:nw.L()], p.Calibration, len(in.evalY), p.Steps)
+	k := conv.Run(in.evalRaw, in.evalY, p.Steps, core.NewRNG(p.Seed, core.StreamConvert))
+	rec := newSpikeRecord(p, nw, conv, k, thr)
+	fmt.Fprintf(rc.Log, "accuracy %.4f, %.1f input and %v hidden spikes, %.0f synaptic events per sample\n", rec.Acc, rec.InputSpikes, rec.Spikes, rec.Events)
+	return putJSON(rc, "result", rec)
+}
+
+// spikeData is what a spike cell reads of its data and split cells: the
+// raw calibration images (the first images of the training stream), the
+// held-out images and labels it is evaluated on, and the standardisation.
+type spikeData struct {
+	calRaw, evalRaw []uint8
+	evalY           []int32
+	mean, std       []float32
+}
+
+// readSpikeData reads and checks a spike cell's data and split inputs
+// against the network nw.
+func readSpikeData(ctx context.Context, rc *pipeline.RunContext, p *SpikeParams, nw *core.Network) (*spikeData, error) {
 	data, split := rc.Input("data"), rc.Input("split")
 	raw, rawShape, err := readTensor(ctx, data, "train_raw", artifacts.Uint8s)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	y, _, err := readTensor(ctx, data, "train_y", artifacts.Int32s)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	mean, _, err := readTensor(ctx, data, "mean", artifacts.Float32s)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	std, _, err := readTensor(ctx, data, "std", artifacts.Float32s)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	held, _, err := readTensor(ctx, split, "heldout_idx", artifacts.Int32s)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	stream, _, err := readTensor(ctx, split, "stream_idx", artifacts.Int32s)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	d := nw.Sizes[0]
 	if len(rawShape) != 2 || rawShape[1] != d || rawShape[0] != len(y) || len(mean) != d || len(std) != d {
-		return fmt.Errorf("input %s: raw intensities %v, %d labels and %d/%d statistics do not fit a network of %d inputs (spike conversion needs one raw intensity per input)",
+		return nil, fmt.Errorf("input %s: raw intensities %v, %d labels and %d/%d statistics do not fit a network of %d inputs (spike conversion needs one raw intensity per input)",
 			data.CellID, rawShape, len(y), len(mean), len(std), d)
 	}
 	if len(stream) < p.Calibration {
-		return fmt.Errorf("input %s: %d training-stream samples, fewer than spike.calibration = %d", split.CellID, len(stream), p.Calibration)
+		return nil, fmt.Errorf("input %s: %d training-stream samples, fewer than spike.calibration = %d", split.CellID, len(stream), p.Calibration)
 	}
 	rows := func(idx []int32, stride int) ([]uint8, []int32, error) {
 		var px []uint8
@@ -162,31 +197,16 @@ func runSpike(ctx context.Context, rc *pipeline.RunContext) error {
 	}
 	calRaw, _, err := rows(stream[:p.Calibration], 1)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	evalRaw, evalY, err := rows(held, p.EvalStride)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if len(evalY) == 0 {
-		return fmt.Errorf("input %s: no held-out samples", split.CellID)
+		return nil, fmt.Errorf("input %s: no held-out samples", split.CellID)
 	}
-	thr, err := spike.Thresholds(nw, standardiseRaw(calRaw, mean, std), p.Calibration, p.Percentile)
-	if err != nil {
-		return err
-	}
-	conv, err := spike.Convert(nw, mean, std, thr)
-	if err != nil {
-		return fmt.Errorf("input %s: %w", data.CellID, err)
-	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	fmt.Fprintf(rc.Log, "thresholds %v from %d training images; %d held-out samples at T_s = %d\n", thr[1:nw.L()], p.Calibration, len(evalY), p.Steps)
-	k := conv.Run(evalRaw, evalY, p.Steps, core.NewRNG(p.Seed, core.StreamConvert))
-	rec := newSpikeRecord(p, nw, conv, k, thr)
-	fmt.Fprintf(rc.Log, "accuracy %.4f, %.1f input and %v hidden spikes, %.0f synaptic events per sample\n", rec.Acc, rec.InputSpikes, rec.Spikes, rec.Events)
-	return putJSON(rc, "result", rec)
+	return &spikeData{calRaw: calRaw, evalRaw: evalRaw, evalY: evalY, mean: mean, std: std}, nil
 }
 
 // standardiseRaw returns the standardised inputs of raw MNIST pixels

@@ -46,34 +46,7 @@ taking its expected CPU time), beside the longest chain of dependent cells.`,
 			}
 			w.explainNew(p)
 			if *asJSON {
-				type row struct {
-					Cell    string            `json:"cell"`
-					State   string            `json:"state"`
-					Key     string            `json:"key,omitempty"`
-					Reasons []string          `json:"reasons,omitempty"`
-					Remote  string            `json:"remote,omitempty"`
-					Outputs map[string]string `json:"outputs,omitempty"`
-				}
-				rows := []row{} // [] when nothing would run, never null
-				for _, pc := range p.Cells {
-					if pc.State != pipeline.Stale && !*all {
-						continue
-					}
-					r := row{Cell: pc.Cell.ID, State: pc.State.String(), Reasons: pc.Reasons, Remote: pc.Remote}
-					if pc.KeyKnown {
-						r.Key = pc.Key.String()
-					}
-					if pc.Manifest != nil {
-						r.Outputs = map[string]string{}
-						for _, o := range pc.Manifest.Outputs {
-							r.Outputs[o.Name] = o.Digest.String()
-						}
-					}
-					rows = append(rows, r)
-				}
-				enc := json.NewEncoder(e.stdout)
-				enc.SetIndent("", "  ")
-				return enc.Encode(rows)
+				return printPlanJSON(e, p, *all)
 			}
 			for _, pc := range p.Cells {
 				switch {
@@ -104,6 +77,39 @@ taking its expected CPU time), beside the longest chain of dependent cells.`,
 			return nil
 		},
 	}
+}
+
+// printPlanJSON writes plan --json: the cells that would run (every cell
+// with all), each with its state, key, reasons, remote and outputs.
+func printPlanJSON(e *env, p *pipeline.Plan, all bool) error {
+	type row struct {
+		Cell    string            `json:"cell"`
+		State   string            `json:"state"`
+		Key     string            `json:"key,omitempty"`
+		Reasons []string          `json:"reasons,omitempty"`
+		Remote  string            `json:"remote,omitempty"`
+		Outputs map[string]string `json:"outputs,omitempty"`
+	}
+	rows := []row{} // [] when nothing would run, never null
+	for _, pc := range p.Cells {
+		if pc.State != pipeline.Stale && !all {
+			continue
+		}
+		r := row{Cell: pc.Cell.ID, State: pc.State.String(), Reasons: pc.Reasons, Remote: pc.Remote}
+		if pc.KeyKnown {
+			r.Key = pc.Key.String()
+		}
+		if pc.Manifest != nil {
+			r.Outputs = map[string]string{}
+			for _, o := range pc.Manifest.Outputs {
+				r.Outputs[o.Name] = o.Digest.String()
+			}
+		}
+		rows = append(rows, r)
+	}
+	enc := json.NewEncoder(e.stdout)
+	enc.SetIndent("", "  ")
+	return enc.Encode(rows)
 }
 
 // estimateText is plan --estimate's line: "estimate: 37 cells, 1h58m CPU
