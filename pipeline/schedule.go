@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"container/heap"
+	"regexp"
 	"strings"
 	"time"
 
@@ -18,8 +19,8 @@ import (
 //
 // A cell's expected cost, in CPU seconds, comes from the store first: the
 // mean CPU time of earlier runs of the same config shape (the stage, the
-// cell ID and the params with its seed and digits taken out, so every seed
-// and split of an experiment shares its history), then of any earlier
+// cell ID with its seed and split numbers taken out and the params without
+// the seed, so every seed and split of an experiment shares its history), then of any earlier
 // config of the same experiment (same cell ID shape), then the stage's own
 // cost model (Stage.Cost), then the mean of the stage's earlier cells, and
 // one second when nothing is known.
@@ -94,16 +95,15 @@ func (h *costHistory) expectedKnown(c *Cell, params string) (float64, bool) {
 	return 1, false
 }
 
-// idShape is a cell ID with its digits removed: the seeds and splits of one
-// experiment share it ("train/full/sequential/split/seed").
+// idShape is a cell ID with the numbers of its seeds and splits removed:
+// the seeds and splits of one experiment share it
+// ("train/full/sequential/split/seed"), and other digits stay, so that
+// cifar10 and cifar100 cells do not.
 func idShape(id string) string {
-	return strings.Map(func(r rune) rune {
-		if r >= '0' && r <= '9' {
-			return -1
-		}
-		return r
-	}, id)
+	return seedOrSplit.ReplaceAllString(id, "$1")
 }
+
+var seedOrSplit = regexp.MustCompile(`(seed|split)[0-9]+`)
 
 // paramsShape is canonical params text without the seed lines: seeds do not
 // change how long a run takes.

@@ -84,6 +84,7 @@ func TestSchedulerLearnsCostsFromEarlierRuns(t *testing.T) {
 	h.add("train", "train/full/seq/split1234/seed0", "train.eta 0.1\ntrain.seed 0\n", 20)
 	h.add("train", "train/full/seq/split4321/seed1", "train.eta 0.1\ntrain.seed 1\n", 30)
 	h.add("train", "train/anchor/seq/split1234/seed0", "train.eta 0.2\ntrain.seed 0\n", 45)
+	h.add("train", "train/cifar10-full/seq/split1234/seed0", "train.eta 0.1\ntrain.seed 0\n", 100)
 	model := &Stage{Name: "train", Cost: func(any) float64 { return 7 }}
 	bare := &Stage{Name: "train"}
 	other := &Stage{Name: "other"}
@@ -96,8 +97,10 @@ func TestSchedulerLearnsCostsFromEarlierRuns(t *testing.T) {
 		{model, "train/full/seq/split1234/seed5", "train.eta 0.1\ntrain.seed 5\n", 25, "same config, other seeds"},
 		{model, "train/anchor/seq/split4321/seed2", "train.eta 0.3\ntrain.seed 2\n", 45, "same experiment, older config"},
 		{model, "train/new/seq/split1234/seed0", "train.eta 0.1\ntrain.seed 0\n", 7, "the stage's cost model"},
-		{bare, "train/new/seq/split1234/seed0", "train.eta 0.1\ntrain.seed 0\n", (20 + 30 + 45) / 3.0, "the stage's mean"},
+		{bare, "train/new/seq/split1234/seed0", "train.eta 0.1\ntrain.seed 0\n", (20 + 30 + 45 + 100) / 4.0, "the stage's mean"},
 		{other, "other/x", "", 1, "nothing known"},
+		// Only seed and split numbers are dropped: cifar100 is not cifar10.
+		{model, "train/cifar100-full/seq/split1234/seed0", "train.eta 0.1\ntrain.seed 0\n", 7, "the stage's cost model, not cifar10's history"},
 	} {
 		c := &Cell{ID: tc.id, Stage: tc.stage}
 		if got := h.expected(c, tc.params); got != tc.want {
