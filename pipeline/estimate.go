@@ -56,8 +56,10 @@ func simulate(p *Plan, h *costHistory, jobs int) Estimate {
 	cost := map[*Cell]float64{}
 	users := map[*Cell][]*Cell{}
 	waits := map[*Cell]int{}
-	for _, pc := range p.Cells { // topological
+	cells := make([]*Cell, len(p.Cells)) // topological
+	for i, pc := range p.Cells {
 		c := pc.Cell
+		cells[i] = c
 		if !run[c] {
 			continue
 		}
@@ -75,19 +77,10 @@ func simulate(p *Plan, h *costHistory, jobs int) Estimate {
 			}
 		}
 	}
-	// Rank: own cost plus the most expensive chain after it (priorities).
-	rank := map[*Cell]float64{}
-	for i := len(p.Cells) - 1; i >= 0; i-- {
-		c := p.Cells[i].Cell
-		if !run[c] {
-			continue
-		}
-		tail := 0.0
-		for _, u := range users[c] {
-			tail = max(tail, rank[u])
-		}
-		rank[c] = cost[c] + tail
-		e.Path = max(e.Path, rank[c])
+	// The scheduler's rank: own cost plus the most expensive chain after it.
+	rank := rankCells(cells, run, users, func(c *Cell) float64 { return cost[c] })
+	for _, r := range rank {
+		e.Path = max(e.Path, r)
 	}
 	var ready []*Cell
 	for _, pc := range p.Cells {

@@ -119,25 +119,33 @@ func paramsShape(text string) string {
 	return b.String()
 }
 
-// priorities gives every cell of want its rank: its expected cost plus the
-// largest rank among the wanted cells that read it. g.Cells is in
-// topological order, so one pass from the end sees every user first.
+// priorities gives every cell of want its rank (rankCells) from its
+// expected cost under h.
 func priorities(g *Graph, want map[*Cell]bool, users map[*Cell][]*Cell, h *costHistory) map[*Cell]float64 {
-	rank := make(map[*Cell]float64, len(want))
-	for i := len(g.Cells) - 1; i >= 0; i-- {
-		c := g.Cells[i]
-		if !want[c] {
-			continue
-		}
+	return rankCells(g.Cells, want, users, func(c *Cell) float64 {
 		text := ""
 		if ps, err := EncodeParams(c.Stage.Name, c.Params); err == nil {
 			text = ParamsText(ps)
+		}
+		return h.expected(c, text)
+	})
+}
+
+// rankCells gives every cell of want its rank: its cost plus the largest
+// rank among the wanted cells that read it (users). cells is in
+// topological order, so one pass from the end sees every user first.
+func rankCells(cells []*Cell, want map[*Cell]bool, users map[*Cell][]*Cell, cost func(*Cell) float64) map[*Cell]float64 {
+	rank := make(map[*Cell]float64, len(want))
+	for i := len(cells) - 1; i >= 0; i-- {
+		c := cells[i]
+		if !want[c] {
+			continue
 		}
 		tail := 0.0
 		for _, u := range users[c] {
 			tail = max(tail, rank[u])
 		}
-		rank[c] = h.expected(c, text) + tail
+		rank[c] = cost(c) + tail
 	}
 	return rank
 }

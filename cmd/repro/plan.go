@@ -67,9 +67,11 @@ taking its expected CPU time), beside the longest chain of dependent cells.`,
 				// with --no-remote (which plans as if they held nothing):
 				// "the whole profile from an empty store" is then an
 				// estimate from the ledger's recorded times.
-				hist, err := openRemotes(w.cfg)
-				if err != nil {
-					return err
+				hist := w.remotes
+				if g.noRemote {
+					if hist, err = openRemotes(w.cfg); err != nil {
+						return err
+					}
 				}
 				est := pipeline.EstimatePlan(p, w.store, hist, *jobs)
 				fmt.Fprintln(e.stdout, estimateText(est))
