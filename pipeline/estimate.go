@@ -29,20 +29,7 @@ type Estimate struct {
 // (a fresh clone with a results ledger knows every committed cell's CPU
 // time).
 func EstimatePlan(p *Plan, st *artifacts.Store, remotes []artifacts.Remote, jobs int) Estimate {
-	h := loadCostHistory(st)
-	for _, r := range remotes {
-		if lr, ok := r.(interface {
-			Keys() ([]artifacts.Key, error)
-		}); ok {
-			keys, _ := lr.Keys()
-			for _, k := range keys {
-				if m, err := r.Manifest(k); err == nil {
-					h.add(m.Stage, m.CellID, m.Params, m.Provenance.CPUSecs)
-				}
-			}
-		}
-	}
-	return simulate(p, h, max(jobs, 1))
+	return simulate(p, loadHistory(st, remotes), max(jobs, 1))
 }
 
 func simulate(p *Plan, h *costHistory, jobs int) Estimate {

@@ -28,6 +28,11 @@ type RunOptions struct {
 	// Remote, if set, is asked for a cell the store lacks before it is
 	// computed; a manifest it returns satisfies the cell (RemoteRun.Take).
 	Remote func(c *Cell, k artifacts.Key) (*artifacts.Manifest, bool)
+	// History are remotes whose records' CPU times, with the store's,
+	// give the cells' expected costs, and so the order they start in
+	// (see the scheduler). Only the order: a cell's result never comes
+	// from them unless Remote says so.
+	History []artifacts.Remote
 }
 
 // EventKind says what happened to a cell.
@@ -303,7 +308,7 @@ func (s *scheduler) resolve(c *Cell) {
 	}
 	s.cellOf[k] = []*Cell{c}
 	if s.rank == nil {
-		s.rank = priorities(s.g, s.want, s.users, loadCostHistory(s.st))
+		s.rank = priorities(s.g, s.want, s.users, loadHistory(s.st, s.opt.History))
 	}
 	s.queue.push(&Job{Key: k, CellID: c.ID, StoreDir: s.st.Root(), LogPath: s.st.LogPath(k), RunID: s.runID}, s.rank[c])
 }

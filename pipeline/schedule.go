@@ -17,13 +17,14 @@ import (
 // the others idle. The order changes when cells run, never what they
 // compute: results are identical whatever the order and -j.
 //
-// A cell's expected cost, in CPU seconds, comes from the store first: the
-// mean CPU time of earlier runs of the same config shape (the stage, the
-// cell ID with its seed and split numbers taken out and the params without
-// the seed, so every seed and split of an experiment shares its history), then of any earlier
-// config of the same experiment (same cell ID shape), then the stage's own
-// cost model (Stage.Cost), then the mean of the stage's earlier cells, and
-// one second when nothing is known.
+// A cell's expected cost, in CPU seconds, comes from the records of the
+// store and of the history remotes (RunOptions.History: a results ledger)
+// first: the mean CPU time of earlier runs of the same config shape (the
+// stage, the cell ID with its seed and split numbers taken out and the
+// params without the seed, so every seed and split of an experiment shares
+// its history), then of any earlier config of the same experiment (same
+// cell ID shape), then the stage's own cost model (Stage.Cost), then the
+// mean of the stage's earlier cells, and one second when nothing is known.
 
 // costHistory holds the CPU seconds of the cells finished in a store.
 type costHistory struct {
@@ -58,6 +59,29 @@ func loadCostHistory(st *artifacts.Store) *costHistory {
 		h.add(m.Stage, m.CellID, m.Params, m.Provenance.CPUSecs)
 		return nil
 	})
+	return h
+}
+
+// loadHistory is loadCostHistory of st plus the records of the remotes
+// that can list them (a results ledger): a fresh clone then orders and
+// estimates its cells from every committed cell's CPU time. A remote it
+// cannot read adds nothing.
+func loadHistory(st *artifacts.Store, remotes []artifacts.Remote) *costHistory {
+	h := loadCostHistory(st)
+	for _, r := range remotes {
+		lr, ok := r.(interface {
+			Keys() ([]artifacts.Key, error)
+		})
+		if !ok {
+			continue
+		}
+		keys, _ := lr.Keys()
+		for _, k := range keys {
+			if m, err := r.Manifest(k); err == nil {
+				h.add(m.Stage, m.CellID, m.Params, m.Provenance.CPUSecs)
+			}
+		}
+	}
 	return h
 }
 

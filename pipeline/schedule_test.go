@@ -134,6 +134,48 @@ func TestSchedulerOrderReadsTheStore(t *testing.T) {
 	}
 }
 
+func TestSchedulerOrderReadsHistoryRemotes(t *testing.T) {
+	t.Parallel()
+	// A ledger records that "w/b" took long; a run from an empty store
+	// that only reads the ledger's history (as repro run --no-remote does)
+	// starts with b, and still computes every cell itself.
+	costs := map[string]int{"a": 1, "b": 1, "c": 1}
+	g := costGraph(t, costs, nil)
+	done, _ := artifacts.Open(t.TempDir(), artifacts.Options{})
+	runOrder(t, done, g, 1)
+	ledger, err := artifacts.OpenDirRemote("ledger", t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	err = done.WalkManifests(func(m *artifacts.Manifest) error {
+		if m.CellID == "w/b" {
+			m.Provenance.CPUSecs = 100
+		}
+		return ledger.PutManifest(m)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, hist := range [][]artifacts.Remote{nil, {ledger}} {
+		st, _ := artifacts.Open(t.TempDir(), artifacts.Options{})
+		ex := &orderExecutor{Executor: &LocalExecutor{Store: st, Stages: g.Stages}}
+		rep, err := Run(context.Background(), st, g, RunOptions{Profile: "p", Jobs: 1, Executor: ex, History: hist})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Executed != 3 || rep.Remote != 0 {
+			t.Errorf("history %d remotes: %d executed, %d from a remote; want 3 and 0", len(hist), rep.Executed, rep.Remote)
+		}
+		want := "w/a" // equal costs: by ID
+		if hist != nil {
+			want = "w/b" // 100 s in the ledger
+		}
+		if ex.order[0] != want {
+			t.Errorf("history %d remotes: start order %v, want %s first", len(hist), ex.order, want)
+		}
+	}
+}
+
 func TestRunRecordsIdleCoreSeconds(t *testing.T) {
 	t.Parallel()
 	costs := map[string]int{}

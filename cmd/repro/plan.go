@@ -63,15 +63,9 @@ taking its expected CPU time), beside the longest chain of dependent cells.`,
 			cached -= remote
 			fmt.Fprintf(e.stdout, "%d to run, %d cached%s (profile %s, %d cells)\n", run, cached, remoteCount(p, remote), w.profile, len(p.Cells))
 			if *estimate {
-				// The history of costs reads the configured remotes even
-				// with --no-remote (which plans as if they held nothing):
-				// "the whole profile from an empty store" is then an
-				// estimate from the ledger's recorded times.
-				hist := w.remotes
-				if g.noRemote {
-					if hist, err = openRemotes(w.cfg); err != nil {
-						return err
-					}
+				hist, err := w.historyRemotes(g.noRemote)
+				if err != nil {
+					return err
 				}
 				est := pipeline.EstimatePlan(p, w.store, hist, *jobs)
 				fmt.Fprintln(e.stdout, estimateText(est))

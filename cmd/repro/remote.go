@@ -35,6 +35,19 @@ func openRemotes(cfg *pipeline.Config) ([]artifacts.Remote, error) {
 	return out, nil
 }
 
+// historyRemotes are the remotes whose records order a run's cells and
+// give plan --estimate its costs: the open ones, or with --no-remote
+// (which runs and plans as if they held nothing) the configured ones
+// opened anew, since reading a recorded CPU time takes no result from
+// them. "The whole profile from an empty store" is then ordered and
+// estimated from the ledger's recorded times.
+func (w *workspace) historyRemotes(noRemote bool) ([]artifacts.Remote, error) {
+	if !noRemote {
+		return w.remotes, nil
+	}
+	return openRemotes(w.cfg)
+}
+
 // remoteFlag picks the remote a push or pull names: --remote NAME, or the
 // only one configured.
 func (w *workspace) remoteFlag(name string) (*artifacts.DirRemote, *pipeline.RemoteSettings, error) {

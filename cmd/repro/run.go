@@ -94,6 +94,9 @@ func runRun(ctx context.Context, e *env, o *runOptions, args []string) error {
 	if rr != nil {
 		ropt.Remote = rr.Take
 	}
+	if ropt.History, err = w.historyRemotes(o.g.noRemote); err != nil {
+		return err
+	}
 	prog := newProgress(e.stderr, o.quiet, ex.Name())
 	if lx, ok := ex.(*pipeline.LocalExecutor); ok {
 		lx.Progress = func(key, id string, done, total int64) { prog.cell(key, id, done, total) }
