@@ -724,12 +724,29 @@ func (nt *net) anchorRows(ly *layer, preL int, op *optim, wd, lam float32, pre [
 // the anchor (the first call clones the slow copies) and the Dale clamp,
 // in finishSyn's order and with its operations.
 func (ly *layer) anchorRow(lo int32, w, fb []float32, col []int32, lam float32, first bool) {
-	aMu, aLam := ly.anchorMu, ly.anchorLam
 	ws := ly.wSlow[lo:][:len(w)]
+	if fb == nil && ly.sign == nil && !first {
+		// W^1's rows (no twin, no Dale): the vector kernel, then the
+		// loop on the rest.
+		n8 := anchorRowVec(w, ws, lam, ly.anchorMu, ly.anchorLam)
+		ly.anchorRowGo(w[n8:], nil, ws[n8:], nil, col[n8:], lam, false)
+		return
+	}
 	var bsl []float32
 	if fb != nil {
-		fb = fb[:len(w)]
 		bsl = ly.fbSlow[lo:][:len(w)]
+	}
+	ly.anchorRowGo(w, fb, ws, bsl, col, lam, first)
+}
+
+// anchorRowGo is anchorRow's loop on weights w with slow copies ws, and
+// twin fb with slow copies bsl (nil without a twin).
+func (ly *layer) anchorRowGo(w, fb, ws, bsl []float32, col []int32, lam float32, first bool) {
+	aMu, aLam := ly.anchorMu, ly.anchorLam
+	ws = ws[:len(w)]
+	if fb != nil {
+		fb = fb[:len(w)]
+		bsl = bsl[:len(w)]
 	}
 	for s, x := range w {
 		var b float32

@@ -179,6 +179,17 @@ func addTilesGo(c, v []float32, off []int32, b []float32, ts int) {
 	}
 }
 
+// anchorRowVec runs the anchor's steady state (anchorRowGo without twin,
+// Dale signs or first call) on the longest prefix of w it can do with the
+// vector kernel and returns its length (0 without one); the caller does
+// the rest with the loop. len(ws) >= len(w).
+func anchorRowVec(w, ws []float32, lam, aMu, aLam float32) int {
+	if len(ws) < len(w) {
+		panic("core: anchorRowVec length mismatch")
+	}
+	return anchorRowVecImpl(w, ws, lam, aMu, aLam)
+}
+
 // adamCoef holds the constants of one masked-Adam row step, each
 // broadcast to a vector's 8 lanes for the kernel's memory operands.
 type adamCoef struct {

@@ -4,9 +4,15 @@ package core
 
 import "golang.org/x/sys/cpu"
 
-// useAVX2 selects the vector kernel, a property of the CPU; both paths give
-// identical bits.
-var useAVX2 = cpu.X86.HasAVX2
+// useAVX2 selects the vector kernels and useAVX512 addRows' 512-bit form,
+// properties of the CPU; every path gives identical bits.
+var (
+	useAVX2   = cpu.X86.HasAVX2
+	useAVX512 = useAVX2 && cpu.X86.HasAVX512F
+)
+
+//go:noescape
+func addRowsAVX512(c, v []float32, off []int32, b []float32, zero bool)
 
 //go:noescape
 func addRowsAVX2(c, v []float32, off []int32, b []float32, zero bool)
@@ -26,7 +32,13 @@ func addRowsImpl(c, v []float32, off []int32, b []float32, zero bool) {
 			panic("core: addRows column out of range")
 		}
 	}
-	addRowsAVX2(c, v, off, b, zero)
+	if n16 := n &^ 15; useAVX512 && n16 > 0 {
+		addRowsAVX512(c[:n16], v, off, b, zero)
+		c, b, n = c[n16:], b[n16:], n-n16
+	}
+	if n >= 8 {
+		addRowsAVX2(c, v, off, b, zero)
+	}
 	if n8 := n &^ 7; n8 < n {
 		if zero {
 			clear(c[n8:])
@@ -304,4 +316,16 @@ func ctrlDecayRowImpl(w, fb []float32, flags, absent []int32, k *decayCoef) {
 	n8 := n &^ 7
 	ctrlDecayRowAVX2(w[:n8], fb, flags, absent, k)
 	ctrlDecayRowGo(w[n8:], fb[n8:], flags[n8:], absent[n8:], k)
+}
+
+//go:noescape
+func anchorRowAVX2(w, ws []float32, lam, aMu, aLam float32)
+
+func anchorRowVecImpl(w, ws []float32, lam, aMu, aLam float32) int {
+	n8 := len(w) &^ 7
+	if !useAVX2 || n8 == 0 {
+		return 0
+	}
+	anchorRowAVX2(w[:n8], ws[:n8], lam, aMu, aLam)
+	return n8
 }

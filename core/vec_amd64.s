@@ -1021,3 +1021,49 @@ cdnolam:
 cddone:
 	VZEROUPPER
 	RET
+
+// func anchorRowAVX2(w, ws []float32, lam, aMu, aLam float32)
+//
+// anchorRowGo's steady state on a row without twin or Dale signs, over
+// len(w) rounded down to 8: x = w - lam*w (when lam != 0), the slow copy
+// sl += aMu*(x - sl), then x += aLam*(sl - x), multiply and add separate
+// (no FMA) in the loop's order. The caller checks bounds and does the
+// rest.
+TEXT ·anchorRowAVX2(SB), NOSPLIT, $0-60
+	MOVQ w_base+0(FP), DI
+	MOVQ w_len+8(FP), CX
+	MOVQ ws_base+24(FP), SI
+	VBROADCASTSS lam+48(FP), Y10
+	VBROADCASTSS aMu+52(FP), Y11
+	VBROADCASTSS aLam+56(FP), Y12
+	MOVL lam+48(FP), R8
+	ANDL $0x7fffffff, R8      // lam == 0 (either sign) skips the decay, as the loop does
+	SHRQ $3, CX
+	SHLQ $5, CX               // bytes in whole blocks of 8
+	XORQ AX, AX
+
+aloop:
+	CMPQ AX, CX
+	JGE  adone
+	VMOVUPS (DI)(AX*1), Y0    // x
+	TESTL R8, R8
+	JZ    anodecay
+	VMULPS Y0, Y10, Y1        // lam*x
+	VSUBPS Y1, Y0, Y0         // x - lam*x
+
+anodecay:
+	VMOVUPS (SI)(AX*1), Y2    // sl
+	VSUBPS Y2, Y0, Y3         // x - sl
+	VMULPS Y3, Y11, Y3        // aMu*(x - sl)
+	VADDPS Y3, Y2, Y2         // sl + ...
+	VSUBPS Y0, Y2, Y4         // sl - x
+	VMULPS Y4, Y12, Y4        // aLam*(sl - x)
+	VADDPS Y4, Y0, Y0         // x + ...
+	VMOVUPS Y2, (SI)(AX*1)
+	VMOVUPS Y0, (DI)(AX*1)
+	ADDQ $32, AX
+	JMP  aloop
+
+adone:
+	VZEROUPPER
+	RET

@@ -51,3 +51,5 @@ func ctrlStepRowImpl(w, fb, v, g []float32, flags []int32, k *ctrlCoef, s *ctrlS
 func ctrlDecayRowImpl(w, fb []float32, flags, absent []int32, k *decayCoef) {
 	ctrlDecayRowGo(w, fb, flags, absent, k)
 }
+
+func anchorRowVecImpl(w, ws []float32, lam, aMu, aLam float32) int { return 0 }

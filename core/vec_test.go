@@ -601,3 +601,35 @@ func TestKernelsVEXOnly(t *testing.T) {
 		t.Fatalf("found %d assembly files, want the module's 3 or more", files)
 	}
 }
+
+// TestAnchorRowVec checks the anchor's vector kernel, with the loop on the
+// rest of the row, against the loop alone bit for bit, with and without
+// the decay (a -0 decay is no decay, as in the loop), rows of every tail
+// length.
+func TestAnchorRowVec(t *testing.T) {
+	t.Parallel()
+	rng := NewRNG(14, StreamRun)
+	ly := &layer{}
+	ly.anchorMu, ly.anchorLam = 3e-4, 0.02
+	for n := range 41 {
+		for _, lam := range []float32{0, float32(math.Copysign(0, -1)), 1e-4} {
+			w := make([]float32, n)
+			ws := make([]float32, n)
+			for s := range w {
+				w[s] = float32(rng.NormFloat64() * 0.1)
+				ws[s] = float32(rng.NormFloat64() * 0.1)
+			}
+			if n > 3 {
+				w[3] = float32(math.Inf(1)) // -0 * Inf would be NaN: a -0 decay must be skipped
+			}
+			col := make([]int32, n)
+			w1, ws1 := slices.Clone(w), slices.Clone(ws)
+			ly.anchorRowGo(w1, nil, ws1, nil, col, lam, false)
+			n8 := anchorRowVec(w, ws, lam, ly.anchorMu, ly.anchorLam)
+			ly.anchorRowGo(w[n8:], nil, ws[n8:], nil, col[n8:], lam, false)
+			if !bitsEqual(w, w1) || !bitsEqual(ws, ws1) {
+				t.Fatalf("n=%d lam=%g: kernel and loop differ", n, lam)
+			}
+		}
+	}
+}
