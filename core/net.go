@@ -74,23 +74,83 @@ func connMask(rng *RNG, pre, post [][2]float64, density, lambda float64, mode st
 			keys[i*nIn+j] = math.Log(rng.Float64()) / p
 		}
 	}
-	idx := make([]int32, total)
-	for s := range idx {
-		idx[s] = int32(s)
-	}
-	slices.SortFunc(idx, func(a, b int32) int {
-		switch ka, kb := keys[a], keys[b]; {
-		case ka > kb:
-			return -1
-		case ka < kb:
-			return 1
-		}
-		return int(a - b)
-	})
-	for _, s := range idx[:nKeep] {
-		keep[s] = true
-	}
+	keepLargest(keep, keys, nKeep)
 	return keep
+}
+
+// keepLargest marks in keep the n largest keys, the lower index first
+// among equal keys: the first n of the indices sorted by key descending,
+// then index ascending. Only the set matters, so it selects the n-th
+// largest value t (quickselect on a copy of the keys, linear time, where
+// sorting 400,000 indices through a comparison function took a good part
+// of a short run) and takes every key above t and, in index order, as many
+// equal to t as n leaves. The keys are never NaN (log(u)/p with u in
+// [0, 1) and p >= 0 gives a number or -Inf).
+func keepLargest(keep []bool, keys []float64, n int) {
+	if n <= 0 {
+		return
+	}
+	work := slices.Clone(keys)
+	t := nthSmallest(work, len(work)-n)
+	equal := n // keys equal to t to take: n less those above t
+	for _, k := range keys {
+		if k > t {
+			equal--
+		}
+	}
+	for s, k := range keys {
+		switch {
+		case k > t:
+			keep[s] = true
+		case k == t && equal > 0:
+			keep[s] = true
+			equal--
+		}
+	}
+}
+
+// nthSmallest returns the value that would be a[k] if a were sorted
+// ascending (0 <= k < len(a)), reordering a: quickselect with a
+// median-of-three pivot. a holds no NaN.
+func nthSmallest(a []float64, k int) float64 {
+	lo, hi := 0, len(a)-1
+	for lo < hi {
+		mid := lo + (hi-lo)/2
+		if a[mid] < a[lo] {
+			a[mid], a[lo] = a[lo], a[mid]
+		}
+		if a[hi] < a[lo] {
+			a[hi], a[lo] = a[lo], a[hi]
+		}
+		if a[hi] < a[mid] {
+			a[hi], a[mid] = a[mid], a[hi]
+		}
+		p := a[mid]
+		i, j := lo, hi
+		for i <= j {
+			for a[i] < p {
+				i++
+			}
+			for a[j] > p {
+				j--
+			}
+			if i <= j {
+				a[i], a[j] = a[j], a[i]
+				i++
+				j--
+			}
+		}
+		// Now a[lo:j+1] <= p <= a[i:hi+1], and a[j+1:i] == p.
+		switch {
+		case k <= j:
+			hi = j
+		case k >= i:
+			lo = i
+		default:
+			return a[k]
+		}
+	}
+	return a[k]
 }
 
 // newNet builds and initialises the network in the reference's order:

@@ -1,6 +1,7 @@
 package core
 
 import (
+	"cmp"
 	"math"
 	"slices"
 	"testing"
@@ -613,5 +614,60 @@ func TestSkipSynapses(t *testing.T) {
 	nt.forward(p, r.sup)
 	if gone := snapshot(nt, p); bitsEqual(before[3], gone[3]) && bitsEqual(before[4], gone[4]) {
 		t.Error("removing the skip synapses changed nothing")
+	}
+}
+
+// TestKeepLargest checks the connectivity draw's selection against the
+// full sort it replaces (indices by key descending, then index ascending),
+// with many equal keys and with none.
+func TestKeepLargest(t *testing.T) {
+	t.Parallel()
+	rng := NewRNG(15, StreamRun)
+	for trial := range 40 {
+		total := 1 + rng.IntN(300)
+		keys := make([]float64, total)
+		for s := range keys {
+			if trial%2 == 0 {
+				keys[s] = float64(rng.IntN(5)) // ties everywhere
+			} else {
+				keys[s] = math.Log(rng.Float64()) / rng.Float64()
+			}
+		}
+		n := rng.IntN(total + 1)
+		idx := make([]int, total)
+		for s := range idx {
+			idx[s] = s
+		}
+		slices.SortStableFunc(idx, func(a, b int) int { return cmp.Compare(keys[b], keys[a]) })
+		want := make([]bool, total)
+		for _, s := range idx[:n] {
+			want[s] = true
+		}
+		got := make([]bool, total)
+		keepLargest(got, keys, n)
+		if !slices.Equal(got, want) {
+			t.Fatalf("trial %d (%d keys, keep %d): selection differs from the sort", trial, total, n)
+		}
+	}
+}
+
+// TestNthSmallest checks the quickselect against a sort on every rank.
+func TestNthSmallest(t *testing.T) {
+	t.Parallel()
+	rng := NewRNG(16, StreamRun)
+	for trial := range 30 {
+		a := make([]float64, 1+rng.IntN(60))
+		for i := range a {
+			a[i] = float64(rng.IntN(1 + trial%7)) // from all equal to few ties
+			if trial%3 == 0 {
+				a[i] = rng.NormFloat64()
+			}
+		}
+		sorted := slices.Sorted(slices.Values(a))
+		for k := range a {
+			if got := nthSmallest(slices.Clone(a), k); got != sorted[k] {
+				t.Fatalf("trial %d, k=%d of %d: %g, want %g", trial, k, len(a), got, sorted[k])
+			}
+		}
 	}
 }
