@@ -310,3 +310,40 @@ func TestOpenRefusesForeignDirectory(t *testing.T) {
 		t.Errorf("init beside other files: %d entries, notes %q", len(ents), b)
 	}
 }
+
+// TestVerifyMissingLogIsNoProblem: a cell whose log is not in the store (as
+// a cell taken from a remote) is listed, not reported as a problem; a
+// missing output still is.
+func TestVerifyMissingLogIsNoProblem(t *testing.T) {
+	t.Parallel()
+	s := openTemp(t)
+	out, _ := s.Put([]byte("output"))
+	m := &Manifest{Key: Key(Sum([]byte("cell"))), CellID: "x/pulled", Stage: "x", StageVersion: 1,
+		Outputs: []Output{{Name: "o", Digest: out, Size: 6}}, Log: Sum([]byte("a log kept elsewhere"))}
+	if err := s.PutManifest(m); err != nil {
+		t.Fatal(err)
+	}
+	r, err := s.Verify(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Problems) != 0 || len(r.NoLog) != 1 || r.NoLog[0].ID != "x/pulled" {
+		t.Fatalf("problems %v, cells without a log %v; want none and x/pulled", r.Problems, r.NoLog)
+	}
+	gone, _ := s.Put([]byte("gone"))
+	m2 := *m
+	m2.Key, m2.CellID = Key(Sum([]byte("cell 2"))), "x/lost"
+	m2.Outputs = []Output{{Name: "o", Digest: gone, Size: 4}}
+	if err := s.PutManifest(&m2); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(s.BlobPath(gone)); err != nil {
+		t.Fatal(err)
+	}
+	if r, err = s.Verify(context.Background(), nil); err != nil {
+		t.Fatal(err)
+	}
+	if len(r.Problems) != 1 || r.Problems[0].Kind != "missing" {
+		t.Fatalf("a missing output: problems %v, want one missing", r.Problems)
+	}
+}

@@ -36,10 +36,15 @@ type VerifyReport struct {
 	Blobs, Manifests int       // entries checked
 	Bytes            int64     // uncompressed bytes re-hashed
 	Problems         []Problem // damaged, missing or stray entries
+	// NoLog are the cells whose log is not in the store: a cell taken from
+	// a remote comes with its outputs, not its log (a results ledger keeps
+	// none). A log is not an output (no cell reads it), so this is not a
+	// problem; `repro log` has nothing to show for them.
+	NoLog []CellRef
 }
 
 // Verify re-hashes every blob, parses every manifest and checks that every
-// blob a manifest names (outputs and log) exists. A blob whose content does
+// output blob a manifest names exists (a missing log is listed in NoLog). A blob whose content does
 // not match its name, a file in the blob tree whose name is not a digest and
 // a manifest that does not parse are moved aside into corrupt/, so the next
 // run recomputes every cell that needs them; a problem is reported even
@@ -114,11 +119,12 @@ func (s *Store) Verify(ctx context.Context, progress func(done int)) (*VerifyRep
 		return r, err
 	}
 	for _, m := range manifests {
-		named := append([]Output(nil), m.Outputs...)
 		if !m.Log.IsZero() {
-			named = append(named, Output{Name: "log", Digest: m.Log})
+			if _, err := s.Stat(m.Log); err != nil {
+				r.NoLog = append(r.NoLog, CellRef{ID: m.CellID, Key: m.Key})
+			}
 		}
-		for _, o := range named {
+		for _, o := range m.Outputs {
 			if gone[o.Digest] {
 				continue
 			}

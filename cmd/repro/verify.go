@@ -69,6 +69,10 @@ results ledger) are recomputed too, their inputs pulled or rebuilt first;
 			for _, p := range r.Problems {
 				printProblem(e, p)
 			}
+			if n := len(r.NoLog); n > 0 {
+				fmt.Fprintf(e.stdout, "%s without a log here (taken from a remote, which keeps outputs, not logs; not a problem), e.g. %s\n",
+					plural(n, "cell"), r.NoLog[0].ID)
+			}
 			fmt.Fprintf(e.stdout, "verified %s (%.1f MB) and %s: %d problem(s)\n",
 				plural(r.Blobs, "blob"), float64(r.Bytes)/1e6, plural(r.Manifests, "manifest"), len(r.Problems))
 			if len(r.Problems) > 0 {
