@@ -114,7 +114,8 @@ func splitGo(hi, lo, src []float32, p float32) (nhi, nlo int) {
 
 // selectKth returns the k-th largest element of a (1-based), reordering a.
 // Hoare-style quickselect with a median-of-three pivot; deterministic.
-func selectKth(a []float32, k int) float32 {
+// k-WTA selects on float32 rates, the connectivity draw on float64 keys.
+func selectKth[T float32 | float64](a []T, k int) T {
 	lo, hi := 0, len(a)-1
 	t := k - 1 // index in descending order
 	for lo < hi {

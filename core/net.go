@@ -90,8 +90,7 @@ func keepLargest(keep []bool, keys []float64, n int) {
 	if n <= 0 {
 		return
 	}
-	work := slices.Clone(keys)
-	t := nthSmallest(work, len(work)-n)
+	t := selectKth(slices.Clone(keys), n)
 	equal := n // keys equal to t to take: n less those above t
 	for _, k := range keys {
 		if k > t {
@@ -107,50 +106,6 @@ func keepLargest(keep []bool, keys []float64, n int) {
 			equal--
 		}
 	}
-}
-
-// nthSmallest returns the value that would be a[k] if a were sorted
-// ascending (0 <= k < len(a)), reordering a: quickselect with a
-// median-of-three pivot. a holds no NaN.
-func nthSmallest(a []float64, k int) float64 {
-	lo, hi := 0, len(a)-1
-	for lo < hi {
-		mid := lo + (hi-lo)/2
-		if a[mid] < a[lo] {
-			a[mid], a[lo] = a[lo], a[mid]
-		}
-		if a[hi] < a[lo] {
-			a[hi], a[lo] = a[lo], a[hi]
-		}
-		if a[hi] < a[mid] {
-			a[hi], a[mid] = a[mid], a[hi]
-		}
-		p := a[mid]
-		i, j := lo, hi
-		for i <= j {
-			for a[i] < p {
-				i++
-			}
-			for a[j] > p {
-				j--
-			}
-			if i <= j {
-				a[i], a[j] = a[j], a[i]
-				i++
-				j--
-			}
-		}
-		// Now a[lo:j+1] <= p <= a[i:hi+1], and a[j+1:i] == p.
-		switch {
-		case k <= j:
-			hi = j
-		case k >= i:
-			lo = i
-		default:
-			return a[k]
-		}
-	}
-	return a[k]
 }
 
 // newNet builds and initialises the network in the reference's order:

@@ -650,24 +650,3 @@ func TestKeepLargest(t *testing.T) {
 		}
 	}
 }
-
-// TestNthSmallest checks the quickselect against a sort on every rank.
-func TestNthSmallest(t *testing.T) {
-	t.Parallel()
-	rng := NewRNG(16, StreamRun)
-	for trial := range 30 {
-		a := make([]float64, 1+rng.IntN(60))
-		for i := range a {
-			a[i] = float64(rng.IntN(1 + trial%7)) // from all equal to few ties
-			if trial%3 == 0 {
-				a[i] = rng.NormFloat64()
-			}
-		}
-		sorted := slices.Sorted(slices.Values(a))
-		for k := range a {
-			if got := nthSmallest(slices.Clone(a), k); got != sorted[k] {
-				t.Fatalf("trial %d, k=%d of %d: %g, want %g", trial, k, len(a), got, sorted[k])
-			}
-		}
-	}
-}
