@@ -25,8 +25,9 @@ type batch struct {
 }
 
 // join adds job to the open batch (opening one if none is) and returns the
-// batch. The batch is submitted when it holds Options.Batch cells or
-// batchDelay after it opened, whichever comes first. Cells of another store
+// batch. The batch is submitted when it holds Options.Batch cells (at most
+// maxBatch, whose keys fit the job's comment) or batchDelay after it
+// opened, whichever comes first. Cells of another store
 // or run do not share a batch: they close the open one and start their own.
 func (e *Executor) join(ctx context.Context, job *pipeline.Job) *batch {
 	e.batchMu.Lock()
@@ -53,7 +54,7 @@ func (e *Executor) join(ctx context.Context, job *pipeline.Job) *batch {
 		})
 	}
 	b.jobs = append(b.jobs, job)
-	if len(b.jobs) >= e.opts.Batch {
+	if len(b.jobs) >= min(e.opts.Batch, maxBatch) {
 		e.open = nil
 		go e.flush(b)
 	}

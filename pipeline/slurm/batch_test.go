@@ -137,3 +137,33 @@ func TestExecuteAdoptsBatch(t *testing.T) {
 		t.Errorf("sbatch called %d times, want 0 (the batch adopted)", n)
 	}
 }
+
+// TestBatchFitsTheComment: forty cells handed over at once with --batch
+// 40 go in jobs of at most 15, whose comments (all their keys) fit Slurm's
+// 1,024 bytes; a longer comment fails the submission.
+func TestBatchFitsTheComment(t *testing.T) {
+	t.Parallel()
+	if maxBatch != 15 {
+		t.Errorf("maxBatch = %d, want 15", maxBatch)
+	}
+	f := newFake()
+	e := newTestExecutor(t, f, func(o *Options) { o.Batch = 40 })
+	for i, err := range executeAll(context.Background(), e, cellJobs(t.TempDir(), 40)) {
+		if err != nil {
+			t.Errorf("cell %d: %v", i, err)
+		}
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	cells := 0
+	for _, j := range f.jobs {
+		n := len(strings.Split(j.key, ","))
+		cells += n
+		if n > maxBatch || len(j.comment) > maxComment {
+			t.Errorf("job %s: %d cells, a comment of %d bytes", j.id, n, len(j.comment))
+		}
+	}
+	if cells != 40 || len(f.jobs) != 3 {
+		t.Errorf("%d cells in %d jobs, want 40 in 3 (15, 15, 10)", cells, len(f.jobs))
+	}
+}

@@ -37,23 +37,30 @@ func requireSlurm(t testing.TB) {
 	}
 }
 
-// fakeRepro is a stand-in for `repro exec-cell --store DIR KEY`: it records
-// its Slurm job ID under DIR/runs/KEY, then behaves as DIR/mode/KEY says
-// (ok, fail, or sleepN), and publishes DIR/cells/KEY by rename on success.
+// fakeRepro is a stand-in for `repro exec-cell --store DIR KEY...`: for
+// each key in turn it records its Slurm job ID under DIR/runs/KEY, then
+// behaves as DIR/mode/KEY says (ok, fail, or sleepN), and publishes
+// DIR/cells/KEY by rename on success; a failed key fails the job after the
+// rest have run, as exec-cell does.
 const fakeRepro = `#!/bin/sh
 set -eu
 [ "$1" = exec-cell ] && [ "$2" = --executor ] && [ "$4" = --store ] || { echo "fake repro: bad argv: $*" >&2; exit 2; }
-store=$5 key=$6
+store=$5
+shift 5
+status=0
+for key in "$@"; do
 mode=$(cat "$store/mode/$key" 2>/dev/null || echo ok)
 echo "${SLURM_JOB_ID:-none}" >> "$store/runs/$key"
 echo "fake exec-cell $key: $mode"
 case $mode in
 ok) ;;
-fail) echo "stage exploded on purpose" >&2; exit 3 ;;
+fail) echo "stage exploded on purpose" >&2; status=3; continue ;;
 sleep*) sleep "${mode#sleep}" ;;
 esac
 echo done > "$store/cells/$key.tmp"
 mv "$store/cells/$key.tmp" "$store/cells/$key"
+done
+exit $status
 `
 
 type fakeStore struct {
@@ -100,7 +107,13 @@ func (s *fakeStore) runs(key string) []string {
 
 func (s *fakeStore) executor(t testing.TB) *Executor {
 	t.Helper()
-	e, err := New(Options{Binary: s.bin, Check: s.check, ScriptDir: t.TempDir()})
+	return s.executorBatch(t, 0)
+}
+
+// executorBatch is executor with up to batch cells per job.
+func (s *fakeStore) executorBatch(t testing.TB, batch int) *Executor {
+	t.Helper()
+	e, err := New(Options{Binary: s.bin, Check: s.check, ScriptDir: t.TempDir(), Batch: batch})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -294,18 +307,22 @@ func TestSlurmTimeout(t *testing.T) {
 
 // BenchmarkExecute measures what a trivial cell costs through Slurm (the
 // fake exec-cell: a shell script that writes one file) against running the
-// same command directly, with j cells in flight. It reports s/cell.
+// same command directly, with j cells in flight, one job per cell or j
+// cells per job (--batch j). It reports s/cell.
 func BenchmarkExecute(b *testing.B) {
 	requireSlurm(b)
-	for _, j := range []int{1, 4} {
-		b.Run(fmt.Sprintf("slurm/j=%d", j), func(b *testing.B) { benchmarkExecute(b, j, true) })
-		b.Run(fmt.Sprintf("exec/j=%d", j), func(b *testing.B) { benchmarkExecute(b, j, false) })
+	for _, j := range []int{1, 4, 16} {
+		b.Run(fmt.Sprintf("slurm/j=%d", j), func(b *testing.B) { benchmarkExecute(b, j, 0, true) })
+		if j > 1 {
+			b.Run(fmt.Sprintf("slurm-batch/j=%d", j), func(b *testing.B) { benchmarkExecute(b, j, j, true) })
+		}
+		b.Run(fmt.Sprintf("exec/j=%d", j), func(b *testing.B) { benchmarkExecute(b, j, 0, false) })
 	}
 }
 
-func benchmarkExecute(b *testing.B, j int, viaSlurm bool) {
+func benchmarkExecute(b *testing.B, j, batch int, viaSlurm bool) {
 	s := newFakeStore(b)
-	e := s.executor(b)
+	e := s.executorBatch(b, batch)
 	ctx := context.Background()
 	next := 0
 	for b.Loop() {

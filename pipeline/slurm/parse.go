@@ -126,6 +126,15 @@ const commentPrefix = "repro cell "
 // same key in another store is another job's business.
 func cellComment(key, tag string) string { return commentPrefix + key + " " + tag }
 
+// maxComment is the longest job comment slurmctld accepts: a longer one
+// fails the submission ("Pathname of a file, directory or other parameter
+// too long").
+const maxComment = 1024
+
+// maxBatch is the most cells whose keys (64 hex digits each, comma
+// separated) fit one job's comment with its store tag: 15.
+var maxBatch = (maxComment - len(cellComment("", storeTag(""))) + 1) / (2*sha256.Size + 1)
+
 // storeTag is a short fixed-form name for a store directory: the first 12
 // hex digits of the SHA-256 of its absolute path.
 func storeTag(dir string) string {

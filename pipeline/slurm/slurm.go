@@ -64,6 +64,8 @@ type Options struct {
 	// start-up latency over them. 0 or 1 submits one job per cell. A batch
 	// runs its cells in sequence, so it trades parallelism for overhead:
 	// worth it when cells are short or the cluster is smaller than -j.
+	// A job takes at most 15 cells, whatever Batch says: their keys go in
+	// its comment, which Slurm limits to 1024 bytes.
 	Batch int
 	// ExtraArgs are more sbatch options (e.g. "--account=x"), as argv.
 	ExtraArgs []string
