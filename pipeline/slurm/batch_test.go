@@ -44,11 +44,17 @@ func TestExecuteBatch(t *testing.T) {
 	jobs := cellJobs(dir, 7)
 	// What exec-cell would print for the failing cell in its batch's
 	// output, written as the job ends (before squeue reports it), so the
-	// executor always finds it.
+	// executor always finds it. On a loaded machine the cells may reach
+	// the executor more than batchDelay apart and the failing one run
+	// alone: its job's last line is then its error.
 	f.end = func(j *fakeJob) (State, string) {
 		if strings.Contains(j.key, testKey(4)) {
-			first, _, _ := strings.Cut(j.key, ",")
-			os.WriteFile(slurmLog(dir+"/"+first+".log"), []byte("repro exec-cell: cell "+testKey(4)+": boom\nlater line\n"), 0o644)
+			first, _, batched := strings.Cut(j.key, ",")
+			out := "repro exec-cell: cell " + testKey(4) + ": boom\n"
+			if batched {
+				out += "later line\n"
+			}
+			os.WriteFile(slurmLog(dir+"/"+first+".log"), []byte(out), 0o644)
 		}
 		return StateCompleted, "0:0"
 	}
@@ -163,7 +169,9 @@ func TestBatchFitsTheComment(t *testing.T) {
 			t.Errorf("job %s: %d cells, a comment of %d bytes", j.id, n, len(j.comment))
 		}
 	}
-	if cells != 40 || len(f.jobs) != 3 {
-		t.Errorf("%d cells in %d jobs, want 40 in 3 (15, 15, 10)", cells, len(f.jobs))
+	// Three jobs (15, 15, 10), or more if the cells reached the executor
+	// more than batchDelay apart.
+	if cells != 40 || len(f.jobs) < 3 {
+		t.Errorf("%d cells in %d jobs, want 40 in at least 3", cells, len(f.jobs))
 	}
 }
