@@ -126,9 +126,10 @@ var Train = &pipeline.Stage{
 }
 
 // trainCost is the scheduler's cost model of a train cell before any run of
-// its experiment is in the store: CPU seconds of one epoch over the full
-// MNIST stream by learner kind (measured on a 2-core machine), times the
-// epochs, over the stream stride. Only the order matters, so it need not be
+// its experiment is in the store or the ledger: CPU seconds of one epoch
+// over the full MNIST stream by learner kind (measured on a 2-core
+// machine), times the relaxation's factor, times the epochs, over the
+// stream stride. Only the order matters, so it need not be
 // exact; once cells have run, their recorded CPU times replace it.
 func trainCost(params any) float64 {
 	p := params.(*TrainParams)
@@ -155,6 +156,13 @@ func trainCost(params any) float64 {
 			perEpoch = 5
 		case p.Local.Buffer == 0:
 			perEpoch = 1
+		}
+		// Relaxation settles every batch over T steps: a T = 5 cell of
+		// the substrate ladder takes about 2.85x the CPU of its
+		// single-pass sweep, and T = 20 more again, so the ladder's
+		// longest cells (13-15 min) are not ranked with its shortest.
+		if t := p.Local.RelaxT; t > 0 {
+			perEpoch *= 1 + 0.37*float64(t)
 		}
 	}
 	stride := max(p.StreamStride, 1)

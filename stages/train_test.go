@@ -193,6 +193,8 @@ func TestTrainCostOrdersLearnerKinds(t *testing.T) {
 		name string
 		p    *TrainParams
 	}{
+		{"relaxation T = 20", local(func(c *core.LocalConfig) { c.RelaxT = 20 })},
+		{"relaxation T = 5", local(func(c *core.LocalConfig) { c.RelaxT = 5 })},
 		{"anchor", local(func(c *core.LocalConfig) { c.Anchor = []float64{0.1} })},
 		{"bp k-WTA", bp(backprop.MethodLocal)},
 		{"DER++", bp("derpp")},
