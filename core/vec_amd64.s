@@ -7,6 +7,38 @@
 // (the SSE MOVD), costs an AVX-SSE transition: on this project's machines
 // it made the row steps three times slower. TestKernelsVEXOnly checks.
 
+// COPYLANES8 is the row steps' fused column copy of one block of 8 new
+// weights, wT[col[s]*ld] = w[s], lane by lane (AVX2 has no scatter): lanes
+// 0-3 are in LO, lanes 4-7 in HI. The block's 8 columns, W bytes each,
+// are loaded by LOAD from COLS+IDX and scaled by LD (the column stride in
+// bytes) into T0 and T1 in turn, two at a time, and the lanes stored at
+// WT plus those offsets.
+#define COPYLANES8(LOAD, W, COLS, IDX, LD, WT, LO, HI, T0, T1) \
+	LOAD (0*W)(COLS)(IDX*1), T0 \
+	LOAD (1*W)(COLS)(IDX*1), T1 \
+	IMULQ LD, T0 \
+	IMULQ LD, T1 \
+	VMOVSS LO, (WT)(T0*1) \
+	VEXTRACTPS $1, LO, (WT)(T1*1) \
+	LOAD (2*W)(COLS)(IDX*1), T0 \
+	LOAD (3*W)(COLS)(IDX*1), T1 \
+	IMULQ LD, T0 \
+	IMULQ LD, T1 \
+	VEXTRACTPS $2, LO, (WT)(T0*1) \
+	VEXTRACTPS $3, LO, (WT)(T1*1) \
+	LOAD (4*W)(COLS)(IDX*1), T0 \
+	LOAD (5*W)(COLS)(IDX*1), T1 \
+	IMULQ LD, T0 \
+	IMULQ LD, T1 \
+	VMOVSS HI, (WT)(T0*1) \
+	VEXTRACTPS $1, HI, (WT)(T1*1) \
+	LOAD (6*W)(COLS)(IDX*1), T0 \
+	LOAD (7*W)(COLS)(IDX*1), T1 \
+	IMULQ LD, T0 \
+	IMULQ LD, T1 \
+	VEXTRACTPS $2, HI, (WT)(T0*1) \
+	VEXTRACTPS $3, HI, (WT)(T1*1)
+
 // func addRowsAVX2(c, v []float32, off []int32, b []float32, zero bool)
 //
 // For j in [0, len(c)) rounded down to a multiple of 8:
@@ -189,30 +221,7 @@ loop:
 	TESTQ   R11, R11
 	JZ      next
 	VEXTRACTF128 $1, Y0, X3
-	MOVWLZX 0(DX)(R10*1), R12
-	MOVWLZX 2(DX)(R10*1), R9
-	IMULQ   R11, R12
-	IMULQ   R11, R9
-	VMOVSS  X0, (R13)(R12*1)
-	VEXTRACTPS $1, X0, (R13)(R9*1)
-	MOVWLZX 4(DX)(R10*1), R12
-	MOVWLZX 6(DX)(R10*1), R9
-	IMULQ   R11, R12
-	IMULQ   R11, R9
-	VEXTRACTPS $2, X0, (R13)(R12*1)
-	VEXTRACTPS $3, X0, (R13)(R9*1)
-	MOVWLZX 8(DX)(R10*1), R12
-	MOVWLZX 10(DX)(R10*1), R9
-	IMULQ   R11, R12
-	IMULQ   R11, R9
-	VMOVSS  X3, (R13)(R12*1)
-	VEXTRACTPS $1, X3, (R13)(R9*1)
-	MOVWLZX 12(DX)(R10*1), R12
-	MOVWLZX 14(DX)(R10*1), R9
-	IMULQ   R11, R12
-	IMULQ   R11, R9
-	VEXTRACTPS $2, X3, (R13)(R12*1)
-	VEXTRACTPS $3, X3, (R13)(R9*1)
+	COPYLANES8(MOVWLZX, 2, DX, R10, R11, R13, X0, X3, R12, R9)
 
 next:
 	ADDQ $32, AX
@@ -317,30 +326,7 @@ fbloop:
 	VMOVUPS Y7, (DI)(AX*1)
 	// The column copy: wT[col[s]*ld] = w[s], lane by lane.
 	VEXTRACTF128 $1, Y7, X0
-	MOVLQSX 0(DX)(AX*1), R9
-	MOVLQSX 4(DX)(AX*1), R13
-	IMULQ   R12, R9
-	IMULQ   R12, R13
-	VMOVSS  X7, (BX)(R9*1)
-	VEXTRACTPS $1, X7, (BX)(R13*1)
-	MOVLQSX 8(DX)(AX*1), R9
-	MOVLQSX 12(DX)(AX*1), R13
-	IMULQ   R12, R9
-	IMULQ   R12, R13
-	VEXTRACTPS $2, X7, (BX)(R9*1)
-	VEXTRACTPS $3, X7, (BX)(R13*1)
-	MOVLQSX 16(DX)(AX*1), R9
-	MOVLQSX 20(DX)(AX*1), R13
-	IMULQ   R12, R9
-	IMULQ   R12, R13
-	VMOVSS  X0, (BX)(R9*1)
-	VEXTRACTPS $1, X0, (BX)(R13*1)
-	MOVLQSX 24(DX)(AX*1), R9
-	MOVLQSX 28(DX)(AX*1), R13
-	IMULQ   R12, R9
-	IMULQ   R12, R13
-	VEXTRACTPS $2, X0, (BX)(R9*1)
-	VEXTRACTPS $3, X0, (BX)(R13*1)
+	COPYLANES8(MOVLQSX, 4, DX, AX, R12, BX, X7, X0, R9, R13)
 	// fb
 	VMOVUPS (R10)(AX*1), Y8
 	VADDPS  Y6, Y8, Y7
