@@ -25,9 +25,8 @@ type Estimate struct {
 }
 
 // EstimatePlan simulates a run of p's stale cells on jobs workers. History
-// is read from the store and from the remotes that can list their records
-// (a fresh clone with a results ledger knows every committed cell's CPU
-// time).
+// is read from the store and from the remotes' records (a fresh clone with
+// a results ledger knows every committed cell's CPU time).
 func EstimatePlan(p *Plan, st *artifacts.Store, remotes []artifacts.Remote, jobs int) Estimate {
 	return simulate(p, loadHistory(st, remotes), max(jobs, 1))
 }

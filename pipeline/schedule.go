@@ -51,31 +51,18 @@ func lookup(ms map[string]*mean, k string) (float64, bool) {
 	return 0, false
 }
 
-// loadCostHistory reads every manifest of st. A store it cannot read gives
-// an empty history: the order is a heuristic, never a reason to fail.
-func loadCostHistory(st *artifacts.Store) *costHistory {
+// loadHistory reads every manifest of st and of the remotes (a results
+// ledger: a fresh clone then orders and estimates its cells from every
+// committed cell's CPU time). A store or remote it cannot read adds
+// nothing: the order is a heuristic, never a reason to fail.
+func loadHistory(st *artifacts.Store, remotes []artifacts.Remote) *costHistory {
 	h := &costHistory{byConfig: map[string]*mean{}, byID: map[string]*mean{}, byStage: map[string]*mean{}}
 	st.WalkManifests(func(m *artifacts.Manifest) error {
 		h.add(m.Stage, m.CellID, m.Params, m.Provenance.CPUSecs)
 		return nil
 	})
-	return h
-}
-
-// loadHistory is loadCostHistory of st plus the records of the remotes
-// that can list them (a results ledger): a fresh clone then orders and
-// estimates its cells from every committed cell's CPU time. A remote it
-// cannot read adds nothing.
-func loadHistory(st *artifacts.Store, remotes []artifacts.Remote) *costHistory {
-	h := loadCostHistory(st)
 	for _, r := range remotes {
-		lr, ok := r.(interface {
-			Keys() ([]artifacts.Key, error)
-		})
-		if !ok {
-			continue
-		}
-		keys, _ := lr.Keys()
+		keys, _ := r.Keys()
 		for _, k := range keys {
 			if m, err := r.Manifest(k); err == nil {
 				h.add(m.Stage, m.CellID, m.Params, m.Provenance.CPUSecs)
