@@ -39,17 +39,17 @@ type VerifyReport struct {
 	// NoLog are the cells whose log is not in the store: a cell taken from
 	// a remote comes with its outputs, not its log (a results ledger keeps
 	// none). A log is not an output (no cell reads it), so this is not a
-	// problem; `repro log` has nothing to show for them.
+	// problem; `repro why` still names the log's digest.
 	NoLog []CellRef
 }
 
 // Verify re-hashes every blob, parses every manifest and checks that every
-// output blob a manifest names exists (a missing log is listed in NoLog). A blob whose content does
-// not match its name, a file in the blob tree whose name is not a digest and
-// a manifest that does not parse are moved aside into corrupt/, so the next
-// run recomputes every cell that needs them; a problem is reported even
-// when it cannot be moved (its MoveErr says why). progress, if non-nil, is
-// called after each blob. It is long because its passes (records, then
+// output blob a manifest names exists (a missing log is listed in NoLog).
+// A blob whose content does not match its name, a file in the blob tree
+// whose name is not a digest and a manifest that does not parse are moved
+// aside into corrupt/, so the next run recomputes every cell that needs
+// them; a problem is reported even when it cannot be moved (its MoveErr
+// says why). progress, if non-nil, is called after each blob. It is long because its passes (records, then
 // blobs, then missing references) fill one report and share the index of
 // which cells name each blob that the first pass builds.
 func (s *Store) Verify(ctx context.Context, progress func(done int)) (*VerifyReport, error) {
