@@ -395,8 +395,18 @@ func (ly *layer) indexTwin() {
 	}
 }
 
-// syncT rewrites the column-order copy of the weights.
+// syncT rewrites the column-order copy of the weights. A dense tiled
+// layer (every controller layer) is a tile of 8 rows at a time, each a
+// transpose (the scattered copy was a tenth of a deep controller run); the
+// others go synapse by synapse.
 func (ly *layer) syncT() {
+	if ly.tiled && ly.dense() {
+		n := ly.tileLen
+		for q := 0; q+n <= len(ly.pos); q += n {
+			transposeTile(ly.wT[q:q+n], ly.w[q:q+n], ly.nIn)
+		}
+		return
+	}
 	for s, k := range ly.pos {
 		ly.wT[k] = ly.w[s]
 	}

@@ -157,6 +157,26 @@ func copyColumn[C int32 | uint16](wT, w []float32, col []C, ld int) {
 	}
 }
 
+// transposeTile writes one tile of 8 rows of a dense matrix, n columns
+// each, in the tiled column order: dst[j*8+r] = src[r*n+j]. It is the
+// column copy (syncT) of a dense tiled layer, a tile at a time.
+func transposeTile(dst, src []float32, n int) {
+	if len(src) != tile*n || len(dst) != tile*n {
+		panic("core: transposeTile shape")
+	}
+	transposeTileImpl(dst, src, n)
+}
+
+// transposeTileGo is transposeTile from column from on.
+func transposeTileGo(dst, src []float32, n, from int) {
+	for r := range tile {
+		row := src[r*n : (r+1)*n]
+		for j := from; j < n; j++ {
+			dst[j*tile+r] = row[j]
+		}
+	}
+}
+
 // addTiles adds sum_t v[t] * column off[t] of a tiled matrix b (tiles of
 // 8 rows, ts floats apart; column j of a tile at offset j*8) to c, whose
 // len(c)/8 tiles start at b[0]: per element of c in ascending t, multiply

@@ -118,6 +118,19 @@ func addTilesImpl(c, v []float32, off []int32, b []float32, ts int) {
 }
 
 //go:noescape
+func transposeTileAVX2(dst, src []float32, cols, n int)
+
+func transposeTileImpl(dst, src []float32, n int) {
+	n8 := n &^ 7
+	if useAVX2 && n8 > 0 {
+		transposeTileAVX2(dst, src, n8, n) // the callers checked the shape
+	} else {
+		n8 = 0
+	}
+	transposeTileGo(dst, src, n, n8)
+}
+
+//go:noescape
 func adamRowAVX2(w, fb, m1, m2 []float32, col []int32, g []float32, frozen []int32, sign []float32, k *adamCoef, wT []float32, ld int)
 
 func adamRowImpl(w, fb, m1, m2 []float32, col []int32, g []float32, frozen []int32, sign []float32, k *adamCoef, wT []float32, ld int) {

@@ -425,6 +425,79 @@ tiles8done:
 	VZEROUPPER
 	RET
 
+// func transposeTileAVX2(dst, src []float32, cols, n int)
+//
+// transposeTile on the first cols (a multiple of 8) columns: per block of
+// 8 columns, the 8 rows' vectors are transposed in registers (unpack,
+// shuffle, swap halves) and stored as 8 tiled columns. Only moves, so the
+// bits are the source's. The caller checks bounds.
+TEXT ·transposeTileAVX2(SB), NOSPLIT, $0-64
+	MOVQ dst_base+0(FP), DI
+	MOVQ src_base+24(FP), SI
+	MOVQ cols+48(FP), CX
+	MOVQ n+56(FP), DX
+	SHLQ $2, CX              // bytes of a row to do
+	SHLQ $2, DX              // row stride in bytes
+	LEAQ (SI)(DX*1), R8      // rows 1-7
+	LEAQ (R8)(DX*1), R9
+	LEAQ (R9)(DX*1), R10
+	LEAQ (R10)(DX*1), R11
+	LEAQ (R11)(DX*1), R12
+	LEAQ (R12)(DX*1), R13
+	LEAQ (R13)(DX*1), BX
+	XORQ AX, AX
+
+ttloop:
+	CMPQ AX, CX
+	JGE  ttdone
+	VMOVUPS (SI)(AX*1), Y0       // rows a..h, columns 0-7
+	VMOVUPS (R8)(AX*1), Y1
+	VMOVUPS (R9)(AX*1), Y2
+	VMOVUPS (R10)(AX*1), Y3
+	VMOVUPS (R11)(AX*1), Y4
+	VMOVUPS (R12)(AX*1), Y5
+	VMOVUPS (R13)(AX*1), Y6
+	VMOVUPS (BX)(AX*1), Y7
+	VUNPCKLPS Y1, Y0, Y8         // a0 b0 a1 b1 | a4 b4 a5 b5
+	VUNPCKHPS Y1, Y0, Y9         // a2 b2 a3 b3 | a6 b6 a7 b7
+	VUNPCKLPS Y3, Y2, Y10
+	VUNPCKHPS Y3, Y2, Y11
+	VUNPCKLPS Y5, Y4, Y12
+	VUNPCKHPS Y5, Y4, Y13
+	VUNPCKLPS Y7, Y6, Y14
+	VUNPCKHPS Y7, Y6, Y15
+	VSHUFPS $0x44, Y10, Y8, Y0   // a0 b0 c0 d0 | a4 b4 c4 d4
+	VSHUFPS $0xEE, Y10, Y8, Y1   // a1 b1 c1 d1 | a5 b5 c5 d5
+	VSHUFPS $0x44, Y11, Y9, Y2   // column 2 | column 6
+	VSHUFPS $0xEE, Y11, Y9, Y3   // column 3 | column 7
+	VSHUFPS $0x44, Y14, Y12, Y4  // e0 f0 g0 h0 | e4 f4 g4 h4
+	VSHUFPS $0xEE, Y14, Y12, Y5
+	VSHUFPS $0x44, Y15, Y13, Y6
+	VSHUFPS $0xEE, Y15, Y13, Y7
+	VPERM2F128 $0x20, Y4, Y0, Y8 // column 0: a0 .. h0
+	VPERM2F128 $0x20, Y5, Y1, Y9
+	VPERM2F128 $0x20, Y6, Y2, Y10
+	VPERM2F128 $0x20, Y7, Y3, Y11
+	VPERM2F128 $0x31, Y4, Y0, Y12 // column 4
+	VPERM2F128 $0x31, Y5, Y1, Y13
+	VPERM2F128 $0x31, Y6, Y2, Y14
+	VPERM2F128 $0x31, Y7, Y3, Y15
+	VMOVUPS Y8, 0(DI)
+	VMOVUPS Y9, 32(DI)
+	VMOVUPS Y10, 64(DI)
+	VMOVUPS Y11, 96(DI)
+	VMOVUPS Y12, 128(DI)
+	VMOVUPS Y13, 160(DI)
+	VMOVUPS Y14, 192(DI)
+	VMOVUPS Y15, 224(DI)
+	ADDQ $32, AX
+	ADDQ $256, DI
+	JMP  ttloop
+
+ttdone:
+	VZEROUPPER
+	RET
+
 // func adamRowAVX2(w, fb, m1, m2 []float32, col []int32, g []float32, frozen []int32, sign []float32, k *adamCoef, wT []float32, ld int)
 //
 // adamRowGo on the first len(w) rounded down to 8 elements: the same
@@ -834,14 +907,43 @@ grdone:
 	VZEROUPPER
 	RET
 
+// ADDLANES4 adds the 4 float64 lanes of D, G and W, in lane order, to the
+// controller's running sums X13, X14 and X15 (VADDSD's first source is the
+// sum, as Go's s += x). DX, GX and WX are the low halves of D, G and W;
+// T0-T2 are scratch. The shuffles are off the sums' dependency chains.
+#define ADDLANES4(D, G, W, DX, GX, WX, T0, T1, T2) \
+	VADDSD DX, X13, X13 \
+	VADDSD GX, X14, X14 \
+	VADDSD WX, X15, X15 \
+	VPERMILPD $1, DX, T0 \
+	VPERMILPD $1, GX, T1 \
+	VPERMILPD $1, WX, T2 \
+	VADDSD T0, X13, X13 \
+	VADDSD T1, X14, X14 \
+	VADDSD T2, X15, X15 \
+	VEXTRACTF128 $1, D, DX \
+	VEXTRACTF128 $1, G, GX \
+	VEXTRACTF128 $1, W, WX \
+	VADDSD DX, X13, X13 \
+	VADDSD GX, X14, X14 \
+	VADDSD WX, X15, X15 \
+	VPERMILPD $1, DX, T0 \
+	VPERMILPD $1, GX, T1 \
+	VPERMILPD $1, WX, T2 \
+	VADDSD T0, X13, X13 \
+	VADDSD T1, X14, X14 \
+	VADDSD T2, X15, X15
+
 // func ctrlStepRowAVX2(w, fb, v, g []float32, flags []int32, k *ctrlCoef, s *ctrlSums)
 //
 // ctrlStepRowGo on len(w) (a multiple of 8) elements: the same float32
 // operations (no FMA); frozen lanes (flags bit 0) are blended back to their
 // old values and add +0 to the sums. Each block's |d|, |g| and |w| are
-// widened to float64 (exact), stored below SP and added one by one, in
-// lane order, to the three running sums: three independent chains.
-TEXT ·ctrlStepRowAVX2(SB), NOSPLIT, $192-136
+// widened to float64 (exact) and added one by one, in lane order, to the
+// three running sums: three independent chains. The lanes are taken out
+// in registers (ADDLANES4); through a buffer on the stack, each scalar load
+// waited on a 32-byte store and the pass ran at twice the chains' latency.
+TEXT ·ctrlStepRowAVX2(SB), NOSPLIT, $0-136
 	MOVQ w_base+0(FP), DI
 	MOVQ w_len+8(FP), CX
 	MOVQ fb_base+24(FP), R10
@@ -891,45 +993,17 @@ csloop:
 	VANDPS  Y11, Y2, Y2          // |g|
 	VANDNPS Y2, Y4, Y2
 	VANDPS  Y11, Y7, Y7          // |w|
-	VCVTPS2PD X6, Y0
-	VMOVUPD Y0, 0(SP)
+	VCVTPS2PD X6, Y0             // lanes 0-3, widened (exact)
+	VCVTPS2PD X2, Y1
+	VCVTPS2PD X7, Y3
 	VEXTRACTF128 $1, Y6, X6
-	VCVTPS2PD X6, Y0
-	VMOVUPD Y0, 32(SP)
-	VCVTPS2PD X2, Y0
-	VMOVUPD Y0, 64(SP)
 	VEXTRACTF128 $1, Y2, X2
-	VCVTPS2PD X2, Y0
-	VMOVUPD Y0, 96(SP)
-	VCVTPS2PD X7, Y0
-	VMOVUPD Y0, 128(SP)
 	VEXTRACTF128 $1, Y7, X7
-	VCVTPS2PD X7, Y0
-	VMOVUPD Y0, 160(SP)
-	VADDSD 0(SP), X13, X13
-	VADDSD 64(SP), X14, X14
-	VADDSD 128(SP), X15, X15
-	VADDSD 8(SP), X13, X13
-	VADDSD 72(SP), X14, X14
-	VADDSD 136(SP), X15, X15
-	VADDSD 16(SP), X13, X13
-	VADDSD 80(SP), X14, X14
-	VADDSD 144(SP), X15, X15
-	VADDSD 24(SP), X13, X13
-	VADDSD 88(SP), X14, X14
-	VADDSD 152(SP), X15, X15
-	VADDSD 32(SP), X13, X13
-	VADDSD 96(SP), X14, X14
-	VADDSD 160(SP), X15, X15
-	VADDSD 40(SP), X13, X13
-	VADDSD 104(SP), X14, X14
-	VADDSD 168(SP), X15, X15
-	VADDSD 48(SP), X13, X13
-	VADDSD 112(SP), X14, X14
-	VADDSD 176(SP), X15, X15
-	VADDSD 56(SP), X13, X13
-	VADDSD 120(SP), X14, X14
-	VADDSD 184(SP), X15, X15
+	VCVTPS2PD X6, Y6             // lanes 4-7
+	VCVTPS2PD X2, Y2
+	VCVTPS2PD X7, Y7
+	ADDLANES4(Y0, Y1, Y3, X0, X1, X3, X4, X5, X8)
+	ADDLANES4(Y6, Y2, Y7, X6, X2, X7, X4, X5, X8)
 	ADDQ $32, AX
 	JMP  csloop
 

@@ -244,6 +244,53 @@ func TestAddTiles(t *testing.T) {
 	}
 }
 
+// TestTransposeTile checks the tile transpose (vector blocks and the
+// loop's tail) against its definition, NaN payloads and -0 included, and
+// syncT of a dense tiled layer against the synapse-by-synapse copy.
+func TestTransposeTile(t *testing.T) {
+	t.Parallel()
+	rng := NewRNG(11, StreamRun)
+	for _, n := range []int{1, 7, 8, 9, 15, 16, 17, 130, 512} {
+		src := make([]float32, tile*n)
+		for i := range src {
+			src[i] = float32(rng.NormFloat64())
+		}
+		src[0] = float32(math.Copysign(0, -1))
+		src[len(src)-1] = math.Float32frombits(0x7fc0_1234)
+		dst := make([]float32, tile*n)
+		transposeTile(dst, src, n)
+		for r := range tile {
+			for j := range n {
+				if a, b := math.Float32bits(dst[j*tile+r]), math.Float32bits(src[r*n+j]); a != b {
+					t.Fatalf("n=%d: dst[%d] = %#x, want src[%d] = %#x", n, j*tile+r, a, r*n+j, b)
+				}
+			}
+		}
+	}
+	for _, shape := range [][2]int{{128, 16}, {130, 24}, {12, 8}} {
+		nIn, nOut := shape[0], shape[1]
+		w := make([]float32, nIn*nOut)
+		for i := range w {
+			w[i] = float32(rng.NormFloat64())
+		}
+		ly := newLayer(nIn, nOut, w, nil, nil, false, nil, false, true)
+		if !ly.dense() || !ly.tiled {
+			t.Fatalf("%dx%d: want a dense tiled layer", nOut, nIn)
+		}
+		for i := range ly.w {
+			ly.w[i] = float32(rng.NormFloat64())
+		}
+		want := slices.Clone(ly.wT)
+		for s, k := range ly.pos {
+			want[k] = ly.w[s]
+		}
+		ly.syncT()
+		if !bitsEqual(ly.wT, want) {
+			t.Fatalf("%dx%d: syncT differs from the synapse-by-synapse copy", nOut, nIn)
+		}
+	}
+}
+
 // TestAdamRow checks the vector masked-Adam row step and its fused column
 // copy against the loop and copyColumn bit for bit, with and without a
 // twin, coupled L2 and decay, tails of every length, tiled and untiled

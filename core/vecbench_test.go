@@ -1,6 +1,7 @@
 package core
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 )
@@ -63,4 +64,34 @@ func BenchmarkW1Rows(b *testing.B) {
 // machine, less inflated than wall time by waiting for a core.
 func reportCPU(b *testing.B, c0 float64) {
 	b.ReportMetric((processCPU()-c0)*1e9/float64(b.N), "cpu-ns/op")
+}
+
+// BenchmarkCtrlRows times the controller's optimiser pass (ctrlStepRow)
+// over a dense layer's rows: 256 x 512 (W^2 of the deep nets, larger than
+// L2 with its twin, velocity and gradient) and 16 x 512 (in L1), so that
+// the float64 sums' latency and the memory traffic can be told apart.
+func BenchmarkCtrlRows(b *testing.B) {
+	rng := NewRNG(8, StreamRun)
+	const nIn = 512
+	for _, nOut := range []int{16, 256} {
+		n := nIn * nOut
+		w, fb, v, g := make([]float32, n), make([]float32, n), make([]float32, n), make([]float32, n)
+		for i := range w {
+			w[i] = float32(rng.NormFloat64() * 0.05)
+			fb[i] = float32(rng.NormFloat64() * 0.05)
+			g[i] = float32(rng.NormFloat64() * 0.01)
+		}
+		flags := make([]int32, nIn)
+		k := &ctrlCoef{mu: 0.9, eta: 0.02, tiny: tinyVelocity}
+		b.Run(fmt.Sprintf("rows=%d", nOut), func(b *testing.B) {
+			var s ctrlSums
+			for b.Loop() {
+				for i := range nOut {
+					r := i * nIn
+					ctrlStepRow(w[r:r+nIn], fb[r:r+nIn], v[r:r+nIn], g[r:r+nIn], flags, k, &s)
+				}
+			}
+			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/synapse")
+		})
+	}
 }
