@@ -14,10 +14,13 @@ type net struct {
 	skip  []*layer    // skip[l]: S^l from layer l-2 (l >= 3 hidden), or nil
 	types [][]float32 // cell type (+1 exc, -1 inh) per hidden layer l
 	// Input offset o (the training set's per-pixel majority value, or 0) and
-	// c = W^1 o, kept current after every update of W^1: the forward pass
-	// computes W^1 x as c + W^1 (x - o), where x - o is sparse on MNIST.
+	// c = W^1 o: the forward pass computes W^1 x as c + W^1 (x - o), where
+	// x - o is sparse on MNIST. An update of W^1 marks c stale (staleC);
+	// the next forward pass recomputes it strip by strip of W^1's rows, as
+	// it reads each strip for the batch anyway.
 	off    []float32
 	c      []float32
+	staleC bool
 	offIdx []int32     // j * n_1 for the inputs with o_j != 0
 	offVal []float32   // o_j there
 	ebar   [][]float32 // burst baseline per hidden layer
@@ -271,20 +274,33 @@ func (nt *net) setOffset(o []float32) {
 			nt.offVal = append(nt.offVal, v)
 		}
 	}
-	nt.refreshC()
+	nt.staleC = true
 }
 
-// refreshC recomputes c = W^1 o with the vector kernel. Each c_i sums
-// o_j W_ij in ascending j, the order of row i's stored synapses; the terms
-// left out (o_j = 0 or W_ij absent) are exact zeros.
-func (nt *net) refreshC() {
-	clear(nt.c)
+// currentC returns c = W^1 o, recomputed first if an update made it stale.
+func (nt *net) currentC() []float32 {
+	if nt.staleC {
+		nt.refreshC(0, len(nt.c))
+		nt.staleC = false
+	}
+	return nt.c
+}
+
+// refreshC recomputes c_i = (W^1 o)_i for rows i in [s0, s1) with the
+// vector kernel (tiled, s0 and s1 are multiples of 8 or s1 = n_1). Each
+// c_i sums o_j W_ij in ascending j, the order of row i's stored synapses;
+// the terms left out (o_j = 0 or W_ij absent) are exact zeros. Per element
+// the sum does not depend on the rows computed with it.
+func (nt *net) refreshC(s0, s1 int) {
+	c := nt.c[s0:s1]
+	clear(c)
 	ly := nt.lay[1]
 	if !ly.tiled {
-		addRows(nt.c, nt.offVal, nt.offIdx, ly.wT)
+		addRows(c, nt.offVal, nt.offIdx, ly.wT[s0:])
 		return
 	}
-	addTiles(nt.c, nt.offVal, nt.offIdx, ly.wT, ly.nIn*tile)
+	ts := ly.nIn * tile
+	addTiles(c, nt.offVal, nt.offIdx, ly.wT[s0/tile*ts:], ts)
 }
 
 // inputOffset returns, per input column, the value held by more than half of

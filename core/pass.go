@@ -167,20 +167,14 @@ func (nt *net) activate(p *pass, l, b int, z, gain []float32) {
 // drive1 computes layer 1's drives of the batch into p.z1: per sample, z =
 // b + c + W^1 (x - o) over the sparse entries of x - o. It runs strip by
 // strip of 64 of W^1's rows across the batch, so that a strip (200 KB on
-// MNIST) is read from cache by every sample; per element the terms are
-// added in the same order as one sample at a time.
+// MNIST) is read from cache by every sample, and by c's recomputation
+// first when an update made c stale; per element the terms are added in
+// the same order as one sample at a time.
 func (nt *net) drive1(p *pass) {
 	ly := nt.lay[1]
 	n1 := ly.nOut
 	_, stride := ly.colBase(0)
 	z1 := p.z1[:p.n*n1]
-	for b := range p.n {
-		z := z1[b*n1 : (b+1)*n1]
-		copy(z, ly.bias)
-		for i := range z {
-			z[i] += nt.c[i]
-		}
-	}
 	p.rOff = p.rOff[:0]
 	for _, j := range p.rIdx {
 		p.rOff = append(p.rOff, j*int32(stride))
@@ -190,13 +184,31 @@ func (nt *net) drive1(p *pass) {
 		ts := ly.nIn * tile
 		for s0 := 0; s0 < n1; s0 += strip {
 			s1 := min(s0+strip, n1)
+			if nt.staleC {
+				nt.refreshC(s0, s1)
+			}
+			c := nt.c[s0:s1]
 			wt := ly.wT[s0/tile*ts:]
 			for b := range p.n {
+				z := z1[b*n1+s0 : b*n1+s1]
+				copy(z, ly.bias[s0:s1])
+				for i := range z {
+					z[i] += c[i]
+				}
 				lo, hi := p.rPtr[b], p.rPtr[b+1]
-				addTiles(z1[b*n1+s0:b*n1+s1], p.rVal[lo:hi], p.rOff[lo:hi], wt, ts)
+				addTiles(z, p.rVal[lo:hi], p.rOff[lo:hi], wt, ts)
 			}
 		}
+		nt.staleC = false
 		return
+	}
+	c := nt.currentC()
+	for b := range p.n {
+		z := z1[b*n1 : (b+1)*n1]
+		copy(z, ly.bias)
+		for i := range z {
+			z[i] += c[i]
+		}
 	}
 	for s0 := 0; s0 < n1; s0 += strip {
 		s1 := min(s0+strip, n1)

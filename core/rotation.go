@@ -213,7 +213,7 @@ func (r *localRun) structural() {
 		}
 		nt.lay[l] = nl
 		if l == 1 {
-			nt.refreshC()
+			nt.staleC = true
 		}
 	}
 }

@@ -388,7 +388,7 @@ func (nt *net) finishGeneral(cfg *LocalConfig, c *layerCall, sumD, sumG float64)
 	// update behind W^1 on this path.)
 	ly.syncT()
 	if c.preL == 0 {
-		nt.refreshC()
+		nt.staleC = true
 	}
 }
 
@@ -715,7 +715,7 @@ func (nt *net) anchorRows(ly *layer, preL int, op *optim, wd, lam float32, pre [
 	ly.anchorBias()
 	ly.anchorFirst = false
 	if preL == 0 {
-		nt.refreshC()
+		nt.staleC = true
 	}
 }
 
@@ -850,7 +850,7 @@ func (nt *net) sgdRows(ly *layer, preL int, m *layerMask, op *optim, wd, lam flo
 		ly.gb[i] = 0
 	}
 	if preL == 0 {
-		nt.refreshC()
+		nt.staleC = true
 	}
 }
 
@@ -984,7 +984,7 @@ func (nt *net) adamRows(ly *layer, preL int, m *layerMask, op *optim, wd, lam fl
 		ly.gb[i] = 0
 	}
 	if preL == 0 {
-		nt.refreshC()
+		nt.staleC = true
 	}
 }
 

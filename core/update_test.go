@@ -360,9 +360,10 @@ func TestOffsetDrive(t *testing.T) {
 		}
 		stepN(r, 20)
 		nt := r.nt
+		c := nt.currentC()
 		for i := range nt.sizes[1] {
-			if want := rowDotOff(nt.lay[1], i, nt.off); math.Float32bits(want) != math.Float32bits(nt.c[i]) && want != nt.c[i] {
-				t.Fatalf("%s: c[%d] = %g, want %g", name, i, nt.c[i], want)
+			if want := rowDotOff(nt.lay[1], i, nt.off); math.Float32bits(want) != math.Float32bits(c[i]) && want != c[i] {
+				t.Fatalf("%s: c[%d] = %g, want %g", name, i, c[i], want)
 			}
 		}
 		p := randomBatchPass(r, 3, NewRNG(1, StreamRun))
