@@ -800,6 +800,10 @@ func (nt *net) sgdRows(ly *layer, preL int, m *layerMask, op *optim, wd, lam flo
 	// l >= 2 in the paper's configurations) and the awake pre units as a
 	// word per unit.
 	vecFB := ly.fb != nil && lam != 0 && ly.sign != nil
+	// A dense tiled layer (the skip synapses) reads its gradient and flags
+	// in step with the row and rewrites the column copy after the rows, a
+	// tile at a time.
+	denseFB := vecFB && ly.tiled && ly.dense()
 	fbk := sgdFBCoef{mu: mu, eta: eta, lam: lam, tiny: tinyVelocity}
 	var flags []int32
 	if vecFB {
@@ -837,7 +841,11 @@ func (nt *net) sgdRows(ly *layer, preL int, m *layerMask, op *optim, wd, lam flo
 			if preAwake != nil {
 				fl = flags
 			}
-			sgdRowFB(w, ly.fb[lo:hi], v, col, gRow, fl, &fbk, wT[base:], stride)
+			if denseFB {
+				sgdRowFBDense(w, ly.fb[lo:hi], v, gRow, fl, &fbk)
+			} else {
+				sgdRowFB(w, ly.fb[lo:hi], v, col, gRow, fl, &fbk, wT[base:], stride)
+			}
 		} else {
 			sgdRowFBScalar(w, ly.fb[lo:hi][:n], v, col, gRow, preAwake, ly.sign, wT[base:], stride, mu, eta, lam)
 		}
@@ -848,6 +856,9 @@ func (nt *net) sgdRows(ly *layer, preL int, m *layerMask, op *optim, wd, lam flo
 			ly.bias[i] += eta * bv
 		}
 		ly.gb[i] = 0
+	}
+	if denseFB {
+		ly.syncT()
 	}
 	if preL == 0 {
 		nt.staleC = true

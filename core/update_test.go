@@ -311,6 +311,10 @@ func TestFastPathMatchesGeneral(t *testing.T) {
 				!bitsEqual(la.bias, lb.bias) || !bitsEqual(la.bm1, lb.bm1) || !bitsEqual(la.bm2, lb.bm2) || !bitsEqual(la.wT, lb.wT) {
 				t.Fatalf("mask %s: layer %d differs between the fast and the general path", mask, l)
 			}
+			if sa, sb := a.nt.skip[l], b.nt.skip[l]; sa != nil &&
+				(!bitsEqual(sa.w, sb.w) || !bitsEqual(sa.fb, sb.fb) || !bitsEqual(sa.m1, sb.m1) || !bitsEqual(sa.wT, sb.wT)) {
+				t.Fatalf("mask %s: skip synapses into layer %d differ between the fast and the general path", mask, l)
+			}
 			if !bitsEqual(la.wSlow, lb.wSlow) || !bitsEqual(la.fbSlow, lb.fbSlow) || !bitsEqual(la.biasSlow, lb.biasSlow) {
 				t.Fatalf("mask %s: layer %d: anchor copies differ", mask, l)
 			}
@@ -318,7 +322,7 @@ func TestFastPathMatchesGeneral(t *testing.T) {
 				t.Fatalf("mask %s: layer %d: controller lambda differs", mask, l)
 			}
 		}
-		if !bitsEqual(a.nt.c, b.nt.c) {
+		if !bitsEqual(a.nt.currentC(), b.nt.currentC()) {
 			t.Fatalf("mask %s: c = W^1 o differs", mask)
 		}
 	}

@@ -125,27 +125,50 @@ func sgdRowFBGo(w, fb, v []float32, col []int32, g []float32, flags []int32, k *
 	col = col[:len(w)]
 	for s := range w {
 		j := col[s]
-		f := flags[j]
-		if f&flagFrozen != 0 {
-			continue
-		}
-		vs := flushTiny(float32(k.mu*v[s]) + g[j])
-		v[s] = vs
-		d := float32(k.eta * vs)
-		ws := w[s] + d
-		bs := fb[s] + d
-		ws -= float32(k.lam * ws)
-		bs -= float32(k.lam * bs)
-		if f&flagExc != 0 {
-			ws = max(ws, 0)
-			bs = max(bs, 0)
-		} else {
-			ws = min(ws, 0)
-			bs = min(bs, 0)
-		}
-		w[s] = ws
-		fb[s] = bs
+		fbSyn(k, flags[j], g[j], &w[s], &fb[s], &v[s])
 	}
+}
+
+// sgdRowFBDense is sgdRowFB on a row of a dense layer, where synapse j
+// comes from pre unit j, so that g and flags are read in step with the row
+// (no gather), and without the column copy: the caller rewrites that with
+// syncT once the layer's rows are done.
+func sgdRowFBDense(w, fb, v, g []float32, flags []int32, k *sgdFBCoef) {
+	n := len(w)
+	if len(fb) < n || len(v) < n || len(g) < n || len(flags) < n {
+		panic("core: sgdRowFBDense length mismatch")
+	}
+	sgdRowFBDenseImpl(w, fb, v, g, flags, k)
+}
+
+func sgdRowFBDenseGo(w, fb, v, g []float32, flags []int32, k *sgdFBCoef) {
+	for s := range w {
+		fbSyn(k, flags[s], g[s], &w[s], &fb[s], &v[s])
+	}
+}
+
+// fbSyn is sgdRowFB's step of one synapse whose pre unit has flag word f
+// and gradient gj.
+func fbSyn(k *sgdFBCoef, f int32, gj float32, w, fb, v *float32) {
+	if f&flagFrozen != 0 {
+		return
+	}
+	vs := flushTiny(float32(k.mu**v) + gj)
+	*v = vs
+	d := float32(k.eta * vs)
+	ws := *w + d
+	bs := *fb + d
+	ws -= float32(k.lam * ws)
+	bs -= float32(k.lam * bs)
+	if f&flagExc != 0 {
+		ws = max(ws, 0)
+		bs = max(bs, 0)
+	} else {
+		ws = min(ws, 0)
+		bs = min(bs, 0)
+	}
+	*w = ws
+	*fb = bs
 }
 
 // copyColumn writes a row's stored weights into the column-order copy:

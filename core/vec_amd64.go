@@ -100,6 +100,20 @@ func sgdRowFBImpl(w, fb, v []float32, col []int32, g []float32, flags []int32, k
 }
 
 //go:noescape
+func sgdRowFBDenseAVX2(w, fb, v, g []float32, flags []int32, k *sgdFBCoef)
+
+func sgdRowFBDenseImpl(w, fb, v, g []float32, flags []int32, k *sgdFBCoef) {
+	n8 := 0
+	if useAVX2 {
+		n8 = len(w) &^ 7
+	}
+	if n8 > 0 {
+		sgdRowFBDenseAVX2(w[:n8], fb, v, g, flags, k) // the caller checked the lengths
+	}
+	sgdRowFBDenseGo(w[n8:], fb[n8:], v[n8:], g[n8:], flags[n8:], k)
+}
+
+//go:noescape
 func addTiles8AVX2(c, v []float32, off []int32, b []float32, ts int)
 
 func addTilesImpl(c, v []float32, off []int32, b []float32, ts int) {

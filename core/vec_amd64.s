@@ -247,6 +247,41 @@ exit:
 	VZEROUPPER
 	RET
 
+// FBVELOCITY and FBCLAMP are the arithmetic of sgdRowFB's block of 8 at
+// byte offset AX, shared by the gathering and the dense kernel. Given g in
+// Y2 and the flag words in Y3, FBVELOCITY turns Y3 into the frozen mask
+// (top bit) and Y4 into the excitatory one, steps the velocity at SI:
+// vs = flushTiny(mu*v + g) (|.| < tiny cleared, NaN kept), kept where
+// frozen, and leaves d = eta*vs in Y6. FBCLAMP(BASE) moves the weights at
+// BASE: x = w + d, x -= lam*x, then max(x, 0) (+ 0, so -0 becomes +0) for
+// an excitatory pre unit and min(x, 0) otherwise, the old value where
+// frozen, stored and left in Y7. Constants: Y9 mu, Y10 eta, Y11 the
+// absolute-value mask, Y12 tiny, Y14 lam, Y15 +0.
+#define FBVELOCITY \
+	VPSLLD  $30, Y3, Y4 \
+	VPSLLD  $31, Y3, Y3 \
+	VMOVUPS (SI)(AX*1), Y0 \
+	VMULPS  Y0, Y9, Y5 \
+	VADDPS  Y2, Y5, Y5 \
+	VANDPS  Y11, Y5, Y6 \
+	VCMPPS  $0x05, Y12, Y6, Y6 \
+	VANDPS  Y6, Y5, Y5 \
+	VMULPS  Y5, Y10, Y6 \
+	VBLENDVPS Y3, Y0, Y5, Y0 \
+	VMOVUPS Y0, (SI)(AX*1)
+
+#define FBCLAMP(BASE) \
+	VMOVUPS (BASE)(AX*1), Y8 \
+	VADDPS  Y6, Y8, Y7 \
+	VMULPS  Y7, Y14, Y1 \
+	VSUBPS  Y1, Y7, Y7 \
+	VMAXPS  Y7, Y15, Y1 \
+	VADDPS  Y15, Y1, Y1 \
+	VMINPS  Y7, Y15, Y2 \
+	VBLENDVPS Y4, Y1, Y2, Y7 \
+	VBLENDVPS Y3, Y8, Y7, Y7 \
+	VMOVUPS Y7, (BASE)(AX*1)
+
 // func sgdRowFBAVX2(w, fb, v []float32, col []int32, g []float32, flags []int32, k *sgdFBCoef, wT []float32, ld int)
 //
 // sgdRowFBGo on w (len(w) >= 8): the same
@@ -302,42 +337,12 @@ fbloop:
 	VMOVDQU Y13, Y7
 	VPXOR   Y3, Y3, Y3
 	VPGATHERDD Y7, (R11)(Y1*4), Y3 // flags[col]
-	VPSLLD  $30, Y3, Y4           // excitatory in the top bit
-	VPSLLD  $31, Y3, Y3           // frozen in the top bit
-	VMOVUPS (SI)(AX*1), Y0        // v
-	VMULPS  Y0, Y9, Y5            // mu*v
-	VADDPS  Y2, Y5, Y5            // + g
-	VANDPS  Y11, Y5, Y6
-	VCMPPS  $0x05, Y12, Y6, Y6    // !(|.| < tiny): NaN kept, as flushTiny
-	VANDPS  Y6, Y5, Y5            // vs
-	VMULPS  Y5, Y10, Y6           // d = eta*vs
-	VBLENDVPS Y3, Y0, Y5, Y0      // frozen ? v : vs
-	VMOVUPS Y0, (SI)(AX*1)
-	// w
-	VMOVUPS (DI)(AX*1), Y8
-	VADDPS  Y6, Y8, Y7            // ws = w + d
-	VMULPS  Y7, Y14, Y1           // lam*ws
-	VSUBPS  Y1, Y7, Y7            // ws - lam*ws
-	VMAXPS  Y7, Y15, Y1           // 0 > ws ? 0 : ws (NaN kept) ...
-	VADDPS  Y15, Y1, Y1           // ... + 0: max(ws, 0), -0 to +0
-	VMINPS  Y7, Y15, Y2           // min(ws, 0)
-	VBLENDVPS Y4, Y1, Y2, Y7      // sign > 0 ? max : min
-	VBLENDVPS Y3, Y8, Y7, Y7      // frozen ? w : ws
-	VMOVUPS Y7, (DI)(AX*1)
+	FBVELOCITY
+	FBCLAMP(DI)                   // w; its new values stay in Y7
 	// The column copy: wT[col[s]*ld] = w[s], lane by lane.
 	VEXTRACTF128 $1, Y7, X0
 	COPYLANES8(MOVLQSX, 4, DX, AX, R12, BX, X7, X0, R9, R13)
-	// fb
-	VMOVUPS (R10)(AX*1), Y8
-	VADDPS  Y6, Y8, Y7
-	VMULPS  Y7, Y14, Y1
-	VSUBPS  Y1, Y7, Y7
-	VMAXPS  Y7, Y15, Y1
-	VADDPS  Y15, Y1, Y1
-	VMINPS  Y7, Y15, Y2
-	VBLENDVPS Y4, Y1, Y2, Y7
-	VBLENDVPS Y3, Y8, Y7, Y7
-	VMOVUPS Y7, (R10)(AX*1)
+	FBCLAMP(R10)                  // fb
 	ADDQ $32, AX
 	JMP  fbloop
 
@@ -359,6 +364,47 @@ fbdone:
 	JMP   fbloop
 
 fbexit:
+	VZEROUPPER
+	RET
+
+// func sgdRowFBDenseAVX2(w, fb, v, g []float32, flags []int32, k *sgdFBCoef)
+//
+// sgdRowFBAVX2 on len(w) (a multiple of 8) synapses of a dense row, where
+// synapse j comes from pre unit j: g and the flag words are loaded in step
+// with the row instead of gathered, and there is no column copy (the
+// caller rewrites it after the layer, a tile at a time). The caller checks
+// bounds.
+TEXT ·sgdRowFBDenseAVX2(SB), NOSPLIT, $0-128
+	MOVQ w_base+0(FP), DI
+	MOVQ w_len+8(FP), CX
+	MOVQ fb_base+24(FP), R10
+	MOVQ v_base+48(FP), SI
+	MOVQ g_base+72(FP), R8
+	MOVQ flags_base+96(FP), R11
+	MOVQ k+120(FP), BX
+	VBROADCASTSS 0(BX), Y9   // mu
+	VBROADCASTSS 4(BX), Y10  // eta
+	VBROADCASTSS 8(BX), Y14  // lam
+	VBROADCASTSS 12(BX), Y12 // tiny
+	MOVL $0x7fffffff, R9
+	VMOVD R9, X11
+	VPBROADCASTD X11, Y11    // abs mask
+	VXORPS Y15, Y15, Y15     // +0
+	SHLQ $2, CX              // bytes
+	XORQ AX, AX
+
+fdloop:
+	CMPQ AX, CX
+	JGE  fddone
+	VMOVUPS (R8)(AX*1), Y2   // g
+	VMOVDQU (R11)(AX*1), Y3  // flags
+	FBVELOCITY
+	FBCLAMP(DI)              // w
+	FBCLAMP(R10)             // fb
+	ADDQ $32, AX
+	JMP  fdloop
+
+fddone:
 	VZEROUPPER
 	RET
 

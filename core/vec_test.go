@@ -133,7 +133,8 @@ func TestSGDRowInput(t *testing.T) {
 // TestSGDRowFB checks the vector row step of a layer with a feedback twin
 // and its fused column copy against the loop and copyColumn bit for bit:
 // frozen pre units, flushed velocities, rows without a gradient, both Dale
-// signs, signed zeros, tails of every length, tiled and untiled strides.
+// signs, signed zeros, tails of every length, tiled and untiled strides;
+// and the dense row kernel on the same synapses.
 func TestSGDRowFB(t *testing.T) {
 	t.Parallel()
 	rng := NewRNG(5, StreamRun)
@@ -201,11 +202,22 @@ func TestSGDRowFB(t *testing.T) {
 			}
 			wT = wT[rng.IntN(ld):]
 			w2, fb2, v2, wT2 := slices.Clone(w), slices.Clone(fb), slices.Clone(v), slices.Clone(wT)
+			// The dense kernel on the same synapses, its gradient and
+			// flags laid out in step with the row.
+			w3, fb3, v3 := slices.Clone(w), slices.Clone(fb), slices.Clone(v)
+			g3, flags3 := make([]float32, n), make([]int32, n)
+			for s, j := range col {
+				g3[s], flags3[s] = g[j], flags[j]
+			}
 			sgdRowFBGo(w, fb, v, col, g, flags, k)
 			copyColumn(wT, w, col, ld)
 			sgdRowFB(w2, fb2, v2, col, g, flags, k, wT2, ld)
 			if !bitsEqual(w, w2) || !bitsEqual(fb, fb2) || !bitsEqual(v, v2) || !bitsEqual(wT, wT2) {
 				t.Fatalf("n=%d zeroG=%v ld=%d: kernel differs from the loop", n, zeroG, ld)
+			}
+			sgdRowFBDense(w3, fb3, v3, g3, flags3, k)
+			if !bitsEqual(w, w3) || !bitsEqual(fb, fb3) || !bitsEqual(v, v3) {
+				t.Fatalf("n=%d zeroG=%v: dense kernel differs from the loop", n, zeroG)
 			}
 		}
 	}
