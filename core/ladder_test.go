@@ -156,13 +156,17 @@ func BenchmarkLadderRowStep(b *testing.B) {
 				}
 				op := &optim{adam: true, eta: 1e-3, b1: 0.9, b2: 0.999, bc1: 0.1, bc2: 0.001, eps: 1e-3}
 				k := newAdamCoef(op, 1e-3, 1e-4)
+				synSign := make([]float32, len(col)) // the Dale sign per synapse
+				for s, j := range col {
+					synSign[s] = sign[j]
+				}
 				rows, _ := ladderActive(n, f)
 				wT := make([]float32, n*n)
 				for b.Loop() {
 					for _, i := range rows {
 						r := int(i) * per
 						base := int(i)/tile*n*tile + int(i)%tile
-						adamRow(w[r:r+per], fb[r:r+per], m1[r:r+per], m2[r:r+per], col[r:r+per], g, frozen, sign, k, wT[base:], tile)
+						adamRow(w[r:r+per], fb[r:r+per], m1[r:r+per], m2[r:r+per], col[r:r+per], g, frozen, synSign[r:r+per], k, wT[base:], tile)
 					}
 				}
 				reportPerElem(b, len(rows)*per)

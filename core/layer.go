@@ -183,6 +183,9 @@ type connState struct {
 	// for it: flagExc where excitatory, flagInh where inhibitory, 0 else.
 	sign     []float32
 	signWord []int32
+	// synSign is sign per stored synapse (sign[col[s]]), for masked Adam's
+	// row kernel; nil unless the layer has Dale signs and runs Adam.
+	synSign []float32
 	// fbNoDale exempts the twin from the Dale clamp (no_dale_fb).
 	fbNoDale bool
 }
@@ -357,6 +360,12 @@ func newLayer(nIn, nOut int, w, fb []float32, keep []bool, storeAll bool, sign [
 		connState:    newConnState(&v, keep, storeAll, sign),
 		optState:     newOptState(n, nOut, adam),
 		layerScratch: newLayerScratch(n, nIn, nOut),
+	}
+	if adam && sign != nil {
+		ly.synSign = make([]float32, n)
+		for s, j := range ly.col {
+			ly.synSign[s] = sign[j]
+		}
 	}
 	ly.syncT()
 	return ly

@@ -964,7 +964,10 @@ func (ly *layer) rowGrad(i int, pre []float32) []float32 {
 // copy. It computes exactly what the general path computes.
 func (nt *net) adamRows(ly *layer, preL int, m *layerMask, op *optim, wd, lam float32, pre []float32) {
 	k := newAdamCoef(op, wd, lam)
-	frozenPre := preWords(m, ly.zeroWord, ly.frozenPre)
+	var frozenPre []int32 // nil where m marks no awake pre units
+	if m != nil && m.pre != nil {
+		frozenPre = preWords(m, ly.zeroWord, ly.frozenPre)
+	}
 	for i := range ly.nOut {
 		// A frozen row's moments still advance when they leak.
 		rowFrozen := m != nil && m.rowFrozen(i)
@@ -979,16 +982,20 @@ func (nt *net) adamRows(ly *layer, preL int, m *layerMask, op *optim, wd, lam fl
 		if ly.fb != nil {
 			fb = ly.fb[lo:hi][:n]
 		}
-		fr := ly.zeroWord
+		var fr []int32 // nil: no pre unit frozen, nothing to gather
 		switch {
 		case rowFrozen:
 			fr = ly.oneWord
 		case m != nil && m.postAwake(i):
 			fr = frozenPre
 		}
+		var sign []float32
+		if fb != nil {
+			sign = ly.synSign[lo:hi][:n]
+		}
 		col := ly.col[lo:hi][:n]
 		base, stride := ly.colBase(i)
-		adamRow(w, fb, ly.m1[lo:hi][:n], ly.m2[lo:hi][:n], col, gRow, fr, ly.sign, k, ly.wT[base:], stride)
+		adamRow(w, fb, ly.m1[lo:hi][:n], ly.m2[lo:hi][:n], col, gRow, fr, sign, k, ly.wT[base:], stride)
 		if bf := m.biasFree(i); (bf || op.leak) && !ly.noBias {
 			ly.stepBias(i, op, bf)
 		}

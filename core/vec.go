@@ -269,7 +269,7 @@ func newAdamCoef(op *optim, wd, lam float32) *adamCoef {
 
 // adamRow is the masked-Adam step of one row with confined moments:
 // for each stored synapse s whose pre unit j = col[s]
-// may move (frozen[j] == 0),
+// may move (frozen[j] == 0; frozen nil: every pre unit may),
 //
 //	gs = g[j] - wd*w[s]                      (if wd != 0)
 //	m1 = b1*m1 + (1-b1)*gs; m2 = b2*m2 + (1-b2)*gs*gs
@@ -278,7 +278,10 @@ func newAdamCoef(op *optim, wd, lam float32) *adamCoef {
 //	fb[s] = clamp_j(fb[s] + d - lam*(fb[s] + d)) (if fb != nil)
 //
 // where clamp_j (if fb != nil) zeroes a weight of the wrong Dale sign:
-// negative at an excitatory pre unit (sign[j] > 0), positive otherwise.
+// negative at an excitatory pre unit, positive otherwise; sign holds the
+// pre unit's Dale sign per stored synapse (sign[s] for pre unit col[s]), so
+// that the vector kernel loads it in step with the row instead of
+// gathering it.
 // Synapses with frozen[j] != 0 keep their weights and, unless the moments
 // leak (leak_moments), their moments. Then the column copy of the (new or
 // kept) weights, copyColumn(wT, w, col, ld), fused into the vector kernel
@@ -294,7 +297,7 @@ func adamRowGo(w, fb, m1, m2 []float32, col []int32, g []float32, frozen []int32
 	m1, m2, col = m1[:len(w)], m2[:len(w)], col[:len(w)]
 	for s := range w {
 		j := col[s]
-		frz := frozen[j] != 0
+		frz := frozen != nil && frozen[j] != 0
 		if frz && k.leak == 0 {
 			continue
 		}
@@ -319,7 +322,7 @@ func adamRowGo(w, fb, m1, m2 []float32, col []int32, g []float32, frozen []int32
 			if k.hasLam != 0 {
 				bs -= float32(k.lam[0] * bs)
 			}
-			if sg := sign[j]; sg > 0 {
+			if sg := sign[s]; sg > 0 {
 				if ws < 0 {
 					ws = 0
 				}

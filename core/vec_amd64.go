@@ -154,14 +154,14 @@ func adamRowImpl(w, fb, m1, m2 []float32, col []int32, g []float32, frozen []int
 		copyColumn(wT, w, col, ld)
 		return
 	}
-	if len(m1) < n || len(m2) < n || len(col) < n || (fb != nil && len(fb) < n) {
+	if len(m1) < n || len(m2) < n || len(col) < n || (fb != nil && (len(fb) < n || len(sign) < n)) {
 		panic("core: adamRow length mismatch")
 	}
 	// The gathers and the column copy's stores do no bounds checks; col is
 	// ascending (a row's stored synapses), so its ends bound every entry.
-	top := min(len(g), len(frozen))
-	if fb != nil {
-		top = min(top, len(sign))
+	top := len(g)
+	if frozen != nil {
+		top = min(top, len(frozen))
 	}
 	if col[0] < 0 || int(col[n-1]) >= top {
 		panic("core: adamRow column out of range")
@@ -175,11 +175,11 @@ func adamRowImpl(w, fb, m1, m2 []float32, col []int32, g []float32, frozen []int
 	}
 	adamRowAVX2(w, fb8, m1, m2, col, g, frozen, sign, k, wT, ld)
 	if n8 := n &^ 7; n8 < n {
-		var fbt []float32
+		var fbt, st []float32
 		if fb != nil {
-			fbt = fb[n8:n]
+			fbt, st = fb[n8:n], sign[n8:n]
 		}
-		adamRowGo(w[n8:], fbt, m1[n8:n], m2[n8:n], col[n8:n], g, frozen, sign, k)
+		adamRowGo(w[n8:], fbt, m1[n8:n], m2[n8:n], col[n8:n], g, frozen, st, k)
 		copyColumn(wT, w[n8:], col[n8:n], ld)
 	}
 }

@@ -592,11 +592,15 @@ adamloop:
 	VMOVDQU Y13, Y7
 	VXORPS  Y2, Y2, Y2
 	VGATHERDPS Y7, (R8)(Y1*4), Y2  // gs = g[col]
+	VPXOR   Y3, Y3, Y3             // frozen nil: no lane frozen
+	TESTQ   R11, R11
+	JZ      adamfrozen
 	VMOVDQU Y13, Y7
-	VPXOR   Y3, Y3, Y3
 	VPGATHERDD Y7, (R11)(Y1*4), Y3 // frozen[col]
 	VPCMPEQD Y15, Y3, Y3
 	VPXOR   Y13, Y3, Y3            // frozen lanes: all ones
+
+adamfrozen:
 	VPAND   Y12, Y3, Y9            // lanes whose moments stay
 	CMPL 352(BX), $0
 	JEQ  adamnowd
@@ -635,9 +639,7 @@ adamnowd:
 adamnolam:
 	TESTQ R15, R15
 	JZ   adamstorew
-	VMOVDQU Y13, Y7
-	VXORPS  Y6, Y6, Y6
-	VGATHERDPS Y7, (R14)(Y1*4), Y6 // sign[col]
+	VMOVUPS (R14)(AX*1), Y6        // sign, per synapse
 	VCMPPS  $0x0E, Y15, Y6, Y6     // sign > 0
 	VMAXPS  Y4, Y15, Y7            // ws < 0 ? +0 : ws
 	VMINPS  Y4, Y15, Y1            // ws > 0 ? +0 : ws

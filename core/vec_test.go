@@ -376,12 +376,25 @@ func TestAdamRow(t *testing.T) {
 				wT[i] = float32(i)
 			}
 			wT = wT[rng.IntN(ld):]
+			synSign := make([]float32, n) // the Dale sign per synapse
+			for s, j := range col {
+				synSign[s] = sign[j]
+			}
 			w2, fb2, m12, m22, wT2 := slices.Clone(w), slices.Clone(fb), slices.Clone(m1), slices.Clone(m2), slices.Clone(wT)
-			adamRowGo(w, fb, m1, m2, col, g, frozen, sign, k)
+			w3, fb3, m13, m23, wT3 := slices.Clone(w), slices.Clone(fb), slices.Clone(m1), slices.Clone(m2), slices.Clone(wT)
+			w4, fb4, m14, m24, wT4 := slices.Clone(w), slices.Clone(fb), slices.Clone(m1), slices.Clone(m2), slices.Clone(wT)
+			adamRowGo(w, fb, m1, m2, col, g, frozen, synSign, k)
 			copyColumn(wT, w, col, ld)
-			adamRow(w2, fb2, m12, m22, col, g, frozen, sign, k, wT2, ld)
+			adamRow(w2, fb2, m12, m22, col, g, frozen, synSign, k, wT2, ld)
 			if !bitsEqual(w, w2) || !bitsEqual(fb, fb2) || !bitsEqual(m1, m12) || !bitsEqual(m2, m22) || !bitsEqual(wT, wT2) {
 				t.Fatalf("n=%d twin=%v leak=%v ld=%d: kernel differs from the loop", n, twin, op.leak, ld)
+			}
+			// frozen nil (no pre unit frozen) against the loop on all-zero words.
+			adamRowGo(w3, fb3, m13, m23, col, g, make([]int32, nIn), synSign, k)
+			copyColumn(wT3, w3, col, ld)
+			adamRow(w4, fb4, m14, m24, col, g, nil, synSign, k, wT4, ld)
+			if !bitsEqual(w3, w4) || !bitsEqual(fb3, fb4) || !bitsEqual(m13, m14) || !bitsEqual(m23, m24) || !bitsEqual(wT3, wT4) {
+				t.Fatalf("n=%d twin=%v leak=%v ld=%d: kernel without frozen words differs from the loop", n, twin, op.leak, ld)
 			}
 		}
 	}
