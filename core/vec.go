@@ -243,6 +243,12 @@ type adamCoef struct {
 	tiny           [8]float32 // tinyVelocity: the first moment's flush
 	hasWD, hasLam  int32      // apply the coupled L2 / the decay (the loop skips them at 0)
 	leak           int32      // moments advance at frozen synapses too (leaking Adam)
+	// divBC1, divBC2: the bias correction is not 1, so the kernel divides by
+	// it. A bias correction reaches exactly 1 after a few hundred (bc1) or
+	// some 17,000 (bc2) steps, and x/1 is x to the bit (the moments are
+	// never signalling NaNs), so the kernel skips those divisions then: the
+	// divider is the masked-Adam step's slowest unit.
+	divBC1, divBC2 int32
 }
 
 func newAdamCoef(op *optim, wd, lam float32) *adamCoef {
@@ -263,6 +269,12 @@ func newAdamCoef(op *optim, wd, lam float32) *adamCoef {
 	}
 	if op.leak {
 		k.leak = 1
+	}
+	if op.bc1 != 1 {
+		k.divBC1 = 1
+	}
+	if op.bc2 != 1 {
+		k.divBC2 = 1
 	}
 	return k
 }

@@ -624,9 +624,17 @@ adamnowd:
 	VADDPS  Y7, Y6, Y6             // b
 	VBLENDVPS Y9, Y4, Y6, Y4
 	VMOVUPS Y4, (R13)(AX*1)
+	CMPL 364(BX), $0               // bc1 = 1: a/bc1 is a
+	JEQ  adambc1
 	VDIVPS  128(BX), Y5, Y5        // a/bc1
+
+adambc1:
 	VMULPS  192(BX), Y5, Y5        // eta*(a/bc1)
+	CMPL 368(BX), $0               // bc2 = 1: b/bc2 is b
+	JEQ  adambc2
 	VDIVPS  160(BX), Y6, Y6        // b/bc2
+
+adambc2:
 	VSQRTPS Y6, Y6
 	VADDPS  224(BX), Y6, Y6        // + eps
 	VDIVPS  Y6, Y5, Y5             // d

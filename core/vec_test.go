@@ -306,16 +306,19 @@ func TestTransposeTile(t *testing.T) {
 // TestAdamRow checks the vector masked-Adam row step and its fused column
 // copy against the loop and copyColumn bit for bit, with and without a
 // twin, coupled L2 and decay, tails of every length, tiled and untiled
-// strides.
+// strides, bias corrections below 1 and at 1 (where the kernel skips the
+// division).
 func TestAdamRow(t *testing.T) {
 	t.Parallel()
 	rng := NewRNG(9, StreamRun)
-	op := &optim{adam: true, eta: 3e-3, b1: 0.9, b2: 0.999, eps: 1e-3, bc1: 0.19, bc2: 0.002}
+	op := &optim{adam: true, eta: 3e-3, b1: 0.9, b2: 0.999, eps: 1e-3}
+	bcs := [][2]float32{{0.19, 0.002}, {1, 0.002}, {1, 1}}
 	const nIn = 512
-	for _, n := range []int{0, 1, 7, 8, 9, 15, 16, 17, 23, 154, 511} {
+	for ni, n := range []int{0, 1, 7, 8, 9, 15, 16, 17, 23, 154, 511} {
 		for c := range 4 {
 			twin := c%2 == 1
 			op.leak = c >= 2
+			op.bc1, op.bc2 = bcs[(ni+c)%3][0], bcs[(ni+c)%3][1]
 			wd, lam := float32(1e-3), float32(0)
 			if twin {
 				wd, lam = 0, 1e-3
@@ -623,7 +626,8 @@ func TestAdamCoefLayout(t *testing.T) {
 		{"eta", unsafe.Offsetof(k.eta), 192}, {"wd", unsafe.Offsetof(k.wd), 256},
 		{"lam", unsafe.Offsetof(k.lam), 288}, {"tiny", unsafe.Offsetof(k.tiny), 320},
 		{"hasWD", unsafe.Offsetof(k.hasWD), 352}, {"hasLam", unsafe.Offsetof(k.hasLam), 356},
-		{"leak", unsafe.Offsetof(k.leak), 360},
+		{"leak", unsafe.Offsetof(k.leak), 360}, {"divBC1", unsafe.Offsetof(k.divBC1), 364},
+		{"divBC2", unsafe.Offsetof(k.divBC2), 368},
 	} {
 		if c.got != c.want {
 			t.Errorf("adamCoef.%s at offset %d, the kernel reads %d", c.name, c.got, c.want)
