@@ -157,6 +157,14 @@ func trainCost(params any) float64 {
 		case p.Local.Buffer == 0:
 			perEpoch = 1
 		}
+		// The update and the forward product scale with the weights:
+		// deeper or wider nets (and skip synapses) cost more per sample,
+		// and the adaptive controller stores its layers densely and sums
+		// them in synapse order (about 1.17x on the default widths).
+		perEpoch *= localWeights(p.Local) / localWeights(&defaultLocal)
+		if p.Local.KPAdapt > 0 {
+			perEpoch *= 1.17
+		}
 		// Relaxation settles every batch over T steps: a T = 5 cell of
 		// the substrate ladder takes about 2.85x the CPU of its
 		// single-pass sweep, and T = 20 more again, so the ladder's
@@ -167,6 +175,24 @@ func trainCost(params any) float64 {
 	}
 	stride := max(p.StreamStride, 1)
 	return perEpoch * float64(max(epochs, 1)) / float64(stride)
+}
+
+// defaultLocal is the default system, the cost model's unit.
+var defaultLocal = core.DefaultLocalConfig()
+
+// localWeights is the cost model's size of a local learner's network: its
+// dense weight count on MNIST's 784 inputs and 10 classes, with the skip
+// synapses into hidden layers 3 and up.
+func localWeights(c *core.LocalConfig) float64 {
+	sizes := append(append([]int{784}, c.Hidden...), 10)
+	n := 0
+	for l := 1; l < len(sizes); l++ {
+		n += sizes[l-1] * sizes[l]
+		if c.Skip && l >= 3 && l < len(sizes)-1 {
+			n += sizes[l-2] * sizes[l]
+		}
+	}
+	return float64(max(n, 1))
 }
 
 // trainVersion is a train cell's version (Train's version history).

@@ -198,6 +198,9 @@ func TestTrainCostOrdersLearnerKinds(t *testing.T) {
 		{"anchor", local(func(c *core.LocalConfig) { c.Anchor = []float64{0.1} })},
 		{"bp k-WTA", bp(backprop.MethodLocal)},
 		{"DER++", bp("derpp")},
+		{"deep net with skips, controller", local(func(c *core.LocalConfig) {
+			c.Hidden, c.Skip, c.KPAdapt = []int{512, 256, 128, 128}, true, 0.25
+		})},
 		{"masked Adam", local(func(c *core.LocalConfig) { c.Opt = "adam" })},
 		{"full", full},
 		{"A-GEM", bp("agem")},
