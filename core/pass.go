@@ -394,6 +394,30 @@ func (nt *net) sweepLayer(p *pass, b, l int, bound func(float32) float32) {
 	}
 }
 
+// twinAtActive sets acc[k], for each active unit act[k] of the layer below
+// up, to sum_r us[r] * fb[offs[r] + act[k]]: rows offs of up's twin (row i
+// at i*nIn) weighted by us, read at the active columns, r ascending. A
+// sparse twin reads them through its index map (gatherRows: two dependent
+// gathers per 8 entries). A dense twin with a thirty-second or more of its
+// columns active takes every column with the vector product over whole
+// rows into scratch and picks the active ones: more entries, none
+// gathered, 1.7-17x faster from 5% to 50% active at widths 256 and 512
+// (BenchmarkTwinAtActive). Both add the same terms in the same order from
+// +0, so the bits are the same.
+func twinAtActive(acc, us []float32, offs []int32, up *layer, act []int32, scratch []float32) {
+	if up.dense() && len(act)*32 >= up.nIn {
+		full := scratch[:up.nIn]
+		clear(full)
+		addRows(full, us, offs, up.fb)
+		for k, j := range act {
+			acc[k] = full[j]
+		}
+		return
+	}
+	clear(acc)
+	gatherRows(acc, us, offs, up.fbPos, up.fb[:len(up.fb)+1], act)
+}
+
 // sweepGather is sweepLayer between hidden layers without a skip path:
 // only the active units of layer l need their sum, so each gathers its
 // column of the twin over the active units of l+1, ascending as accum
@@ -404,7 +428,6 @@ func (nt *net) sweepGather(p *pass, b, l int, bound func(float32) float32) {
 	upTh := p.th[l+1][b*up.nOut : (b+1)*up.nOut]
 	act := p.activeOf(l, b)
 	acc := p.tmp[:len(act)]
-	clear(acc)
 	us, offs := p.valBuf[:0], p.offBuf[:0]
 	for _, i := range p.activeOf(l+1, b) {
 		if u := upTh[i]; u != 0 {
@@ -412,7 +435,7 @@ func (nt *net) sweepGather(p *pass, b, l int, bound func(float32) float32) {
 			offs = append(offs, i*int32(up.nIn))
 		}
 	}
-	gatherRows(acc, us, offs, up.fbPos, up.fb[:len(up.fb)+1], act)
+	twinAtActive(acc, us, offs, up, act, p.zbuf)
 	e := p.eps[l][b*n : (b+1)*n]
 	t := p.th[l][b*n : (b+1)*n]
 	clear(e)

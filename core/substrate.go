@@ -216,7 +216,7 @@ func (nt *net) topDownActive(p *pass, l, b int, act []int32) []float32 {
 	}
 	switch {
 	case up.fbPos != nil:
-		gatherRows(acc, us, offs, up.fbPos, up.fb[:len(up.fb)+1], act)
+		twinAtActive(acc, us, offs, up, act, p.tmp)
 	case len(up.col) == up.nOut*up.nIn:
 		// Dense twin (the readout's): row i starts at i*nIn.
 		for r, u := range us {

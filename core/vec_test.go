@@ -711,3 +711,56 @@ func TestAnchorRowVec(t *testing.T) {
 		}
 	}
 }
+
+// TestTwinAtActive checks both ways twinAtActive reads a twin's rows at the
+// active columns (the dense product with a pick, the gather through the
+// index map) against gatherRows bit for bit, on a dense twin at active
+// fractions on both sides of the switch, and on a sparse twin.
+func TestTwinAtActive(t *testing.T) {
+	t.Parallel()
+	rng := NewRNG(13, StreamRun)
+	const nIn, nOut = 96, 40
+	for _, sparse := range []bool{false, true} {
+		w := make([]float32, nIn*nOut)
+		fb := make([]float32, nIn*nOut)
+		var keep []bool
+		if sparse {
+			keep = make([]bool, nIn*nOut)
+		}
+		for i := range fb {
+			fb[i] = float32(rng.NormFloat64())
+			if sparse {
+				keep[i] = rng.IntN(3) == 0
+			}
+		}
+		ly := newLayer(nIn, nOut, w, fb, keep, false, nil, false, true)
+		ly.indexTwin()
+		for _, k := range []int{1, 2, 3, 7, 12, 50, nIn} {
+			act := make([]int32, k)
+			for i, j := range rng.Perm(nIn)[:k] {
+				act[i] = int32(j)
+			}
+			slices.Sort(act)
+			senders := rng.IntN(nOut) + 1
+			us := make([]float32, senders)
+			offs := make([]int32, senders)
+			for r, i := range rng.Perm(nOut)[:senders] {
+				us[r] = float32(rng.NormFloat64())
+				if r%5 == 0 {
+					us[r] = float32(math.Copysign(0, -1))
+				}
+				offs[r] = int32(i * nIn)
+			}
+			want := make([]float32, k)
+			gatherRows(want, us, offs, ly.fbPos, ly.fb[:len(ly.fb)+1], act)
+			got := make([]float32, k)
+			for i := range got {
+				got[i] = float32(i) // twinAtActive sets acc, whatever it held
+			}
+			twinAtActive(got, us, offs, ly, act, make([]float32, nIn))
+			if !bitsEqual(got, want) {
+				t.Fatalf("sparse=%v active=%d senders=%d: %v, gatherRows %v", sparse, k, senders, got, want)
+			}
+		}
+	}
+}

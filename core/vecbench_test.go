@@ -95,3 +95,52 @@ func BenchmarkCtrlRows(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkTwinAtActive compares twinAtActive's two ways of reading a dense
+// twin's rows at the active columns: gathering through the index map
+// (gatherRows) and the whole-row product with a pick. Widths 256 and 512,
+// an active fraction f of both the senders (rows) and the columns.
+func BenchmarkTwinAtActive(b *testing.B) {
+	rng := NewRNG(9, StreamRun)
+	for _, n := range []int{256, 512} {
+		w := make([]float32, n*n)
+		fb := make([]float32, n*n)
+		for i := range fb {
+			fb[i] = float32(rng.NormFloat64())
+		}
+		ly := newLayer(n, n, w, fb, nil, false, nil, false, true)
+		ly.indexTwin()
+		for _, f := range []float64{0.05, 0.1, 0.25, 0.5} {
+			k := max(1, int(f*float64(n)))
+			act := make([]int32, k)
+			for t, j := range rng.Perm(n)[:k] {
+				act[t] = int32(j)
+			}
+			slices.Sort(act)
+			us := make([]float32, k)
+			offs := make([]int32, k)
+			for r, i := range rng.Perm(n)[:k] {
+				us[r] = float32(rng.NormFloat64())
+				offs[r] = int32(i * n)
+			}
+			acc := make([]float32, k)
+			scratch := make([]float32, n)
+			b.Run(fmt.Sprintf("n=%d/f=%g/gather", n, f), func(b *testing.B) {
+				for b.Loop() {
+					clear(acc)
+					gatherRows(acc, us, offs, ly.fbPos, ly.fb[:len(ly.fb)+1], act)
+				}
+			})
+			b.Run(fmt.Sprintf("n=%d/f=%g/dense", n, f), func(b *testing.B) {
+				for b.Loop() {
+					full := scratch[:n]
+					clear(full)
+					addRows(full, us, offs, ly.fb)
+					for t, j := range act {
+						acc[t] = full[j]
+					}
+				}
+			})
+		}
+	}
+}
