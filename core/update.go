@@ -349,16 +349,26 @@ func (nt *net) generalUpdate(cfg *LocalConfig, c *layerCall) {
 }
 
 // accumGrad adds the call's plasticity terms into the gradient scratch:
-// per stored synapse into g, per post unit into gb.
+// per stored synapse into g, per post unit into gb. A dense layer's row
+// takes its terms with the vector product (synapse j reads pre unit j:
+// the same products added in the same order per synapse).
 func (ly *layer) accumGrad(pre []float32) {
 	ptr := ly.termPtr
+	dense := ly.dense()
 	for i := range ly.nOut {
 		lo, hi := ly.rowPtr[i], ly.rowPtr[i+1]
 		g, col := ly.g[lo:hi], ly.col[lo:hi]
 		g = g[:len(col)]
-		for t := ptr[i]; t < ptr[i+1]; t++ {
-			coef := ly.termCoef[t]
+		t0, t1 := ptr[i], ptr[i+1]
+		for _, coef := range ly.termCoef[t0:t1] {
 			ly.gb[i] += coef
+		}
+		if dense {
+			addRows(g, ly.termCoef[t0:t1], ly.termOff[t0:t1], pre)
+			continue
+		}
+		for t := t0; t < t1; t++ {
+			coef := ly.termCoef[t]
 			x := pre[ly.termOff[t]:][:ly.nIn]
 			for s, j := range col {
 				g[s] += coef * x[j]
