@@ -255,8 +255,19 @@ exit:
 // frozen, and leaves d = eta*vs in Y6. FBCLAMP(BASE) moves the weights at
 // BASE: x = w + d, x -= lam*x, then max(x, 0) (+ 0, so -0 becomes +0) for
 // an excitatory pre unit and min(x, 0) otherwise, the old value where
-// frozen, stored and left in Y7. Constants: Y9 mu, Y10 eta, Y11 the
+// frozen, stored and left in Y7. Their constants, which FBCONSTS loads
+// from the sgdFBCoef at BX (R9 scratch): Y9 mu, Y10 eta, Y11 the
 // absolute-value mask, Y12 tiny, Y14 lam, Y15 +0.
+#define FBCONSTS \
+	VBROADCASTSS 0(BX), Y9 \
+	VBROADCASTSS 4(BX), Y10 \
+	VBROADCASTSS 8(BX), Y14 \
+	VBROADCASTSS 12(BX), Y12 \
+	MOVL $0x7fffffff, R9 \
+	VMOVD R9, X11 \
+	VPBROADCASTD X11, Y11 \
+	VXORPS Y15, Y15, Y15
+
 #define FBVELOCITY \
 	VPSLLD  $30, Y3, Y4 \
 	VPSLLD  $31, Y3, Y3 \
@@ -305,16 +316,9 @@ TEXT ·sgdRowFBAVX2(SB), NOSPLIT, $104-184
 	MOVQ k+144(FP), BX
 	MOVQ ld+176(FP), R12
 	SHLQ $2, R12             // column stride in bytes
-	VBROADCASTSS 0(BX), Y9   // mu
-	VBROADCASTSS 4(BX), Y10  // eta
-	VBROADCASTSS 8(BX), Y14  // lam
-	VBROADCASTSS 12(BX), Y12 // tiny
+	FBCONSTS
 	MOVQ wT_base+152(FP), BX // k is read: BX holds wT from here
-	MOVL $0x7fffffff, R9
-	VMOVD R9, X11
-	VPBROADCASTD X11, Y11    // abs mask
 	VPCMPEQD Y13, Y13, Y13   // all ones (gather mask)
-	VXORPS Y15, Y15, Y15     // +0
 	LEAQ -32(CX*4), R9       // bytes before the last 8 elements
 	VMOVUPS (DI)(R9*1), Y0   // their originals, for the tail
 	VMOVUPS Y0, 0(SP)
@@ -382,14 +386,7 @@ TEXT ·sgdRowFBDenseAVX2(SB), NOSPLIT, $0-128
 	MOVQ g_base+72(FP), R8
 	MOVQ flags_base+96(FP), R11
 	MOVQ k+120(FP), BX
-	VBROADCASTSS 0(BX), Y9   // mu
-	VBROADCASTSS 4(BX), Y10  // eta
-	VBROADCASTSS 8(BX), Y14  // lam
-	VBROADCASTSS 12(BX), Y12 // tiny
-	MOVL $0x7fffffff, R9
-	VMOVD R9, X11
-	VPBROADCASTD X11, Y11    // abs mask
-	VXORPS Y15, Y15, Y15     // +0
+	FBCONSTS
 	SHLQ $2, CX              // bytes
 	XORQ AX, AX
 
@@ -963,23 +960,12 @@ grdone:
 	VZEROUPPER
 	RET
 
-// ADDLANES4 adds the 4 float64 lanes of D, G and W, in lane order, to the
-// controller's running sums X13, X14 and X15 (VADDSD's first source is the
-// sum, as Go's s += x). DX, GX and WX are the low halves of D, G and W;
-// T0-T2 are scratch. The shuffles are off the sums' dependency chains.
-#define ADDLANES4(D, G, W, DX, GX, WX, T0, T1, T2) \
-	VADDSD DX, X13, X13 \
-	VADDSD GX, X14, X14 \
-	VADDSD WX, X15, X15 \
-	VPERMILPD $1, DX, T0 \
-	VPERMILPD $1, GX, T1 \
-	VPERMILPD $1, WX, T2 \
-	VADDSD T0, X13, X13 \
-	VADDSD T1, X14, X14 \
-	VADDSD T2, X15, X15 \
-	VEXTRACTF128 $1, D, DX \
-	VEXTRACTF128 $1, G, GX \
-	VEXTRACTF128 $1, W, WX \
+// ADDLANES2 adds the low 2 float64 lanes of DX, GX and WX, in lane order,
+// to the controller's running sums X13, X14 and X15 (VADDSD's first source
+// is the sum, as Go's s += x); T0-T2 are scratch. ADDLANES4 adds all 4
+// lanes of D, G and W (whose low halves are DX, GX and WX, overwritten).
+// The shuffles are off the sums' dependency chains.
+#define ADDLANES2(DX, GX, WX, T0, T1, T2) \
 	VADDSD DX, X13, X13 \
 	VADDSD GX, X14, X14 \
 	VADDSD WX, X15, X15 \
@@ -989,6 +975,13 @@ grdone:
 	VADDSD T0, X13, X13 \
 	VADDSD T1, X14, X14 \
 	VADDSD T2, X15, X15
+
+#define ADDLANES4(D, G, W, DX, GX, WX, T0, T1, T2) \
+	ADDLANES2(DX, GX, WX, T0, T1, T2) \
+	VEXTRACTF128 $1, D, DX \
+	VEXTRACTF128 $1, G, GX \
+	VEXTRACTF128 $1, W, WX \
+	ADDLANES2(DX, GX, WX, T0, T1, T2)
 
 // func ctrlStepRowAVX2(w, fb, v, g []float32, flags []int32, k *ctrlCoef, s *ctrlSums)
 //
