@@ -735,11 +735,22 @@ func (nt *net) anchorRows(ly *layer, preL int, op *optim, wd, lam float32, pre [
 // in finishSyn's order and with its operations.
 func (ly *layer) anchorRow(lo int32, w, fb []float32, col []int32, lam float32, first bool) {
 	ws := ly.wSlow[lo:][:len(w)]
-	if fb == nil && ly.sign == nil && !first {
-		// W^1's rows (no twin, no Dale): the vector kernel, then the
-		// loop on the rest.
+	if !first {
+		// The steady state: the vector kernel on the weights, then the
+		// loop on the rest; the twin the same way (its decay, slow copy
+		// and pull are the weights' formula, on its own values); then
+		// the Dale clamp of both (which the loop's tails have already
+		// applied to theirs: clamping twice changes nothing).
 		n8 := anchorRowVec(w, ws, lam, ly.anchorMu, ly.anchorLam)
 		ly.anchorRowGo(w[n8:], nil, ws[n8:], nil, col[n8:], lam, false)
+		if fb != nil {
+			bsl := ly.fbSlow[lo:][:len(w)]
+			n8 = anchorRowVec(fb, bsl, lam, ly.anchorMu, ly.anchorLam)
+			ly.anchorRowGo(fb[n8:], nil, bsl[n8:], nil, col[n8:], lam, false)
+		}
+		if ly.sign != nil {
+			daleClampRow(w, fb, col, ly.sign)
+		}
 		return
 	}
 	var bsl []float32
@@ -747,6 +758,23 @@ func (ly *layer) anchorRow(lo int32, w, fb []float32, col []int32, lam float32, 
 		bsl = ly.fbSlow[lo:][:len(w)]
 	}
 	ly.anchorRowGo(w, fb, ws, bsl, col, lam, first)
+}
+
+// daleClampRow zeroes the weights of a row (and of its twin fb, if any)
+// that have the wrong Dale sign for their pre unit col[s]: negative at an
+// excitatory one, positive at an inhibitory one, as anchorRowGo does.
+func daleClampRow(w, fb []float32, col []int32, sign []float32) {
+	for s, j := range col[:len(w)] {
+		sg := sign[j]
+		if x := w[s]; (sg > 0 && x < 0) || (sg < 0 && x > 0) {
+			w[s] = 0
+		}
+		if fb != nil {
+			if b := fb[s]; (sg > 0 && b < 0) || (sg < 0 && b > 0) {
+				fb[s] = 0
+			}
+		}
+	}
 }
 
 // anchorRowGo is anchorRow's loop on weights w with slow copies ws, and
