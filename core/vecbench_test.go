@@ -99,7 +99,8 @@ func BenchmarkCtrlRows(b *testing.B) {
 // BenchmarkTwinAtActive compares twinAtActive's two ways of reading a dense
 // twin's rows at the active columns: gathering through the index map
 // (gatherRows) and the whole-row product with a pick. Widths 256 and 512,
-// an active fraction f of both the senders (rows) and the columns.
+// an active fraction f (1% to 50%) of both the senders (rows) and the
+// columns.
 func BenchmarkTwinAtActive(b *testing.B) {
 	rng := NewRNG(9, StreamRun)
 	for _, n := range []int{256, 512} {
@@ -110,7 +111,7 @@ func BenchmarkTwinAtActive(b *testing.B) {
 		}
 		ly := newLayer(n, n, w, fb, nil, false, nil, false, true)
 		ly.indexTwin()
-		for _, f := range []float64{0.05, 0.1, 0.25, 0.5} {
+		for _, f := range []float64{0.01, 0.02, 0.05, 0.1, 0.25, 0.5} {
 			k := max(1, int(f*float64(n)))
 			act := make([]int32, k)
 			for t, j := range rng.Perm(n)[:k] {
