@@ -153,6 +153,89 @@ mdone:
 	VZEROUPPER
 	RET
 
+// flushZ is flushY in 16 lanes: Z16 holds the absolute-value mask and
+// THR the threshold (uses Z4 and K1; integer logic, so AVX-512F alone).
+#define flushZ(z, THR) \
+	VPANDD  Z16, z, Z4 \
+	VCMPPS  $1, THR, Z4, K1 \
+	VPXORD  z, z, K1, z
+
+// adamBodyZ is adamBody on a block of 16 parameters: the same operations in
+// the same order on 512-bit vectors (this machine's divider and square
+// root take as long for 16 lanes as for 8). Z8..Z15 the coefficients,
+// Z17 the gradient's threshold, Z18 the store threshold.
+#define adamBodyZ \
+	VMOVUPS (DI)(AX*1), Z0 \
+	VMOVUPS (SI)(AX*1), Z1 \
+	VMULPS  Z0, Z8, Z2 \
+	VADDPS  Z2, Z1, Z1 \
+	flushZ(Z1, Z17) \
+	VMULPS  (DX)(AX*1), Z9, Z3 \
+	VMULPS  Z1, Z10, Z4 \
+	VADDPS  Z4, Z3, Z3 \
+	VMULPS  Z1, Z1, Z5 \
+	VMULPS  Z5, Z12, Z5 \
+	VMULPS  (R8)(AX*1), Z11, Z6 \
+	VADDPS  Z5, Z6, Z6 \
+	VSQRTPS Z6, Z7 \
+	VMULPS  Z7, Z13, Z7 \
+	VADDPS  Z14, Z7, Z7 \
+	VDIVPS  Z7, Z3, Z2 \
+	VMULPS  Z2, Z15, Z2 \
+	VSUBPS  Z2, Z0, Z0 \
+	flushZ(Z0, Z18) \
+	flushZ(Z3, Z18) \
+	flushZ(Z6, Z18)
+
+// func adamAVX512(p, g, m, v []float32, mask []uint32, k *adamCoef)
+//
+// adamAVX2 and adamMaskedAVX2 (mask non-nil) on the first len(p) rounded
+// down to 16 elements; a masked block stores only the lanes whose mask
+// word is non-zero, so the others keep their bits.
+TEXT ·adamAVX512(SB), NOSPLIT, $0-128
+	MOVQ p_base+0(FP), DI
+	MOVQ p_len+8(FP), CX
+	MOVQ g_base+24(FP), SI
+	MOVQ m_base+48(FP), DX
+	MOVQ v_base+72(FP), R8
+	MOVQ mask_base+96(FP), R9
+	MOVQ k+120(FP), BX
+	VBROADCASTSS 0(BX), Z8
+	VBROADCASTSS 4(BX), Z9
+	VBROADCASTSS 8(BX), Z10
+	VBROADCASTSS 12(BX), Z11
+	VBROADCASTSS 16(BX), Z12
+	VBROADCASTSS 20(BX), Z13
+	VBROADCASTSS 24(BX), Z14
+	VBROADCASTSS 28(BX), Z15
+	VBROADCASTSS absmask<>(SB), Z16
+	VBROADCASTSS thrgrad<>(SB), Z17
+	VBROADCASTSS thrstore<>(SB), Z18
+	KXNORW K2, K2, K2            // every lane, unless masked
+	SHRQ $4, CX
+	SHLQ $6, CX
+	XORQ AX, AX
+
+zloop:
+	CMPQ AX, CX
+	JGE  zdone
+	adamBodyZ
+	TESTQ R9, R9
+	JZ    zstore
+	VMOVDQU32 (R9)(AX*1), Z1
+	VPTESTMD  Z1, Z1, K2         // lanes whose mask word is set
+
+zstore:
+	VMOVUPS Z0, K2, (DI)(AX*1)
+	VMOVUPS Z3, K2, (DX)(AX*1)
+	VMOVUPS Z6, K2, (R8)(AX*1)
+	ADDQ $64, AX
+	JMP  zloop
+
+zdone:
+	VZEROUPPER
+	RET
+
 // func accRows4FMA(c []float32, ldc int, v4 []float32, off []int32, b []float32, n int)
 //
 // Four rows at once: for q in 0..3 and j in [0, n) rounded down to 8,

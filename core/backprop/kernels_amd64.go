@@ -19,6 +19,9 @@ func adamAVX2(p, g, m, v []float32, mask []uint32, k *adamCoef)
 func adamMaskedAVX2(p, g, m, v []float32, mask []uint32, k *adamCoef)
 
 //go:noescape
+func adamAVX512(p, g, m, v []float32, mask []uint32, k *adamCoef)
+
+//go:noescape
 func accRows4FMA(c []float32, ldc int, v4 []float32, off []int32, b []float32, n int)
 
 //go:noescape
@@ -58,10 +61,29 @@ func adamStep(p, g, m, v []float32, mask []uint32, k *adamCoef) {
 		return
 	}
 	g, m, v = g[:n], m[:n], v[:n]
+	if mask != nil {
+		mask = mask[:n]
+	}
+	// 16 lanes where the CPU has them: the divider and the square root,
+	// which bound this step, take as long for 16 as for 8.
+	if n16 := n &^ 15; useAVX512 && n16 > 0 {
+		adamAVX512(p[:n16], g, m, v, mask, k)
+		if n16 == n {
+			return
+		}
+		p, g, m, v = p[n16:], g[n16:], m[n16:], v[n16:]
+		if mask != nil {
+			mask = mask[n16:]
+		}
+		n -= n16
+		if n < 8 {
+			adamStepGo(p, g, m, v, mask, k)
+			return
+		}
+	}
 	if mask == nil {
 		adamAVX2(p, g, m, v, nil, k)
 	} else {
-		mask = mask[:n]
 		adamMaskedAVX2(p, g, m, v, mask, k)
 	}
 	if n8 := n &^ 7; n8 < n {

@@ -67,7 +67,7 @@ func TestAdamMatchesGo(t *testing.T) {
 	a := NewAdam(0, 1e-3, 1e-3)
 	for step := 1; step <= 3; step++ {
 		k := a.coef(1e-3)
-		for _, n := range []int{1, 8, 13, 64, 517} {
+		for _, n := range []int{1, 8, 13, 29, 64, 517} {
 			for _, masked := range []bool{false, true} {
 				p, g := randVec(rng, n), randVec(rng, n)
 				m, v := randVec(rng, n), randVec(rng, n)
