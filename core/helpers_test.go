@@ -140,3 +140,13 @@ func goldenFile(t *testing.T, name, got string) string {
 	}
 	return string(want)
 }
+
+// currentC returns c = W^1 o, recomputed first if an update made it stale
+// (the forward pass recomputes it strip by strip).
+func (nt *net) currentC() []float32 {
+	if nt.staleC {
+		nt.refreshC(0, len(nt.c))
+		nt.staleC = false
+	}
+	return nt.c
+}

@@ -277,15 +277,6 @@ func (nt *net) setOffset(o []float32) {
 	nt.staleC = true
 }
 
-// currentC returns c = W^1 o, recomputed first if an update made it stale.
-func (nt *net) currentC() []float32 {
-	if nt.staleC {
-		nt.refreshC(0, len(nt.c))
-		nt.staleC = false
-	}
-	return nt.c
-}
-
 // refreshC recomputes c_i = (W^1 o)_i for rows i in [s0, s1) with the
 // vector kernel (tiled, s0 and s1 are multiples of 8 or s1 = n_1). Each
 // c_i sums o_j W_ij in ascending j, the order of row i's stored synapses;

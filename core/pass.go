@@ -180,43 +180,28 @@ func (nt *net) drive1(p *pass) {
 		p.rOff = append(p.rOff, j*int32(stride))
 	}
 	const strip = 64
-	if ly.tiled {
-		ts := ly.nIn * tile
-		for s0 := 0; s0 < n1; s0 += strip {
-			s1 := min(s0+strip, n1)
-			if nt.staleC {
-				nt.refreshC(s0, s1)
-			}
-			c := nt.c[s0:s1]
-			wt := ly.wT[s0/tile*ts:]
-			for b := range p.n {
-				z := z1[b*n1+s0 : b*n1+s1]
-				copy(z, ly.bias[s0:s1])
-				for i := range z {
-					z[i] += c[i]
-				}
-				lo, hi := p.rPtr[b], p.rPtr[b+1]
-				addTiles(z, p.rVal[lo:hi], p.rOff[lo:hi], wt, ts)
-			}
-		}
-		nt.staleC = false
-		return
-	}
-	c := nt.currentC()
-	for b := range p.n {
-		z := z1[b*n1 : (b+1)*n1]
-		copy(z, ly.bias)
-		for i := range z {
-			z[i] += c[i]
-		}
-	}
+	ts := ly.nIn * tile
 	for s0 := 0; s0 < n1; s0 += strip {
 		s1 := min(s0+strip, n1)
+		if nt.staleC {
+			nt.refreshC(s0, s1)
+		}
+		c := nt.c[s0:s1]
 		for b := range p.n {
+			z := z1[b*n1+s0 : b*n1+s1]
+			copy(z, ly.bias[s0:s1])
+			for i := range z {
+				z[i] += c[i]
+			}
 			lo, hi := p.rPtr[b], p.rPtr[b+1]
-			addRows(z1[b*n1+s0:b*n1+s1], p.rVal[lo:hi], p.rOff[lo:hi], ly.wT[s0:])
+			if ly.tiled {
+				addTiles(z, p.rVal[lo:hi], p.rOff[lo:hi], ly.wT[s0/tile*ts:], ts)
+			} else {
+				addRows(z, p.rVal[lo:hi], p.rOff[lo:hi], ly.wT[s0:])
+			}
 		}
 	}
+	nt.staleC = false
 }
 
 // gatherRows adds to acc[t], for r = 0, 1, ... in turn, u[r] *
