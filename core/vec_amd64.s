@@ -12,32 +12,25 @@
 // 0-3 are in LO, lanes 4-7 in HI. The block's 8 columns, W bytes each,
 // are loaded by LOAD from COLS+IDX and scaled by LD (the column stride in
 // bytes) into T0 and T1 in turn, two at a time, and the lanes stored at
-// WT plus those offsets.
+// WT plus those offsets. COPYLANES4 is one half: the 4 lanes of X from
+// column FIRST on.
+#define COPYLANES4(LOAD, W, FIRST, COLS, IDX, LD, WT, X, T0, T1) \
+	LOAD ((FIRST+0)*W)(COLS)(IDX*1), T0 \
+	LOAD ((FIRST+1)*W)(COLS)(IDX*1), T1 \
+	IMULQ LD, T0 \
+	IMULQ LD, T1 \
+	VMOVSS X, (WT)(T0*1) \
+	VEXTRACTPS $1, X, (WT)(T1*1) \
+	LOAD ((FIRST+2)*W)(COLS)(IDX*1), T0 \
+	LOAD ((FIRST+3)*W)(COLS)(IDX*1), T1 \
+	IMULQ LD, T0 \
+	IMULQ LD, T1 \
+	VEXTRACTPS $2, X, (WT)(T0*1) \
+	VEXTRACTPS $3, X, (WT)(T1*1)
+
 #define COPYLANES8(LOAD, W, COLS, IDX, LD, WT, LO, HI, T0, T1) \
-	LOAD (0*W)(COLS)(IDX*1), T0 \
-	LOAD (1*W)(COLS)(IDX*1), T1 \
-	IMULQ LD, T0 \
-	IMULQ LD, T1 \
-	VMOVSS LO, (WT)(T0*1) \
-	VEXTRACTPS $1, LO, (WT)(T1*1) \
-	LOAD (2*W)(COLS)(IDX*1), T0 \
-	LOAD (3*W)(COLS)(IDX*1), T1 \
-	IMULQ LD, T0 \
-	IMULQ LD, T1 \
-	VEXTRACTPS $2, LO, (WT)(T0*1) \
-	VEXTRACTPS $3, LO, (WT)(T1*1) \
-	LOAD (4*W)(COLS)(IDX*1), T0 \
-	LOAD (5*W)(COLS)(IDX*1), T1 \
-	IMULQ LD, T0 \
-	IMULQ LD, T1 \
-	VMOVSS HI, (WT)(T0*1) \
-	VEXTRACTPS $1, HI, (WT)(T1*1) \
-	LOAD (6*W)(COLS)(IDX*1), T0 \
-	LOAD (7*W)(COLS)(IDX*1), T1 \
-	IMULQ LD, T0 \
-	IMULQ LD, T1 \
-	VEXTRACTPS $2, HI, (WT)(T0*1) \
-	VEXTRACTPS $3, HI, (WT)(T1*1)
+	COPYLANES4(LOAD, W, 0, COLS, IDX, LD, WT, LO, T0, T1) \
+	COPYLANES4(LOAD, W, 4, COLS, IDX, LD, WT, HI, T0, T1)
 
 // func addRowsAVX2(c, v []float32, off []int32, b []float32, zero bool)
 //
