@@ -41,32 +41,39 @@ GLOBL thrgrad<>(SB), RODATA|NOPTR, $32
 	VCMPPS  $1, thr<>(SB), Y4, Y4 \
 	VANDNPS y, Y4, y
 
-// adamBody computes one block of 8 parameters at byte offset AX. Inputs:
-// DI p, SI g, DX m, R8 v; Y8..Y15 the broadcast coefficients wd, b1, 1-b1,
-// b2, 1-b2, 1/sqrt(bc2), eps, step. Leaves new p in Y0, m in Y3, v in Y6,
-// in the operation order of adamStepGo, with its flushes to zero.
-#define adamBody \
-	VMOVUPS (DI)(AX*1), Y0 \
-	VMOVUPS (SI)(AX*1), Y1 \
-	VMULPS  Y0, Y8, Y2 \
-	VADDPS  Y2, Y1, Y1 \
-	flushY(Y1, thrgrad) \
-	VMULPS  (DX)(AX*1), Y9, Y3 \
-	VMULPS  Y1, Y10, Y4 \
-	VADDPS  Y4, Y3, Y3 \
-	VMULPS  Y1, Y1, Y5 \
-	VMULPS  Y5, Y12, Y5 \
-	VMULPS  (R8)(AX*1), Y11, Y6 \
-	VADDPS  Y5, Y6, Y6 \
-	VSQRTPS Y6, Y7 \
-	VMULPS  Y7, Y13, Y7 \
-	VADDPS  Y14, Y7, Y7 \
-	VDIVPS  Y7, Y3, Y2 \
-	VMULPS  Y2, Y15, Y2 \
-	VSUBPS  Y2, Y0, Y0 \
-	flushY(Y0, thrstore) \
-	flushY(Y3, thrstore) \
-	flushY(Y6, thrstore)
+// adamBodyOf computes one block of parameters at byte offset AX, in
+// vectors V0-V7 with the broadcast coefficients WD, B1, OB1 (1-b1), B2,
+// OB2 (1-b2), ISB (1/sqrt(bc2)), EPS and STEP, flushing the decayed
+// gradient with FLUSHG and the stored values with FLUSHS (the register
+// class's flushes). Inputs: DI p, SI g, DX m, R8 v. Leaves new p in V0, m
+// in V3, v in V6, in the operation order of adamStepGo, with its flushes
+// to zero. adamBody is its 8-lane form, adamBodyZ its 16-lane form.
+#define adamBodyOf(V0, V1, V2, V3, V4, V5, V6, V7, WD, B1, OB1, B2, OB2, ISB, EPS, STEP, FLUSHG, FLUSHS) \
+	VMOVUPS (DI)(AX*1), V0 \
+	VMOVUPS (SI)(AX*1), V1 \
+	VMULPS  V0, WD, V2 \
+	VADDPS  V2, V1, V1 \
+	FLUSHG(V1) \
+	VMULPS  (DX)(AX*1), B1, V3 \
+	VMULPS  V1, OB1, V4 \
+	VADDPS  V4, V3, V3 \
+	VMULPS  V1, V1, V5 \
+	VMULPS  V5, OB2, V5 \
+	VMULPS  (R8)(AX*1), B2, V6 \
+	VADDPS  V5, V6, V6 \
+	VSQRTPS V6, V7 \
+	VMULPS  V7, ISB, V7 \
+	VADDPS  EPS, V7, V7 \
+	VDIVPS  V7, V3, V2 \
+	VMULPS  V2, STEP, V2 \
+	VSUBPS  V2, V0, V0 \
+	FLUSHS(V0) \
+	FLUSHS(V3) \
+	FLUSHS(V6)
+
+#define flushYg(y) flushY(y, thrgrad)
+#define flushYs(y) flushY(y, thrstore)
+#define adamBody adamBodyOf(Y0, Y1, Y2, Y3, Y4, Y5, Y6, Y7, Y8, Y9, Y10, Y11, Y12, Y13, Y14, Y15, flushYg, flushYs)
 
 
 // func adamAVX2(p, g, m, v []float32, mask []uint32, k *adamCoef)
@@ -160,32 +167,12 @@ mdone:
 	VCMPPS  $1, THR, Z4, K1 \
 	VPXORD  z, z, K1, z
 
-// adamBodyZ is adamBody on a block of 16 parameters: the same operations in
-// the same order on 512-bit vectors (this machine's divider and square
-// root take as long for 16 lanes as for 8). Z8..Z15 the coefficients,
-// Z17 the gradient's threshold, Z18 the store threshold.
-#define adamBodyZ \
-	VMOVUPS (DI)(AX*1), Z0 \
-	VMOVUPS (SI)(AX*1), Z1 \
-	VMULPS  Z0, Z8, Z2 \
-	VADDPS  Z2, Z1, Z1 \
-	flushZ(Z1, Z17) \
-	VMULPS  (DX)(AX*1), Z9, Z3 \
-	VMULPS  Z1, Z10, Z4 \
-	VADDPS  Z4, Z3, Z3 \
-	VMULPS  Z1, Z1, Z5 \
-	VMULPS  Z5, Z12, Z5 \
-	VMULPS  (R8)(AX*1), Z11, Z6 \
-	VADDPS  Z5, Z6, Z6 \
-	VSQRTPS Z6, Z7 \
-	VMULPS  Z7, Z13, Z7 \
-	VADDPS  Z14, Z7, Z7 \
-	VDIVPS  Z7, Z3, Z2 \
-	VMULPS  Z2, Z15, Z2 \
-	VSUBPS  Z2, Z0, Z0 \
-	flushZ(Z0, Z18) \
-	flushZ(Z3, Z18) \
-	flushZ(Z6, Z18)
+// adamBodyZ is adamBody on a block of 16 parameters (this machine's
+// divider and square root take as long for 16 lanes as for 8): Z8..Z15
+// the coefficients, Z17 the gradient's threshold, Z18 the store threshold.
+#define flushZg(z) flushZ(z, Z17)
+#define flushZs(z) flushZ(z, Z18)
+#define adamBodyZ adamBodyOf(Z0, Z1, Z2, Z3, Z4, Z5, Z6, Z7, Z8, Z9, Z10, Z11, Z12, Z13, Z14, Z15, flushZg, flushZs)
 
 // func adamAVX512(p, g, m, v []float32, mask []uint32, k *adamCoef)
 //
