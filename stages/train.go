@@ -128,7 +128,8 @@ var Train = &pipeline.Stage{
 // trainCost is the scheduler's cost model of a train cell before any run of
 // its experiment is in the store or the ledger: CPU seconds of one epoch
 // over the full MNIST stream by learner kind (measured on a 2-core
-// machine), times the relaxation's factor, times the epochs, over the
+// machine), scaled by the network's weights against the default system's
+// and by the controller and the relaxation, times the epochs, over the
 // stream stride. Only the order matters, so it need not be
 // exact; once cells have run, their recorded CPU times replace it.
 func trainCost(params any) float64 {

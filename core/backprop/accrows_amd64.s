@@ -41,6 +41,18 @@ GLOBL thrgrad<>(SB), RODATA|NOPTR, $32
 	VCMPPS  $1, thr<>(SB), Y4, Y4 \
 	VANDNPS y, Y4, y
 
+// adamCoefs broadcasts the adamCoef at BX (wd, b1, 1-b1, b2, 1-b2,
+// 1/sqrt(bc2), eps, step) into C0-C7, the coefficients adamBodyOf takes.
+#define adamCoefs(C0, C1, C2, C3, C4, C5, C6, C7) \
+	VBROADCASTSS 0(BX), C0 \
+	VBROADCASTSS 4(BX), C1 \
+	VBROADCASTSS 8(BX), C2 \
+	VBROADCASTSS 12(BX), C3 \
+	VBROADCASTSS 16(BX), C4 \
+	VBROADCASTSS 20(BX), C5 \
+	VBROADCASTSS 24(BX), C6 \
+	VBROADCASTSS 28(BX), C7
+
 // adamBodyOf computes one block of parameters at byte offset AX, in
 // vectors V0-V7 with the broadcast coefficients WD, B1, OB1 (1-b1), B2,
 // OB2 (1-b2), ISB (1/sqrt(bc2)), EPS and STEP, flushing the decayed
@@ -86,14 +98,7 @@ TEXT ·adamAVX2(SB), NOSPLIT, $0-128
 	MOVQ m_base+48(FP), DX
 	MOVQ v_base+72(FP), R8
 	MOVQ k+120(FP), BX
-	VBROADCASTSS 0(BX), Y8
-	VBROADCASTSS 4(BX), Y9
-	VBROADCASTSS 8(BX), Y10
-	VBROADCASTSS 12(BX), Y11
-	VBROADCASTSS 16(BX), Y12
-	VBROADCASTSS 20(BX), Y13
-	VBROADCASTSS 24(BX), Y14
-	VBROADCASTSS 28(BX), Y15
+	adamCoefs(Y8, Y9, Y10, Y11, Y12, Y13, Y14, Y15)
 	SHRQ $3, CX
 	SHLQ $5, CX
 	XORQ AX, AX
@@ -124,14 +129,7 @@ TEXT ·adamMaskedAVX2(SB), NOSPLIT, $0-128
 	MOVQ v_base+72(FP), R8
 	MOVQ mask_base+96(FP), R9
 	MOVQ k+120(FP), BX
-	VBROADCASTSS 0(BX), Y8
-	VBROADCASTSS 4(BX), Y9
-	VBROADCASTSS 8(BX), Y10
-	VBROADCASTSS 12(BX), Y11
-	VBROADCASTSS 16(BX), Y12
-	VBROADCASTSS 20(BX), Y13
-	VBROADCASTSS 24(BX), Y14
-	VBROADCASTSS 28(BX), Y15
+	adamCoefs(Y8, Y9, Y10, Y11, Y12, Y13, Y14, Y15)
 	SHRQ $3, CX
 	SHLQ $5, CX
 	XORQ AX, AX
@@ -187,14 +185,7 @@ TEXT ·adamAVX512(SB), NOSPLIT, $0-128
 	MOVQ v_base+72(FP), R8
 	MOVQ mask_base+96(FP), R9
 	MOVQ k+120(FP), BX
-	VBROADCASTSS 0(BX), Z8
-	VBROADCASTSS 4(BX), Z9
-	VBROADCASTSS 8(BX), Z10
-	VBROADCASTSS 12(BX), Z11
-	VBROADCASTSS 16(BX), Z12
-	VBROADCASTSS 20(BX), Z13
-	VBROADCASTSS 24(BX), Z14
-	VBROADCASTSS 28(BX), Z15
+	adamCoefs(Z8, Z9, Z10, Z11, Z12, Z13, Z14, Z15)
 	VBROADCASTSS absmask<>(SB), Z16
 	VBROADCASTSS thrgrad<>(SB), Z17
 	VBROADCASTSS thrstore<>(SB), Z18
