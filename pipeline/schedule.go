@@ -73,7 +73,7 @@ func loadHistory(st *artifacts.Store, remotes []artifacts.Remote) *costHistory {
 }
 
 func (h *costHistory) add(stage, cellID, params string, cpu float64) {
-	id := idShape(cellID)
+	id := ExperimentOf(cellID)
 	addTo(h.byConfig, id+"\x00"+paramsShape(params), cpu)
 	addTo(h.byID, id, cpu)
 	addTo(h.byStage, stage, cpu)
@@ -90,7 +90,7 @@ func (h *costHistory) expected(c *Cell, params string) float64 {
 // of the same experiment (its config shape or its cell ID shape) rather
 // than from the stage's cost model or averages.
 func (h *costHistory) expectedKnown(c *Cell, params string) (float64, bool) {
-	id := idShape(c.ID)
+	id := ExperimentOf(c.ID)
 	if v, ok := lookup(h.byConfig, id+"\x00"+paramsShape(params)); ok {
 		return v, true
 	}
@@ -106,11 +106,12 @@ func (h *costHistory) expectedKnown(c *Cell, params string) (float64, bool) {
 	return 1, false
 }
 
-// idShape is a cell ID with the numbers of its seeds and splits removed:
-// the seeds and splits of one experiment share it
+// ExperimentOf is a cell ID with the numbers of its seeds and splits
+// removed: the seeds and splits of one experiment share it
 // ("train/full/sequential/split/seed"), and other digits stay, so that
-// cifar10 and cifar100 cells do not.
-func idShape(id string) string {
+// cifar10 and cifar100 cells do not. The scheduler's cost history and
+// `repro status --cost` group cells by it.
+func ExperimentOf(id string) string {
 	return seedOrSplit.ReplaceAllString(id, "$1")
 }
 

@@ -201,3 +201,21 @@ func TestRunRecordsIdleCoreSeconds(t *testing.T) {
 		t.Errorf("a no-op run replaced the run record: %+v, %v", r2, err)
 	}
 }
+
+// ExperimentOf pools the seeds and splits of an experiment and keeps every
+// other digit, so that CIFAR-10 and CIFAR-100 cells stay apart.
+func TestExperimentOf(t *testing.T) {
+	for id, want := range map[string]string{
+		"train/full/sequential/split1234/seed3":      "train/full/sequential/split/seed",
+		"train/full/sequential/split5678/seed0":      "train/full/sequential/split/seed",
+		"train/cifar100-full/static/split1234/seed2": "train/cifar100-full/static/split/seed",
+		"train/cifar10-full/static/split1234/seed2":  "train/cifar10-full/static/split/seed",
+		"streams/mnist-static-split1234":             "streams/mnist-static-split",
+		"split/mnist-1234":                           "split/mnist-1234",
+		"synth/l3/c19":                               "synth/l3/c19",
+	} {
+		if got := ExperimentOf(id); got != want {
+			t.Errorf("ExperimentOf(%q) = %q, want %q", id, got, want)
+		}
+	}
+}

@@ -304,6 +304,13 @@ func TestStatusReportsTheLastRunsIdleCoreSeconds(t *testing.T) {
 	if !re.MatchString(out) {
 		t.Fatalf("status has no line on the last run:\n%s", out)
 	}
+	// --cost lists each experiment's recorded CPU time and counts the cells
+	// without a record.
+	out = mustRepro(t, dir, "status", "--cost")
+	if !strings.Contains(out, "EXPERIMENT") || !strings.Contains(out, "│ synth/l0/c0 ") ||
+		!regexp.MustCompile(`profile default: 6 cells with a record, CPU [0-9.]+s; 0 cells without one`).MatchString(out) {
+		t.Fatalf("status --cost:\n%s", out)
+	}
 	// A run with nothing to do leaves the record alone.
 	mustRepro(t, dir, "run", "-j", "1")
 	if out := mustRepro(t, dir, "status"); !strings.Contains(out, "at -j 2") {

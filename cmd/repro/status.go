@@ -16,8 +16,9 @@ import (
 func cmdStatus() *command {
 	var g globalFlags
 	fs := newFlags("status", &g)
+	cost := fs.Bool("cost", false, "print instead the CPU time of each experiment, largest first")
 	return &command{
-		name: "status", usage: "[--profile P]",
+		name: "status", usage: "[--profile P] [--cost]",
 		short: "cached / stale / failed counts per stage and per table",
 		long: `Status counts, per stage and per rendered table, the cells that are cached,
 stale (would run) and failed (stale, and their last attempt failed), and
@@ -25,12 +26,23 @@ the CPU time the cached cells took when they ran. With a remote holding
 cells the store lacks (settings.remotes), a column counts those, and the CPU
 time includes theirs. Last, what the scheduler saw of the profile's last run
 that executed cells: its wall time at -j N, the core-seconds its jobs kept
-busy, and the idle rest (wall x N - busy).`,
+busy, and the idle rest (wall x N - busy).
+
+--cost prints instead where the CPU time went: per experiment (the cells
+whose IDs differ only in their seed and split numbers, e.g.
+"train/anchor/sequential/split/seed"), the cells with a record, their CPU
+time in total, per cell and at most, and the experiment's share of the
+profile's, largest first. It reads the records of the store and, without
+--no-remote, of the remotes: a fresh clone reports the ledger's times.`,
 		flags: fs,
 		run: func(ctx context.Context, e *env, args []string) error {
 			w, p, err := openPlan(e, &g)
 			if err != nil {
 				return err
+			}
+			if *cost {
+				renderCost(e.stdout, w.profile, p)
+				return nil
 			}
 			stageOrder, byStage, byTable := countStatus(p)
 			render := func(title string, order []string, m map[string]*statusCounts) {
@@ -142,4 +154,71 @@ func renderStatus(out io.Writer, title string, order []string, m map[string]*sta
 		tw.Append(row)
 	}
 	tw.Render()
+}
+
+// experimentCost is the recorded CPU time of one experiment's cells.
+type experimentCost struct {
+	name       string
+	cells      int
+	cpu, most  float64
+	unrecorded int // cells of the experiment with no record (stale or failed)
+}
+
+// costByExperiment sums the CPU seconds of p's cached and remote cells per
+// experiment (pipeline.ExperimentOf), largest total first, ties by name.
+func costByExperiment(p *pipeline.Plan) []*experimentCost {
+	by := map[string]*experimentCost{}
+	var out []*experimentCost
+	for _, pc := range p.Cells {
+		name := pipeline.ExperimentOf(pc.Cell.ID)
+		c := by[name]
+		if c == nil {
+			c = &experimentCost{name: name}
+			by[name] = c
+			out = append(out, c)
+		}
+		if pc.State != pipeline.Cached && pc.State != pipeline.InRemote {
+			c.unrecorded++
+			continue
+		}
+		s := pc.Manifest.Provenance.CPUSecs
+		c.cells++
+		c.cpu += s
+		c.most = max(c.most, s)
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].cpu != out[j].cpu {
+			return out[i].cpu > out[j].cpu
+		}
+		return out[i].name < out[j].name
+	})
+	return out
+}
+
+// renderCost prints status --cost: one row per experiment with recorded
+// cells, then the total and the cells without a record.
+func renderCost(out io.Writer, profile string, p *pipeline.Plan) {
+	exps := costByExperiment(p)
+	var total float64
+	var cells, unrecorded int
+	for _, c := range exps {
+		total += c.cpu
+		cells += c.cells
+		unrecorded += c.unrecorded
+	}
+	tw := tablewriter.NewWriter(out)
+	tw.Header("experiment", "cells", "cpu", "per cell", "most", "share")
+	for _, c := range exps {
+		if c.cells == 0 {
+			continue
+		}
+		share := 0.0
+		if total > 0 {
+			share = 100 * c.cpu / total
+		}
+		tw.Append([]string{c.name, fmt.Sprint(c.cells), cpuText(c.cpu), cpuText(c.cpu / float64(c.cells)), cpuText(c.most), fmt.Sprintf("%.1f%%", share)})
+	}
+	tw.Render()
+	fmt.Fprintf(out, "profile %s: %s with a record, CPU %s; %s without one (stale or failed)\n",
+		profile, plural(cells, "cell"), cpuText(total), plural(unrecorded, "cell"))
 }
