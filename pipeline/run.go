@@ -57,6 +57,15 @@ type Event struct {
 	Wall time.Duration
 	// Totals after this event.
 	Done, Total, Running, Failed int
+	// The run's work in expected CPU seconds (the scheduler's cost
+	// estimates, which order the queue): of the cells it has computed, and
+	// of those it has yet to finish (queued, running or waiting on inputs;
+	// a cell found cached leaves without adding to WorkDone). Both are 0
+	// until the first cell must be computed. Cost is the event's cell's
+	// expected CPU seconds. WorkDone / wall time is the run's throughput,
+	// whatever the executor, so WorkLeft over it is an ETA that longest-
+	// first order does not skew.
+	WorkDone, WorkLeft, Cost float64
 }
 
 // CellFailure is a cell that failed (or was skipped because an input failed).
@@ -163,6 +172,9 @@ type scheduler struct {
 	cellOf    map[artifacts.Key][]*Cell // queued or running key -> the cells waiting on it (equal cells share a key)
 	queue     *jobQueue                 // resolved cells to run, longest path first
 	rank      map[*Cell]float64         // queue priorities, computed when the first cell must run
+	cost      map[*Cell]float64         // expected CPU seconds, computed with rank
+
+	workDone, workLeft float64 // expected CPU seconds of the cells computed and still to finish (Event)
 
 	total, done, running int
 	dispatched           bool    // a job was sent: the run is recorded
@@ -290,6 +302,7 @@ func (s *scheduler) resolve(c *Cell) {
 	}
 	if m, err := s.st.Lookup(k); err == nil {
 		s.rep.Cached++
+		s.settle(c, false)
 		s.finish(c, m)
 		s.emit(EventCached, c, k, nil, 0)
 		return
@@ -297,6 +310,7 @@ func (s *scheduler) resolve(c *Cell) {
 	if s.opt.Remote != nil {
 		if m, ok := s.opt.Remote(c, k); ok {
 			s.rep.Remote++
+			s.settle(c, false)
 			s.finish(c, m)
 			s.emit(EventRemote, c, k, nil, 0)
 			return
@@ -308,7 +322,12 @@ func (s *scheduler) resolve(c *Cell) {
 	}
 	s.cellOf[k] = []*Cell{c}
 	if s.rank == nil {
-		s.rank = priorities(s.g, s.want, s.users, loadHistory(s.st, s.opt.History))
+		s.rank, s.cost = priorities(s.g, s.want, s.users, loadHistory(s.st, s.opt.History))
+		for c := range s.want {
+			if s.manifests[c] == nil && !s.failed[c] {
+				s.workLeft += s.cost[c]
+			}
+		}
 	}
 	s.queue.push(&Job{Key: k, CellID: c.ID, StoreDir: s.st.Root(), LogPath: s.st.LogPath(k), RunID: s.runID}, s.rank[c])
 }
@@ -334,6 +353,7 @@ func (s *scheduler) collect(r result) {
 			s.fail(c, r.key, r.err, r.dur)
 			continue
 		}
+		s.settle(c, true)
 		s.finish(c, m)
 		s.emit(EventDone, c, r.key, nil, r.dur)
 	}
@@ -343,12 +363,26 @@ func (s *scheduler) collect(r result) {
 func (s *scheduler) emit(kind EventKind, c *Cell, k artifacts.Key, err error, d time.Duration) {
 	if s.opt.Events != nil {
 		s.opt.Events(Event{Kind: kind, Cell: c, Key: k, Err: err, Wall: d,
-			Done: s.done, Total: s.total, Running: s.running, Failed: s.rep.Failed + s.rep.Skipped})
+			Done: s.done, Total: s.total, Running: s.running, Failed: s.rep.Failed + s.rep.Skipped,
+			WorkDone: s.workDone, WorkLeft: max(s.workLeft, 0), Cost: s.cost[c]})
+	}
+}
+
+// settle moves c's expected cost out of the work left, into the work done
+// when the run computed it (computed), once the costs are known.
+func (s *scheduler) settle(c *Cell, computed bool) {
+	if s.cost == nil {
+		return
+	}
+	s.workLeft -= s.cost[c]
+	if computed {
+		s.workDone += s.cost[c]
 	}
 }
 
 // fail records that c failed with err and skips everything downstream.
 func (s *scheduler) fail(c *Cell, k artifacts.Key, err error, d time.Duration) {
+	s.settle(c, false)
 	s.failed[c] = true
 	s.rep.Failed++
 	s.done++
@@ -363,6 +397,7 @@ func (s *scheduler) skip(c *Cell) {
 		if s.failed[u] {
 			continue
 		}
+		s.settle(u, false)
 		s.failed[u] = true
 		s.rep.Skipped++
 		s.done++

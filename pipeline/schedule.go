@@ -131,16 +131,20 @@ func paramsShape(text string) string {
 	return b.String()
 }
 
-// priorities gives every cell of want its rank (rankCells) from its
+// priorities gives every cell of want its rank (rankCells) and its
 // expected cost under h.
-func priorities(g *Graph, want map[*Cell]bool, users map[*Cell][]*Cell, h *costHistory) map[*Cell]float64 {
-	return rankCells(g.Cells, want, users, func(c *Cell) float64 {
+func priorities(g *Graph, want map[*Cell]bool, users map[*Cell][]*Cell, h *costHistory) (rank, cost map[*Cell]float64) {
+	cost = make(map[*Cell]float64, len(want))
+	rank = rankCells(g.Cells, want, users, func(c *Cell) float64 {
 		text := ""
 		if ps, err := EncodeParams(c.Stage.Name, c.Params); err == nil {
 			text = ParamsText(ps)
 		}
-		return h.expected(c, text)
+		v := h.expected(c, text)
+		cost[c] = v
+		return v
 	})
+	return rank, cost
 }
 
 // rankCells gives every cell of want its rank: its cost plus the largest

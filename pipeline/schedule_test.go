@@ -219,3 +219,55 @@ func TestExperimentOf(t *testing.T) {
 		}
 	}
 }
+
+// The events count the run's work in expected CPU seconds: all of it is
+// left when the first cell starts, a computed cell moves its cost to the
+// work done, and a cell found cached moves it out without adding to it.
+func TestRunEventsCountWork(t *testing.T) {
+	t.Parallel()
+	costs := map[string]int{"a": 2, "b": 8, "c": 5, "e": 1, "f": 9}
+	g := costGraph(t, costs, map[string]string{"f": "e"})
+	st, _ := artifacts.Open(t.TempDir(), artifacts.Options{})
+	run := func() []Event {
+		var mu sync.Mutex
+		var evs []Event
+		ex := &LocalExecutor{Store: st, Stages: g.Stages}
+		_, err := Run(context.Background(), st, g, RunOptions{Profile: "p", Jobs: 2, Executor: ex, Events: func(ev Event) {
+			mu.Lock()
+			evs = append(evs, ev)
+			mu.Unlock()
+		}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return evs
+	}
+	evs := run()
+	if first := evs[0]; first.Kind != EventStart || first.Cell.ID != "w/e" || first.Cost != 1 || first.WorkDone != 0 || first.WorkLeft != 25 {
+		t.Errorf("first event %+v: want w/e's start (cost 1, the longest chain) with 25 s of work left", first)
+	}
+	for i, ev := range evs {
+		if i > 0 && (ev.WorkDone < evs[i-1].WorkDone || ev.WorkDone+ev.WorkLeft > evs[i-1].WorkDone+evs[i-1].WorkLeft) {
+			t.Errorf("event %d %+v after %+v: work done fell or total work grew", i, ev, evs[i-1])
+		}
+	}
+	if last := evs[len(evs)-1]; last.WorkDone != 25 || last.WorkLeft != 0 {
+		t.Errorf("last event %+v: want 25 s done, 0 left", last)
+	}
+	// Only f changes: the four others are cached, and the work done is f's
+	// expected cost (now its recorded CPU time).
+	costs["f"] = 4
+	g = costGraph(t, costs, map[string]string{"f": "e"})
+	evs = run()
+	var started []string
+	var f float64
+	for _, ev := range evs {
+		if ev.Kind == EventStart {
+			started = append(started, ev.Cell.ID)
+			f = ev.Cost
+		}
+	}
+	if last := evs[len(evs)-1]; len(started) != 1 || last.WorkDone != f || last.WorkLeft != 0 {
+		t.Errorf("rerun of f: started %v, last event %+v, want f's cost %g done, 0 left", started, last, f)
+	}
+}

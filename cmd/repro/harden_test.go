@@ -5,6 +5,7 @@ import (
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -14,6 +15,7 @@ import (
 	"testing"
 	"time"
 
+	"repro/artifacts"
 	"repro/experiments"
 	"repro/experiments/cellid"
 	"repro/pipeline"
@@ -498,6 +500,34 @@ func TestProgressShowsTrueRunningCount(t *testing.T) {
 	got := out.String()
 	if !strings.Contains(got, "[local] 2/4 cells done, 2 running, 0 failed") || strings.Contains(got, "1 running") {
 		t.Errorf("progress lines:\n%s", got)
+	}
+}
+
+// TestProgressETACountsWork: the ETA divides the expected CPU seconds left
+// by those done per second so far, counting a running cell's own progress,
+// so one long cell finished first does not make the many short ones left
+// look long.
+func TestProgressETACountsWork(t *testing.T) {
+	p := startProgress(io.Discard, true, "local", false, time.Hour)
+	defer p.finish()
+	long, short := &pipeline.Cell{ID: "train/long"}, &pipeline.Cell{ID: "train/short"}
+	k1, k2 := artifacts.Key{1}, artifacts.Key{2}
+	// 100 s of work: a 60 s cell done, a 10 s cell half done, 30 s waiting.
+	p.event(pipeline.Event{Kind: pipeline.EventStart, Cell: long, Key: k1, Cost: 60, WorkLeft: 100, Total: 5, Running: 1})
+	p.event(pipeline.Event{Kind: pipeline.EventStart, Cell: short, Key: k2, Cost: 10, WorkLeft: 100, Total: 5, Running: 2})
+	p.event(pipeline.Event{Kind: pipeline.EventDone, Cell: long, Key: k1, WorkDone: 60, WorkLeft: 40, Done: 1, Total: 5, Running: 1})
+	p.cell(k2.String(), short.ID, 1, 2)
+	// 65 s done in 130 s of wall: 0.5 per second, 35 left, so 70 s.
+	if got, ok := p.eta(130 * time.Second); !ok || got != 70*time.Second {
+		t.Errorf("eta %v (%v), want 1m10s", got, ok)
+	}
+	// Without costs (an executor's events before any is known) it counts
+	// cells: 1 of 4 done in 10 s leaves 30 s.
+	q := startProgress(io.Discard, true, "local", false, time.Hour)
+	defer q.finish()
+	q.event(pipeline.Event{Kind: pipeline.EventDone, Cell: short, Key: k2, Done: 1, Total: 4})
+	if got, ok := q.eta(10 * time.Second); !ok || got != 30*time.Second {
+		t.Errorf("eta without costs %v (%v), want 30s", got, ok)
 	}
 }
 

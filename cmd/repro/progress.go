@@ -28,8 +28,10 @@ type progress struct {
 	ran      int
 	fresh    bool // an event since the last line
 	lineLen  int
-	// cells maps a running cell's key to its own progress (fraction done).
+	// cells maps a running cell's key to its own progress (fraction done),
+	// costs to its expected CPU seconds (pipeline.Event.Cost).
 	cells map[string]float64
+	costs map[string]float64
 	ids   map[string]string
 	stop  chan struct{}
 	done  chan struct{}
@@ -59,7 +61,7 @@ func newProgress(w io.Writer, quiet bool, executor string) *progress {
 // startProgress starts the line's clock; finish stops it.
 func startProgress(w io.Writer, quiet bool, executor string, tty bool, every time.Duration) *progress {
 	p := &progress{w: w, quiet: quiet, executor: executor, tty: tty, start: time.Now(),
-		cells: map[string]float64{}, ids: map[string]string{}, stop: make(chan struct{}), done: make(chan struct{})}
+		cells: map[string]float64{}, costs: map[string]float64{}, ids: map[string]string{}, stop: make(chan struct{}), done: make(chan struct{})}
 	go func() {
 		defer close(p.done)
 		t := time.NewTicker(every)
@@ -82,11 +84,15 @@ func (p *progress) event(ev pipeline.Event) {
 	p.ev = ev
 	p.fresh = true
 	switch ev.Kind {
+	case pipeline.EventStart:
+		p.costs[ev.Key.String()] = ev.Cost
 	case pipeline.EventDone:
 		p.ran++
 		delete(p.cells, ev.Key.String())
+		delete(p.costs, ev.Key.String())
 	case pipeline.EventFailed:
 		delete(p.cells, ev.Key.String())
+		delete(p.costs, ev.Key.String())
 		p.clear()
 		fmt.Fprintf(p.w, "FAILED %s: %v\n", ev.Cell.ID, firstLine(ev.Err.Error()))
 	}
@@ -126,15 +132,38 @@ func (p *progress) line() string {
 	if bestKey != "" {
 		s += fmt.Sprintf("; %s %.0f%%", p.ids[bestKey], 100*best)
 	}
-	if p.ran > 0 && ev.Done < ev.Total {
-		// Remaining cells at the throughput seen so far (cells computed
-		// per second of this run), which holds for any executor: local
-		// workers or a cluster whose real parallelism -j does not tell.
-		per := time.Since(p.start) / time.Duration(p.ran)
-		left := time.Duration(ev.Total-ev.Done) * per
+	if left, ok := p.eta(time.Since(p.start)); ok && ev.Done < ev.Total {
 		s += fmt.Sprintf(", ETA %s", left.Round(time.Second))
 	}
 	return s
+}
+
+// eta is the time the run still needs at the throughput seen so far,
+// measured in the scheduler's expected CPU seconds (pipeline.Event.Work*)
+// done per second of this run, the running cells counted by their own
+// progress where the executor reports it. Counting work rather than cells
+// matters: the longest cells start first, so cells per second rises
+// through the run. The throughput holds for any executor: local workers
+// or a cluster whose real parallelism -j does not tell. Without costs (no
+// cell computed yet) it falls back to cells: the cells left at the rate
+// cells finished.
+func (p *progress) eta(elapsed time.Duration) (time.Duration, bool) {
+	ev := p.ev
+	if elapsed <= 0 {
+		return 0, false
+	}
+	partial := 0.0
+	for k, c := range p.costs {
+		partial += c * p.cells[k]
+	}
+	if done := ev.WorkDone + partial; done > 0 && ev.WorkLeft > 0 {
+		left := max(ev.WorkLeft-partial, 0)
+		return time.Duration(float64(elapsed) * left / done), true
+	}
+	if p.ran == 0 {
+		return 0, false
+	}
+	return time.Duration(ev.Total-ev.Done) * (elapsed / time.Duration(p.ran)), true
 }
 
 func (p *progress) clear() {
