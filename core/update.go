@@ -231,12 +231,31 @@ func (nt *net) buildTerms(p *pass, c *layerCall) {
 	preW := ly.nIn
 	ptr := ly.termPtr
 	clear(ptr)
+	if c.l < nt.L && !nt.sub.burstMult && !nt.sub.noBurstGate {
+		nt.buildBurstTerms(p, c, visitAll, inv)
+		return
+	}
 	keep := func(i int, e float32) bool { return e != 0 && (visitAll || !m.rowFrozen(i)) }
 	nt.forTerms(p, c.l, func(i, _ int, e float32) {
 		if keep(i, e) {
 			ptr[i+1]++
 		}
 	})
+	ly.sizeTerms()
+	fill := ly.termFill
+	nt.forTerms(p, c.l, func(i, b int, e float32) {
+		if keep(i, e) {
+			ly.termOff[fill[i]] = int32(b * preW)
+			ly.termCoef[fill[i]] = e * inv
+			fill[i]++
+		}
+	})
+}
+
+// sizeTerms turns the per-row term counts in ly.termPtr[1:] into row
+// starts and sizes termOff and termCoef for them.
+func (ly *layer) sizeTerms() {
+	ptr := ly.termPtr
 	for i := range ly.nOut {
 		ptr[i+1] += ptr[i]
 	}
@@ -246,15 +265,39 @@ func (nt *net) buildTerms(p *pass, c *layerCall) {
 	}
 	ly.termOff = ly.termOff[:ptr[ly.nOut]]
 	ly.termCoef = ly.termCoef[:ptr[ly.nOut]]
-	fill := ly.termFill
-	copy(fill, ptr[:ly.nOut])
-	nt.forTerms(p, c.l, func(i, b int, e float32) {
-		if keep(i, e) {
-			ly.termOff[fill[i]] = int32(b * preW)
-			ly.termCoef[fill[i]] = e * inv
-			fill[i]++
+	copy(ly.termFill, ptr[:ly.nOut])
+}
+
+// buildBurstTerms is buildTerms on a hidden layer under the plain burst
+// deviation (forTerms' common case: e = th - ebar at the active units),
+// with the loops written out rather than a call per term: the same terms
+// in the same order. It runs on every update of every hidden layer.
+func (nt *net) buildBurstTerms(p *pass, c *layerCall, visitAll bool, inv float32) {
+	ly, m, l := c.ly, c.m, c.l
+	nh, preW := nt.sizes[l], int32(ly.nIn)
+	th, ebar := p.th[l], nt.ebar[l][:nh]
+	ptr := ly.termPtr[:nh+1]
+	for b := range p.n {
+		t := th[b*nh : (b+1)*nh]
+		for _, i := range p.activeOf(l, b) {
+			if t[i]-ebar[i] != 0 && (visitAll || !m.rowFrozen(int(i))) {
+				ptr[i+1]++
+			}
 		}
-	})
+	}
+	ly.sizeTerms()
+	fill := ly.termFill[:nh]
+	off, coef := ly.termOff, ly.termCoef
+	for b := range p.n {
+		t := th[b*nh : (b+1)*nh]
+		for _, i := range p.activeOf(l, b) {
+			if e := t[i] - ebar[i]; e != 0 && (visitAll || !m.rowFrozen(int(i))) {
+				off[fill[i]] = int32(b) * preW
+				coef[fill[i]] = e * inv
+				fill[i]++
+			}
+		}
+	}
 }
 
 // fastUpdate runs the call on a row fast path if one computes exactly
