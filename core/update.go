@@ -924,6 +924,9 @@ func (nt *net) sgdRows(ly *layer, preL int, m *layerMask, op *optim, wd, lam flo
 			}
 			if denseFB {
 				sgdRowFBDense(w, ly.fb[lo:hi], v, gRow, fl, &fbk)
+			} else if preAwake == nil && ly.colWord != nil {
+				// The flags are the static Dale bits: packed with the columns.
+				sgdRowFBWords(w, ly.fb[lo:hi], v, ly.colWord[lo:hi][:n], gRow, &fbk, wT[base:], stride)
 			} else {
 				sgdRowFB(w, ly.fb[lo:hi], v, col, gRow, fl, &fbk, wT[base:], stride)
 			}

@@ -112,6 +112,26 @@ func sgdRowFB(w, fb, v []float32, col []int32, g []float32, flags []int32, k *sg
 	sgdRowFBImpl(w, fb, v, col, g, flags, k, wT, ld)
 }
 
+// sgdRowFBWords is sgdRowFB with each synapse's column and flags packed in
+// one word, colWord[s] = col[s] | flags[col[s]]<<16 (layer.colWord), for
+// rows whose flags are the static Dale bits: the same steps, the same bits.
+func sgdRowFBWords(w, fb, v []float32, colWord []int32, g []float32, k *sgdFBCoef, wT []float32, ld int) {
+	sgdRowFBWordsImpl(w, fb, v, colWord, g, k, wT, ld)
+}
+
+func sgdRowFBWordsGo(w, fb, v []float32, colWord []int32, g []float32, k *sgdFBCoef, wT []float32, ld int) {
+	fb = fb[:len(w)]
+	v = v[:len(w)]
+	colWord = colWord[:len(w)]
+	for s := range w {
+		j := colWord[s] & 0xffff
+		fbSyn(k, colWord[s]>>16, g[j], &w[s], &fb[s], &v[s])
+		if wT != nil {
+			wT[int(j)*ld] = w[s]
+		}
+	}
+}
+
 // The bits of sgdRowFB's per-pre-unit flag words.
 const (
 	flagFrozen = 1 // the pre unit is awake: its synapses into awake posts are frozen

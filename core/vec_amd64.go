@@ -100,6 +100,29 @@ func sgdRowFBImpl(w, fb, v []float32, col []int32, g []float32, flags []int32, k
 }
 
 //go:noescape
+func sgdRowFBWordsAVX2(w, fb, v []float32, colWord []int32, g []float32, k *sgdFBCoef, wT []float32, ld int)
+
+func sgdRowFBWordsImpl(w, fb, v []float32, colWord []int32, g []float32, k *sgdFBCoef, wT []float32, ld int) {
+	n := len(w)
+	if !useAVX2 || n < 8 {
+		sgdRowFBWordsGo(w, fb, v, colWord, g, k, wT, ld)
+		return
+	}
+	if len(fb) < n || len(v) < n || len(colWord) < n {
+		panic("core: sgdRowFBWords length mismatch")
+	}
+	// As in sgdRowFBImpl: the columns ascend, so the ends bound them all.
+	first, last := colWord[0]&0xffff, colWord[n-1]&0xffff
+	if colWord[0] < 0 || int(last) >= len(g) || first > last {
+		panic("core: sgdRowFBWords column out of range")
+	}
+	if ld < 1 || int(last)*ld >= len(wT) {
+		panic("core: sgdRowFBWords column copy out of range")
+	}
+	sgdRowFBWordsAVX2(w, fb[:n], v[:n], colWord[:n], g, k, wT, ld) // the tail too
+}
+
+//go:noescape
 func sgdRowFBDenseAVX2(w, fb, v, g []float32, flags []int32, k *sgdFBCoef)
 
 func sgdRowFBDenseImpl(w, fb, v, g []float32, flags []int32, k *sgdFBCoef) {

@@ -33,6 +33,80 @@
 	COPYLANES4(LOAD, W, 0, COLS, IDX, LD, WT, LO, T0, T1) \
 	COPYLANES4(LOAD, W, 4, COLS, IDX, LD, WT, HI, T0, T1)
 
+// FBGATHERFLAGS loads 8 synapses' columns (DX) into Y1, gathers their
+// gradients (g at R8) into Y2 and their pre units' flag words (R11) into
+// Y3.
+#define FBGATHERFLAGS \
+	VMOVDQU (DX)(AX*1), Y1 \
+	VMOVDQU Y13, Y7 \
+	VXORPS  Y2, Y2, Y2 \
+	VGATHERDPS Y7, (R8)(Y1*4), Y2 \
+	VMOVDQU Y13, Y7 \
+	VPXOR   Y3, Y3, Y3 \
+	VPGATHERDD Y7, (R11)(Y1*4), Y3
+
+// FBWORDFLAGS is FBGATHERFLAGS from packed words (DX: col | flags<<16):
+// the flags are the high halves, the columns the low ones.
+#define FBWORDFLAGS \
+	VMOVDQU (DX)(AX*1), Y1 \
+	VPSRLD  $16, Y1, Y3 \
+	VPSLLD  $16, Y1, Y1 \
+	VPSRLD  $16, Y1, Y1 \
+	VMOVDQU Y13, Y7 \
+	VXORPS  Y2, Y2, Y2 \
+	VGATHERDPS Y7, (R8)(Y1*4), Y2
+
+// FBROW is the body of the heavy-ball row step with a twin: DI w, R10 fb,
+// SI v, DX the columns (read by LOADFLAGS, which leaves the gradients in
+// Y2 and the flags in Y3, and by COLLOAD, the 4-byte load of one column
+// for the copy), R8 g, BX k, R12 ld, R15 wT.
+#define FBROW(LOADFLAGS, COLLOAD) \
+	SHLQ $2, R12 \
+	FBCONSTS \
+	MOVQ R15, BX \
+	VPCMPEQD Y13, Y13, Y13 \
+	LEAQ -32(CX*4), R9 \
+	VMOVUPS (DI)(R9*1), Y0 \
+	VMOVUPS Y0, 0(SP) \
+	VMOVUPS (R10)(R9*1), Y0 \
+	VMOVUPS Y0, 32(SP) \
+	VMOVUPS (SI)(R9*1), Y0 \
+	VMOVUPS Y0, 64(SP) \
+	MOVQ $0, 96(SP) \
+	SHRQ $3, CX \
+	SHLQ $5, CX \
+	XORQ AX, AX \
+fbloop: \
+	CMPQ AX, CX \
+	JGE  fbdone \
+	LOADFLAGS \
+	FBVELOCITY \
+	FBCLAMP(DI) \
+	VEXTRACTF128 $1, Y7, X0 \
+	COPYLANES8(COLLOAD, 4, DX, AX, R12, BX, X7, X0, R9, R13) \
+	FBCLAMP(R10) \
+	ADDQ $32, AX \
+	JMP  fbloop \
+fbdone: \
+	CMPQ  96(SP), $0 \
+	JNE   fbexit \
+	MOVQ  w_len+8(FP), AX \
+	TESTQ $7, AX \
+	JZ    fbexit \
+	MOVQ  $1, 96(SP) \
+	LEAQ  -32(AX*4), AX \
+	VMOVUPS 0(SP), Y0 \
+	VMOVUPS Y0, (DI)(AX*1) \
+	VMOVUPS 32(SP), Y0 \
+	VMOVUPS Y0, (R10)(AX*1) \
+	VMOVUPS 64(SP), Y0 \
+	VMOVUPS Y0, (SI)(AX*1) \
+	LEAQ  32(AX), CX \
+	JMP   fbloop \
+fbexit: \
+	VZEROUPPER \
+	RET
+
 // func addRowsAVX2(c, v []float32, off []int32, b []float32, zero bool)
 //
 // For j in [0, len(c)) rounded down to a multiple of 8:
@@ -274,61 +348,26 @@ TEXT ·sgdRowFBAVX2(SB), NOSPLIT, $104-184
 	MOVQ flags_base+120(FP), R11
 	MOVQ k+144(FP), BX
 	MOVQ ld+176(FP), R12
-	SHLQ $2, R12             // column stride in bytes
-	FBCONSTS
-	MOVQ wT_base+152(FP), BX // k is read: BX holds wT from here
-	VPCMPEQD Y13, Y13, Y13   // all ones (gather mask)
-	LEAQ -32(CX*4), R9       // bytes before the last 8 elements
-	VMOVUPS (DI)(R9*1), Y0   // their originals, for the tail
-	VMOVUPS Y0, 0(SP)
-	VMOVUPS (R10)(R9*1), Y0
-	VMOVUPS Y0, 32(SP)
-	VMOVUPS (SI)(R9*1), Y0
-	VMOVUPS Y0, 64(SP)
-	MOVQ $0, 96(SP)          // tail not done
-	SHRQ $3, CX
-	SHLQ $5, CX              // bytes in whole blocks of 8
-	XORQ AX, AX
+	MOVQ wT_base+152(FP), R15
+	FBROW(FBGATHERFLAGS, MOVLQSX)
 
-fbloop:
-	CMPQ AX, CX
-	JGE  fbdone
-	VMOVDQU (DX)(AX*1), Y1        // col
-	VMOVDQU Y13, Y7
-	VXORPS  Y2, Y2, Y2
-	VGATHERDPS Y7, (R8)(Y1*4), Y2 // g[col]
-	VMOVDQU Y13, Y7
-	VPXOR   Y3, Y3, Y3
-	VPGATHERDD Y7, (R11)(Y1*4), Y3 // flags[col]
-	FBVELOCITY
-	FBCLAMP(DI)                   // w; its new values stay in Y7
-	// The column copy: wT[col[s]*ld] = w[s], lane by lane.
-	VEXTRACTF128 $1, Y7, X0
-	COPYLANES8(MOVLQSX, 4, DX, AX, R12, BX, X7, X0, R9, R13)
-	FBCLAMP(R10)                  // fb
-	ADDQ $32, AX
-	JMP  fbloop
-
-fbdone:
-	CMPQ  96(SP), $0
-	JNE   fbexit
-	MOVQ  w_len+8(FP), AX
-	TESTQ $7, AX
-	JZ    fbexit
-	MOVQ  $1, 96(SP)
-	LEAQ  -32(AX*4), AX      // the last 8 elements
-	VMOVUPS 0(SP), Y0
-	VMOVUPS Y0, (DI)(AX*1)
-	VMOVUPS 32(SP), Y0
-	VMOVUPS Y0, (R10)(AX*1)
-	VMOVUPS 64(SP), Y0
-	VMOVUPS Y0, (SI)(AX*1)
-	LEAQ  32(AX), CX
-	JMP   fbloop
-
-fbexit:
-	VZEROUPPER
-	RET
+// func sgdRowFBWordsAVX2(w, fb, v []float32, colWord []int32, g []float32, k *sgdFBCoef, wT []float32, ld int)
+//
+// sgdRowFBAVX2 with each synapse's column and flags in one word
+// (colWord[s] = col[s] | flags<<16): the column is the word's low half,
+// for the gradient's gather and the copy's stores, and the flags its high
+// half, with no gather. The caller checks bounds.
+TEXT ·sgdRowFBWordsAVX2(SB), NOSPLIT, $104-160
+	MOVQ w_base+0(FP), DI
+	MOVQ w_len+8(FP), CX
+	MOVQ fb_base+24(FP), R10
+	MOVQ v_base+48(FP), SI
+	MOVQ colWord_base+72(FP), DX
+	MOVQ g_base+96(FP), R8
+	MOVQ k+120(FP), BX
+	MOVQ ld+152(FP), R12
+	MOVQ wT_base+128(FP), R15
+	FBROW(FBWORDFLAGS, MOVWQZX)
 
 // func sgdRowFBDenseAVX2(w, fb, v, g []float32, flags []int32, k *sgdFBCoef)
 //

@@ -59,3 +59,7 @@ func transposeTileImpl(dst, src []float32, n int) { transposeTileGo(dst, src, n,
 func sgdRowFBDenseImpl(w, fb, v, g []float32, flags []int32, k *sgdFBCoef) {
 	sgdRowFBDenseGo(w, fb, v, g, flags, k)
 }
+
+func sgdRowFBWordsImpl(w, fb, v []float32, colWord []int32, g []float32, k *sgdFBCoef, wT []float32, ld int) {
+	sgdRowFBWordsGo(w, fb, v, colWord, g, k, wT, ld)
+}

@@ -219,6 +219,32 @@ func TestSGDRowFB(t *testing.T) {
 			if !bitsEqual(w, w3) || !bitsEqual(fb, fb3) || !bitsEqual(v, v3) {
 				t.Fatalf("n=%d zeroG=%v: dense kernel differs from the loop", n, zeroG)
 			}
+			// The packed-word kernel, whose flags are the static Dale
+			// words (inhibitory ones carry flagInh, which the step ignores),
+			// against the loop with those flags, in both implementations.
+			static := make([]int32, nIn)
+			for j := range static {
+				static[j] = flagInh
+				if sign[j] > 0 {
+					static[j] = flagExc
+				}
+			}
+			words := make([]int32, n)
+			for s, j := range col {
+				words[s] = j | static[j]<<16
+			}
+			w4, fb4, v4, wT4 := slices.Clone(w3), slices.Clone(fb3), slices.Clone(v3), slices.Clone(wT2)
+			w5, fb5, v5, wT5 := slices.Clone(w3), slices.Clone(fb3), slices.Clone(v3), slices.Clone(wT2)
+			sgdRowFBGo(w3, fb3, v3, col, g, static, k)
+			copyColumn(wT2, w3, col, ld)
+			sgdRowFBWords(w4, fb4, v4, words, g, k, wT4, ld)
+			sgdRowFBWordsGo(w5, fb5, v5, words, g, k, wT5, ld)
+			if !bitsEqual(w3, w4) || !bitsEqual(fb3, fb4) || !bitsEqual(v3, v4) || !bitsEqual(wT2, wT4) {
+				t.Fatalf("n=%d zeroG=%v ld=%d: packed-word kernel differs from the loop", n, zeroG, ld)
+			}
+			if !bitsEqual(w3, w5) || !bitsEqual(fb3, fb5) || !bitsEqual(v3, v5) || !bitsEqual(wT2, wT5) {
+				t.Fatalf("n=%d zeroG=%v ld=%d: packed-word loop differs from the loop", n, zeroG, ld)
+			}
 		}
 	}
 }
