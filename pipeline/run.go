@@ -57,14 +57,14 @@ type Event struct {
 	Wall time.Duration
 	// Totals after this event.
 	Done, Total, Running, Failed int
-	// The run's work in expected CPU seconds (the scheduler's cost
-	// estimates, which order the queue): of the cells it has computed, and
-	// of those it has yet to finish (queued, running or waiting on inputs;
-	// a cell found cached leaves without adding to WorkDone). Both are 0
-	// until the first cell must be computed. Cost is the event's cell's
-	// expected CPU seconds. WorkDone / wall time is the run's throughput,
-	// whatever the executor, so WorkLeft over it is an ETA that longest-
-	// first order does not skew.
+	// The run's work in CPU seconds: WorkDone is what the cells it computed
+	// took (their records), WorkLeft an estimate of what the cells it has
+	// yet to finish will take (queued, running or waiting on inputs; one
+	// found cached takes nothing), and Cost the estimate for this event's
+	// cell; see workTracker. All are 0 until the first cell must be
+	// computed. WorkDone per second of the run is its throughput, whatever
+	// the executor, so WorkLeft over it is an ETA, which longest-first
+	// order does not skew as a count of cells would.
 	WorkDone, WorkLeft, Cost float64
 }
 
@@ -172,9 +172,7 @@ type scheduler struct {
 	cellOf    map[artifacts.Key][]*Cell // queued or running key -> the cells waiting on it (equal cells share a key)
 	queue     *jobQueue                 // resolved cells to run, longest path first
 	rank      map[*Cell]float64         // queue priorities, computed when the first cell must run
-	cost      map[*Cell]float64         // expected CPU seconds, computed with rank
-
-	workDone, workLeft float64 // expected CPU seconds of the cells computed and still to finish (Event)
+	work      *workTracker              // the CPU seconds done and left (Event), made with rank
 
 	total, done, running int
 	dispatched           bool    // a job was sent: the run is recorded
@@ -302,7 +300,7 @@ func (s *scheduler) resolve(c *Cell) {
 	}
 	if m, err := s.st.Lookup(k); err == nil {
 		s.rep.Cached++
-		s.settle(c, false)
+		s.settle(c, false, 0)
 		s.finish(c, m)
 		s.emit(EventCached, c, k, nil, 0)
 		return
@@ -310,7 +308,7 @@ func (s *scheduler) resolve(c *Cell) {
 	if s.opt.Remote != nil {
 		if m, ok := s.opt.Remote(c, k); ok {
 			s.rep.Remote++
-			s.settle(c, false)
+			s.settle(c, false, 0)
 			s.finish(c, m)
 			s.emit(EventRemote, c, k, nil, 0)
 			return
@@ -322,12 +320,15 @@ func (s *scheduler) resolve(c *Cell) {
 	}
 	s.cellOf[k] = []*Cell{c}
 	if s.rank == nil {
-		s.rank, s.cost = priorities(s.g, s.want, s.users, loadHistory(s.st, s.opt.History))
+		cost, shape := expectedCosts(s.want, loadHistory(s.st, s.opt.History))
+		s.rank = rankCells(s.g.Cells, s.want, s.users, func(c *Cell) float64 { return cost[c] })
+		pending := map[*Cell]bool{}
 		for c := range s.want {
 			if s.manifests[c] == nil && !s.failed[c] {
-				s.workLeft += s.cost[c]
+				pending[c] = true
 			}
 		}
+		s.work = newWorkTracker(cost, shape, pending)
 	}
 	s.queue.push(&Job{Key: k, CellID: c.ID, StoreDir: s.st.Root(), LogPath: s.st.LogPath(k), RunID: s.runID}, s.rank[c])
 }
@@ -353,7 +354,11 @@ func (s *scheduler) collect(r result) {
 			s.fail(c, r.key, r.err, r.dur)
 			continue
 		}
-		s.settle(c, true)
+		cpu := 0.0
+		if m != nil {
+			cpu = m.Provenance.CPUSecs
+		}
+		s.settle(c, true, cpu)
 		s.finish(c, m)
 		s.emit(EventDone, c, r.key, nil, r.dur)
 	}
@@ -362,27 +367,26 @@ func (s *scheduler) collect(r result) {
 // emit sends a progress event with the run's totals, if anyone listens.
 func (s *scheduler) emit(kind EventKind, c *Cell, k artifacts.Key, err error, d time.Duration) {
 	if s.opt.Events != nil {
-		s.opt.Events(Event{Kind: kind, Cell: c, Key: k, Err: err, Wall: d,
-			Done: s.done, Total: s.total, Running: s.running, Failed: s.rep.Failed + s.rep.Skipped,
-			WorkDone: s.workDone, WorkLeft: max(s.workLeft, 0), Cost: s.cost[c]})
+		ev := Event{Kind: kind, Cell: c, Key: k, Err: err, Wall: d,
+			Done: s.done, Total: s.total, Running: s.running, Failed: s.rep.Failed + s.rep.Skipped}
+		if s.work != nil {
+			ev.WorkDone, ev.WorkLeft, ev.Cost = s.work.cpu, s.work.workLeft(), s.work.estimate(c)
+		}
+		s.opt.Events(ev)
 	}
 }
 
-// settle moves c's expected cost out of the work left, into the work done
-// when the run computed it (computed), once the costs are known.
-func (s *scheduler) settle(c *Cell, computed bool) {
-	if s.cost == nil {
-		return
-	}
-	s.workLeft -= s.cost[c]
-	if computed {
-		s.workDone += s.cost[c]
+// settle takes c off the work left, adding cpu to the work done when the
+// run computed it, once the costs are known.
+func (s *scheduler) settle(c *Cell, computed bool, cpu float64) {
+	if s.work != nil {
+		s.work.finish(c, computed, cpu)
 	}
 }
 
 // fail records that c failed with err and skips everything downstream.
 func (s *scheduler) fail(c *Cell, k artifacts.Key, err error, d time.Duration) {
-	s.settle(c, false)
+	s.settle(c, false, 0)
 	s.failed[c] = true
 	s.rep.Failed++
 	s.done++
@@ -397,7 +401,7 @@ func (s *scheduler) skip(c *Cell) {
 		if s.failed[u] {
 			continue
 		}
-		s.settle(u, false)
+		s.settle(u, false, 0)
 		s.failed[u] = true
 		s.rep.Skipped++
 		s.done++

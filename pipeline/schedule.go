@@ -73,9 +73,8 @@ func loadHistory(st *artifacts.Store, remotes []artifacts.Remote) *costHistory {
 }
 
 func (h *costHistory) add(stage, cellID, params string, cpu float64) {
-	id := ExperimentOf(cellID)
-	addTo(h.byConfig, id+"\x00"+paramsShape(params), cpu)
-	addTo(h.byID, id, cpu)
+	addTo(h.byConfig, configShape(cellID, params), cpu)
+	addTo(h.byID, ExperimentOf(cellID), cpu)
 	addTo(h.byStage, stage, cpu)
 }
 
@@ -90,11 +89,10 @@ func (h *costHistory) expected(c *Cell, params string) float64 {
 // of the same experiment (its config shape or its cell ID shape) rather
 // than from the stage's cost model or averages.
 func (h *costHistory) expectedKnown(c *Cell, params string) (float64, bool) {
-	id := ExperimentOf(c.ID)
-	if v, ok := lookup(h.byConfig, id+"\x00"+paramsShape(params)); ok {
+	if v, ok := lookup(h.byConfig, configShape(c.ID, params)); ok {
 		return v, true
 	}
-	if v, ok := lookup(h.byID, id); ok {
+	if v, ok := lookup(h.byID, ExperimentOf(c.ID)); ok {
 		return v, true
 	}
 	if c.Stage.Cost != nil {
@@ -117,6 +115,13 @@ func ExperimentOf(id string) string {
 
 var seedOrSplit = regexp.MustCompile(`(seed|split)[0-9]+`)
 
+// configShape is the key of a cell's config shape: its experiment and its
+// params without the seed, so every seed and split of an experiment
+// shares it.
+func configShape(id, params string) string {
+	return ExperimentOf(id) + "\x00" + paramsShape(params)
+}
+
 // paramsShape is canonical params text without the seed lines: seeds do not
 // change how long a run takes.
 func paramsShape(text string) string {
@@ -131,20 +136,19 @@ func paramsShape(text string) string {
 	return b.String()
 }
 
-// priorities gives every cell of want its rank (rankCells) and its
-// expected cost under h.
-func priorities(g *Graph, want map[*Cell]bool, users map[*Cell][]*Cell, h *costHistory) (rank, cost map[*Cell]float64) {
-	cost = make(map[*Cell]float64, len(want))
-	rank = rankCells(g.Cells, want, users, func(c *Cell) float64 {
+// expectedCosts gives every cell of want its expected cost under h and its
+// config shape (the key h keeps its means under).
+func expectedCosts(want map[*Cell]bool, h *costHistory) (cost map[*Cell]float64, shape map[*Cell]string) {
+	cost, shape = make(map[*Cell]float64, len(want)), make(map[*Cell]string, len(want))
+	for c := range want {
 		text := ""
 		if ps, err := EncodeParams(c.Stage.Name, c.Params); err == nil {
 			text = ParamsText(ps)
 		}
-		v := h.expected(c, text)
-		cost[c] = v
-		return v
-	})
-	return rank, cost
+		cost[c] = h.expected(c, text)
+		shape[c] = configShape(c.ID, text)
+	}
+	return cost, shape
 }
 
 // rankCells gives every cell of want its rank: its cost plus the largest

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"sync"
 	"testing"
@@ -220,54 +221,66 @@ func TestExperimentOf(t *testing.T) {
 	}
 }
 
-// The events count the run's work in expected CPU seconds: all of it is
-// left when the first cell starts, a computed cell moves its cost to the
-// work done, and a cell found cached moves it out without adding to it.
+// The events count the run's work: all of it is left when the first cell
+// starts (the cost model's 25 s), and at the end none is, and the work
+// done is the CPU time the cells' records give.
 func TestRunEventsCountWork(t *testing.T) {
 	t.Parallel()
 	costs := map[string]int{"a": 2, "b": 8, "c": 5, "e": 1, "f": 9}
 	g := costGraph(t, costs, map[string]string{"f": "e"})
 	st, _ := artifacts.Open(t.TempDir(), artifacts.Options{})
-	run := func() []Event {
-		var mu sync.Mutex
-		var evs []Event
-		ex := &LocalExecutor{Store: st, Stages: g.Stages}
-		_, err := Run(context.Background(), st, g, RunOptions{Profile: "p", Jobs: 2, Executor: ex, Events: func(ev Event) {
-			mu.Lock()
-			evs = append(evs, ev)
-			mu.Unlock()
-		}})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return evs
+	var mu sync.Mutex
+	var evs []Event
+	ex := &LocalExecutor{Store: st, Stages: g.Stages}
+	_, err := Run(context.Background(), st, g, RunOptions{Profile: "p", Jobs: 2, Executor: ex, Events: func(ev Event) {
+		mu.Lock()
+		evs = append(evs, ev)
+		mu.Unlock()
+	}})
+	if err != nil {
+		t.Fatal(err)
 	}
-	evs := run()
 	if first := evs[0]; first.Kind != EventStart || first.Cell.ID != "w/e" || first.Cost != 1 || first.WorkDone != 0 || first.WorkLeft != 25 {
 		t.Errorf("first event %+v: want w/e's start (cost 1, the longest chain) with 25 s of work left", first)
 	}
-	for i, ev := range evs {
-		if i > 0 && (ev.WorkDone < evs[i-1].WorkDone || ev.WorkDone+ev.WorkLeft > evs[i-1].WorkDone+evs[i-1].WorkLeft) {
-			t.Errorf("event %d %+v after %+v: work done fell or total work grew", i, ev, evs[i-1])
+	cpu := 0.0
+	st.WalkManifests(func(m *artifacts.Manifest) error {
+		cpu += m.Provenance.CPUSecs
+		return nil
+	})
+	for i, ev := range evs[1:] {
+		if ev.WorkDone < evs[i].WorkDone {
+			t.Errorf("event %d %+v after %+v: the work done fell", i+1, ev, evs[i])
 		}
 	}
-	if last := evs[len(evs)-1]; last.WorkDone != 25 || last.WorkLeft != 0 {
-		t.Errorf("last event %+v: want 25 s done, 0 left", last)
+	if last := evs[len(evs)-1]; math.Abs(last.WorkDone-cpu) > 1e-9 || last.WorkLeft != 0 {
+		t.Errorf("last event %+v: want %g s done (the records), 0 left", last, cpu)
 	}
-	// Only f changes: the four others are cached, and the work done is f's
-	// expected cost (now its recorded CPU time).
-	costs["f"] = 4
-	g = costGraph(t, costs, map[string]string{"f": "e"})
-	evs = run()
-	var started []string
-	var f float64
-	for _, ev := range evs {
-		if ev.Kind == EventStart {
-			started = append(started, ev.Cell.ID)
-			f = ev.Cost
-		}
+}
+
+// A cell's estimate is its config's mean in this run once one has
+// finished, else its expected cost scaled by this run's ratio of CPU time
+// to expected (from ratioPrior seconds at 1); a cached cell leaves the
+// work without adding to the work done.
+func TestWorkTrackerLearnsFromTheRun(t *testing.T) {
+	a, b, c, d := &Cell{ID: "a"}, &Cell{ID: "b"}, &Cell{ID: "c"}, &Cell{ID: "d"}
+	tr := newWorkTracker(
+		map[*Cell]float64{a: 100, b: 100, c: 20, d: 40},
+		map[*Cell]string{a: "x", b: "x", c: "y", d: "z"},
+		map[*Cell]bool{a: true, b: true, c: true, d: true})
+	near := func(got, want float64) bool { return math.Abs(got-want) < 1e-9 }
+	if got := tr.workLeft(); !near(got, 260) {
+		t.Fatalf("work left at the start %g, want 260", got)
 	}
-	if last := evs[len(evs)-1]; len(started) != 1 || last.WorkDone != f || last.WorkLeft != 0 {
-		t.Errorf("rerun of f: started %v, last event %+v, want f's cost %g done, 0 left", started, last, f)
+	tr.finish(a, true, 300) // x took three times its expected time
+	r := (300 + ratioPrior) / (100 + ratioPrior)
+	if !near(tr.estimate(b), 300) || !near(tr.estimate(c), 20*r) || !near(tr.estimate(d), 40*r) || !near(tr.workLeft(), 300+60*r) {
+		t.Errorf("after a: estimates of b, c, d %g, %g, %g, work left %g; want 300, %g, %g, %g",
+			tr.estimate(b), tr.estimate(c), tr.estimate(d), tr.workLeft(), 20*r, 40*r, 300+60*r)
+	}
+	tr.finish(b, false, 0) // found cached
+	tr.finish(b, true, 99) // a second report of a finished cell is ignored
+	if !near(tr.workLeft(), 60*r) || tr.cpu != 300 {
+		t.Errorf("after b: work left %g, done %g; want %g and 300", tr.workLeft(), tr.cpu, 60*r)
 	}
 }

@@ -138,15 +138,14 @@ func (p *progress) line() string {
 	return s
 }
 
-// eta is the time the run still needs at the throughput seen so far,
-// measured in the scheduler's expected CPU seconds (pipeline.Event.Work*)
-// done per second of this run, the running cells counted by their own
-// progress where the executor reports it. Counting work rather than cells
-// matters: the longest cells start first, so cells per second rises
-// through the run. The throughput holds for any executor: local workers
-// or a cluster whose real parallelism -j does not tell. Without costs (no
-// cell computed yet) it falls back to cells: the cells left at the rate
-// cells finished.
+// eta is the time the run still needs at the throughput seen so far: the
+// CPU seconds estimated left over those done per second of this run
+// (pipeline.Event.Work*), the running cells counted by their own progress
+// where the executor reports it. Counting work rather than cells matters:
+// the longest cells start first, so cells per second rises through the
+// run. The throughput holds for any executor: local workers or a cluster
+// whose real parallelism -j does not tell. Without work figures it falls
+// back to cells: the cells left at the rate cells finished.
 func (p *progress) eta(elapsed time.Duration) (time.Duration, bool) {
 	ev := p.ev
 	if elapsed <= 0 {
