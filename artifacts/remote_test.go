@@ -206,3 +206,35 @@ func TestConcurrentPushes(t *testing.T) {
 		t.Fatalf("temporary files left: %v", tmp)
 	}
 }
+
+// RefreshRecord replaces a record only by one of the same outputs that
+// differs, and never adds one.
+func TestRefreshRecord(t *testing.T) {
+	t.Parallel()
+	a, r := openTemp(t), tempRemote(t)
+	m := putCell(t, a, "train/x", []byte("result"))
+	if ok, err := RefreshRecord(r, m); ok || err != nil {
+		t.Fatalf("refresh of a record the remote lacks: %v, %v; want nothing added", ok, err)
+	}
+	a.PushCell(r, m, true)
+	if ok, err := RefreshRecord(r, m); ok || err != nil {
+		t.Fatalf("refresh by the same record: %v, %v; want no write", ok, err)
+	}
+	later := *m
+	later.Provenance.CPUSecs = 7
+	if ok, err := RefreshRecord(r, &later); !ok || err != nil {
+		t.Fatalf("refresh by a later run: %v, %v", ok, err)
+	}
+	if got, _ := r.Manifest(m.Key); got.Provenance.CPUSecs != 7 {
+		t.Fatalf("remote record CPU %g, want the later run's 7", got.Provenance.CPUSecs)
+	}
+	other := later
+	other.Outputs = []Output{{Name: "o0", Digest: Sum([]byte("else")), Size: 4}}
+	other.Provenance.CPUSecs = 9
+	if ok, err := RefreshRecord(r, &other); ok || err != nil {
+		t.Fatalf("refresh by other outputs: %v, %v; want the record kept", ok, err)
+	}
+	if got, _ := r.Manifest(m.Key); got.Provenance.CPUSecs != 7 {
+		t.Fatalf("a record of other outputs replaced the remote's")
+	}
+}

@@ -1,8 +1,10 @@
 package main
 
 import (
+	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -126,5 +128,45 @@ func TestRemoteRecordsOnlyAndDamage(t *testing.T) {
 	out, err := repro(t, clone, "run")
 	if err != nil || !strings.Contains(out, "remote miss (the cell is computed instead)") || !strings.Contains(out, "corrupt") || !strings.Contains(out, "ran 1 cell, 0 cached, 19 from remotes (19 pulled") {
 		t.Fatalf("run with a damaged remote blob: %v\n%s", err, out)
+	}
+}
+
+// push --refresh replaces the remote's records of the same outputs by the
+// store's later run (its provenance and CPU time), and only those.
+func TestPushRefreshCLI(t *testing.T) {
+	t.Parallel()
+	dir := remoteWorkdir(t, "[settings.remotes.shared]\npath = \"cells\"\n", remoteDAG)
+	mustRepro(t, dir, "run", "-q")
+	mustRepro(t, dir, "push")
+	clone := cloneWithout(t, dir)
+	mustRepro(t, clone, "run", "-q", "--no-remote") // the same cells again: same outputs, another run
+	record := func(root, key string) map[string]any {
+		b, err := os.ReadFile(filepath.Join(root, "cells", key[:2], key+".json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var m map[string]any
+		if err := json.Unmarshal(b, &m); err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	key := strings.Fields(planState(t, clone)["synth/l3/c19"])[1]
+	before := record(filepath.Join(clone, "cells"), key)
+	if out := mustRepro(t, clone, "push"); !strings.Contains(out, "0 new record(s)") || strings.Contains(out, "refreshed") {
+		t.Fatalf("push without --refresh: %s", out)
+	}
+	if got := record(filepath.Join(clone, "cells"), key); !reflect.DeepEqual(got, before) {
+		t.Fatalf("push without --refresh changed the remote's record")
+	}
+	if out := mustRepro(t, clone, "push", "--refresh"); !strings.Contains(out, "0 new record(s)") || !strings.Contains(out, "refreshed 20 record(s) with the same outputs") {
+		t.Fatalf("push --refresh: %s", out)
+	}
+	got, store := record(filepath.Join(clone, "cells"), key), record(filepath.Join(clone, "store"), key)
+	if !reflect.DeepEqual(got["provenance"], store["provenance"]) || reflect.DeepEqual(got["provenance"], before["provenance"]) || !reflect.DeepEqual(got["outputs"], before["outputs"]) {
+		t.Fatalf("refreshed record: provenance %v (store %v, before %v)", got["provenance"], store["provenance"], before["provenance"])
+	}
+	if out := mustRepro(t, clone, "push", "--refresh"); !strings.Contains(out, "refreshed 0 record(s)") {
+		t.Fatalf("second push --refresh: %s", out)
 	}
 }
