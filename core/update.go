@@ -193,29 +193,19 @@ func (nt *net) updateBaseline(p *pass, l int, a float32) {
 }
 
 // forTerms calls fn for every term (i, b, e) of the plasticity signal into
-// layer l, ascending in b per row i: e^L on the readout, otherwise the
-// burst deviation of the active units.
+// layer l, ascending in b per row i, where buildTerms has no loop of its
+// own: e^L on the readout, and the substrate's burst variants on a hidden
+// layer (burstTerms). The plain burst deviation is buildBurstTerms's.
 func (nt *net) forTerms(p *pass, l int, fn func(i, b int, e float32)) {
-	L, n := nt.L, p.n
-	if l == L {
-		C := nt.sizes[L]
-		for b := range n {
-			for i, v := range p.eps[L][b*C : (b+1)*C] {
-				fn(i, b, v)
-			}
-		}
-		return
-	}
-	nh := nt.sizes[l]
-	th, ebar := p.th[l], nt.ebar[l]
-	if nt.sub.burstMult || nt.sub.noBurstGate {
+	L := nt.L
+	if l < L {
 		nt.burstTerms(p, l, fn)
 		return
 	}
-	for b := range n {
-		t := th[b*nh : (b+1)*nh]
-		for _, i := range p.activeOf(l, b) {
-			fn(int(i), b, t[i]-ebar[i])
+	C := nt.sizes[L]
+	for b := range p.n {
+		for i, v := range p.eps[L][b*C : (b+1)*C] {
+			fn(i, b, v)
 		}
 	}
 }
@@ -228,13 +218,13 @@ func (nt *net) buildTerms(p *pass, c *layerCall) {
 	ly, m := c.ly, c.m
 	visitAll := m == nil || c.op.leak
 	inv := 1 / float32(p.n)
-	preW := ly.nIn
 	ptr := ly.termPtr
 	clear(ptr)
 	if c.l < nt.L && !nt.sub.burstMult && !nt.sub.noBurstGate {
 		nt.buildBurstTerms(p, c, visitAll, inv)
 		return
 	}
+	preW := ly.nIn
 	keep := func(i int, e float32) bool { return e != 0 && (visitAll || !m.rowFrozen(i)) }
 	nt.forTerms(p, c.l, func(i, _ int, e float32) {
 		if keep(i, e) {
