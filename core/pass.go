@@ -23,6 +23,7 @@ type pass struct {
 	zbuf   []float32
 	z1     []float32 // n x n_1 layer-1 drives of the batch
 	rOff   []int32   // wT offsets of the sparse input entries
+	cur    []int32   // drive1's scratch: per sample, the next entry to add
 	kbuf   []float32
 	offBuf []int32
 	valBuf []float32
@@ -41,6 +42,7 @@ func newPass(nt *net, capacity int) *pass {
 		x: make([]float32, capacity*nt.sizes[0]), y: make([]int32, capacity),
 		z1:   make([]float32, capacity*nt.sizes[1]),
 		rPtr: make([]int32, capacity+1),
+		cur:  make([]int32, capacity),
 		a:    make([][]float32, L), act: make([][]int32, L), actPtr: make([][]int32, L),
 		z:   make([]float32, capacity*nt.sizes[L]),
 		eps: make([][]float32, L+1), th: make([][]float32, L+1),
@@ -169,7 +171,9 @@ func (nt *net) activate(p *pass, l, b int, z, gain []float32) {
 // strip of 64 of W^1's rows across the batch, so that a strip (200 KB on
 // MNIST) is read from cache by every sample, and by c's recomputation
 // first when an update made c stale; per element the terms are added in
-// the same order as one sample at a time.
+// the same order as one sample at a time. On a tiled W^1 the whole batch
+// goes through a strip's columns a block at a time (addTilesBatch), so the
+// samples read the block from L1 rather than the strip from L2.
 func (nt *net) drive1(p *pass) {
 	ly := nt.lay[1]
 	n1 := ly.nOut
@@ -193,6 +197,13 @@ func (nt *net) drive1(p *pass) {
 			for i := range z {
 				z[i] += c[i]
 			}
+		}
+		if ly.tiled && s1-s0 == strip {
+			addTilesBatch(z1[s0:], n1, p.rVal, p.rOff, p.rPtr[:p.n+1], p.cur[:p.n], ly.wT[s0/tile*ts:], ts)
+			continue
+		}
+		for b := range p.n {
+			z := z1[b*n1+s0 : b*n1+s1]
 			lo, hi := p.rPtr[b], p.rPtr[b+1]
 			if ly.tiled {
 				addTiles(z, p.rVal[lo:hi], p.rOff[lo:hi], ly.wT[s0/tile*ts:], ts)

@@ -155,6 +155,19 @@ func addTilesImpl(c, v []float32, off []int32, b []float32, ts int) {
 }
 
 //go:noescape
+func addTilesBatch8AVX2(z []float32, zbytes int, v []float32, off, ptr, cur []int32, b []float32, ts, block, nblk int)
+
+func addTilesBatchImpl(z []float32, zstride int, v []float32, off, ptr, cur []int32, b []float32, ts int) {
+	if !useAVX2 {
+		addTilesBatchGo(z, zstride, v, off, ptr, b, ts)
+		return
+	}
+	copy(cur, ptr)
+	const block = batchBlockCols * tile
+	addTilesBatch8AVX2(z, 4*zstride, v, off, ptr, cur, b, ts, block, (ts+block-1)/block)
+}
+
+//go:noescape
 func transposeTileAVX2(dst, src []float32, cols, n int)
 
 func transposeTileImpl(dst, src []float32, n int) {

@@ -466,6 +466,95 @@ tiles8done:
 	VZEROUPPER
 	RET
 
+// func addTilesBatch8AVX2(z []float32, zbytes int, v []float32, off, ptr, cur []int32, b []float32, ts, block, nblk int)
+//
+// addTiles8AVX2 for each sample s of a batch (entries ptr[s]:ptr[s+1] of
+// v and off, drives 64 floats at byte s*zbytes of z) over nblk blocks of
+// columns in turn: block m takes each sample's entries from cur[s] on
+// while off < (m+1)*block (offsets in floats), keeping the 64 drives in
+// registers, and leaves cur[s] at the first entry it did not take. The
+// block's weights are read once from L2 and then from L1 by every sample.
+// Per drive the terms are added in the order of the entries, multiply and
+// add separate, as addTiles8AVX2. The caller sets cur = ptr[:n], checks
+// bounds and that (nblk)*block covers every offset.
+TEXT ·addTilesBatch8AVX2(SB), NOSPLIT, $0-176
+	MOVQ z_base+0(FP), DI
+	MOVQ v_base+32(FP), SI
+	MOVQ off_base+56(FP), R9
+	MOVQ ptr_base+80(FP), R11
+	MOVQ cur_base+104(FP), R12
+	MOVQ b_base+128(FP), R10
+	MOVQ ts+152(FP), DX
+	SHLQ $2, DX
+	LEAQ (DX)(DX*2), CX
+	MOVQ block+160(FP), R13  // the block's end: offsets below it
+
+blkLoop:
+	XORQ R8, R8
+	MOVQ DI, AX
+
+smpLoop:
+	CMPQ R8, cur_len+112(FP)
+	JGE  blkNext
+	MOVLQSX (R12)(R8*4), BX
+	VMOVUPS 0(AX), Y0
+	VMOVUPS 32(AX), Y1
+	VMOVUPS 64(AX), Y2
+	VMOVUPS 96(AX), Y3
+	VMOVUPS 128(AX), Y4
+	VMOVUPS 160(AX), Y5
+	VMOVUPS 192(AX), Y6
+	VMOVUPS 224(AX), Y7
+
+entLoop:
+	CMPL BX, 4(R11)(R8*4)
+	JGE  smpDone
+	MOVLQSX (R9)(BX*4), R14
+	CMPQ R14, R13
+	JGE  smpDone
+	VBROADCASTSS (SI)(BX*4), Y15
+	LEAQ (R10)(R14*4), R14
+	LEAQ (R14)(DX*4), R15
+	VMULPS (R14), Y15, Y8
+	VMULPS (R14)(DX*1), Y15, Y9
+	VMULPS (R14)(DX*2), Y15, Y10
+	VMULPS (R14)(CX*1), Y15, Y11
+	VADDPS Y8, Y0, Y0
+	VADDPS Y9, Y1, Y1
+	VADDPS Y10, Y2, Y2
+	VADDPS Y11, Y3, Y3
+	VMULPS (R15), Y15, Y8
+	VMULPS (R15)(DX*1), Y15, Y9
+	VMULPS (R15)(DX*2), Y15, Y10
+	VMULPS (R15)(CX*1), Y15, Y11
+	VADDPS Y8, Y4, Y4
+	VADDPS Y9, Y5, Y5
+	VADDPS Y10, Y6, Y6
+	VADDPS Y11, Y7, Y7
+	INCQ BX
+	JMP  entLoop
+
+smpDone:
+	MOVL BX, (R12)(R8*4)
+	VMOVUPS Y0, 0(AX)
+	VMOVUPS Y1, 32(AX)
+	VMOVUPS Y2, 64(AX)
+	VMOVUPS Y3, 96(AX)
+	VMOVUPS Y4, 128(AX)
+	VMOVUPS Y5, 160(AX)
+	VMOVUPS Y6, 192(AX)
+	VMOVUPS Y7, 224(AX)
+	INCQ R8
+	ADDQ zbytes+24(FP), AX
+	JMP  smpLoop
+
+blkNext:
+	ADDQ block+160(FP), R13
+	DECQ nblk+168(FP)
+	JNZ  blkLoop
+	VZEROUPPER
+	RET
+
 // func transposeTileAVX2(dst, src []float32, cols, n int)
 //
 // transposeTile on the first cols (a multiple of 8) columns: per block of

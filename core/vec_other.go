@@ -23,6 +23,10 @@ func sgdRowFBImpl(w, fb, v []float32, col []int32, g []float32, flags []int32, k
 
 func addTilesImpl(c, v []float32, off []int32, b []float32, ts int) { addTilesGo(c, v, off, b, ts) }
 
+func addTilesBatchImpl(z []float32, zstride int, v []float32, off, ptr, _ []int32, b []float32, ts int) {
+	addTilesBatchGo(z, zstride, v, off, ptr, b, ts)
+}
+
 func adamRowImpl(w, fb, m1, m2 []float32, col []int32, g []float32, frozen []int32, sign []float32, k *adamCoef, wT []float32, ld int) {
 	adamRowGo(w, fb, m1, m2, col, g, frozen, sign, k)
 	copyColumn(wT, w, col, ld)

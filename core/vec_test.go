@@ -282,6 +282,72 @@ func TestAddTiles(t *testing.T) {
 	}
 }
 
+// TestAddTilesBatch checks the batch product, a block of columns at a time,
+// against addTiles on each sample's own entries bit for bit (NaN payloads,
+// -0 and infinities among the weights and values included; addTiles'
+// kernel and its loop agree but for NaN payloads, so each is checked
+// against its own kind): samples without entries, sparse and dense inputs,
+// more columns than a block, a batch of one.
+func TestAddTilesBatch(t *testing.T) {
+	t.Parallel()
+	rng := NewRNG(9, StreamRun)
+	const n1 = 128
+	special := []float32{float32(math.Copysign(0, -1)), math.Float32frombits(0x7fc0_1234),
+		float32(math.Inf(1)), 1e-40}
+	for _, nIn := range []int{53, 3*batchBlockCols + 5} {
+		ts := nIn * tile
+		for _, n := range []int{1, 3, 16} {
+			for _, density := range []float64{0, 0.05, 0.3, 1} {
+				b := make([]float32, n1/tile*ts)
+				for i := range b {
+					b[i] = float32(rng.NormFloat64())
+					if rng.IntN(97) == 0 {
+						b[i] = special[rng.IntN(len(special))]
+					}
+				}
+				var v []float32
+				var off []int32
+				ptr := []int32{0}
+				for range n {
+					for j := range nIn {
+						if rng.Float64() < density {
+							x := float32(rng.NormFloat64())
+							if rng.IntN(31) == 0 {
+								x = special[rng.IntN(len(special))]
+							}
+							v = append(v, x)
+							off = append(off, int32(j*tile))
+						}
+					}
+					ptr = append(ptr, int32(len(v)))
+				}
+				z0 := make([]float32, n*n1)
+				for i := range z0 {
+					z0[i] = float32(rng.NormFloat64())
+				}
+				cur := make([]int32, n)
+				for s0 := 0; s0 < n1; s0 += 64 {
+					want, got := slices.Clone(z0), slices.Clone(z0)
+					wantGo, gotGo := slices.Clone(z0), slices.Clone(z0)
+					for s := range n {
+						lo, hi := ptr[s], ptr[s+1]
+						addTiles(want[s*n1+s0:s*n1+s0+64], v[lo:hi], off[lo:hi], b[s0/tile*ts:], ts)
+						addTilesGo(wantGo[s*n1+s0:s*n1+s0+64], v[lo:hi], off[lo:hi], b[s0/tile*ts:], ts)
+					}
+					addTilesBatch(got[s0:], n1, v, off, ptr, cur, b[s0/tile*ts:], ts)
+					if !bitsEqual(got, want) {
+						t.Fatalf("nIn=%d n=%d density=%v strip %d: batch product differs from addTiles", nIn, n, density, s0)
+					}
+					addTilesBatchGo(gotGo[s0:], n1, v, off, ptr, b[s0/tile*ts:], ts)
+					if !bitsEqual(gotGo, wantGo) {
+						t.Fatalf("nIn=%d n=%d density=%v strip %d: addTilesBatchGo differs from addTilesGo", nIn, n, density, s0)
+					}
+				}
+			}
+		}
+	}
+}
+
 // TestTransposeTile checks the tile transpose (vector blocks and the
 // loop's tail) against its definition, NaN payloads and -0 included, and
 // syncT of a dense tiled layer against the synapse-by-synapse copy.
