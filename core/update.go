@@ -887,6 +887,12 @@ func (nt *net) sgdRows(ly *layer, preL int, m *layerMask, op *optim, wd, lam flo
 		// This row's gradient, densely over the pre units (vector kernel),
 		// read at the stored synapses below.
 		gRow := ly.rowGrad(i, pre)
+		// The gathering kernels read a row without terms as nil: a zero
+		// gradient they need not gather.
+		gGather := gRow
+		if ly.termPtr[i+1] == ly.termPtr[i] {
+			gGather = nil
+		}
 		// A row whose post unit is awake moves only at silent pre units.
 		var preAwake []bool
 		if m != nil && m.postAwake(i) {
@@ -904,7 +910,7 @@ func (nt *net) sgdRows(ly *layer, preL int, m *layerMask, op *optim, wd, lam flo
 			// 16-bit columns (less memory traffic on the largest layer).
 			k := sgdCoef{wd: wd, mu: mu, eta: eta, tiny: tinyVelocity}
 			c16 := ly.col16[lo:hi][:n]
-			sgdRowInput(w, v, c16, gRow, &k, wT[base:], stride)
+			sgdRowInput(w, v, c16, gGather, &k, wT[base:], stride)
 		} else if ly.fb == nil {
 			sgdRowScalar(w, v, col, gRow, wT[base:], stride, wd, mu, eta, lam)
 		} else if vecFB {
@@ -916,9 +922,9 @@ func (nt *net) sgdRows(ly *layer, preL int, m *layerMask, op *optim, wd, lam flo
 				sgdRowFBDense(w, ly.fb[lo:hi], v, gRow, fl, &fbk)
 			} else if preAwake == nil && ly.colWord != nil {
 				// The flags are the static Dale bits: packed with the columns.
-				sgdRowFBWords(w, ly.fb[lo:hi], v, ly.colWord[lo:hi][:n], gRow, &fbk, wT[base:], stride)
+				sgdRowFBWords(w, ly.fb[lo:hi], v, ly.colWord[lo:hi][:n], gGather, &fbk, wT[base:], stride)
 			} else {
-				sgdRowFB(w, ly.fb[lo:hi], v, col, gRow, fl, &fbk, wT[base:], stride)
+				sgdRowFB(w, ly.fb[lo:hi], v, col, gGather, fl, &fbk, wT[base:], stride)
 			}
 		} else {
 			sgdRowFBScalar(w, ly.fb[lo:hi][:n], v, col, gRow, preAwake, ly.sign, wT[base:], stride, mu, eta, lam)

@@ -58,7 +58,8 @@ type sgdCoef struct {
 //	v[s] = flushTiny(mu*v[s] + gs)
 //	w[s] = w[s] + eta*v[s]
 //
-// with g the row's dense gradient (all +0 for a row without one) and col
+// with g the row's dense gradient (nil, read as all +0, for a row without
+// one: the kernel then skips the gather) and col
 // ascending, as a row's stored synapses are; then the column copy of the
 // new weights, copyColumn(wT, w, col, ld) (none if wT is nil), which the
 // vector kernel fuses into the step (each new weight is stored while still
@@ -75,7 +76,10 @@ func sgdRowInputGo(w, v []float32, col []uint16, g []float32, k *sgdCoef) {
 	v = v[:len(w)]
 	col = col[:len(w)]
 	for s, ws := range w {
-		gs := g[col[s]]
+		var gs float32 // +0: a zero gradient (g nil)
+		if g != nil {
+			gs = g[col[s]]
+		}
 		gs -= float32(k.wd * ws)
 		vs := flushTiny(float32(k.mu*v[s]) + gs)
 		v[s] = vs
@@ -102,7 +106,8 @@ type sgdFBCoef struct {
 // != 0) and min(x, 0) otherwise (Dale's law); the other synapses keep their
 // state (frozen). One word per pre unit carries both bits,
 // so the vector kernel gathers once per synapse. g is the row's dense
-// gradient (all +0 for a row without one) and lam != 0. Then the column
+// gradient (all +0 for a row without one, or nil for that, which spares
+// the kernel its gather) and lam != 0. Then the column
 // copy of the (new or kept) weights, copyColumn(wT, w, col, ld), fused into
 // the vector kernel as in sgdRowInput. The vector kernel performs the same
 // float32 operations in the same order, so both give identical bits,
@@ -125,7 +130,11 @@ func sgdRowFBWordsGo(w, fb, v []float32, colWord []int32, g []float32, k *sgdFBC
 	colWord = colWord[:len(w)]
 	for s := range w {
 		j := colWord[s] & 0xffff
-		fbSyn(k, colWord[s]>>16, g[j], &w[s], &fb[s], &v[s])
+		var gj float32 // +0: a zero gradient (g nil)
+		if g != nil {
+			gj = g[j]
+		}
+		fbSyn(k, colWord[s]>>16, gj, &w[s], &fb[s], &v[s])
 		if wT != nil {
 			wT[int(j)*ld] = w[s]
 		}
@@ -145,7 +154,11 @@ func sgdRowFBGo(w, fb, v []float32, col []int32, g []float32, flags []int32, k *
 	col = col[:len(w)]
 	for s := range w {
 		j := col[s]
-		fbSyn(k, flags[j], g[j], &w[s], &fb[s], &v[s])
+		var gj float32 // +0: a zero gradient (g nil)
+		if g != nil {
+			gj = g[j]
+		}
+		fbSyn(k, flags[j], gj, &w[s], &fb[s], &v[s])
 	}
 }
 

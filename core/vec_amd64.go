@@ -64,7 +64,7 @@ func sgdRowInputImpl(w, v []float32, col []uint16, g []float32, k *sgdCoef, wT [
 	}
 	// The gather and the column copy's stores do no bounds checks; col is
 	// ascending (a row's stored synapses), so its ends bound every entry.
-	if int(col[n-1]) >= len(g) {
+	if g != nil && int(col[n-1]) >= len(g) {
 		panic("core: sgdRowInput column out of range")
 	}
 	if wT == nil {
@@ -90,7 +90,7 @@ func sgdRowFBImpl(w, fb, v []float32, col []int32, g []float32, flags []int32, k
 	}
 	// The gathers and the column copy's stores do no bounds checks; col is
 	// ascending (a row's stored synapses), so its ends bound every entry.
-	if col[0] < 0 || int(col[n-1]) >= min(len(g), len(flags)) {
+	if col[0] < 0 || int(col[n-1]) >= len(flags) || (g != nil && int(col[n-1]) >= len(g)) {
 		panic("core: sgdRowFB column out of range")
 	}
 	if ld < 1 || int(col[n-1])*ld >= len(wT) {
@@ -113,7 +113,7 @@ func sgdRowFBWordsImpl(w, fb, v []float32, colWord []int32, g []float32, k *sgdF
 	}
 	// As in sgdRowFBImpl: the columns ascend, so the ends bound them all.
 	first, last := colWord[0]&0xffff, colWord[n-1]&0xffff
-	if colWord[0] < 0 || int(last) >= len(g) || first > last {
+	if colWord[0] < 0 || (g != nil && int(last) >= len(g)) || first > last {
 		panic("core: sgdRowFBWords column out of range")
 	}
 	if ld < 1 || int(last)*ld >= len(wT) {

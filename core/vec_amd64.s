@@ -34,13 +34,16 @@
 	COPYLANES4(LOAD, W, 4, COLS, IDX, LD, WT, HI, T0, T1)
 
 // FBGATHERFLAGS loads 8 synapses' columns (DX) into Y1, gathers their
-// gradients (g at R8) into Y2 and their pre units' flag words (R11) into
-// Y3.
+// gradients (g at R8; +0 without a gather when g is nil) into Y2 and their
+// pre units' flag words (R11) into Y3.
 #define FBGATHERFLAGS \
 	VMOVDQU (DX)(AX*1), Y1 \
-	VMOVDQU Y13, Y7 \
 	VXORPS  Y2, Y2, Y2 \
+	TESTQ   R8, R8 \
+	JZ      fbnograd \
+	VMOVDQU Y13, Y7 \
 	VGATHERDPS Y7, (R8)(Y1*4), Y2 \
+fbnograd: \
 	VMOVDQU Y13, Y7 \
 	VPXOR   Y3, Y3, Y3 \
 	VPGATHERDD Y7, (R11)(Y1*4), Y3
@@ -50,11 +53,14 @@
 #define FBWORDFLAGS \
 	VMOVDQU (DX)(AX*1), Y1 \
 	VPSRLD  $16, Y1, Y3 \
+	VXORPS  Y2, Y2, Y2 \
+	TESTQ   R8, R8 \
+	JZ      fbnograd \
 	VPSLLD  $16, Y1, Y1 \
 	VPSRLD  $16, Y1, Y1 \
 	VMOVDQU Y13, Y7 \
-	VXORPS  Y2, Y2, Y2 \
-	VGATHERDPS Y7, (R8)(Y1*4), Y2
+	VGATHERDPS Y7, (R8)(Y1*4), Y2 \
+fbnograd:
 
 // FBROW is the body of the heavy-ball row step with a twin: DI w, R10 fb,
 // SI v, DX the columns (read by LOADFLAGS, which leaves the gradients in
@@ -194,7 +200,7 @@ done:
 
 // func sgdRowInputAVX2(w, v []float32, col []uint16, g []float32, k *sgdCoef, wT []float32, ld int)
 //
-// sgdRowInputGo on w (len(w) >= 8): separate
+// sgdRowInputGo on w (len(w) >= 8; g nil for a zero gradient): separate
 // multiplies and adds (no FMA) in the loop's order; the flush keeps v iff
 // |v| >= tiny. Then copyColumn on those elements, fused: each lane of the
 // new weights is stored at wT[col[s]*ld] (AVX2 has no scatter: a scalar
@@ -235,10 +241,14 @@ loop:
 	CMPQ AX, CX
 	JGE  done
 	VMOVUPS (DI)(AX*1), Y0       // ws
+	VXORPS  Y2, Y2, Y2
+	TESTQ   R8, R8
+	JZ      nograd               // g nil: a row without terms
 	VPMOVZXWD (DX)(R10*1), Y1    // col, widened
 	VMOVDQU Y13, Y7
-	VXORPS  Y2, Y2, Y2
 	VGATHERDPS Y7, (R8)(Y1*4), Y2 // g[col]
+
+nograd:
 	VMULPS  Y0, Y8, Y3           // wd*ws
 	VSUBPS  Y3, Y2, Y2           // gs = g - wd*ws
 	VMULPS  (SI)(AX*1), Y9, Y4   // mu*v

@@ -70,8 +70,8 @@ func TestFlushTiny(t *testing.T) {
 
 // TestSGDRowInput checks the vector row step and its fused column copy
 // against the loop and copyColumn bit for bit, including velocities that
-// flush, rows without a gradient, tails of every length, tiled and
-// untiled column strides and no copy (wT nil).
+// flush, rows without a gradient (all zeros, and nil), tails of every
+// length, tiled and untiled column strides and no copy (wT nil).
 func TestSGDRowInput(t *testing.T) {
 	t.Parallel()
 	rng := NewRNG(4, StreamRun)
@@ -121,9 +121,17 @@ func TestSGDRowInput(t *testing.T) {
 				if ld > 0 {
 					copyColumn(wT, w, col, ld)
 				}
+				w3, v3, wT3 := slices.Clone(w2), slices.Clone(v2), slices.Clone(wT2)
 				sgdRowInput(w2, v2, col, g, k, wT2, ld)
 				if !bitsEqual(w, w2) || !bitsEqual(v, v2) || !bitsEqual(wT, wT2) {
 					t.Fatalf("n=%d zeroG=%v ld=%d: kernel differs from the loop", n, zeroG, ld)
+				}
+				if zeroG {
+					// nil, the zero gradient without the gather.
+					sgdRowInput(w3, v3, col, nil, k, wT3, ld)
+					if !bitsEqual(w, w3) || !bitsEqual(v, v3) || !bitsEqual(wT, wT3) {
+						t.Fatalf("n=%d ld=%d: the kernel without a gradient differs from the loop", n, ld)
+					}
 				}
 			}
 		}
@@ -132,7 +140,8 @@ func TestSGDRowInput(t *testing.T) {
 
 // TestSGDRowFB checks the vector row step of a layer with a feedback twin
 // and its fused column copy against the loop and copyColumn bit for bit:
-// frozen pre units, flushed velocities, rows without a gradient, both Dale
+// frozen pre units, flushed velocities, rows without a gradient (nil to
+// the kernels), both Dale
 // signs, signed zeros, tails of every length, tiled and untiled strides;
 // and the dense row kernel on the same synapses.
 func TestSGDRowFB(t *testing.T) {
@@ -211,7 +220,12 @@ func TestSGDRowFB(t *testing.T) {
 			}
 			sgdRowFBGo(w, fb, v, col, g, flags, k)
 			copyColumn(wT, w, col, ld)
-			sgdRowFB(w2, fb2, v2, col, g, flags, k, wT2, ld)
+			// A row without a gradient goes to the kernels as nil.
+			gk := g
+			if zeroG {
+				gk = nil
+			}
+			sgdRowFB(w2, fb2, v2, col, gk, flags, k, wT2, ld)
 			if !bitsEqual(w, w2) || !bitsEqual(fb, fb2) || !bitsEqual(v, v2) || !bitsEqual(wT, wT2) {
 				t.Fatalf("n=%d zeroG=%v ld=%d: kernel differs from the loop", n, zeroG, ld)
 			}
@@ -237,8 +251,8 @@ func TestSGDRowFB(t *testing.T) {
 			w5, fb5, v5, wT5 := slices.Clone(w3), slices.Clone(fb3), slices.Clone(v3), slices.Clone(wT2)
 			sgdRowFBGo(w3, fb3, v3, col, g, static, k)
 			copyColumn(wT2, w3, col, ld)
-			sgdRowFBWords(w4, fb4, v4, words, g, k, wT4, ld)
-			sgdRowFBWordsGo(w5, fb5, v5, words, g, k, wT5, ld)
+			sgdRowFBWords(w4, fb4, v4, words, gk, k, wT4, ld)
+			sgdRowFBWordsGo(w5, fb5, v5, words, gk, k, wT5, ld)
 			if !bitsEqual(w3, w4) || !bitsEqual(fb3, fb4) || !bitsEqual(v3, v4) || !bitsEqual(wT2, wT4) {
 				t.Fatalf("n=%d zeroG=%v ld=%d: packed-word kernel differs from the loop", n, zeroG, ld)
 			}
