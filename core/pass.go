@@ -24,6 +24,10 @@ type pass struct {
 	z1     []float32 // n x n_1 layer-1 drives of the batch
 	rOff   []int32   // wT offsets of the sparse input entries
 	cur    []int32   // drive1's scratch: per sample, the next entry to add
+	// driveBatch's drives of the batch (n x n_l) and its entries.
+	zl     []float32
+	lOff   []int32
+	lVal   []float32
 	kbuf   []float32
 	offBuf []int32
 	valBuf []float32
@@ -66,6 +70,7 @@ func newPass(nt *net, capacity int) *pass {
 	p.offBuf = make([]int32, maxIn)
 	p.valBuf = make([]float32, maxIn)
 	p.zbuf = make([]float32, maxW)
+	p.zl = make([]float32, capacity*maxW)
 	p.kbuf = make([]float32, 3*maxW) // KthLargest's vector selection
 	p.tmp = make([]float32, maxW)
 	p.gain = make([]float32, maxW)
@@ -127,10 +132,19 @@ func (nt *net) forward(p *pass, sup [][]float32) {
 				}
 			}
 		}
+		// A tiled hidden layer's drives from the layer below, for the whole
+		// batch a strip at a time (as drive1): the same sums as scatter's.
+		batch := l > 1 && l < nt.L && ly.tiled && nOut%64 == 0
+		if batch {
+			nt.driveBatch(p, l)
+		}
 		for b := range p.n {
-			if l == 1 {
+			switch {
+			case l == 1:
 				copy(z, p.z1[b*nOut:(b+1)*nOut])
-			} else {
+			case batch:
+				copy(z, p.zl[b*nOut:(b+1)*nOut])
+			default:
 				copy(z, ly.bias)
 				ly.scatter(z, p.activeOf(l-1, b), nil, p.a[l-1][b*ly.nIn:(b+1)*ly.nIn], p.offBuf, p.valBuf)
 			}
@@ -213,6 +227,38 @@ func (nt *net) drive1(p *pass) {
 		}
 	}
 	nt.staleC = false
+}
+
+// driveBatch computes hidden layer l's drives from layer l-1 (l >= 2, W^l
+// tiled, n_l a multiple of 64) for the whole batch into p.zl: per sample,
+// z = b + W^l a^{l-1} over the active units of l-1, which is what scatter
+// computes for one sample, term for term in the same order; the batch goes
+// through each strip of 64 rows with addTilesBatch.
+func (nt *net) driveBatch(p *pass, l int) {
+	ly := nt.lay[l]
+	nOut, nIn := ly.nOut, ly.nIn
+	act, ptr := p.act[l-1], p.actPtr[l-1][:p.n+1]
+	if cap(p.lOff) < len(act) {
+		p.lOff = make([]int32, len(act), cap(act))
+		p.lVal = make([]float32, len(act), cap(act))
+	}
+	off, val := p.lOff[:len(act)], p.lVal[:len(act)]
+	for b := range p.n {
+		a := p.a[l-1][b*nIn : (b+1)*nIn]
+		for t := ptr[b]; t < ptr[b+1]; t++ {
+			j := act[t]
+			off[t] = j * tile
+			val[t] = a[j]
+		}
+	}
+	zl := p.zl[:p.n*nOut]
+	for b := range p.n {
+		copy(zl[b*nOut:(b+1)*nOut], ly.bias)
+	}
+	ts := nIn * tile
+	for s0 := 0; s0 < nOut; s0 += 64 {
+		addTilesBatch(zl[s0:], nOut, val, off, ptr, p.cur[:p.n], ly.wT[s0/tile*ts:], ts)
+	}
 }
 
 // gatherRows adds to acc[t], for r = 0, 1, ... in turn, u[r] *
