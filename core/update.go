@@ -723,7 +723,11 @@ func (nt *net) anchorRows(ly *layer, preL int, op *optim, wd, lam float32, pre [
 		if ly.fb == nil {
 			if ly.col16 != nil {
 				k := sgdCoef{wd: wd, mu: mu, eta: eta, tiny: tinyVelocity}
-				sgdRowInput(w, v, ly.col16[lo:hi][:n], gRow, &k, nil, 0) // anchorRow moves w, then the copy
+				g := gRow
+				if ly.termPtr[i+1] == ly.termPtr[i] {
+					g = nil // a zero gradient, without the gather
+				}
+				sgdRowInput(w, v, ly.col16[lo:hi][:n], g, &k, nil, 0) // anchorRow moves w, then the copy
 			} else {
 				for s, j := range col {
 					gs := gRow[j] - wd*w[s]
