@@ -24,7 +24,7 @@ type pass struct {
 	z1     []float32 // n x n_1 layer-1 drives of the batch
 	rOff   []int32   // wT offsets of the sparse input entries
 	cur    []int32   // drive1's scratch: per sample, the next entry to add
-	// driveBatch's drives of the batch (n x n_l) and its entries.
+	// driveBatch's drives of the batch (n x n_l) and activeEntries' lists.
 	zl     []float32
 	lOff   []int32
 	lVal   []float32
@@ -148,7 +148,7 @@ func (nt *net) forward(p *pass, sup [][]float32) {
 				copy(z, ly.bias)
 				ly.scatter(z, p.activeOf(l-1, b), nil, p.a[l-1][b*ly.nIn:(b+1)*ly.nIn], p.offBuf, p.valBuf)
 			}
-			if sk := nt.skip[l]; sk != nil {
+			if sk := nt.skip[l]; sk != nil && !(batch && sk.tiled) {
 				sk.scatter(z, p.activeOf(l-2, b), nil, p.a[l-2][b*sk.nIn:(b+1)*sk.nIn], p.offBuf, p.valBuf)
 			}
 			if l == nt.L {
@@ -231,34 +231,50 @@ func (nt *net) drive1(p *pass) {
 
 // driveBatch computes hidden layer l's drives from layer l-1 (l >= 2, W^l
 // tiled, n_l a multiple of 64) for the whole batch into p.zl: per sample,
-// z = b + W^l a^{l-1} over the active units of l-1, which is what scatter
-// computes for one sample, term for term in the same order; the batch goes
+// z = b + W^l a^{l-1} over the active units of l-1, then (when tiled) the
+// skip synapses' S^l a^{l-2}, which is what scatter computes for one sample
+// and its caller adds, term for term in the same order; the batch goes
 // through each strip of 64 rows with addTilesBatch.
 func (nt *net) driveBatch(p *pass, l int) {
 	ly := nt.lay[l]
-	nOut, nIn := ly.nOut, ly.nIn
-	act, ptr := p.act[l-1], p.actPtr[l-1][:p.n+1]
+	nOut := ly.nOut
+	zl := p.zl[:p.n*nOut]
+	for b := range p.n {
+		copy(zl[b*nOut:(b+1)*nOut], ly.bias)
+	}
+	add := func(w *layer, from int) {
+		off, val, ptr := p.activeEntries(from, w.nIn)
+		ts := w.nIn * tile
+		for s0 := 0; s0 < nOut; s0 += 64 {
+			addTilesBatch(zl[s0:], nOut, val, off, ptr, p.cur[:p.n], w.wT[s0/tile*ts:], ts)
+		}
+	}
+	add(ly, l-1)
+	if sk := nt.skip[l]; sk != nil && sk.tiled {
+		add(sk, l-2)
+	}
+}
+
+// activeEntries lists hidden layer l's active units (n_l = n of them) of
+// every sample as addTilesBatch's entries: their column offsets in a tiled
+// matrix and their rates, sample b's at ptr[b]:ptr[b+1], ascending.
+func (p *pass) activeEntries(l, n int) (off []int32, val []float32, ptr []int32) {
+	act := p.act[l]
+	ptr = p.actPtr[l][:p.n+1]
 	if cap(p.lOff) < len(act) {
 		p.lOff = make([]int32, len(act), cap(act))
 		p.lVal = make([]float32, len(act), cap(act))
 	}
-	off, val := p.lOff[:len(act)], p.lVal[:len(act)]
+	off, val = p.lOff[:len(act)], p.lVal[:len(act)]
 	for b := range p.n {
-		a := p.a[l-1][b*nIn : (b+1)*nIn]
+		a := p.a[l][b*n : (b+1)*n]
 		for t := ptr[b]; t < ptr[b+1]; t++ {
 			j := act[t]
 			off[t] = j * tile
 			val[t] = a[j]
 		}
 	}
-	zl := p.zl[:p.n*nOut]
-	for b := range p.n {
-		copy(zl[b*nOut:(b+1)*nOut], ly.bias)
-	}
-	ts := nIn * tile
-	for s0 := 0; s0 < nOut; s0 += 64 {
-		addTilesBatch(zl[s0:], nOut, val, off, ptr, p.cur[:p.n], ly.wT[s0/tile*ts:], ts)
-	}
+	return off, val, ptr
 }
 
 // gatherRows adds to acc[t], for r = 0, 1, ... in turn, u[r] *

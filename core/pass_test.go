@@ -3,15 +3,17 @@ package core
 import "testing"
 
 // TestDriveBatch checks the batched drives of the hidden layers above the
-// first (driveBatch, and drive1's batch product on W^1) against one
-// sample at a time (scatter, and addTiles over the sample's input entries),
+// first, skip synapses included (driveBatch, and drive1's batch product on
+// W^1) against one sample at a time (scatter, and addTiles over the
+// sample's input entries),
 // bit for bit, on a network whose hidden layers are tiled strips of 64,
 // after some training so that the weights, activities and the set of
 // active units differ between samples.
 func TestDriveBatch(t *testing.T) {
 	t.Parallel()
 	cfg := tinyConfig()
-	cfg.Hidden = []int{128, 128, 64}
+	cfg.Hidden = []int{128, 128, 64, 64}
+	cfg.Skip = true
 	r := newTinyRun(t, cfg, 4, 30)
 	nt, p := r.nt, r.wake
 	nt.forward(p, nil)
@@ -20,10 +22,17 @@ func TestDriveBatch(t *testing.T) {
 		if !ly.tiled {
 			t.Fatalf("layer %d is not tiled", l)
 		}
+		sk := nt.skip[l]
+		if (sk != nil) != (l >= 3) || (sk != nil && !sk.tiled) {
+			t.Fatalf("layer %d: want tiled skip synapses from layer 3 on", l)
+		}
 		nt.driveBatch(p, l)
 		for b := range p.n {
 			z := append([]float32(nil), ly.bias...)
 			ly.scatter(z, p.activeOf(l-1, b), nil, p.a[l-1][b*ly.nIn:(b+1)*ly.nIn], p.offBuf, p.valBuf)
+			if sk != nil {
+				sk.scatter(z, p.activeOf(l-2, b), nil, p.a[l-2][b*sk.nIn:(b+1)*sk.nIn], p.offBuf, p.valBuf)
+			}
 			if !bitsEqual(z, p.zl[b*ly.nOut:(b+1)*ly.nOut]) {
 				t.Fatalf("layer %d sample %d: the batch's drives differ from scatter's", l, b)
 			}
