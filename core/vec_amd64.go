@@ -155,7 +155,7 @@ func addTilesImpl(c, v []float32, off []int32, b []float32, ts int) {
 }
 
 //go:noescape
-func addTilesBatch8AVX2(z []float32, zbytes int, v []float32, off, ptr, cur []int32, b []float32, ts, block, nblk int)
+func addTilesBatch8AVX2(z []float32, zbytes int, v []float32, off, ptr, cur []int32, b []float32, ts, block, end int)
 
 func addTilesBatchImpl(z []float32, zstride int, v []float32, off, ptr, cur []int32, b []float32, ts int) {
 	if !useAVX2 {
@@ -164,7 +164,7 @@ func addTilesBatchImpl(z []float32, zstride int, v []float32, off, ptr, cur []in
 	}
 	copy(cur, ptr)
 	const block = batchBlockCols * tile
-	addTilesBatch8AVX2(z, 4*zstride, v, off, ptr, cur, b, ts, block, (ts+block-1)/block)
+	addTilesBatch8AVX2(z, 4*zstride, v, off, ptr, cur, b, ts, block, ts) // offsets < ts
 }
 
 //go:noescape

@@ -413,6 +413,29 @@ fddone:
 	VZEROUPPER
 	RET
 
+// TILES8TERM adds one term to the 64 drives in Y0-Y7 (8 tiles of 8 rows):
+// v, broadcast in Y15, times the column whose first tile starts at R14,
+// the tiles DX bytes apart (CX = 3 DX), multiply and add separate, through
+// Y8-Y11; R15 is clobbered.
+#define TILES8TERM \
+	LEAQ (R14)(DX*4), R15 \
+	VMULPS (R14), Y15, Y8 \
+	VMULPS (R14)(DX*1), Y15, Y9 \
+	VMULPS (R14)(DX*2), Y15, Y10 \
+	VMULPS (R14)(CX*1), Y15, Y11 \
+	VADDPS Y8, Y0, Y0 \
+	VADDPS Y9, Y1, Y1 \
+	VADDPS Y10, Y2, Y2 \
+	VADDPS Y11, Y3, Y3 \
+	VMULPS (R15), Y15, Y8 \
+	VMULPS (R15)(DX*1), Y15, Y9 \
+	VMULPS (R15)(DX*2), Y15, Y10 \
+	VMULPS (R15)(CX*1), Y15, Y11 \
+	VADDPS Y8, Y4, Y4 \
+	VADDPS Y9, Y5, Y5 \
+	VADDPS Y10, Y6, Y6 \
+	VADDPS Y11, Y7, Y7
+
 // func addTiles8AVX2(c, v []float32, off []int32, b []float32, ts int)
 //
 // addRowsAVX2's strip of 64 on a tiled matrix: c has 64 elements, those of
@@ -428,14 +451,7 @@ TEXT ·addTiles8AVX2(SB), NOSPLIT, $0-104
 	MOVQ ts+96(FP), DX
 	SHLQ $2, DX              // tile stride in bytes
 	LEAQ (DX)(DX*2), CX      // 3 tile strides
-	VMOVUPS 0(DI), Y0
-	VMOVUPS 32(DI), Y1
-	VMOVUPS 64(DI), Y2
-	VMOVUPS 96(DI), Y3
-	VMOVUPS 128(DI), Y4
-	VMOVUPS 160(DI), Y5
-	VMOVUPS 192(DI), Y6
-	VMOVUPS 224(DI), Y7
+	ROWS8LOAD(DI, 32, Y0, Y1, Y2, Y3, Y4, Y5, Y6, Y7)
 	XORQ BX, BX
 
 tiles8:
@@ -444,49 +460,27 @@ tiles8:
 	VBROADCASTSS (SI)(BX*4), Y15
 	MOVLQSX (R9)(BX*4), R13
 	LEAQ (R10)(R13*4), R14
-	LEAQ (R14)(DX*4), R15
-	VMULPS (R14), Y15, Y8
-	VMULPS (R14)(DX*1), Y15, Y9
-	VMULPS (R14)(DX*2), Y15, Y10
-	VMULPS (R14)(CX*1), Y15, Y11
-	VADDPS Y8, Y0, Y0
-	VADDPS Y9, Y1, Y1
-	VADDPS Y10, Y2, Y2
-	VADDPS Y11, Y3, Y3
-	VMULPS (R15), Y15, Y8
-	VMULPS (R15)(DX*1), Y15, Y9
-	VMULPS (R15)(DX*2), Y15, Y10
-	VMULPS (R15)(CX*1), Y15, Y11
-	VADDPS Y8, Y4, Y4
-	VADDPS Y9, Y5, Y5
-	VADDPS Y10, Y6, Y6
-	VADDPS Y11, Y7, Y7
+	TILES8TERM
 	INCQ BX
 	JMP  tiles8
 
 tiles8done:
-	VMOVUPS Y0, 0(DI)
-	VMOVUPS Y1, 32(DI)
-	VMOVUPS Y2, 64(DI)
-	VMOVUPS Y3, 96(DI)
-	VMOVUPS Y4, 128(DI)
-	VMOVUPS Y5, 160(DI)
-	VMOVUPS Y6, 192(DI)
-	VMOVUPS Y7, 224(DI)
+	ROWS8STORE(DI, 32, Y0, Y1, Y2, Y3, Y4, Y5, Y6, Y7)
 	VZEROUPPER
 	RET
 
-// func addTilesBatch8AVX2(z []float32, zbytes int, v []float32, off, ptr, cur []int32, b []float32, ts, block, nblk int)
+// func addTilesBatch8AVX2(z []float32, zbytes int, v []float32, off, ptr, cur []int32, b []float32, ts, block, end int)
 //
 // addTiles8AVX2 for each sample s of a batch (entries ptr[s]:ptr[s+1] of
-// v and off, drives 64 floats at byte s*zbytes of z) over nblk blocks of
+// v and off, drives 64 floats at byte s*zbytes of z) over the blocks of
 // columns in turn: block m takes each sample's entries from cur[s] on
-// while off < (m+1)*block (offsets in floats), keeping the 64 drives in
+// while off < (m+1)*block (offsets in floats; the last block the one
+// whose end reaches end), keeping the 64 drives in
 // registers, and leaves cur[s] at the first entry it did not take. The
 // block's weights are read once from L2 and then from L1 by every sample.
 // Per drive the terms are added in the order of the entries, multiply and
 // add separate, as addTiles8AVX2. The caller sets cur = ptr[:n], checks
-// bounds and that (nblk)*block covers every offset.
+// bounds and that end covers every offset.
 TEXT ·addTilesBatch8AVX2(SB), NOSPLIT, $0-176
 	MOVQ z_base+0(FP), DI
 	MOVQ v_base+32(FP), SI
@@ -507,14 +501,7 @@ smpLoop:
 	CMPQ R8, cur_len+112(FP)
 	JGE  blkNext
 	MOVLQSX (R12)(R8*4), BX
-	VMOVUPS 0(AX), Y0
-	VMOVUPS 32(AX), Y1
-	VMOVUPS 64(AX), Y2
-	VMOVUPS 96(AX), Y3
-	VMOVUPS 128(AX), Y4
-	VMOVUPS 160(AX), Y5
-	VMOVUPS 192(AX), Y6
-	VMOVUPS 224(AX), Y7
+	ROWS8LOAD(AX, 32, Y0, Y1, Y2, Y3, Y4, Y5, Y6, Y7)
 
 entLoop:
 	CMPL BX, 4(R11)(R8*4)
@@ -524,44 +511,24 @@ entLoop:
 	JGE  smpDone
 	VBROADCASTSS (SI)(BX*4), Y15
 	LEAQ (R10)(R14*4), R14
-	LEAQ (R14)(DX*4), R15
-	VMULPS (R14), Y15, Y8
-	VMULPS (R14)(DX*1), Y15, Y9
-	VMULPS (R14)(DX*2), Y15, Y10
-	VMULPS (R14)(CX*1), Y15, Y11
-	VADDPS Y8, Y0, Y0
-	VADDPS Y9, Y1, Y1
-	VADDPS Y10, Y2, Y2
-	VADDPS Y11, Y3, Y3
-	VMULPS (R15), Y15, Y8
-	VMULPS (R15)(DX*1), Y15, Y9
-	VMULPS (R15)(DX*2), Y15, Y10
-	VMULPS (R15)(CX*1), Y15, Y11
-	VADDPS Y8, Y4, Y4
-	VADDPS Y9, Y5, Y5
-	VADDPS Y10, Y6, Y6
-	VADDPS Y11, Y7, Y7
+	TILES8TERM
 	INCQ BX
 	JMP  entLoop
 
 smpDone:
 	MOVL BX, (R12)(R8*4)
-	VMOVUPS Y0, 0(AX)
-	VMOVUPS Y1, 32(AX)
-	VMOVUPS Y2, 64(AX)
-	VMOVUPS Y3, 96(AX)
-	VMOVUPS Y4, 128(AX)
-	VMOVUPS Y5, 160(AX)
-	VMOVUPS Y6, 192(AX)
-	VMOVUPS Y7, 224(AX)
+	ROWS8STORE(AX, 32, Y0, Y1, Y2, Y3, Y4, Y5, Y6, Y7)
 	INCQ R8
 	ADDQ zbytes+24(FP), AX
 	JMP  smpLoop
 
 blkNext:
+	CMPQ R13, end+168(FP)
+	JGE  blkDone
 	ADDQ block+160(FP), R13
-	DECQ nblk+168(FP)
-	JNZ  blkLoop
+	JMP  blkLoop
+
+blkDone:
 	VZEROUPPER
 	RET
 
