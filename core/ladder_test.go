@@ -89,6 +89,55 @@ func BenchmarkLadderForward(b *testing.B) {
 	}
 }
 
+// BenchmarkLadderForwardBatch is the tiled forward product for a batch of
+// 16 samples, each with its own active units: one sample at a time
+// (addTiles, as the forward pass ran before) against the batch a block of
+// columns at a time (addTilesBatch, as drive1 and driveBatch run it).
+func BenchmarkLadderForwardBatch(b *testing.B) {
+	const batch = 16
+	for _, n := range ladderWidths {
+		for _, f := range ladderFracs {
+			ts := n * tile
+			wT := make([]float32, n*n)
+			for i := range wT {
+				wT[i] = float32(i%13) * 0.01
+			}
+			rng := NewRNG(13, StreamRun)
+			k := max(1, int(f*float64(n)+0.5))
+			var v []float32
+			var off []int32
+			ptr := []int32{0}
+			for range batch {
+				perm := rng.Perm(n)[:k]
+				slices.Sort(perm)
+				for _, j := range perm {
+					off = append(off, int32(j*tile))
+					v = append(v, float32(0.1+rng.Float64()))
+				}
+				ptr = append(ptr, int32(len(v)))
+			}
+			z := make([]float32, batch*n)
+			cur := make([]int32, batch)
+			b.Run(fmt.Sprintf("n=%d/f=%g/samples", n, f), func(b *testing.B) {
+				for b.Loop() {
+					for s := range batch {
+						addTiles(z[s*n:(s+1)*n], v[ptr[s]:ptr[s+1]], off[ptr[s]:ptr[s+1]], wT, ts)
+					}
+				}
+				reportPerElem(b, len(v)*n)
+			})
+			b.Run(fmt.Sprintf("n=%d/f=%g/batch", n, f), func(b *testing.B) {
+				for b.Loop() {
+					for s0 := 0; s0+64 <= n; s0 += 64 {
+						addTilesBatch(z[s0:], n, v, off, ptr, cur, wT[s0/tile*ts:], ts)
+					}
+				}
+				reportPerElem(b, len(v)*n)
+			})
+		}
+	}
+}
+
 func BenchmarkLadderKWTA(b *testing.B) {
 	for _, n := range ladderWidths {
 		for _, f := range ladderFracs {
