@@ -294,11 +294,11 @@ func (nt *net) refreshC(s0, s1 int) {
 	addTiles(c, nt.offVal, nt.offIdx, ly.wT[s0/tile*ts:], ts)
 }
 
-// inputOffset returns, per input column, the value held by more than half of
+// InputOffset returns, per input column, the value held by more than half of
 // the rows of ds (0 when no value is), found with a Boyer-Moore majority vote
 // and a counting pass. On standardised MNIST it is the background value
 // -mu/sigma, so x - offset has about a fifth of its entries non-zero.
-func inputOffset(ds *Dataset) []float32 {
+func InputOffset(ds *Dataset) []float32 {
 	o := make([]float32, ds.D)
 	cand := make([]float32, ds.D)
 	cnt := make([]int, ds.D)

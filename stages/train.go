@@ -114,6 +114,16 @@ func (p *TrainParams) Validate() error {
 //     baseline, controller EMA) on its masked waking update, undoing 3:
 //     the reference's caller passes replay=False with the mirror's mask,
 //     which overrides the mask-presence default that 3 had followed.
+//   - 2 for every backprop learner: on training data with a per-pixel
+//     background (standardised MNIST: at most a third of the entries differ
+//     from their column's majority value) the input layer computes
+//     W^T x as W^T o + W^T (x - o) and its weight gradient as
+//     o (sum of the rows' gradients) + the sparse rows (core/backprop,
+//     offset.go): the same mathematics, summed in another order, so the
+//     results differ in float32 rounding. Data without such a background
+//     (CIFAR's luminance and V1 features) keep the dense path and the same
+//     bits; they share the version because a cell's version cannot see its
+//     data.
 var Train = &pipeline.Stage{
 	Name:      "train",
 	Version:   1,
@@ -200,6 +210,8 @@ func localWeights(c *core.LocalConfig) float64 {
 func trainVersion(params any) int {
 	p := params.(*TrainParams)
 	switch {
+	case p.Learner == "bp":
+		return 2
 	case p.Learner != "local" || p.Local == nil:
 		return 1
 	case p.Local.Mask == "mirror":

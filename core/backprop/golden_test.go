@@ -35,10 +35,24 @@ func TestGolden(t *testing.T) {
 		}},
 		{"er-conn30-kwta10", func(c *Config) { c.Conn, c.KWTA = 0.3, 0.1 }},
 	}
-	got := goldenDigests(t, cells, train, eval, tasks)
+	// The same methods on inputs with a per-pixel background, which take
+	// the input layer's offset path.
+	bgTrain, bgEval := backgroundSet(240, 6, 6, 4, 21), backgroundSet(80, 6, 6, 4, 22)
+	bgCells := []goldenCell{
+		{"background/er-mse", func(c *Config) {}},
+		{"background/derpp-ce", func(c *Config) { c.Method, c.Loss, c.Alpha, c.Beta = MethodDERPP, "ce", 0.03, 1 }},
+		{"background/agem-mse", func(c *Config) { c.Method = MethodAGEM }},
+		{"background/local-isolated-rotation", func(c *Config) {
+			c.Method, c.KWTA, c.Batch, c.ReplayBatch, c.Isolate, c.Rotate = MethodLocal, 0.1, 16, 16, true, true
+		}},
+	}
+	digests := func() string {
+		return goldenDigests(t, cells, train, eval, tasks) + goldenDigests(t, bgCells, bgTrain, bgEval, tasks)
+	}
+	got := digests()
 	// The portable kernels must give the same bits as the vector ones.
 	restore := forcePortable()
-	portable := goldenDigests(t, cells, train, eval, tasks)
+	portable := digests()
 	restore()
 	if portable != got {
 		t.Errorf("portable kernels disagree with the vector kernels:\nvector:\n%sportable:\n%s", got, portable)

@@ -22,6 +22,11 @@ type Net struct {
 	// conn[l], when non-nil, is W[l]'s wiring in W's layout (true = the
 	// synapse exists); see SetConn.
 	conn [][]bool
+	// off, when non-nil, is the input offset of the offset path (offset.go),
+	// offV and offO its non-zero entries and their rows' offsets in W[0].
+	off  []float32
+	offV []float32
+	offO []int32
 }
 
 // NewNet returns a network of the given widths (at least input and output)
@@ -108,7 +113,8 @@ type Pass struct {
 	pad     []float32 // four zero-padded input rows
 	pad4    []float32 // four zero-padded output rows
 	scratch []float32
-	wt      [][]float32 // transposed weights for the input gradients
+	wt      [][]float32    // transposed weights for the input gradients
+	off     *offsetBuffers // the offset path's buffers (nil on the dense path)
 }
 
 // NewPass returns a Pass for up to maxRows rows of net.
@@ -131,6 +137,12 @@ func NewPass(net *Net, maxRows int) *Pass {
 	p.pad = make([]float32, 4*net.Sizes[0])
 	p.pad4 = make([]float32, 4*widest)
 	p.scratch = make([]float32, widest)
+	if net.off != nil {
+		p.off = newOffsetBuffers(net.Sizes[0], net.Sizes[1], maxRows)
+		// The input layer's weight gradient writes the sum of its rows of
+		// D[1] in one more row.
+		p.D[1] = make([]float32, (maxRows+1)*net.Sizes[1])
+	}
 	return p
 }
 
@@ -149,48 +161,29 @@ func (p *Pass) Input(r, d int) []float32 { return p.A[0][r*d : (r+1)*d] }
 // Forward computes every layer for the p.Rows input rows in p.A[0].
 //
 // The input layer is treated as dense (standardised inputs are almost never
-// zero): four rows at a time share the weight loads. Hidden layers are
-// sparse after ReLU and k-WTA, so each row lists only its non-zero units.
-// The choice depends on the layer, never on the data or the CPU, so the
-// arithmetic is the same on every run.
+// zero: four rows at a time share the weight loads), or, after
+// SetInputOffset, as an offset plus a sparse deviation (offset.go). Hidden
+// layers are sparse after ReLU and k-WTA, so each row lists only its
+// non-zero units. The choice depends on the layer and the network's input
+// path, never on the batch or the CPU, so the arithmetic is the same on
+// every run.
 func (n *Net) Forward(p *Pass) {
 	L := n.Layers()
 	for l := range L {
 		in, out := n.Sizes[l], n.Sizes[l+1]
 		w, b := n.W[l], n.B[l]
 		x, z := p.A[l], p.A[l+1]
-		for r := range p.Rows {
-			copy(z[r*out:(r+1)*out], b)
-		}
-		if l == 0 {
-			o := p.offs[:in]
-			for j := range o {
-				o[j] = int32(j * out)
-			}
-			v4 := p.v4[:4*in]
-			for r := 0; r < p.Rows; r += 4 {
-				if r+4 <= p.Rows {
-					interleave4(v4, x[r*in:(r+1)*in], x[(r+1)*in:(r+2)*in], x[(r+2)*in:(r+3)*in], x[(r+3)*in:(r+4)*in])
-					accRows4(z[r*out:(r+4)*out], out, v4, o, w, out)
-					continue
-				}
-				// The last 1-3 rows go through the same kernel, padded
-				// with zero rows, so a row's result does not depend on its
-				// position in the batch.
-				nr := p.Rows - r
-				xs := p.pad[:4*in]
-				clear(xs)
-				copy(xs, x[r*in:p.Rows*in])
-				interleave4(v4, xs[:in], xs[in:2*in], xs[2*in:3*in], xs[3*in:])
-				cs := p.pad4[:4*out]
-				copy(cs, z[r*out:p.Rows*out])
-				accRows4(cs, out, v4, o, w, out)
-				copy(z[r*out:p.Rows*out], cs[:nr*out])
-			}
-		} else {
+		switch {
+		case l == 0 && n.off != nil:
+			n.forwardInputOffset(p, x, z)
+		case l == 0:
+			n.forwardInputDense(p, x, z)
+		default:
 			for r := range p.Rows {
+				zr := z[r*out : (r+1)*out]
+				copy(zr, b)
 				v, o := nonZeros(p.vals, p.offs, x[r*in:(r+1)*in], out)
-				core.AddRows(z[r*out:(r+1)*out], v, o, w)
+				core.AddRows(zr, v, o, w)
 			}
 		}
 		if l == L-1 {
@@ -219,6 +212,41 @@ func (n *Net) Forward(p *Pass) {
 	}
 }
 
+// forwardInputDense sets z (rows x out) to the input layer's
+// pre-activation of the rows of x on the dense path: b, then the product
+// four rows at a time.
+func (n *Net) forwardInputDense(p *Pass, x, z []float32) {
+	in, out := n.Sizes[0], n.Sizes[1]
+	w, b := n.W[0], n.B[0]
+	for r := range p.Rows {
+		copy(z[r*out:(r+1)*out], b)
+	}
+	o := p.offs[:in]
+	for j := range o {
+		o[j] = int32(j * out)
+	}
+	v4 := p.v4[:4*in]
+	for r := 0; r < p.Rows; r += 4 {
+		if r+4 <= p.Rows {
+			interleave4(v4, x[r*in:(r+1)*in], x[(r+1)*in:(r+2)*in], x[(r+2)*in:(r+3)*in], x[(r+3)*in:(r+4)*in])
+			accRows4(z[r*out:(r+4)*out], out, v4, o, w, out)
+			continue
+		}
+		// The last 1-3 rows go through the same kernel, padded with zero
+		// rows, so a row's result does not depend on its position in the
+		// batch.
+		nr := p.Rows - r
+		xs := p.pad[:4*in]
+		clear(xs)
+		copy(xs, x[r*in:p.Rows*in])
+		interleave4(v4, xs[:in], xs[in:2*in], xs[2*in:3*in], xs[3*in:])
+		cs := p.pad4[:4*out]
+		copy(cs, z[r*out:p.Rows*out])
+		accRows4(cs, out, v4, o, w, out)
+		copy(z[r*out:p.Rows*out], cs[:nr*out])
+	}
+}
+
 // Backward accumulates into grad (laid out like Params; the caller zeroes
 // it) the gradient of the loss whose gradient with respect to the logits
 // the caller has put in p.D[L]. It overwrites p.D[l] for 0 < l < L. The
@@ -232,11 +260,15 @@ func (n *Net) Backward(p *Pass, grad []float32) {
 		in, out := n.Sizes[l], n.Sizes[l+1]
 		a := p.A[l][:p.Rows*in]
 		d := p.D[l+1][:p.Rows*out]
-		// Weight gradient, row j: sum_r a[r,j] * d[r,:]; dense on the
-		// input layer (four rows j at a time), sparse on hidden layers.
-		if l == 0 {
+		// Weight gradient, row j: sum_r a[r,j] * d[r,:]; on the input
+		// layer dense (four rows j at a time) or through the offset,
+		// sparse on hidden layers.
+		switch {
+		case l == 0 && n.off != nil:
+			n.inputWeightGradOffset(p, gw[l], a, p.D[1])
+		case l == 0:
 			p.inputWeightGrad(gw[l], a, d, in, out)
-		} else {
+		default:
 			at := p.at[:in*p.Rows]
 			transpose(at, a, p.Rows, in)
 			for j := range in {

@@ -52,6 +52,11 @@ func newRunner(cfg Config, train, eval *core.Dataset, tasks []core.Task, seed in
 		lambda := core.DefaultLocalConfig().ConnLambda
 		r.net.SetConn(core.ConnMasks(sizes, train.Height, train.Width, cfg.Conn, lambda, core.NewRNG(seed, core.StreamConn)))
 	}
+	// The input layer's path (dense, or offset plus sparse deviation) is
+	// fixed for the run by the training data alone.
+	if off, _ := UseInputOffset(train); off != nil {
+		r.net.SetInputOffset(off)
+	}
 	r.adam = NewAdam(len(r.net.Params), cfg.LR, cfg.WeightDecay)
 	r.grad = make([]float32, len(r.net.Params))
 	logits := 0

@@ -1,0 +1,205 @@
+package backprop
+
+import (
+	"math/bits"
+
+	"repro/core"
+)
+
+// The input layer's offset path. Standardised MNIST is dense but almost
+// constant: about four fifths of a row's pixels hold their column's
+// background value o_j = -mu_j/sigma_j. Writing x = o + (x - o), the input
+// layer's two products become
+//
+//	z_r  = (b + W^T o) + W^T (x_r - o)             (forward, row r)
+//	gW_j = o_j * sum_r d_r + sum_r (x_rj - o_j) d_r  (weight gradient, row j)
+//
+// where b + W^T o and sum_r d_r are computed once per batch and x_r - o is
+// sparse. The products then touch about a fifth of the terms of the dense
+// kernel (accRows4). The mathematics is the same; the rounding is not (the
+// terms are summed in another order, unfused), so a network takes this path
+// or the dense one for a whole run, by a rule on its training data alone
+// (UseInputOffset), never by CPU or state.
+
+// offsetMaxDensity is the largest fraction of training entries differing
+// from their column's offset for which UseInputOffset takes the offset
+// path. The sparse kernel (core.AddRows, one row at a time) costs about as
+// much per term as the dense one (accRows4, four rows sharing each weight
+// load, fused), so below this density it is the cheaper path by a margin
+// that the extra per-batch product b + W^T o does not eat: MNIST is at
+// 0.19; CIFAR's raw luminance has no majority value (density 1).
+const offsetMaxDensity = 1.0 / 3
+
+// UseInputOffset decides a run's input path from its training set: the
+// offset path with the training set's per-pixel majority value
+// (core.InputOffset) when at most offsetMaxDensity of the entries differ
+// from it, else the dense path (nil). It reports the density it measured.
+func UseInputOffset(train *core.Dataset) (off []float32, density float64) {
+	if train.N == 0 || train.D == 0 {
+		return nil, 1
+	}
+	o := core.InputOffset(train)
+	differ := 0
+	for i := range train.N {
+		for j, x := range train.Row(i) {
+			if x != o[j] {
+				differ++
+			}
+		}
+	}
+	density = float64(differ) / float64(train.N*train.D)
+	if density > offsetMaxDensity {
+		return nil, density
+	}
+	return o, density
+}
+
+// SetInputOffset makes the input layer take the offset path with per-column
+// offset off (len Sizes[0]), or the dense path for nil. Call it before
+// NewPass: a Pass sizes its buffers for the path. It panics if off has the
+// wrong length.
+func (n *Net) SetInputOffset(off []float32) {
+	if off == nil {
+		n.off, n.offV, n.offO = nil, nil, nil
+		return
+	}
+	if len(off) != n.Sizes[0] {
+		panic("backprop: SetInputOffset with the wrong length")
+	}
+	n.off = append([]float32(nil), off...)
+	n.offV, n.offO = n.offV[:0], n.offO[:0]
+	for j, o := range off {
+		if o != 0 {
+			n.offV = append(n.offV, o)
+			n.offO = append(n.offO, int32(j*n.Sizes[1]))
+		}
+	}
+}
+
+// offsetBuffers is what a Pass needs for the offset path: the
+// bias-plus-offset drive u = b + W^T o, per row a bit set of the columns
+// where it differs from the offset (words uint64s a row), the interleaved
+// coefficients and offsets of one group's terms for accRows4, and a
+// zero-padded group of four output rows.
+type offsetBuffers struct {
+	u     []float32
+	nz    []uint64
+	words int
+	v4    []float32
+	offs  []int32
+	pad4  []float32
+}
+
+func newOffsetBuffers(in, out, maxRows int) *offsetBuffers {
+	n, words := max(in, maxRows+1), (in+63)/64
+	return &offsetBuffers{
+		u: make([]float32, out), nz: make([]uint64, maxRows*words), words: words,
+		v4: make([]float32, 4*n), offs: make([]int32, n), pad4: make([]float32, 4*out),
+	}
+}
+
+// forwardInputOffset sets z (rows x out) to the input layer's pre-activation
+// of the rows of x (rows x in) on the offset path: u = b + W^T o, then, four
+// rows at a time, the terms of the columns where any of the four rows
+// differs from the offset (fused, as the dense path; a row's zero
+// coefficient in another row's column adds exactly nothing, so a row's
+// result does not depend on its neighbours). It records each row's columns
+// for the weight gradient.
+func (n *Net) forwardInputOffset(p *Pass, x, z []float32) {
+	in, out := n.Sizes[0], n.Sizes[1]
+	w, ob, off, words := n.W[0], p.off, n.off, p.off.words
+	u := ob.u[:out]
+	copy(u, n.B[0])
+	core.AddRows(u, n.offV, n.offO, w)
+	for r := range p.Rows {
+		nz := ob.nz[r*words : (r+1)*words]
+		clear(nz)
+		for j, a := range x[r*in : (r+1)*in] {
+			if a != off[j] {
+				nz[j>>6] |= 1 << (j & 63)
+			}
+		}
+	}
+	for r := 0; r < p.Rows; r += 4 {
+		nr := min(4, p.Rows-r)
+		cnt := 0
+		for k := range words {
+			var m uint64
+			for q := range nr {
+				m |= ob.nz[(r+q)*words+k]
+			}
+			for ; m != 0; m &= m - 1 {
+				j := k<<6 + bits.TrailingZeros64(m)
+				v := ob.v4[4*cnt : 4*cnt+4 : 4*cnt+4]
+				v[0], v[1], v[2], v[3] = 0, 0, 0, 0
+				for q := range nr {
+					// x - o is 0 exactly where x == o.
+					v[q] = x[(r+q)*in+j] - off[j]
+				}
+				ob.offs[cnt] = int32(j * out)
+				cnt++
+			}
+		}
+		c := z[r*out : (r+nr)*out]
+		if nr < 4 {
+			c = ob.pad4[:4*out]
+		}
+		for q := range nr {
+			copy(c[q*out:(q+1)*out], u)
+		}
+		accRows4(c, out, ob.v4[:4*cnt], ob.offs[:cnt], w, out)
+		if nr < 4 {
+			copy(z[r*out:(r+nr)*out], c[:nr*out])
+		}
+	}
+}
+
+// inputWeightGradOffset adds the input layer's weight gradient on the offset
+// path to gw (in x out): rows j..j+3 of it at a time get o_j times the sum
+// of d's rows, then (x_rj - o_j) d_r for the rows r (ascending) where any of
+// the four columns differs from its offset (as the last forwardInputOffset
+// recorded). a is the input (rows x in); d holds p.Rows rows of out and
+// must have room for one more, where the sum is written.
+func (n *Net) inputWeightGradOffset(p *Pass, gw, a, d []float32) {
+	in, out, rows := n.Sizes[0], n.Sizes[1], p.Rows
+	ob, off, words := p.off, n.off, p.off.words
+	dd := d[:(rows+1)*out]
+	sum := dd[rows*out:]
+	clear(sum)
+	ones, roff := ob.v4[:rows], ob.offs[:rows]
+	for r := range rows {
+		ones[r], roff[r] = 1, int32(r*out)
+	}
+	core.AddRows(sum, ones, roff, dd)
+	for j := 0; j < in; j += 4 {
+		nj := min(4, in-j)
+		k, sh := j>>6, uint(j&63)
+		v := ob.v4[0:4:4]
+		v[0], v[1], v[2], v[3] = 0, 0, 0, 0
+		copy(v, off[j:j+nj])
+		ob.offs[0] = int32(rows * out)
+		cnt := 1
+		for r := range rows {
+			if (ob.nz[r*words+k]>>sh)&0xF == 0 {
+				continue
+			}
+			v := ob.v4[4*cnt : 4*cnt+4 : 4*cnt+4]
+			v[0], v[1], v[2], v[3] = 0, 0, 0, 0
+			for q := range nj {
+				v[q] = a[r*in+j+q] - off[j+q]
+			}
+			ob.offs[cnt] = int32(r * out)
+			cnt++
+		}
+		g := gw[j*out : (j+nj)*out]
+		if nj < 4 {
+			c := ob.pad4[:4*out]
+			clear(c)
+			copy(c, g)
+			accRows4(c, out, ob.v4[:4*cnt], ob.offs[:cnt], dd, out)
+			copy(g, c[:nj*out])
+			continue
+		}
+		accRows4(g, out, ob.v4[:4*cnt], ob.offs[:cnt], dd, out)
+	}
+}
