@@ -297,7 +297,8 @@ func (nt *net) refreshC(s0, s1 int) {
 // InputOffset returns, per input column, the value held by more than half of
 // the rows of ds (0 when no value is), found with a Boyer-Moore majority vote
 // and a counting pass. On standardised MNIST it is the background value
-// -mu/sigma, so x - offset has about a fifth of its entries non-zero.
+// -mu/sigma, so x - offset has about a quarter of its entries non-zero
+// (0.26 on the held-out stream).
 func InputOffset(ds *Dataset) []float32 {
 	o := make([]float32, ds.D)
 	cand := make([]float32, ds.D)
