@@ -133,7 +133,8 @@ func newLocalRun(cfg *LocalConfig, train, eval *Dataset, tasks []Task, seed int6
 	r := &localRun{cfg: cfg, train: train, eval: eval, tasks: tasks, hooks: hooks,
 		rng: NewRNG(seed, StreamRun)}
 	r.nt = newNet(cfg, train.D, train.Classes, train.Height, train.Width, NewRNG(seed, StreamInit))
-	r.nt.setOffset(InputOffset(train))
+	off, _ := InputOffset(train)
+	r.nt.setOffset(off)
 	r.nt.sub = newSubstrate(cfg, seed)
 	r.buf = NewReservoir(cfg.Buffer, train.D, 0)
 	r.wake = newPass(r.nt, cfg.BatchWake)

@@ -296,11 +296,12 @@ func (nt *net) refreshC(s0, s1 int) {
 
 // InputOffset returns, per input column, the value held by more than half of
 // the rows of ds (0 when no value is), found with a Boyer-Moore majority vote
-// and a counting pass. On standardised MNIST it is the background value
-// -mu/sigma, so x - offset has about a quarter of its entries non-zero
-// (0.26 on the held-out stream).
-func InputOffset(ds *Dataset) []float32 {
-	o := make([]float32, ds.D)
+// and a counting pass, and how many entries of ds equal their column's
+// offset (counted in the same pass). On standardised MNIST it is the
+// background value -mu/sigma, so x - offset has about a quarter of its
+// entries non-zero (0.26 on the held-out stream).
+func InputOffset(ds *Dataset) (o []float32, matching int) {
+	o = make([]float32, ds.D)
 	cand := make([]float32, ds.D)
 	cnt := make([]int, ds.D)
 	for i := range ds.N {
@@ -317,17 +318,24 @@ func InputOffset(ds *Dataset) []float32 {
 		}
 	}
 	clear(cnt)
+	zeros := make([]int, ds.D) // where no value is a majority, the offset is 0
 	for i := range ds.N {
 		for j, v := range ds.Row(i) {
 			if v == cand[j] {
 				cnt[j]++
+			}
+			if v == 0 {
+				zeros[j]++
 			}
 		}
 	}
 	for j := range o {
 		if 2*cnt[j] > ds.N {
 			o[j] = cand[j]
+			matching += cnt[j]
+		} else {
+			matching += zeros[j]
 		}
 	}
-	return o
+	return o, matching
 }

@@ -41,16 +41,8 @@ func UseInputOffset(train *core.Dataset) (off []float32, density float64) {
 	if train.N == 0 || train.D == 0 {
 		return nil, 1
 	}
-	o := core.InputOffset(train)
-	differ := 0
-	for i := range train.N {
-		for j, x := range train.Row(i) {
-			if x != o[j] {
-				differ++
-			}
-		}
-	}
-	density = float64(differ) / float64(train.N*train.D)
+	o, matching := core.InputOffset(train)
+	density = float64(train.N*train.D-matching) / float64(train.N*train.D)
 	if density > offsetMaxDensity {
 		return nil, density
 	}
