@@ -90,7 +90,8 @@ GLOBL thrgrad<>(SB), RODATA|NOPTR, $32
 
 // func adamAVX2(p, g, m, v []float32, mask []uint32, k *adamCoef)
 //
-// The first len(p) rounded down to 8 elements of adamStepGo with mask nil.
+// The first len(p) rounded down to 8 elements of adamStepGo with mask nil,
+// which leaves g zero.
 TEXT ·adamAVX2(SB), NOSPLIT, $0-128
 	MOVQ p_base+0(FP), DI
 	MOVQ p_len+8(FP), CX
@@ -107,6 +108,8 @@ aloop:
 	CMPQ AX, CX
 	JGE  adone
 	adamBody
+	VXORPS  Y1, Y1, Y1
+	VMOVUPS Y1, (SI)(AX*1)
 	VMOVUPS Y0, (DI)(AX*1)
 	VMOVUPS Y3, (DX)(AX*1)
 	VMOVUPS Y6, (R8)(AX*1)
@@ -120,7 +123,8 @@ adone:
 // func adamMaskedAVX2(p, g, m, v []float32, mask []uint32, k *adamCoef)
 //
 // As adamAVX2, but only where the mask word is all ones; elsewhere p, m and
-// v keep their bits (mask words must be 0 or 0xFFFFFFFF).
+// v keep their bits (mask words must be 0 or 0xFFFFFFFF). g becomes zero
+// everywhere.
 TEXT ·adamMaskedAVX2(SB), NOSPLIT, $0-128
 	MOVQ p_base+0(FP), DI
 	MOVQ p_len+8(FP), CX
@@ -138,6 +142,8 @@ mloop:
 	CMPQ AX, CX
 	JGE  mdone
 	adamBody
+	VXORPS  Y1, Y1, Y1
+	VMOVUPS Y1, (SI)(AX*1)
 	VMOVUPS (R9)(AX*1), Y1
 	VANDPS  Y1, Y0, Y0
 	VANDNPS (DI)(AX*1), Y1, Y2
@@ -176,7 +182,8 @@ mdone:
 //
 // adamAVX2 and adamMaskedAVX2 (mask non-nil) on the first len(p) rounded
 // down to 16 elements; a masked block stores only the lanes whose mask
-// word is non-zero, so the others keep their bits.
+// word is non-zero, so the others keep their bits. g becomes zero
+// everywhere.
 TEXT ·adamAVX512(SB), NOSPLIT, $0-128
 	MOVQ p_base+0(FP), DI
 	MOVQ p_len+8(FP), CX
@@ -190,6 +197,7 @@ TEXT ·adamAVX512(SB), NOSPLIT, $0-128
 	VBROADCASTSS thrgrad<>(SB), Z17
 	VBROADCASTSS thrstore<>(SB), Z18
 	KXNORW K2, K2, K2            // every lane, unless masked
+	VPXORD Z19, Z19, Z19
 	SHRQ $4, CX
 	SHLQ $6, CX
 	XORQ AX, AX
@@ -204,6 +212,7 @@ zloop:
 	VPTESTMD  Z1, Z1, K2         // lanes whose mask word is set
 
 zstore:
+	VMOVUPS Z19, (SI)(AX*1)
 	VMOVUPS Z0, K2, (DI)(AX*1)
 	VMOVUPS Z3, K2, (DX)(AX*1)
 	VMOVUPS Z6, K2, (R8)(AX*1)
@@ -449,5 +458,84 @@ zst16:
 	JMP  z16
 
 zdone:
+	VZEROUPPER
+	RET
+
+// func nonZerosAVX512(v []float32, o []int32, x []float32, stride int, lanes *[16]int32) int
+//
+// On len(x) (a multiple of 16) entries: left-packs the non-zero entries of
+// x (NaN counts as non-zero, as x != 0 in Go) into v and their offsets
+// index*stride into o, in order, and returns their number. Each block of
+// 16 is stored whole, so v and o need len(x) elements. lanes holds 0..15.
+TEXT ·nonZerosAVX512(SB), NOSPLIT, $0-96
+	MOVQ v_base+0(FP), DI
+	MOVQ o_base+24(FP), DX
+	MOVQ x_base+48(FP), SI
+	MOVQ x_len+56(FP), CX
+	MOVQ stride+72(FP), R8
+	MOVQ lanes+80(FP), R10
+	VMOVDQU32 (R10), Z13   // lane indices
+	VPBROADCASTD R8, Z12
+	VPMULLD Z12, Z13, Z13  // offsets of the current block
+	SHLQ $4, R8
+	VPBROADCASTD R8, Z12   // 16*stride
+	VXORPS Z15, Z15, Z15
+	XORQ R11, R11          // n
+	XORQ AX, AX
+
+nzloop:
+	CMPQ AX, CX
+	JGE  nzdone
+	VMOVUPS (SI)(AX*4), Z0
+	VCMPPS  $4, Z15, Z0, K1 // != 0, unordered
+	VCOMPRESSPS Z0, K1, Z1
+	VMOVUPS Z1, (DI)(R11*4)
+	VPCOMPRESSD Z13, K1, Z2
+	VMOVDQU32 Z2, (DX)(R11*4)
+	KMOVW   K1, R9
+	POPCNTL R9, R9
+	ADDQ    R9, R11
+	VPADDD  Z12, Z13, Z13
+	ADDQ    $16, AX
+	JMP     nzloop
+
+nzdone:
+	MOVQ R11, ret+88(FP)
+	VZEROUPPER
+	RET
+
+// func positivesAVX512(idx []int32, x []float32, lanes *[16]int32) int
+//
+// On len(x) (a multiple of 16) entries: left-packs the indices of the
+// entries > 0 (ordered: NaN is not) into idx, in order, and returns their
+// number. Each block of 16 is stored whole, so idx needs len(x) elements.
+TEXT ·positivesAVX512(SB), NOSPLIT, $0-64
+	MOVQ idx_base+0(FP), DX
+	MOVQ x_base+24(FP), SI
+	MOVQ x_len+32(FP), CX
+	MOVQ lanes+48(FP), R10
+	VMOVDQU32 (R10), Z13   // indices of the current block
+	MOVL $16, R8
+	VPBROADCASTD R8, Z12
+	VXORPS Z15, Z15, Z15
+	XORQ R11, R11          // n
+	XORQ AX, AX
+
+posloop:
+	CMPQ AX, CX
+	JGE  posdone
+	VMOVUPS (SI)(AX*4), Z0
+	VCMPPS  $0x1e, Z15, Z0, K1 // > 0, ordered
+	VPCOMPRESSD Z13, K1, Z2
+	VMOVDQU32 Z2, (DX)(R11*4)
+	KMOVW   K1, R9
+	POPCNTL R9, R9
+	ADDQ    R9, R11
+	VPADDD  Z12, Z13, Z13
+	ADDQ    $16, AX
+	JMP     posloop
+
+posdone:
+	MOVQ R11, ret+56(FP)
 	VZEROUPPER
 	RET

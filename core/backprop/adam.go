@@ -37,7 +37,8 @@ func (a *Adam) coef(lr float64) adamCoef {
 }
 
 // Step applies one unmasked step at learning rate lr (usually a.LR) to
-// params with gradient grad (same length as the state).
+// params with gradient grad (same length as the state), and leaves grad
+// zero, ready for the next Backward to accumulate into.
 func (a *Adam) Step(params, grad []float32, lr float64) {
 	k := a.coef(lr)
 	adamStep(params, grad, a.M, a.V, nil, &k)
@@ -59,7 +60,7 @@ type Mask struct {
 // the mask only: there the moments advance (with the decay term) and the
 // parameter moves; outside it parameters and both moments are left exactly
 // unchanged. The step counter advances once either way. net gives the
-// layout of params and grad.
+// layout of params and grad. As Step, it leaves all of grad zero.
 func (a *Adam) StepMasked(net *Net, params, grad []float32, mask *Mask, lr float64) {
 	k := a.coef(lr)
 	pw, pb := net.views(params)

@@ -49,8 +49,7 @@ func (s *batchStep) step(idx []int) {
 		copy(p.Input(k, D), r.train.Row(i))
 		s.y[k] = r.train.Y[i]
 	}
-	clear(r.grad)
-	switch cfg.Method {
+	switch cfg.Method { // r.grad is zero: the last Adam step left it so
 	case MethodNone, MethodER:
 		s.stepER(mb)
 	case MethodDERPP:

@@ -84,7 +84,10 @@ type adamCoef struct {
 //
 // with g' flushed by flushGrad and the stored p, m, v by flushStore.
 // mask, when non-nil, restricts the update to the elements whose mask word
-// is non-zero; elsewhere p, m and v are left exactly as they were.
+// is non-zero; elsewhere p, m and v are left exactly as they were. g is
+// left zero everywhere: the step consumes the gradient, so the next
+// Backward accumulates into zeros without a pass of its own to clear them
+// (the zeros are stored while g's cache lines are at hand).
 func adamStepGo(p, g, m, v []float32, mask []uint32, k *adamCoef) {
 	n := len(p)
 	g, m, v = g[:n], m[:n], v[:n]
@@ -92,10 +95,12 @@ func adamStepGo(p, g, m, v []float32, mask []uint32, k *adamCoef) {
 		mask = mask[:n]
 	}
 	for i := range p {
+		gi := g[i]
+		g[i] = 0
 		if mask != nil && mask[i] == 0 {
 			continue
 		}
-		gi := flushGrad(g[i] + float32(k.wd*p[i]))
+		gi = flushGrad(gi + float32(k.wd*p[i]))
 		mi := float32(k.b1*m[i]) + float32(k.ob1*gi)
 		vi := float32(k.b2*v[i]) + float32(k.ob2*float32(gi*gi))
 		den := float32(float32(math.Sqrt(float64(vi)))*k.invSqrtBC2) + k.eps

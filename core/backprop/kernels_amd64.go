@@ -22,6 +22,34 @@ func adamMaskedAVX2(p, g, m, v []float32, mask []uint32, k *adamCoef)
 func adamAVX512(p, g, m, v []float32, mask []uint32, k *adamCoef)
 
 //go:noescape
+func nonZerosAVX512(v []float32, o []int32, x []float32, stride int, lanes *[16]int32) int
+
+var lanes16 = &[16]int32{0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15}
+
+func nonZerosImpl(v []float32, o []int32, x []float32, stride int) ([]float32, []int32) {
+	v, o = v[:len(x)], o[:len(x)]
+	n16 := len(x) &^ 15
+	if !useAVX512 || n16 == 0 {
+		return nonZerosGo(v, o, x, stride, 0, 0)
+	}
+	c := nonZerosAVX512(v, o, x[:n16], stride, lanes16)
+	return nonZerosGo(v, o, x[n16:], stride, n16, c)
+}
+
+//go:noescape
+func positivesAVX512(idx []int32, x []float32, lanes *[16]int32) int
+
+func positivesImpl(idx []int32, x []float32) []int32 {
+	idx = idx[:len(x)]
+	n16 := len(x) &^ 15
+	if !useAVX512 || n16 == 0 {
+		return positivesGo(idx, x, 0, 0)
+	}
+	c := positivesAVX512(idx, x[:n16], lanes16)
+	return positivesGo(idx, x[n16:], n16, c)
+}
+
+//go:noescape
 func accRows4FMA(c []float32, ldc int, v4 []float32, off []int32, b []float32, n int)
 
 //go:noescape

@@ -7,3 +7,9 @@ func adamStep(p, g, m, v []float32, mask []uint32, k *adamCoef) { adamStepGo(p, 
 func accRows4Impl(c []float32, ldc int, v4 []float32, off []int32, b []float32, n int) {
 	accRows4Go(c, ldc, v4, off, b, n, 0)
 }
+
+func nonZerosImpl(v []float32, o []int32, x []float32, stride int) ([]float32, []int32) {
+	return nonZerosGo(v[:len(x)], o[:len(x)], x, stride, 0, 0)
+}
+
+func positivesImpl(idx []int32, x []float32) []int32 { return positivesGo(idx[:len(x)], x, 0, 0) }

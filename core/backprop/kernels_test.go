@@ -60,7 +60,8 @@ func TestAccRows4MatchesRows(t *testing.T) {
 }
 
 // TestAdamMatchesGo checks the dispatched Adam kernels, masked and not,
-// against the portable loop bit for bit.
+// against the portable loop bit for bit, and that both leave the whole
+// gradient zero.
 func TestAdamMatchesGo(t *testing.T) {
 	t.Parallel()
 	rng := core.NewRNG(2, 0)
@@ -89,10 +90,13 @@ func TestAdamMatchesGo(t *testing.T) {
 					p[1], m[2], v[3], g[4] = 1.5e-30, -1.3e-30, 1e-30, 0
 					p[4], m[4], g[5], g[6] = 3e-31, 2e-30, 1e-17, -3e-17
 				}
-				ps, ms, vs := slices.Clone(p), slices.Clone(m), slices.Clone(v)
-				adamStepGo(ps, g, ms, vs, mask, &k)
+				ps, gs, ms, vs := slices.Clone(p), slices.Clone(g), slices.Clone(m), slices.Clone(v)
+				adamStepGo(ps, gs, ms, vs, mask, &k)
 				adamStep(p, g, m, v, mask, &k)
 				for i := range p {
+					if g[i] != 0 || gs[i] != 0 {
+						t.Fatalf("step %d n=%d masked=%v: gradient %d left %g (portable %g), want 0", step, n, masked, i, g[i], gs[i])
+					}
 					if math.Float32bits(p[i]) != math.Float32bits(ps[i]) || math.Float32bits(m[i]) != math.Float32bits(ms[i]) ||
 						math.Float32bits(v[i]) != math.Float32bits(vs[i]) {
 						t.Fatalf("step %d n=%d masked=%v: element %d differs: (%g %g %g), portable (%g %g %g)",
@@ -121,7 +125,7 @@ func TestAdamAgainstFloat64(t *testing.T) {
 	a := NewAdam(n, 1e-2, 1e-3)
 	p0 := slices.Clone(p)
 	for step := 1; step <= 2; step++ {
-		a.Step(p, g, a.LR)
+		a.Step(p, slices.Clone(g), a.LR) // a step clears the gradient it takes
 	}
 	for i := range p {
 		// Two steps with the same gradient, recomputed in float64.
@@ -219,7 +223,79 @@ func BenchmarkAdam(b *testing.B) {
 	p, g := randVec(rng, n), randVec(rng, n)
 	a := NewAdam(n, 1e-3, 1e-3)
 	for b.Loop() {
-		a.Step(p, g, 1e-3)
+		a.Step(p, g, 1e-3) // g is zero after the first step: the same arithmetic
 	}
 	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds()/1e9, "Gparam/s")
+}
+
+// TestNonZerosMatchesGo checks the vector nonZeros and positives against
+// their portable loops: the same entries and offsets in the same order, for lengths around
+// the 16-lane blocks, strides 1 and wide, and rows with zeros, -0, NaN and
+// infinities.
+func TestNonZerosMatchesGo(t *testing.T) {
+	rng := core.NewRNG(5, 0)
+	special := []float32{0, float32(math.Copysign(0, -1)), float32(math.NaN()), float32(math.Inf(1)), float32(math.Inf(-1)), 1e-45}
+	for _, n := range []int{0, 1, 15, 16, 17, 31, 32, 33, 100, 256, 784} {
+		for _, stride := range []int{1, 10, 512} {
+			x := make([]float32, n)
+			for i := range x {
+				switch r := rng.IntN(4); {
+				case r < 2:
+					x[i] = 0
+				case r == 2:
+					x[i] = special[rng.IntN(len(special))]
+				default:
+					x[i] = float32(rng.NormFloat64())
+				}
+			}
+			if stride == 1 {
+				got := positives(make([]int32, n), x)
+				want := positivesGo(make([]int32, n), x, 0, 0)
+				if !slices.Equal(got, want) {
+					t.Fatalf("n=%d: positives %v, want %v", n, got, want)
+				}
+			}
+			v, o := nonZeros(make([]float32, n), make([]int32, n), x, stride)
+			wv, wo := nonZerosGo(make([]float32, n), make([]int32, n), x, stride, 0, 0)
+			if len(v) != len(wv) || len(o) != len(wo) {
+				t.Fatalf("n=%d stride=%d: %d entries, want %d", n, stride, len(v), len(wv))
+			}
+			for i := range wv {
+				if math.Float32bits(v[i]) != math.Float32bits(wv[i]) || o[i] != wo[i] {
+					t.Fatalf("n=%d stride=%d entry %d: (%v, %d), want (%v, %d)", n, stride, i, v[i], o[i], wv[i], wo[i])
+				}
+			}
+		}
+	}
+}
+
+// TestAnyNonZero checks the bitwise column test against v != 0 entry by
+// entry, with -0 (zero) and NaN (non-zero) in the rows.
+func TestAnyNonZero(t *testing.T) {
+	rng := core.NewRNG(7, 0)
+	special := []float32{float32(math.Copysign(0, -1)), float32(math.NaN()), 1e-45, -1e-45}
+	for _, rows := range []int{1, 3, 16} {
+		const n = 37
+		a := make([]float32, rows*n)
+		for i := range a {
+			if r := rng.IntN(8); r == 0 {
+				a[i] = special[rng.IntN(len(special))]
+			} else if r == 1 {
+				a[i] = float32(rng.NormFloat64())
+			}
+		}
+		got := make([]bool, n)
+		anyNonZero(got, a, rows, make([]uint32, n))
+		for i := range n {
+			want := false
+			for r := range rows {
+				if a[r*n+i] != 0 {
+					want = true
+				}
+			}
+			if got[i] != want {
+				t.Fatalf("rows=%d column %d: %v, want %v", rows, i, got[i], want)
+			}
+		}
+	}
 }

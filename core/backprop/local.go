@@ -1,5 +1,10 @@
 package backprop
 
+import (
+	"math"
+	"slices"
+)
+
 // newLocal returns the step of the local learner's schedule run on the
 // backprop k-WTA MLP (the reference's run_bp_local):
 //
@@ -23,7 +28,7 @@ func (r *runner) newLocal() func(idx []int) {
 	L := net.Layers()
 	s := &localStep{r: r, wake: NewPass(net, cfg.Batch), rep: NewPass(net, cfg.ReplayBatch),
 		y: make([]int32, max(cfg.Batch, cfg.ReplayBatch)), awake: make([][]bool, L+1), fired: make([][]bool, L+1),
-		asleepSum: make([]float64, L-1), rhoSum: make([]float64, L-1)}
+		asleepSum: make([]float64, L-1), rhoSum: make([]float64, L-1), acc: make([]uint32, slices.Max(net.Sizes))}
 	r.supp = make([][]bool, L+1) // per layer; hidden layers only
 	for l := 1; l < L; l++ {
 		s.awake[l] = make([]bool, net.Sizes[l])
@@ -54,6 +59,7 @@ type localStep struct {
 	asleepSum, rhoSum []float64
 	steps             int
 	draw              []int
+	acc               []uint32 // anyNonZero's scratch
 }
 
 // step runs steps 1-5 of newLocal for the waking batch idx.
@@ -69,13 +75,12 @@ func (s *localStep) step(idx []int) {
 	}
 	net.Forward(wake)
 	lossRows(kind, wake, s.y[:mb], L, C)
-	clear(r.grad)
 	net.Backward(wake, r.grad)
 	r.adam.Step(net.Params, r.grad, cfg.LR)
 	net.Rewire()
 
 	for l := 1; l < L; l++ {
-		anyNonZero(s.awake[l], wake.A[l], mb)
+		anyNonZero(s.awake[l], wake.A[l], mb, s.acc)
 	}
 	if cfg.Rotate {
 		for l := 1; l < L; l++ {
@@ -105,7 +110,6 @@ func (s *localStep) replay() int {
 	}
 	net.Forward(rep)
 	lossRows(cfg.loss(), rep, s.y[:n], L, C)
-	clear(r.grad)
 	net.Backward(rep, r.grad)
 	lr := cfg.LR * cfg.ReplayGain
 	if cfg.Isolate {
@@ -125,7 +129,7 @@ func (s *localStep) record(n int) {
 	r, L := s.r, s.r.net.Layers()
 	s.steps++
 	for l := 1; l < L; l++ {
-		anyNonZero(s.fired[l], s.rep.A[l], n)
+		anyNonZero(s.fired[l], s.rep.A[l], n, s.acc)
 		na, nr, ni := 0, 0, 0
 		for i, a := range s.awake[l] {
 			if a {
@@ -166,15 +170,20 @@ func lossRows(kind Loss, p *Pass, y []int32, L, C int) {
 }
 
 // anyNonZero sets dst[i] to whether column i of the rows x len(dst) matrix
-// a is non-zero in any of the first rows rows.
-func anyNonZero(dst []bool, a []float32, rows int) {
+// a is non-zero in any of the first rows rows, using acc (len(dst)
+// entries) as scratch. It ORs the entries' bits without their sign, so no
+// branch depends on the data: -0 counts as zero and NaN as non-zero, as
+// v != 0 has them.
+func anyNonZero(dst []bool, a []float32, rows int, acc []uint32) {
 	n := len(dst)
-	clear(dst)
+	acc = acc[:n]
+	clear(acc)
 	for r := range rows {
 		for i, v := range a[r*n : (r+1)*n] {
-			if v != 0 {
-				dst[i] = true
-			}
+			acc[i] |= math.Float32bits(v) &^ (1 << 31)
 		}
+	}
+	for i, x := range acc {
+		dst[i] = x != 0
 	}
 }

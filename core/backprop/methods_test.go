@@ -47,6 +47,9 @@ func TestStepMaskedConfined(t *testing.T) {
 	if a.T != t0+1 {
 		t.Errorf("step counter %d, want %d", a.T, t0+1)
 	}
+	if i := slices.IndexFunc(grad, func(g float32) bool { return g != 0 }); i >= 0 {
+		t.Errorf("gradient %d is %g after the step, want every entry cleared", i, grad[i])
+	}
 	// Expected mask per parameter, from the definition.
 	inMask := make([]bool, len(net.Params))
 	o := 0
@@ -271,7 +274,7 @@ func TestProposition1(t *testing.T) {
 				before[l] = slices.Clone(p.A[l][:rows*net.Sizes[l]])
 				if l < L {
 					awake[l] = make([]bool, net.Sizes[l])
-					anyNonZero(awake[l], p.A[l], rows)
+					anyNonZero(awake[l], p.A[l], rows, make([]uint32, net.Sizes[l]))
 				}
 			}
 			check := func(what string) {

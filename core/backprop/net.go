@@ -108,6 +108,7 @@ type Pass struct {
 	maxRows int
 	vals    []float32
 	offs    []int32
+	act     []int32   // a row's active units (kwtaInputGrad)
 	v4      []float32 // four interleaved coefficient lists for accRows4
 	at      []float32 // a hidden layer's activities, transposed
 	pad     []float32 // four zero-padded input rows
@@ -132,11 +133,12 @@ func NewPass(net *Net, maxRows int) *Pass {
 	}
 	p.vals = make([]float32, max(widest, maxRows))
 	p.offs = make([]int32, max(widest, maxRows))
+	p.act = make([]int32, widest)
 	p.v4 = make([]float32, 4*max(widest, maxRows))
 	p.at = make([]float32, widest*maxRows)
 	p.pad = make([]float32, 4*net.Sizes[0])
 	p.pad4 = make([]float32, 4*widest)
-	p.scratch = make([]float32, widest)
+	p.scratch = make([]float32, 3*widest) // KthLargest partitions by vector with 3x
 	if net.off != nil {
 		p.off = newOffsetBuffers(net.Sizes[0], net.Sizes[1], maxRows)
 		// The input layer's weight gradient writes the sum of its rows of
@@ -337,23 +339,57 @@ func (p *Pass) inputWeightGrad(gw, a, d []float32, in, out int) {
 // entries as dot products of the row's non-zero output gradients with the
 // unit's weight row w. Terms are added in ascending i without fusing,
 // exactly as the transposed product in Backward would add them.
+//
+// Each dot product is a chain of dependent additions, so the active units
+// go four at a time, four independent chains in one loop: the same sums in
+// the same order, four times the additions in flight.
 func (p *Pass) kwtaInputGrad(dPrev, w, a, d []float32, in, out int) {
 	for r := range p.Rows {
 		v, o := nonZeros(p.vals, p.offs, d[r*out:(r+1)*out], 1)
 		c := dPrev[r*in : (r+1)*in]
-		for j, x := range a[r*in : (r+1)*in] {
-			if !(x > 0) {
-				c[j] = 0
-				continue
+		clear(c)
+		js := positives(p.act[:in], a[r*in:(r+1)*in])
+		t := 0
+		for ; t+4 <= len(js); t += 4 {
+			j0, j1, j2, j3 := int(js[t]), int(js[t+1]), int(js[t+2]), int(js[t+3])
+			w0, w1 := w[j0*out:(j0+1)*out], w[j1*out:(j1+1)*out]
+			w2, w3 := w[j2*out:(j2+1)*out], w[j3*out:(j3+1)*out]
+			var s0, s1, s2, s3 float32
+			for q, i := range o {
+				x := v[q]
+				s0 += float32(x * w0[i])
+				s1 += float32(x * w1[i])
+				s2 += float32(x * w2[i])
+				s3 += float32(x * w3[i])
 			}
-			row := w[j*out : (j+1)*out]
+			c[j0], c[j1], c[j2], c[j3] = s0, s1, s2, s3
+		}
+		for _, j := range js[t:] {
+			row := w[int(j)*out : (int(j)+1)*out]
 			var s float32
-			for t, i := range o {
-				s += float32(v[t] * row[i])
+			for q, i := range o {
+				s += float32(v[q] * row[i])
 			}
 			c[j] = s
 		}
 	}
+}
+
+// positives lists the indices j of the entries x[j] > 0 into idx, in
+// order, without a branch per entry; idx must hold len(x) entries.
+func positives(idx []int32, x []float32) []int32 { return positivesImpl(idx, x) }
+
+// positivesGo is positives on x = the entries from index base on,
+// appending after the first c entries of idx (which holds c+len(x)).
+func positivesGo(idx []int32, x []float32, base, c int) []int32 {
+	idx = idx[:c+len(x)]
+	for j, a := range x {
+		idx[c] = int32(base + j)
+		if a > 0 {
+			c++
+		}
+	}
+	return idx[:c]
 }
 
 // Predict writes the argmax class (first maximum) of each row of the last
@@ -378,11 +414,16 @@ func (n *Net) Predict(p *Pass, dst []int32) {
 // the data (the sparsity pattern of ReLU layers is unpredictable).
 // v and o must hold len(x) entries.
 func nonZeros(v []float32, o []int32, x []float32, stride int) ([]float32, []int32) {
-	v, o = v[:len(x)], o[:len(x)]
-	c := 0
+	return nonZerosImpl(v, o, x, stride)
+}
+
+// nonZerosGo is nonZeros on x = the entries from index base on, appending
+// after the first c entries of v and o (which hold at least c+len(x)).
+func nonZerosGo(v []float32, o []int32, x []float32, stride, base, c int) ([]float32, []int32) {
+	v, o = v[:c+len(x)], o[:c+len(x)]
 	for j, a := range x {
 		v[c] = a
-		o[c] = int32(j * stride)
+		o[c] = int32((base + j) * stride)
 		if a != 0 {
 			c++
 		}

@@ -58,7 +58,7 @@ func newRunner(cfg Config, train, eval *core.Dataset, tasks []core.Task, seed in
 		r.net.SetInputOffset(off)
 	}
 	r.adam = NewAdam(len(r.net.Params), cfg.LR, cfg.WeightDecay)
-	r.grad = make([]float32, len(r.net.Params))
+	r.grad = make([]float32, len(r.net.Params)) // zero between steps: Adam's steps clear it
 	logits := 0
 	if cfg.Method == MethodDERPP {
 		logits = train.Classes
