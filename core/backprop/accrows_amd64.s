@@ -461,6 +461,16 @@ zdone:
 	VZEROUPPER
 	RET
 
+// PACKNEXT ends a block of 16 of the packing loops: the count R11 advances
+// by the lanes K1 kept, the lane offsets Z13 by Z12, the index AX by 16.
+#define PACKNEXT(loop) \
+	KMOVW   K1, R9 \
+	POPCNTL R9, R9 \
+	ADDQ    R9, R11 \
+	VPADDD  Z12, Z13, Z13 \
+	ADDQ    $16, AX \
+	JMP     loop
+
 // func nonZerosAVX512(v []float32, o []int32, x []float32, stride int, lanes *[16]int32) int
 //
 // On len(x) (a multiple of 16) entries: left-packs the non-zero entries of
@@ -492,12 +502,7 @@ nzloop:
 	VMOVUPS Z1, (DI)(R11*4)
 	VPCOMPRESSD Z13, K1, Z2
 	VMOVDQU32 Z2, (DX)(R11*4)
-	KMOVW   K1, R9
-	POPCNTL R9, R9
-	ADDQ    R9, R11
-	VPADDD  Z12, Z13, Z13
-	ADDQ    $16, AX
-	JMP     nzloop
+	PACKNEXT(nzloop)
 
 nzdone:
 	MOVQ R11, ret+88(FP)
@@ -528,12 +533,7 @@ posloop:
 	VCMPPS  $0x1e, Z15, Z0, K1 // > 0, ordered
 	VPCOMPRESSD Z13, K1, Z2
 	VMOVDQU32 Z2, (DX)(R11*4)
-	KMOVW   K1, R9
-	POPCNTL R9, R9
-	ADDQ    R9, R11
-	VPADDD  Z12, Z13, Z13
-	ADDQ    $16, AX
-	JMP     posloop
+	PACKNEXT(posloop)
 
 posdone:
 	MOVQ R11, ret+56(FP)
