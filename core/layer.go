@@ -151,6 +151,21 @@ func newColMajor(v *csrView, tiled bool) colMajor {
 	return c
 }
 
+// colCopy returns row i's place in the column copy (W_ij at wT[j*stride])
+// and the column stride, or nil and 0 for a layer that keeps no copy (W^1
+// under the row-order forward product, dropCopy).
+func (c *colMajor) colCopy(i int) (wT []float32, stride int) {
+	if c.wT == nil {
+		return nil, 0
+	}
+	base, stride := c.colBase(i)
+	return c.wT[base:], stride
+}
+
+// dropCopy frees the column copy: no forward product reads it, and the
+// updates, seeing wT nil, no longer write it.
+func (c *colMajor) dropCopy() { c.wT, c.pos = nil, nil }
+
 // colBase returns where row i starts in wT and the distance between its
 // columns: W_ij is wT[base + j*stride].
 func (c *colMajor) colBase(i int) (base, stride int) {
@@ -421,6 +436,9 @@ func (ly *layer) indexTwin() {
 // transpose (the scattered copy was a tenth of a deep controller run); the
 // others go synapse by synapse.
 func (ly *layer) syncT() {
+	if ly.wT == nil {
+		return // no copy kept (dropCopy)
+	}
 	if ly.tiled && ly.dense() {
 		n := ly.tileLen
 		for q := 0; q+n <= len(ly.pos); q += n {

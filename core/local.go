@@ -133,8 +133,13 @@ func newLocalRun(cfg *LocalConfig, train, eval *Dataset, tasks []Task, seed int6
 	r := &localRun{cfg: cfg, train: train, eval: eval, tasks: tasks, hooks: hooks,
 		rng: NewRNG(seed, StreamRun)}
 	r.nt = newNet(cfg, train.D, train.Classes, train.Height, train.Width, NewRNG(seed, StreamInit))
-	off, _ := InputOffset(train)
+	off, matching := InputOffset(train)
 	r.nt.setOffset(off)
+	batch := min(cfg.BatchWake, cfg.BatchReplay)
+	if cfg.Night {
+		batch = min(batch, cfg.NightBatch)
+	}
+	r.nt.useRowForward(1-float64(matching)/float64(train.N*train.D), batch)
 	r.nt.sub = newSubstrate(cfg, seed)
 	r.buf = NewReservoir(cfg.Buffer, train.D, 0)
 	r.wake = newPass(r.nt, cfg.BatchWake)

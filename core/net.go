@@ -21,6 +21,9 @@ type net struct {
 	off    []float32
 	c      []float32
 	staleC bool
+	// rowFwd: W^1's forward product reads its row-order weights and W^1
+	// keeps no column copy (useRowForward).
+	rowFwd bool
 	offIdx []int32     // j * n_1 for the inputs with o_j != 0
 	offVal []float32   // o_j there
 	ebar   [][]float32 // burst baseline per hidden layer
@@ -283,6 +286,10 @@ func (nt *net) setOffset(o []float32) {
 // the terms left out (o_j = 0 or W_ij absent) are exact zeros. Per element
 // the sum does not depend on the rows computed with it.
 func (nt *net) refreshC(s0, s1 int) {
+	if nt.rowFwd {
+		nt.refreshCRows(s0, s1)
+		return
+	}
 	c := nt.c[s0:s1]
 	clear(c)
 	ly := nt.lay[1]

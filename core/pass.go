@@ -24,6 +24,9 @@ type pass struct {
 	z1     []float32 // n x n_1 layer-1 drives of the batch
 	rOff   []int32   // wT offsets of the sparse input entries
 	cur    []int32   // drive1's scratch: per sample, the next entry to add
+	// drive1Rows' scratch: a block's x - o by column and its drives by
+	// row, 16 lanes each.
+	xT, accT []float32
 	// driveBatch's drives of the batch (n x n_l) and activeEntries' lists.
 	zl     []float32
 	lOff   []int32
@@ -189,6 +192,10 @@ func (nt *net) activate(p *pass, l, b int, z, gain []float32) {
 // goes through a strip's columns a block at a time (addTilesBatch), so the
 // samples read the block from L1 rather than the strip from L2.
 func (nt *net) drive1(p *pass) {
+	if nt.rowFwd {
+		nt.drive1Rows(p)
+		return
+	}
 	ly := nt.lay[1]
 	n1 := ly.nOut
 	_, stride := ly.colBase(0)

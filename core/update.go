@@ -756,8 +756,9 @@ func (nt *net) anchorRows(ly *layer, preL int, op *optim, wd, lam float32, pre [
 			ly.stepBias(i, op, true)
 		}
 		ly.gb[i] = 0
-		base, stride := ly.colBase(i)
-		copyColumn(ly.wT[base:], w, col, stride)
+		if wT, stride := ly.colCopy(i); wT != nil {
+			copyColumn(wT, w, col, stride)
+		}
 	}
 	ly.anchorBias()
 	ly.anchorFirst = false
@@ -907,16 +908,15 @@ func (nt *net) sgdRows(ly *layer, preL int, m *layerMask, op *optim, wd, lam flo
 		n := len(w)
 		v := ly.m1[lo:hi][:n]
 		col := ly.col[lo:hi][:n]
-		wT := ly.wT
-		base, stride := ly.colBase(i)
+		wT, stride := ly.colCopy(i) // nil: no copy to write
 		if ly.fb == nil && lam == 0 && ly.col16 != nil {
 			// W^1: the vector row step with the column copy, reading
 			// 16-bit columns (less memory traffic on the largest layer).
 			k := sgdCoef{wd: wd, mu: mu, eta: eta, tiny: tinyVelocity}
 			c16 := ly.col16[lo:hi][:n]
-			sgdRowInput(w, v, c16, gGather, &k, wT[base:], stride)
+			sgdRowInput(w, v, c16, gGather, &k, wT, stride)
 		} else if ly.fb == nil {
-			sgdRowScalar(w, v, col, gRow, wT[base:], stride, wd, mu, eta, lam)
+			sgdRowScalar(w, v, col, gRow, wT, stride, wd, mu, eta, lam)
 		} else if vecFB {
 			fl := ly.signWord
 			if preAwake != nil {
@@ -926,12 +926,12 @@ func (nt *net) sgdRows(ly *layer, preL int, m *layerMask, op *optim, wd, lam flo
 				sgdRowFBDense(w, ly.fb[lo:hi], v, gRow, fl, &fbk)
 			} else if preAwake == nil && ly.colWord != nil {
 				// The flags are the static Dale bits: packed with the columns.
-				sgdRowFBWords(w, ly.fb[lo:hi], v, ly.colWord[lo:hi][:n], gGather, &fbk, wT[base:], stride)
+				sgdRowFBWords(w, ly.fb[lo:hi], v, ly.colWord[lo:hi][:n], gGather, &fbk, wT, stride)
 			} else {
-				sgdRowFB(w, ly.fb[lo:hi], v, col, gGather, fl, &fbk, wT[base:], stride)
+				sgdRowFB(w, ly.fb[lo:hi], v, col, gGather, fl, &fbk, wT, stride)
 			}
 		} else {
-			sgdRowFBScalar(w, ly.fb[lo:hi][:n], v, col, gRow, preAwake, ly.sign, wT[base:], stride, mu, eta, lam)
+			sgdRowFBScalar(w, ly.fb[lo:hi][:n], v, col, gRow, preAwake, ly.sign, wT, stride, mu, eta, lam)
 		}
 		if !ly.noBias && m.biasFree(i) {
 			// stepBias's heavy-ball branch, inline.
@@ -952,7 +952,7 @@ func (nt *net) sgdRows(ly *layer, preL int, m *layerMask, op *optim, wd, lam flo
 // sgdRowScalar is sgdRows' step of a row without a twin that the vector
 // kernel does not take (a decay, or more than 65536 pre units): heavy-ball
 // step with the coupled L2 wd, decay lam, and the column copy into wT
-// (the row's first column, columns stride apart).
+// (the row's first column, columns stride apart; nil for none).
 func sgdRowScalar(w, v []float32, col []int32, gRow, wT []float32, stride int, wd, mu, eta, lam float32) {
 	for s := range w {
 		ws := w[s]
@@ -964,7 +964,9 @@ func sgdRowScalar(w, v []float32, col []int32, gRow, wT []float32, stride int, w
 			ws -= lam * ws
 		}
 		w[s] = ws
-		wT[int(col[s])*stride] = ws
+		if wT != nil {
+			wT[int(col[s])*stride] = ws
+		}
 	}
 }
 

@@ -1,0 +1,149 @@
+package core
+
+// lanes is how many samples driveRows carries per row: one 512-bit vector
+// of float32.
+const lanes = 16
+
+// driveRows adds, for every row i of a sparse matrix in row order (row i's
+// stored synapses rowPtr[i]:rowPtr[i+1], weights w, ascending columns col)
+// and every sample lane b < 16, sum_s w[s] * x[col[s]*16+b] to
+// acc[i*16+b], per element in ascending s, multiply and add separate. x
+// holds the batch by column, 16 lanes per column. It is the forward
+// product W x of a batch without a column-order copy of W: a term whose x
+// is zero adds an exact zero, which leaves every sum that is not -0 as it
+// was, so the drives equal those of a product over the non-zero entries
+// only (addTiles) when the sums start from a value that is not -0 and the
+// weights are finite. Each row's columns ascend, as a row's stored
+// synapses do. It panics if the shapes do not fit or a column is past x.
+func driveRows(acc, w []float32, col []uint16, rowPtr []int32, x []float32) {
+	n := len(rowPtr) - 1
+	if n < 0 || len(acc) < n*lanes || len(col) < len(w) {
+		panic("core: driveRows shape")
+	}
+	if n == 0 {
+		return
+	}
+	if rowPtr[0] < 0 || int(rowPtr[n]) > len(w) {
+		panic("core: driveRows out of range")
+	}
+	for i := range n {
+		lo, hi := rowPtr[i], rowPtr[i+1]
+		if hi < lo {
+			panic("core: driveRows rows out of order")
+		}
+		// The columns ascend: the row's last bounds them all.
+		if hi > lo && (int(col[hi-1])+1)*lanes > len(x) {
+			panic("core: driveRows column out of range")
+		}
+	}
+	driveRowsImpl(acc, w, col, rowPtr, x)
+}
+
+func driveRowsGo(acc, w []float32, col []uint16, rowPtr []int32, x []float32) {
+	for i := range len(rowPtr) - 1 {
+		a := acc[i*lanes : (i+1)*lanes]
+		for s := rowPtr[i]; s < rowPtr[i+1]; s++ {
+			ws := w[s]
+			xs := x[int(col[s])*lanes:][:lanes]
+			for b, v := range xs {
+				// The conversion forbids fusing into an FMA.
+				a[b] += float32(ws * v)
+			}
+		}
+	}
+}
+
+// useRowForward switches W^1's forward product to the row-order weights
+// (drive1Rows) and drops its column copy when that multiplies fewer
+// weights: the column-order product (addTilesBatch) costs about one
+// multiply-add per input entry off the offset and per row, the row-order
+// one one per stored synapse and per lane of a 16-sample block, whether
+// the lane's entry is zero or not. On MNIST, a quarter of x - o is off the
+// offset against 30% of W^1 stored, so the column copy stays; dense CIFAR
+// inputs read every column, more than three times the stored synapses.
+// density is the fraction of the training inputs' entries off their
+// column's offset, batch the smallest batch a pass runs. Both products
+// give the same drives to the bit (driveRows), so the choice is speed
+// alone. Adam's row kernel writes the copy unconditionally: its layers
+// keep it.
+func (nt *net) useRowForward(density float64, batch int) {
+	ly := nt.lay[1]
+	if ly.col16 == nil || ly.fb != nil || !ly.tiled || nt.mode.opt == optAdam || batch < 1 {
+		return
+	}
+	blocks := (batch + lanes - 1) / lanes
+	rows := float64(len(ly.w)) * float64(blocks*lanes)
+	cols := density * float64(ly.nIn) * float64(ly.nOut) * float64(batch)
+	if rows >= cols {
+		return
+	}
+	nt.rowFwd = true
+	ly.dropCopy()
+	nt.staleC = true
+}
+
+// drive1Rows is drive1 from the row-order weights (useRowForward): per
+// block of up to 16 samples, the block's x - o by column (xT, zeros where
+// a sample has no entry), the drives b + c per row and lane, then
+// driveRows adds W^1 (x - o) in ascending columns, as addTiles adds the
+// entries; the zero entries add exact zeros, which leave the sums as they
+// are (a sum that starts from b + c is never -0: c is a sum from +0).
+func (nt *net) drive1Rows(p *pass) {
+	ly := nt.lay[1]
+	n1, d := ly.nOut, ly.nIn
+	if nt.staleC {
+		nt.refreshC(0, n1)
+		nt.staleC = false
+	}
+	if len(p.xT) < d*lanes {
+		p.xT = make([]float32, d*lanes)
+	}
+	if len(p.accT) < n1*lanes {
+		p.accT = make([]float32, n1*lanes)
+	}
+	xT, acc := p.xT[:d*lanes], p.accT[:n1*lanes]
+	for b0 := 0; b0 < p.n; b0 += lanes {
+		nb := min(lanes, p.n-b0)
+		clear(xT)
+		for b := range nb {
+			for t := p.rPtr[b0+b]; t < p.rPtr[b0+b+1]; t++ {
+				xT[int(p.rIdx[t])*lanes+b] = p.rVal[t]
+			}
+		}
+		for i := range n1 {
+			s := ly.bias[i] + nt.c[i]
+			a := acc[i*lanes : (i+1)*lanes]
+			for b := range a {
+				a[b] = s
+			}
+		}
+		driveRows(acc, ly.w, ly.col16, ly.rowPtr, xT)
+		for b := range nb {
+			z := p.z1[(b0+b)*n1 : (b0+b+1)*n1]
+			for i := range z {
+				z[i] = acc[i*lanes+b]
+			}
+		}
+	}
+}
+
+// refreshCRows is refreshC from the row-order weights: c_i sums o_j W_ij
+// over row i's stored synapses in ascending j, from +0; the terms with
+// o_j = 0 add exact zeros, so c equals the column-order sum over o's
+// non-zero entries.
+func (nt *net) refreshCRows(s0, s1 int) {
+	c := nt.c[s0:s1]
+	clear(c)
+	if len(nt.offIdx) == 0 {
+		return // o = 0
+	}
+	ly := nt.lay[1]
+	for i := s0; i < s1; i++ {
+		var sum float32
+		for s := ly.rowPtr[i]; s < ly.rowPtr[i+1]; s++ {
+			// The conversion forbids fusing into an FMA.
+			sum += float32(ly.w[s] * nt.off[ly.col[s]])
+		}
+		c[i-s0] = sum
+	}
+}

@@ -1,0 +1,7 @@
+//go:build !amd64
+
+package core
+
+func driveRowsImpl(acc, w []float32, col []uint16, rowPtr []int32, x []float32) {
+	driveRowsGo(acc, w, col, rowPtr, x)
+}
