@@ -133,17 +133,48 @@ func (nt *net) drive1Rows(p *pass) {
 // non-zero entries.
 func (nt *net) refreshCRows(s0, s1 int) {
 	c := nt.c[s0:s1]
-	clear(c)
 	if len(nt.offIdx) == 0 {
-		return // o = 0
+		clear(c) // o = 0
+		return
 	}
 	ly := nt.lay[1]
-	for i := s0; i < s1; i++ {
-		var sum float32
-		for s := ly.rowPtr[i]; s < ly.rowPtr[i+1]; s++ {
-			// The conversion forbids fusing into an FMA.
-			sum += float32(ly.w[s] * nt.off[ly.col[s]])
+	dotRows(c, ly.w, ly.col16, ly.rowPtr[s0:s1+1], nt.off)
+}
+
+// dotRows sets c[i] to the sum over row i's stored synapses (rowPtr[i]:
+// rowPtr[i+1] of w and col, columns ascending) of w[s] * o[col[s]], in
+// ascending s from +0, multiply and add separate. It panics if the shapes
+// do not fit or a column is past o.
+func dotRows(c, w []float32, col []uint16, rowPtr []int32, o []float32) {
+	n := len(rowPtr) - 1
+	if n < 0 || len(c) < n || len(col) < len(w) {
+		panic("core: dotRows shape")
+	}
+	if n == 0 {
+		return
+	}
+	if rowPtr[0] < 0 || int(rowPtr[n]) > len(w) {
+		panic("core: dotRows out of range")
+	}
+	for i := range n {
+		lo, hi := rowPtr[i], rowPtr[i+1]
+		if hi < lo {
+			panic("core: dotRows rows out of order")
 		}
-		c[i-s0] = sum
+		if hi > lo && int(col[hi-1]) >= len(o) {
+			panic("core: dotRows column out of range")
+		}
+	}
+	dotRowsImpl(c, w, col, rowPtr, o)
+}
+
+func dotRowsGo(c, w []float32, col []uint16, rowPtr []int32, o []float32) {
+	for i := range len(rowPtr) - 1 {
+		var sum float32
+		for s := rowPtr[i]; s < rowPtr[i+1]; s++ {
+			// The conversion forbids fusing into an FMA.
+			sum += float32(w[s] * o[col[s]])
+		}
+		c[i] = sum
 	}
 }

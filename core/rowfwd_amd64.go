@@ -8,6 +8,24 @@ func driveRows4AVX512(acc *float32, w *float32, col *uint16, ptr *int32, x *floa
 //go:noescape
 func driveRows4AVX2(acc *float32, w *float32, col *uint16, ptr *int32, x *float32)
 
+//go:noescape
+func dotRows4AVX(c *float32, w *float32, col *uint16, ptr *int32, o *float32)
+
+func dotRowsImpl(c, w []float32, col []uint16, rowPtr []int32, o []float32) {
+	if !useAVX2 {
+		dotRowsGo(c, w, col, rowPtr, o)
+		return
+	}
+	n := len(rowPtr) - 1
+	i := 0
+	for ; i+4 <= n; i += 4 {
+		dotRows4AVX(&c[i], &w[0], &col[0], &rowPtr[i], &o[0])
+	}
+	if i < n {
+		dotRowsGo(c[i:], w, col, rowPtr[i:], o)
+	}
+}
+
 func driveRowsImpl(acc, w []float32, col []uint16, rowPtr []int32, x []float32) {
 	switch {
 	case useAVX512:

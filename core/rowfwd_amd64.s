@@ -49,11 +49,11 @@ DONE:
 // ROWS4 is the body of a kernel: the rows' pointers and shortest length,
 // the joint loop, then each row's rest. The sums are loaded before it and
 // stored after it.
-#define ROWS4(TERM, A0, B0, A1, B1, A2, B2, A3, B3) \
+#define ROWS4(ARG5, TERM, A0, B0, A1, B1, A2, B2, A3, B3) \
 	MOVQ w+8(FP), SI \
 	MOVQ col+16(FP), DX \
 	MOVQ ptr+24(FP), R8 \
-	MOVQ x+32(FP), R9 \
+	MOVQ ARG5+32(FP), R9 \
 	MOVLQSX 0(R8), AX \
 	MOVLQSX 4(R8), BX \
 	MOVLQSX 8(R8), CX \
@@ -109,7 +109,7 @@ TEXT ·driveRows4AVX512(SB), NOSPLIT, $0-40
 	VMOVUPS 64(R8), Z1
 	VMOVUPS 128(R8), Z2
 	VMOVUPS 192(R8), Z3
-	ROWS4(TERMZ, Z0, Z0, Z1, Z1, Z2, Z2, Z3, Z3)
+	ROWS4(x, TERMZ, Z0, Z0, Z1, Z1, Z2, Z2, Z3, Z3)
 	MOVQ acc+0(FP), R8
 	VMOVUPS Z0, 0(R8)
 	VMOVUPS Z1, 64(R8)
@@ -131,7 +131,7 @@ TEXT ·driveRows4AVX2(SB), NOSPLIT, $0-40
 	VMOVUPS 160(R8), Y8
 	VMOVUPS 192(R8), Y9
 	VMOVUPS 224(R8), Y10
-	ROWS4(TERMY, Y0, Y1, Y2, Y3, Y7, Y8, Y9, Y10)
+	ROWS4(x, TERMY, Y0, Y1, Y2, Y3, Y7, Y8, Y9, Y10)
 	MOVQ acc+0(FP), R8
 	VMOVUPS Y0, 0(R8)
 	VMOVUPS Y1, 32(R8)
@@ -142,4 +142,31 @@ TEXT ·driveRows4AVX2(SB), NOSPLIT, $0-40
 	VMOVUPS Y9, 192(R8)
 	VMOVUPS Y10, 224(R8)
 	VZEROUPPER
+	RET
+
+// TERMC adds one term of a row's dot product with o (weights PW, columns
+// PC, offset T) to the scalar sum A: A += w * o[col], multiply and add
+// separate (B unused). R9 holds o.
+#define TERMC(PW, PC, T, A, B) \
+	MOVWQZX (PC)(T*2), R15 \
+	VMOVSS  (PW)(T*4), X4 \
+	VMULSS  (R9)(R15*4), X4, X4 \
+	VADDSS  X4, A, A
+
+// func dotRows4AVX(c *float32, w *float32, col *uint16, ptr *int32, o *float32)
+//
+// dotRowsGo on the 4 rows ptr[0]:ptr[4]: c[k] = sum over row k's synapses
+// of w[s]*o[col[s]] in ascending s, from +0, the four rows' chains in one
+// loop. The caller checks bounds.
+TEXT ·dotRows4AVX(SB), NOSPLIT, $0-40
+	VXORPS X0, X0, X0
+	VXORPS X1, X1, X1
+	VXORPS X2, X2, X2
+	VXORPS X3, X3, X3
+	ROWS4(o, TERMC, X0, X0, X1, X1, X2, X2, X3, X3)
+	MOVQ c+0(FP), R8
+	VMOVSS X0, 0(R8)
+	VMOVSS X1, 4(R8)
+	VMOVSS X2, 8(R8)
+	VMOVSS X3, 12(R8)
 	RET
