@@ -59,6 +59,7 @@ func TestDriveRowsMatchesGo(t *testing.T) {
 // entry off it), by column (addTilesBatch over the tiled copy, as drive1
 // runs it) and by row (driveRows, as drive1Rows runs it), in ns per sample.
 // useRowForward picks the row-order product for the second shape only.
+// The c- runs time c = W^1 o (an offset at every input) both ways.
 func BenchmarkForwardW1(b *testing.B) {
 	const nOut, batch = 512, 16
 	for _, sh := range []struct {
@@ -107,6 +108,26 @@ func BenchmarkForwardW1(b *testing.B) {
 				driveRows(acc, w, col, rowPtr, x)
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*batch), "ns/sample")
+		})
+		// c = W^1 o for an offset non-zero at every input, by column
+		// (refreshC over the tiled copy) and by row (refreshCRows), per
+		// batch.
+		o := make([]float32, nIn)
+		oOff := make([]int32, nIn)
+		for j := range o {
+			o[j], oOff[j] = -0.4, int32(j*tile)
+		}
+		c := make([]float32, nOut)
+		b.Run(sh.name+"/c-tiles", func(b *testing.B) {
+			for b.Loop() {
+				clear(c)
+				addTiles(c, o, oOff, wT, ts)
+			}
+		})
+		b.Run(sh.name+"/c-rows", func(b *testing.B) {
+			for b.Loop() {
+				dotRows(c, w, col, rowPtr, o)
+			}
 		})
 	}
 }
