@@ -67,11 +67,10 @@ func driveRowsGo(acc, w []float32, col []uint16, rowPtr []int32, x []float32) {
 // alone. The count leaves out what tips MNIST either way: the column copy
 // the row steps no longer write, against c = W^1 o, which the row order
 // computes in a pass of its own (forced on MNIST, a headline run took
-// 0.91-1.01x the time). Adam's row kernel writes the copy
-// unconditionally: its layers keep it.
+// 0.91-1.01x the time).
 func (nt *net) useRowForward(density float64, batch int) {
 	ly := nt.lay[1]
-	if ly.col16 == nil || ly.fb != nil || !ly.tiled || nt.mode.opt == optAdam || batch < 1 {
+	if ly.col16 == nil || ly.fb != nil || !ly.tiled || batch < 1 {
 		return
 	}
 	blocks := (batch + lanes - 1) / lanes

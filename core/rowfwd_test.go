@@ -134,10 +134,11 @@ func BenchmarkForwardW1(b *testing.B) {
 
 // TestRowForwardMatchesTiled trains W^1 with the row-order forward product
 // (useRowForward, forced on) beside the column-order one on real MNIST, for
-// the update paths W^1 takes without Adam (heavy-ball fast path, general
-// path, anchor, adaptive controller), with MNIST's non-zero input offset
-// and with inputs shifted so that their offset is 0 (as on CIFAR), and
-// requires identical weights, drives and active sets after every step.
+// the update paths W^1 takes (heavy-ball fast path, general path, anchor,
+// adaptive controller, masked Adam confined and leaking), with MNIST's
+// non-zero input offset and with inputs shifted so that their offset is 0
+// (as on CIFAR), and requires identical weights, drives and active sets
+// after every step.
 func TestRowForwardMatchesTiled(t *testing.T) {
 	t.Parallel()
 	mnist := loadMNISTTrain(t)
@@ -162,6 +163,8 @@ func TestRowForwardMatchesTiled(t *testing.T) {
 		"sgd":        func(*LocalConfig) {},
 		"anchor":     func(c *LocalConfig) { c.Anchor = []float64{3e-4, 3e-4} },
 		"controller": func(c *LocalConfig) { c.KPAdapt = 0.25 },
+		"adam":       func(c *LocalConfig) { c.Opt, c.Eta = "adam", 1e-3 },
+		"adam-leak":  func(c *LocalConfig) { c.Opt, c.Eta, c.LeakMoments = "adam", 1e-3, true },
 	}
 	for _, ds := range []*Dataset{mnist, shifted} {
 		for name, set := range variants {
@@ -196,7 +199,7 @@ func TestRowForwardMatchesTiled(t *testing.T) {
 					}
 					for l := 1; l <= a.nt.L; l++ {
 						la, lb := a.nt.lay[l], b.nt.lay[l]
-						if !bitsEqual(la.w, lb.w) || !bitsEqual(la.m1, lb.m1) || !bitsEqual(la.bias, lb.bias) {
+						if !bitsEqual(la.w, lb.w) || !bitsEqual(la.m1, lb.m1) || !bitsEqual(la.m2, lb.m2) || !bitsEqual(la.bias, lb.bias) {
 							t.Fatalf("%s general=%v step %d layer %d: weights differ", name, general, step, l)
 						}
 					}

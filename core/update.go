@@ -1080,8 +1080,8 @@ func (nt *net) adamRows(ly *layer, preL int, m *layerMask, op *optim, wd, lam fl
 			sign = ly.synSign[lo:hi][:n]
 		}
 		col := ly.col[lo:hi][:n]
-		base, stride := ly.colBase(i)
-		adamRow(w, fb, ly.m1[lo:hi][:n], ly.m2[lo:hi][:n], col, gRow, fr, sign, k, ly.wT[base:], stride)
+		wT, stride := ly.colCopy(i) // nil: no copy to write
+		adamRow(w, fb, ly.m1[lo:hi][:n], ly.m2[lo:hi][:n], col, gRow, fr, sign, k, wT, stride)
 		if bf := m.biasFree(i); (bf || op.leak) && !ly.noBias {
 			ly.stepBias(i, op, bf)
 		}

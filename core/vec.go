@@ -205,9 +205,13 @@ func fbSyn(k *sgdFBCoef, f int32, gj float32, w, fb, v *float32) {
 }
 
 // copyColumn writes a row's stored weights into the column-order copy:
-// wT[col[s]*ld] = w[s]. W^1's fast path passes 16-bit columns (less memory
-// traffic on the largest layer).
+// wT[col[s]*ld] = w[s]; nothing for a nil wT (a layer without a copy).
+// W^1's fast path passes 16-bit columns (less memory traffic on the
+// largest layer).
 func copyColumn[C int32 | uint16](wT, w []float32, col []C, ld int) {
+	if wT == nil {
+		return
+	}
 	for s, j := range col[:len(w)] {
 		wT[int(j)*ld] = w[s]
 	}
@@ -371,11 +375,11 @@ func newAdamCoef(op *optim, wd, lam float32) *adamCoef {
 // gathering it.
 // Synapses with frozen[j] != 0 keep their weights and, unless the moments
 // leak (leak_moments), their moments. Then the column copy of the (new or
-// kept) weights, copyColumn(wT, w, col, ld), fused into the vector kernel
-// as in sgdRowInput. The vector kernel performs the same float32
-// operations in the same order (a float32 square root is the float64 one
-// rounded), so both give identical bits, signed zeros included. It panics
-// if a column or its place in wT is out of range.
+// kept) weights, copyColumn(wT, w, col, ld) (none for a nil wT), fused
+// into the vector kernel as in sgdRowInput. The vector kernel performs the
+// same float32 operations in the same order (a float32 square root is the
+// float64 one rounded), so both give identical bits, signed zeros
+// included. It panics if a column or its place in wT is out of range.
 func adamRow(w, fb, m1, m2 []float32, col []int32, g []float32, frozen []int32, sign []float32, k *adamCoef, wT []float32, ld int) {
 	adamRowImpl(w, fb, m1, m2, col, g, frozen, sign, k, wT, ld)
 }

@@ -202,7 +202,9 @@ func adamRowImpl(w, fb, m1, m2 []float32, col []int32, g []float32, frozen []int
 	if col[0] < 0 || int(col[n-1]) >= top {
 		panic("core: adamRow column out of range")
 	}
-	if ld < 1 || int(col[n-1])*ld >= len(wT) {
+	if wT == nil {
+		ld = 0 // no copy
+	} else if ld < 1 || int(col[n-1])*ld >= len(wT) {
 		panic("core: adamRow column copy out of range")
 	}
 	var fb8 []float32

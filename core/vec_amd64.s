@@ -730,6 +730,8 @@ adamfbnolam:
 adamstorew:
 	VBLENDVPS Y3, Y0, Y4, Y4
 	VMOVUPS Y4, (DI)(AX*1)
+	CMPQ ld+224(FP), $0            // ld = 0: no column copy
+	JEQ  adamnext
 	// The column copy: wT[col[s]*ld] = w[s], lane by lane (one scratch
 	// register left: the column offsets one after another).
 	VEXTRACTF128 $1, Y4, X6
@@ -757,6 +759,8 @@ adamstorew:
 	MOVLQSX 28(DX)(AX*1), R9
 	IMULQ   ld+224(FP), R9
 	VEXTRACTPS $3, X6, (SI)(R9*4)
+
+adamnext:
 	ADDQ $32, AX
 	JMP  adamloop
 
