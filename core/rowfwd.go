@@ -17,26 +17,38 @@ const lanes = 16
 // synapses do. It panics if the shapes do not fit or a column is past x.
 func driveRows(acc, w []float32, col []uint16, rowPtr []int32, x []float32) {
 	n := len(rowPtr) - 1
-	if n < 0 || len(acc) < n*lanes || len(col) < len(w) {
+	if n < 0 || len(acc) < n*lanes {
 		panic("core: driveRows shape")
+	}
+	checkRows("driveRows", w, col, rowPtr, len(x)/lanes)
+	if n > 0 {
+		driveRowsImpl(acc, w, col, rowPtr, x)
+	}
+}
+
+// checkRows panics, naming fn, unless rowPtr delimits rows of w and col in
+// order and every column is below nIn. The columns of a row ascend, so its
+// last bounds them all.
+func checkRows(fn string, w []float32, col []uint16, rowPtr []int32, nIn int) {
+	n := len(rowPtr) - 1
+	if n < 0 || len(col) < len(w) {
+		panic("core: " + fn + " shape")
 	}
 	if n == 0 {
 		return
 	}
 	if rowPtr[0] < 0 || int(rowPtr[n]) > len(w) {
-		panic("core: driveRows out of range")
+		panic("core: " + fn + " out of range")
 	}
 	for i := range n {
 		lo, hi := rowPtr[i], rowPtr[i+1]
 		if hi < lo {
-			panic("core: driveRows rows out of order")
+			panic("core: " + fn + " rows out of order")
 		}
-		// The columns ascend: the row's last bounds them all.
-		if hi > lo && (int(col[hi-1])+1)*lanes > len(x) {
-			panic("core: driveRows column out of range")
+		if hi > lo && int(col[hi-1]) >= nIn {
+			panic("core: " + fn + " column out of range")
 		}
 	}
-	driveRowsImpl(acc, w, col, rowPtr, x)
 }
 
 func driveRowsGo(acc, w []float32, col []uint16, rowPtr []int32, x []float32) {
@@ -149,25 +161,13 @@ func (nt *net) refreshCRows(s0, s1 int) {
 // do not fit or a column is past o.
 func dotRows(c, w []float32, col []uint16, rowPtr []int32, o []float32) {
 	n := len(rowPtr) - 1
-	if n < 0 || len(c) < n || len(col) < len(w) {
+	if n < 0 || len(c) < n {
 		panic("core: dotRows shape")
 	}
-	if n == 0 {
-		return
+	checkRows("dotRows", w, col, rowPtr, len(o))
+	if n > 0 {
+		dotRowsImpl(c, w, col, rowPtr, o)
 	}
-	if rowPtr[0] < 0 || int(rowPtr[n]) > len(w) {
-		panic("core: dotRows out of range")
-	}
-	for i := range n {
-		lo, hi := rowPtr[i], rowPtr[i+1]
-		if hi < lo {
-			panic("core: dotRows rows out of order")
-		}
-		if hi > lo && int(col[hi-1]) >= len(o) {
-			panic("core: dotRows column out of range")
-		}
-	}
-	dotRowsImpl(c, w, col, rowPtr, o)
 }
 
 func dotRowsGo(c, w []float32, col []uint16, rowPtr []int32, o []float32) {

@@ -25,32 +25,9 @@ func TestDriveRowsKernels(t *testing.T) {
 	rng := NewRNG(11, StreamRun)
 	const nIn = 97
 	for trial := range 40 {
-		var w []float32
-		var col []uint16
-		rowPtr := []int32{0}
 		nRows := 1 + rng.IntN(11)
-		for range nRows {
-			perm := rng.Perm(nIn)[:rng.IntN(41)]
-			slices.Sort(perm)
-			for _, j := range perm {
-				col = append(col, uint16(j))
-				w = append(w, float32(rng.NormFloat64()))
-			}
-			rowPtr = append(rowPtr, int32(len(w)))
-		}
-		x := make([]float32, nIn*lanes)
-		for i := range x {
-			switch rng.IntN(6) {
-			case 0:
-				x[i] = float32(math.Copysign(0, -1))
-			case 1:
-				x[i] = 1e-39
-			case 2:
-				x[i] = float32(rng.NormFloat64() * 1e30)
-			default:
-				x[i] = float32(rng.NormFloat64())
-			}
-		}
+		w, col, rowPtr := randomRows(rng, nIn, nRows)
+		x := awkwardValues(rng, nIn*lanes)
 		acc0 := make([]float32, nRows*lanes)
 		for i := range acc0 {
 			acc0[i] = float32(rng.NormFloat64())
@@ -79,32 +56,9 @@ func TestDotRowsKernel(t *testing.T) {
 	rng := NewRNG(12, StreamRun)
 	const nIn = 61
 	for trial := range 60 {
-		var w []float32
-		var col []uint16
-		rowPtr := []int32{0}
 		nRows := 1 + rng.IntN(13)
-		for range nRows {
-			perm := rng.Perm(nIn)[:rng.IntN(41)]
-			slices.Sort(perm)
-			for _, j := range perm {
-				col = append(col, uint16(j))
-				w = append(w, float32(rng.NormFloat64()))
-			}
-			rowPtr = append(rowPtr, int32(len(w)))
-		}
-		o := make([]float32, nIn)
-		for j := range o {
-			switch rng.IntN(5) {
-			case 0:
-				o[j] = float32(math.Copysign(0, -1))
-			case 1:
-				o[j] = 1e-39
-			case 2:
-				o[j] = float32(rng.NormFloat64() * 1e30)
-			default:
-				o[j] = float32(rng.NormFloat64())
-			}
-		}
+		w, col, rowPtr := randomRows(rng, nIn, nRows)
+		o := awkwardValues(rng, nIn)
 		want := make([]float32, nRows)
 		got := make([]float32, nRows)
 		dotRowsGo(want, w, col, rowPtr, o)
@@ -115,4 +69,40 @@ func TestDotRowsKernel(t *testing.T) {
 			}
 		}
 	}
+}
+
+// randomRows draws n rows of 0-40 synapses each at random ascending
+// columns below nIn, with normal weights: every length of the kernels'
+// joint parts and rests.
+func randomRows(rng *RNG, nIn, n int) (w []float32, col []uint16, rowPtr []int32) {
+	rowPtr = []int32{0}
+	for range n {
+		perm := rng.Perm(nIn)[:rng.IntN(min(41, nIn+1))]
+		slices.Sort(perm)
+		for _, j := range perm {
+			col = append(col, uint16(j))
+			w = append(w, float32(rng.NormFloat64()))
+		}
+		rowPtr = append(rowPtr, int32(len(w)))
+	}
+	return w, col, rowPtr
+}
+
+// awkwardValues returns n values, a sixth each -0, a subnormal and a
+// large one, the rest normal.
+func awkwardValues(rng *RNG, n int) []float32 {
+	x := make([]float32, n)
+	for i := range x {
+		switch rng.IntN(6) {
+		case 0:
+			x[i] = float32(math.Copysign(0, -1))
+		case 1:
+			x[i] = 1e-39
+		case 2:
+			x[i] = float32(rng.NormFloat64() * 1e30)
+		default:
+			x[i] = float32(rng.NormFloat64())
+		}
+	}
+	return x
 }

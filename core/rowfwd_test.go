@@ -208,3 +208,26 @@ func TestRowForwardMatchesTiled(t *testing.T) {
 		}
 	}
 }
+
+// TestRowsCheckBounds requires driveRows and dotRows to refuse, before any
+// kernel reads memory, a column past their input and rows out of order.
+func TestRowsCheckBounds(t *testing.T) {
+	w := []float32{1, 2, 3}
+	col := []uint16{0, 2, 5}
+	mustPanic := func(name string, f func()) {
+		t.Helper()
+		defer func() {
+			if recover() == nil {
+				t.Errorf("%s: no panic", name)
+			}
+		}()
+		f()
+	}
+	mustPanic("driveRows column", func() { driveRows(make([]float32, lanes), w, col, []int32{0, 3}, make([]float32, 5*lanes)) })
+	mustPanic("dotRows column", func() { dotRows(make([]float32, 1), w, col, []int32{0, 3}, make([]float32, 5)) })
+	mustPanic("driveRows order", func() { driveRows(make([]float32, 2*lanes), w, col, []int32{0, 3, 2}, make([]float32, 6*lanes)) })
+	mustPanic("dotRows past w", func() { dotRows(make([]float32, 1), w, col, []int32{0, 4}, make([]float32, 6)) })
+	// In bounds: no panic.
+	driveRows(make([]float32, lanes), w, col, []int32{0, 3}, make([]float32, 6*lanes))
+	dotRows(make([]float32, 1), w, col, []int32{0, 3}, make([]float32, 6))
+}
