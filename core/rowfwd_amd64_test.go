@@ -37,10 +37,8 @@ func TestDriveRowsKernels(t *testing.T) {
 		for name, k := range kernels {
 			got := slices.Clone(acc0)
 			driveRowsVec(k, got, w, col, rowPtr, x)
-			for i := range got {
-				if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
-					t.Fatalf("trial %d %s: acc[%d] = %v, want %v", trial, name, i, got[i], want[i])
-				}
+			if i := firstBitDiff(got, want); i >= 0 {
+				t.Fatalf("trial %d %s: acc[%d] = %v, want %v", trial, name, i, got[i], want[i])
 			}
 		}
 	}
@@ -63,10 +61,8 @@ func TestDotRowsKernel(t *testing.T) {
 		got := make([]float32, nRows)
 		dotRowsGo(want, w, col, rowPtr, o)
 		dotRows(got, w, col, rowPtr, o)
-		for i := range got {
-			if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
-				t.Fatalf("trial %d: c[%d] = %v, want %v", trial, i, got[i], want[i])
-			}
+		if i := firstBitDiff(got, want); i >= 0 {
+			t.Fatalf("trial %d: c[%d] = %v, want %v", trial, i, got[i], want[i])
 		}
 	}
 }

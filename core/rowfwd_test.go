@@ -45,10 +45,8 @@ func TestDriveRowsMatchesGo(t *testing.T) {
 		want := slices.Clone(acc)
 		driveRowsGo(want, w, col, rowPtr, x)
 		driveRows(acc, w, col, rowPtr, x)
-		for i := range acc {
-			if math.Float32bits(acc[i]) != math.Float32bits(want[i]) {
-				t.Fatalf("%+v: acc[%d] = %v, want %v", tc, i, acc[i], want[i])
-			}
+		if i := firstBitDiff(acc, want); i >= 0 {
+			t.Fatalf("%+v: acc[%d] = %v, want %v", tc, i, acc[i], want[i])
 		}
 	}
 }
@@ -230,4 +228,15 @@ func TestRowsCheckBounds(t *testing.T) {
 	// In bounds: no panic.
 	driveRows(make([]float32, lanes), w, col, []int32{0, 3}, make([]float32, 6*lanes))
 	dotRows(make([]float32, 1), w, col, []int32{0, 3}, make([]float32, 6))
+}
+
+// firstBitDiff returns the first index where a and b (of equal length)
+// differ in their bits, or -1.
+func firstBitDiff(a, b []float32) int {
+	for i := range a {
+		if math.Float32bits(a[i]) != math.Float32bits(b[i]) {
+			return i
+		}
+	}
+	return -1
 }

@@ -756,9 +756,8 @@ func (nt *net) anchorRows(ly *layer, preL int, op *optim, wd, lam float32, pre [
 			ly.stepBias(i, op, true)
 		}
 		ly.gb[i] = 0
-		if wT, stride := ly.colCopy(i); wT != nil {
-			copyColumn(wT, w, col, stride)
-		}
+		wT, stride := ly.colCopy(i)
+		copyColumn(wT, w, col, stride) // none without a copy
 	}
 	ly.anchorBias()
 	ly.anchorFirst = false
@@ -910,8 +909,9 @@ func (nt *net) sgdRows(ly *layer, preL int, m *layerMask, op *optim, wd, lam flo
 		col := ly.col[lo:hi][:n]
 		wT, stride := ly.colCopy(i) // nil: no copy to write
 		if ly.fb == nil && lam == 0 && ly.col16 != nil {
-			// W^1: the vector row step with the column copy, reading
-			// 16-bit columns (less memory traffic on the largest layer).
+			// W^1: the vector row step with the column copy (if W^1
+			// keeps one), reading 16-bit columns (less memory traffic on
+			// the largest layer).
 			k := sgdCoef{wd: wd, mu: mu, eta: eta, tiny: tinyVelocity}
 			c16 := ly.col16[lo:hi][:n]
 			sgdRowInput(w, v, c16, gGather, &k, wT, stride)
