@@ -332,7 +332,7 @@ func (nt *net) generalUpdate(cfg *LocalConfig, c *layerCall) {
 	ly, m, op := c.ly, c.m, c.op
 	visitAll := m == nil || op.leak
 	ly.accumGrad(c.pre)
-	var sumD, sumG float64
+	var sums ctrlSums
 	for i := range ly.nOut {
 		if !visitAll && m.rowFrozen(i) {
 			continue
@@ -367,8 +367,8 @@ func (nt *net) generalUpdate(cfg *LocalConfig, c *layerCall) {
 				ly.fb[s] += d
 			}
 			if c.ctrl {
-				sumD += math.Abs(float64(d))
-				sumG += math.Abs(float64(gs))
+				sums.d[(s-lo)&3] += math.Abs(float64(d))
+				sums.g[(s-lo)&3] += math.Abs(float64(gs))
 				continue // decay and projections in the second pass
 			}
 			ly.finishSyn(s, c.lam, c.anchor)
@@ -378,7 +378,7 @@ func (nt *net) generalUpdate(cfg *LocalConfig, c *layerCall) {
 		}
 		ly.gb[i] = 0
 	}
-	nt.finishGeneral(cfg, c, sumD, sumG)
+	nt.finishGeneral(cfg, c, &sums)
 }
 
 // accumGrad adds the call's plasticity terms into the gradient scratch:
@@ -413,14 +413,13 @@ func (ly *layer) accumGrad(pre []float32) {
 // finishGeneral ends the general path's call after the optimiser pass:
 // the controller's decay (from the pass's sums of |Delta W| and |G|), the
 // anchor on the biases, the column copy and, for W^1, c = W^1 o.
-func (nt *net) finishGeneral(cfg *LocalConfig, c *layerCall, sumD, sumG float64) {
+func (nt *net) finishGeneral(cfg *LocalConfig, c *layerCall, sums *ctrlSums) {
 	ly := c.ly
 	if c.ctrl {
-		var sumW float64
-		for _, w := range ly.w {
-			sumW += math.Abs(float64(w))
+		for i := range ly.nOut {
+			sums.addW(ly.w[ly.rowPtr[i]:ly.rowPtr[i+1]])
 		}
-		nt.controllerDecay(cfg, ly, c.m, c.op, sumD, sumG, sumW, c.replay, c.anchor)
+		nt.controllerDecay(cfg, ly, c.m, c.op, sums, c.replay, c.anchor)
 	}
 	if c.anchor {
 		ly.anchorBias()
@@ -541,7 +540,8 @@ func (ly *layer) anchorStart(lam, mu float64) {
 // included, post-optimiser, pre-decay), ubar_l its EMA over waking calls and
 // wmag_l the mean |W| after the step. Replay calls use the waking EMA and
 // apply lambda inside the mask.
-func (nt *net) controllerDecay(cfg *LocalConfig, ly *layer, m *layerMask, op *optim, sumD, sumG, sumW float64, replay, anchor bool) {
+func (nt *net) controllerDecay(cfg *LocalConfig, ly *layer, m *layerMask, op *optim, sums *ctrlSums, replay, anchor bool) {
+	sumD, sumG, sumW := sums.total()
 	total := float64(ly.nIn * ly.nOut)
 	u := sumD / total
 	if nt.mode.ctrl == ctrlGrad {
@@ -683,9 +683,7 @@ func (nt *net) ctrlRows(cfg *LocalConfig, ly *layer, m *layerMask, op *optim, pr
 		lo, hi := ly.rowPtr[i], ly.rowPtr[i+1]
 		w := ly.w[lo:hi]
 		if m != nil && m.rowFrozen(i) {
-			for _, x := range w {
-				sums.w += math.Abs(float64(x))
-			}
+			sums.addW(w)
 			continue
 		}
 		fl := ly.signWord
@@ -699,7 +697,7 @@ func (nt *net) ctrlRows(cfg *LocalConfig, ly *layer, m *layerMask, op *optim, pr
 		}
 		ly.gb[i] = 0
 	}
-	nt.controllerDecay(cfg, ly, m, op, sums.d, sums.g, sums.w, replay, false)
+	nt.controllerDecay(cfg, ly, m, op, &sums, replay, false)
 	ly.anchorFirst = false
 	ly.syncT()
 }

@@ -1028,38 +1028,14 @@ grdone:
 	VZEROUPPER
 	RET
 
-// ADDLANES2 adds the low 2 float64 lanes of DX, GX and WX, in lane order,
-// to the controller's running sums X13, X14 and X15 (VADDSD's first source
-// is the sum, as Go's s += x); T0-T2 are scratch. ADDLANES4 adds all 4
-// lanes of D, G and W (whose low halves are DX, GX and WX, overwritten).
-// The shuffles are off the sums' dependency chains.
-#define ADDLANES2(DX, GX, WX, T0, T1, T2) \
-	VADDSD DX, X13, X13 \
-	VADDSD GX, X14, X14 \
-	VADDSD WX, X15, X15 \
-	VPERMILPD $1, DX, T0 \
-	VPERMILPD $1, GX, T1 \
-	VPERMILPD $1, WX, T2 \
-	VADDSD T0, X13, X13 \
-	VADDSD T1, X14, X14 \
-	VADDSD T2, X15, X15
-
-#define ADDLANES4(D, G, W, DX, GX, WX, T0, T1, T2) \
-	ADDLANES2(DX, GX, WX, T0, T1, T2) \
-	VEXTRACTF128 $1, D, DX \
-	VEXTRACTF128 $1, G, GX \
-	VEXTRACTF128 $1, W, WX \
-	ADDLANES2(DX, GX, WX, T0, T1, T2)
-
 // func ctrlStepRowAVX2(w, fb, v, g []float32, flags []int32, k *ctrlCoef, s *ctrlSums)
 //
 // ctrlStepRowGo on len(w) (a multiple of 8) elements: the same float32
 // operations (no FMA); frozen lanes (flags bit 0) are blended back to their
 // old values and add +0 to the sums. Each block's |d|, |g| and |w| are
-// widened to float64 (exact) and added one by one, in lane order, to the
-// three running sums: three independent chains. The lanes are taken out
-// in registers (ADDLANES4); through a buffer on the stack, each scalar load
-// waited on a 32-byte store and the pass ran at twice the chains' latency.
+// widened to float64 (exact); the four partial sums of each are one
+// register (Y13-Y15), which adds the block's first four synapses, then
+// its last four: synapse j to partial j mod 4, in ascending j, as the loop.
 TEXT ·ctrlStepRowAVX2(SB), NOSPLIT, $0-136
 	MOVQ w_base+0(FP), DI
 	MOVQ w_len+8(FP), CX
@@ -1075,9 +1051,9 @@ TEXT ·ctrlStepRowAVX2(SB), NOSPLIT, $0-136
 	MOVL $0x7fffffff, R9
 	VMOVD R9, X11
 	VPBROADCASTD X11, Y11    // abs mask
-	VMOVSD 0(DX), X13        // s.d
-	VMOVSD 8(DX), X14        // s.g
-	VMOVSD 16(DX), X15       // s.w
+	VMOVUPD 0(DX), Y13       // s.d[0:4]
+	VMOVUPD 32(DX), Y14      // s.g[0:4]
+	VMOVUPD 64(DX), Y15      // s.w[0:4]
 	SHLQ $2, CX              // bytes
 	XORQ AX, AX
 
@@ -1119,15 +1095,19 @@ csloop:
 	VCVTPS2PD X6, Y6             // lanes 4-7
 	VCVTPS2PD X2, Y2
 	VCVTPS2PD X7, Y7
-	ADDLANES4(Y0, Y1, Y3, X0, X1, X3, X4, X5, X8)
-	ADDLANES4(Y6, Y2, Y7, X6, X2, X7, X4, X5, X8)
+	VADDPD  Y0, Y13, Y13         // synapses 0-3 of the block
+	VADDPD  Y1, Y14, Y14
+	VADDPD  Y3, Y15, Y15
+	VADDPD  Y6, Y13, Y13         // synapses 4-7
+	VADDPD  Y2, Y14, Y14
+	VADDPD  Y7, Y15, Y15
 	ADDQ $32, AX
 	JMP  csloop
 
 csdone:
-	VMOVSD X13, 0(DX)
-	VMOVSD X14, 8(DX)
-	VMOVSD X15, 16(DX)
+	VMOVUPD Y13, 0(DX)
+	VMOVUPD Y14, 32(DX)
+	VMOVUPD Y15, 64(DX)
 	VZEROUPPER
 	RET
 

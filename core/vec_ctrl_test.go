@@ -61,7 +61,7 @@ func TestCtrlStepRow(t *testing.T) {
 			zeroG, nan := c&1 != 0, c&2 != 0
 			w, fb, v, g, flags, _ := ctrlRowCase(rng, n, zeroG, nan)
 			w2, fb2, v2 := slices.Clone(w), slices.Clone(fb), slices.Clone(v)
-			s := ctrlSums{d: 0.5, g: 1.25, w: 3}
+			s := ctrlSums{d: [4]float64{0.5, 0, 1e-3, 7}, g: [4]float64{1.25}, w: [4]float64{3, 1, 2, 0.1}}
 			s2 := s
 			ctrlStepRowGo(w, fb, v, g, flags, k, &s)
 			ctrlStepRow(w2, fb2, v2, g, flags, k, &s2)
@@ -72,7 +72,7 @@ func TestCtrlStepRow(t *testing.T) {
 			same := func(a, b float64) bool {
 				return math.Float64bits(a) == math.Float64bits(b) || math.IsNaN(a) && math.IsNaN(b)
 			}
-			if !same(s.d, s2.d) || !same(s.g, s2.g) || !same(s.w, s2.w) {
+			if !slices.EqualFunc(s.d[:], s2.d[:], same) || !slices.EqualFunc(s.g[:], s2.g[:], same) || !slices.EqualFunc(s.w[:], s2.w[:], same) {
 				t.Fatalf("n=%d zeroG=%v nan=%v: sums %v, loop %v", n, zeroG, nan, s2, s)
 			}
 		}

@@ -124,6 +124,13 @@ func (p *TrainParams) Validate() error {
 //     (CIFAR's luminance and V1 features) keep the dense path and the same
 //     bits; they share the version because a cell's version cannot see its
 //     data.
+//   - 6: every local configuration under the adaptive decay controller
+//     (kp_adapt > 0): its sums of |Delta W|, |G| and |W| over a layer are
+//     each four float64 partial sums (synapse j of a row into partial
+//     j mod 4, core's ctrlSums) instead of one running sum in synapse
+//     order, which let the vector kernel add four synapses at once. The
+//     sums round differently in their last bits; lambda, taken to float32,
+//     almost never moves.
 var Train = &pipeline.Stage{
 	Name:      "train",
 	Version:   1,
@@ -214,6 +221,8 @@ func trainVersion(params any) int {
 		return 2
 	case p.Learner != "local" || p.Local == nil:
 		return 1
+	case p.Local.KPAdapt > 0:
+		return 6
 	case p.Local.Mask == "mirror":
 		return 5
 	case p.Local.Opt == "adam":
