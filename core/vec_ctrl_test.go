@@ -79,6 +79,46 @@ func TestCtrlStepRow(t *testing.T) {
 	}
 }
 
+// TestCtrlSumsPartial pins the order of the controller's sums: synapse j
+// of a row adds to partial j mod 4 (across rows and past the vector
+// kernel's blocks of 8), and the call's sum is (p0 + p1) + (p2 + p3). With
+// 2^53 in partial 0 and 1 in partials 2 and 3, that order gives 2^53 + 2;
+// one running sum in synapse order, or (p0 + p2) + (p1 + p3), gives 2^53
+// (each +1 to 2^53 is a tie, rounded to even).
+func TestCtrlSumsPartial(t *testing.T) {
+	t.Parallel()
+	const big = 1 << 53
+	k := &ctrlCoef{mu: 0.9, eta: 0.06, tiny: tinyVelocity}
+	for _, n := range []int{4, 8, 12, 16, 20} {
+		for _, at := range []int{0, n - 4} { // the 1s in the row's first or last four
+			w := make([]float32, 2*n)
+			w[0] = big
+			w[n+at+2], w[n+at+3] = 1, 1 // the second row
+			fb, v, g := make([]float32, 2*n), make([]float32, 2*n), make([]float32, 2*n)
+			flags := make([]int32, n)
+			for j := range flags {
+				flags[j] = flagFrozen // no step: the sums see w as it is
+			}
+			for _, step := range []func(w, fb, v, g []float32, flags []int32, k *ctrlCoef, s *ctrlSums){ctrlStepRowGo, ctrlStepRow} {
+				var s ctrlSums
+				for r := range 2 {
+					row := w[r*n : (r+1)*n]
+					step(row, fb[r*n:], v[r*n:], g[r*n:], flags, k, &s)
+				}
+				if _, _, sw := s.total(); sw != big+2 {
+					t.Errorf("n=%d, 1s at %d: |W| sum %.0f, want 2^53 + 2 = %.0f (partials %v)", n, at, sw, float64(big+2), s.w)
+				}
+			}
+			var s ctrlSums
+			s.addW(w[:n])
+			s.addW(w[n:])
+			if _, _, sw := s.total(); sw != big+2 {
+				t.Errorf("n=%d, 1s at %d: addW's |W| sum %.0f, want %.0f", n, at, sw, float64(big+2))
+			}
+		}
+	}
+}
+
 // TestCtrlDecayRow checks the controller's decay pass against the portable
 // loop bit for bit, with and without lambda and the twin's clamp.
 func TestCtrlDecayRow(t *testing.T) {
