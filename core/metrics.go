@@ -193,15 +193,16 @@ func (r *localRun) participation() ([]float64, float64) {
 		// leave a sum of products, never -0, unchanged).
 		denseIn := 2*int(p.rPtr[p.n]) > p.n*d
 		if denseIn {
-			x64 = slices.Grow(x64[:0], p.n*d)[:p.n*d]
+			ld := gramStride(d)
+			x64 = slices.Grow(x64[:0], p.n*ld)[:p.n*ld]
 			clear(x64)
 			for b := range p.n {
 				lo, hi := p.rPtr[b], p.rPtr[b+1]
 				for t, j := range p.rIdx[lo:hi] {
-					x64[b*d+int(j)] = float64(p.rVal[int(lo)+t])
+					x64[b*ld+int(j)] = float64(p.rVal[int(lo)+t])
 				}
 			}
-			addGramDense(grams[0], sums[0], d, x64, p.n)
+			addGramDense(grams[0], sums[0], d, x64, ld, p.n)
 		}
 		for b := range p.n {
 			if !denseIn {
@@ -274,18 +275,36 @@ func addOuter(gram, sums []float64, n int, idx []int32, val, dense []float32) {
 	}
 }
 
-// addGramDense is addOuter for the nb dense rows of x (n values each) in
-// turn: gram[i][j] += x[b][i]*x[b][j] (j >= i, at least) and sums[i] +=
-// x[b][i], b ascending per element, as nb calls of addOuter would add
-// them (the conversions forbid fusing into an FMA). Tiles of 2 x 4
-// entries stay in registers across the samples.
-func addGramDense(gram, sums []float64, n int, x []float64, nb int) {
-	x = x[:nb*n]
+// addGramDense is addOuter for the nb dense rows of x (n values each, row b
+// at x[b*ld:]) in turn: gram[i][j] += x[b][i]*x[b][j] (j >= i, at least)
+// and sums[i] += x[b][i], b ascending per element, as nb calls of addOuter
+// would add them (the conversions forbid fusing into an FMA; the products
+// of two float32 values are exact in float64, the sums are not).
+func addGramDense(gram, sums []float64, n int, x []float64, ld, nb int) {
+	x = x[:nb*ld]
 	for b := range nb {
-		for i, v := range x[b*n : (b+1)*n] {
+		for i, v := range x[b*ld : b*ld+n] {
 			sums[i] += v
 		}
 	}
+	gramUpperImpl(gram[:n*n], n, x, ld, nb)
+}
+
+// gramStride is the distance between the rows of addGramDense's x for n
+// entries a row: n, plus one cache line when n float64s span a multiple of
+// 512 bytes. A sample's entries are read a cache line from every row at a
+// time, and rows 8 KB apart (CIFAR's 1,024 entries) would all fall into
+// one set of the L1 cache and evict each other.
+func gramStride(n int) int {
+	if n*8%512 == 0 {
+		return n + 8
+	}
+	return n
+}
+
+// gramUpperGo adds the products of addGramDense to the upper triangle in
+// tiles of 2 x 4 entries, which stay in registers across the samples.
+func gramUpperGo(gram []float64, n int, x []float64, ld int) {
 	i := 0
 	for ; i+2 <= n; i += 2 {
 		j := i
@@ -293,7 +312,7 @@ func addGramDense(gram, sums []float64, n int, x []float64, nb int) {
 			r0, r1 := gram[i*n+j:i*n+j+4], gram[(i+1)*n+j:(i+1)*n+j+4]
 			a0, a1, a2, a3 := r0[0], r0[1], r0[2], r0[3]
 			c0, c1, c2, c3 := r1[0], r1[1], r1[2], r1[3]
-			for o := 0; o < len(x); o += n {
+			for o := 0; o < len(x); o += ld {
 				xr := x[o+j : o+j+4]
 				u0, u1 := x[o+i], x[o+i+1]
 				a0 += float64(u0 * xr[0])
@@ -309,21 +328,20 @@ func addGramDense(gram, sums []float64, n int, x []float64, nb int) {
 			r1[0], r1[1], r1[2], r1[3] = c0, c1, c2, c3
 		}
 		for ; j < n; j++ {
-			addGramEntry(gram, n, x, i, j)
-			addGramEntry(gram, n, x, i+1, j)
+			addGramEntry(gram, n, x, ld, i, j)
+			addGramEntry(gram, n, x, ld, i+1, j)
 		}
 	}
 	for ; i < n; i++ {
 		for j := i; j < n; j++ {
-			addGramEntry(gram, n, x, i, j)
+			addGramEntry(gram, n, x, ld, i, j)
 		}
 	}
 }
 
-// addGramEntry adds sum_b x[b][i]*x[b][j], b ascending, to gram[i][j].
-func addGramEntry(gram []float64, n int, x []float64, i, j int) {
+func addGramEntry(gram []float64, n int, x []float64, ld, i, j int) {
 	a := gram[i*n+j]
-	for o := 0; o < len(x); o += n {
+	for o := 0; o < len(x); o += ld {
 		a += float64(x[o+i] * x[o+j])
 	}
 	gram[i*n+j] = a
