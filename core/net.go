@@ -24,11 +24,14 @@ type net struct {
 	// rowFwd: W^1's forward product reads its row-order weights and W^1
 	// keeps no column copy (useRowForward).
 	rowFwd bool
-	offIdx []int32     // j * n_1 for the inputs with o_j != 0
-	offVal []float32   // o_j there
-	ebar   [][]float32 // burst baseline per hidden layer
-	kappa  float32
-	t      int // update calls so far (Adam's shared step counter)
+	offIdx []int32   // j * n_1 for the inputs with o_j != 0
+	offVal []float32 // o_j there
+	// offPlusZero: every o_j is +0, so x - o is x to the bit (-0 - -0
+	// would be +0), and drive1Rows can move the inputs instead.
+	offPlusZero bool
+	ebar        [][]float32 // burst baseline per hidden layer
+	kappa       float32
+	t           int // update calls so far (Adam's shared step counter)
 	// generalOnly disables the SGD fast path (tests compare the two).
 	generalOnly bool
 	sub         substrate  // substrate switches (all off by default)
@@ -270,8 +273,12 @@ func daleClamp(w []float32, sign []float32) {
 func (nt *net) setOffset(o []float32) {
 	copy(nt.off, o)
 	nt.offIdx, nt.offVal = nt.offIdx[:0], nt.offVal[:0]
+	nt.offPlusZero = true
 	_, stride := nt.lay[1].colBase(0)
 	for j, v := range nt.off {
+		if math.Float32bits(v) != 0 {
+			nt.offPlusZero = false
+		}
 		if v != 0 {
 			nt.offIdx = append(nt.offIdx, int32(j*stride))
 			nt.offVal = append(nt.offVal, v)

@@ -98,10 +98,12 @@ func (nt *net) useRowForward(density float64, batch int) {
 
 // drive1Rows is drive1 from the row-order weights (useRowForward): per
 // block of up to 16 samples, the block's x - o by column (xT, every
-// entry), the drives b + c per row and lane, then
-// driveRows adds W^1 (x - o) in ascending columns, as addTiles adds the
-// entries; the zero entries add exact zeros, which leave the sums as they
-// are (a sum that starts from b + c is never -0: c is a sum from +0).
+// entry; with o = +0 and a whole block, a transpose of x), the drives
+// b + c per row and lane, then driveRows adds W^1 (x - o) in ascending
+// columns, as addTiles adds the entries; the zero entries add exact zeros,
+// which leave the sums as they are (a sum that starts from b + c is never
+// -0: c is a sum from +0). The drives go back to sample order by
+// transposes of 8 rows.
 func (nt *net) drive1Rows(p *pass) {
 	ly := nt.lay[1]
 	n1, d := ly.nOut, ly.nIn
@@ -121,23 +123,14 @@ func (nt *net) drive1Rows(p *pass) {
 		if nb < lanes {
 			clear(xT) // the lanes past the batch stay 0
 		}
-		// x - o by column, every entry (those off the offset are the
-		// sparse entries' values, the others exact zeros), 16 columns at a
-		// time: their 1 KB of xT stays in L1 while each sample's 16
-		// entries are read in a row (the samples are 4 KB apart on CIFAR,
-		// all in one L1 set: a column at a time, 16 strided reads, was
-		// no faster than the entries one by one).
 		x := p.x[b0*d : (b0+nb)*d]
-		for j0 := 0; j0 < d; j0 += lanes {
-			j1 := min(j0+lanes, d)
-			o := nt.off[j0:j1]
-			dst := xT[j0*lanes : j1*lanes]
-			for b := range nb {
-				src := x[b*d+j0 : b*d+j1]
-				for k, v := range src[:len(o)] {
-					dst[k*lanes+b] = v - o[k]
-				}
-			}
+		if nt.offPlusZero && nb == lanes {
+			// x - o is x: the block's columns are the transposes of its
+			// two halves of 8 samples, moves only (CIFAR).
+			transposeRows8(xT, lanes, x[:tile*d], d)
+			transposeRows8(xT[tile:], lanes, x[tile*d:], d)
+		} else {
+			nt.offsetColumns(xT, x, nb)
 		}
 		for i := range n1 {
 			s := ly.bias[i] + nt.c[i]
@@ -147,10 +140,40 @@ func (nt *net) drive1Rows(p *pass) {
 			}
 		}
 		driveRows(acc, ly.w, ly.col16, ly.rowPtr, xT)
+		z := p.z1[b0*n1 : (b0+nb)*n1]
+		i0 := 0
+		if nb == lanes {
+			// The drives' rows of 16 lanes, transposed 8 rows at a time.
+			for ; i0+tile <= n1; i0 += tile {
+				transposeRows8(z[i0:], n1, acc[i0*lanes:(i0+tile)*lanes], lanes)
+			}
+		}
 		for b := range nb {
-			z := p.z1[(b0+b)*n1 : (b0+b+1)*n1]
-			for i := range z {
-				z[i] = acc[i*lanes+b]
+			zb := z[b*n1 : (b+1)*n1]
+			for i := i0; i < n1; i++ {
+				zb[i] = acc[i*lanes+b]
+			}
+		}
+	}
+}
+
+// offsetColumns writes x - o of the nb samples of x (d entries each) by
+// column into xT, 16 lanes a column: every entry (those off the offset are
+// the sparse entries' values, the others exact zeros), 16 columns at a
+// time, so that their 1 KB of xT stays in L1 while each sample's 16
+// entries are read in a row (the samples are 4 KB apart on CIFAR, all in
+// one L1 set: a column at a time, 16 strided reads, was no faster than the
+// entries one by one).
+func (nt *net) offsetColumns(xT, x []float32, nb int) {
+	d := len(nt.off)
+	for j0 := 0; j0 < d; j0 += lanes {
+		j1 := min(j0+lanes, d)
+		o := nt.off[j0:j1]
+		dst := xT[j0*lanes : j1*lanes]
+		for b := range nb {
+			src := x[b*d+j0 : b*d+j1]
+			for k, v := range src[:len(o)] {
+				dst[k*lanes+b] = v - o[k]
 			}
 		}
 	}

@@ -224,15 +224,25 @@ func transposeTile(dst, src []float32, n int) {
 	if len(src) != tile*n || len(dst) != tile*n {
 		panic("core: transposeTile shape")
 	}
-	transposeTileImpl(dst, src, n)
+	transposeRows8Impl(dst, tile, src, n)
 }
 
-// transposeTileGo is transposeTile from column from on.
-func transposeTileGo(dst, src []float32, n, from int) {
+// transposeRows8 writes 8 rows of a dense matrix, n columns each, as
+// columns ld floats apart: dst[j*ld+r] = src[r*n+j] (ld >= 8; the other
+// entries of dst are left as they are).
+func transposeRows8(dst []float32, ld int, src []float32, n int) {
+	if ld < tile || len(src) < tile*n || n > 0 && len(dst) < (n-1)*ld+tile {
+		panic("core: transposeRows8 shape")
+	}
+	transposeRows8Impl(dst, ld, src, n)
+}
+
+// transposeRows8Go is transposeRows8 from column from on.
+func transposeRows8Go(dst []float32, ld int, src []float32, n, from int) {
 	for r := range tile {
 		row := src[r*n : (r+1)*n]
 		for j := from; j < n; j++ {
-			dst[j*tile+r] = row[j]
+			dst[j*ld+r] = row[j]
 		}
 	}
 }

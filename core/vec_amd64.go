@@ -168,16 +168,16 @@ func addTilesBatchImpl(z []float32, zstride int, v []float32, off, ptr, cur []in
 }
 
 //go:noescape
-func transposeTileAVX2(dst, src []float32, cols, n int)
+func transposeRows8AVX2(dst []float32, ld int, src []float32, cols, n int)
 
-func transposeTileImpl(dst, src []float32, n int) {
+func transposeRows8Impl(dst []float32, ld int, src []float32, n int) {
 	n8 := n &^ 7
 	if useAVX2 && n8 > 0 {
-		transposeTileAVX2(dst, src, n8, n) // the callers checked the shape
+		transposeRows8AVX2(dst, ld, src, n8, n) // the callers checked the shape
 	} else {
 		n8 = 0
 	}
-	transposeTileGo(dst, src, n, n8)
+	transposeRows8Go(dst, ld, src, n, n8)
 }
 
 //go:noescape

@@ -532,17 +532,20 @@ blkDone:
 	VZEROUPPER
 	RET
 
-// func transposeTileAVX2(dst, src []float32, cols, n int)
+// func transposeRows8AVX2(dst []float32, ld int, src []float32, cols, n int)
 //
-// transposeTile on the first cols (a multiple of 8) columns: per block of
+// transposeRows8 on the first cols (a multiple of 8) columns: per block of
 // 8 columns, the 8 rows' vectors are transposed in registers (unpack,
-// shuffle, swap halves) and stored as 8 tiled columns. Only moves, so the
-// bits are the source's. The caller checks bounds.
-TEXT ·transposeTileAVX2(SB), NOSPLIT, $0-64
+// shuffle, swap halves) and stored as 8 columns ld floats apart. Only
+// moves, so the bits are the source's. The caller checks bounds.
+TEXT ·transposeRows8AVX2(SB), NOSPLIT, $0-72
 	MOVQ dst_base+0(FP), DI
-	MOVQ src_base+24(FP), SI
-	MOVQ cols+48(FP), CX
-	MOVQ n+56(FP), DX
+	MOVQ ld+24(FP), R14
+	MOVQ src_base+32(FP), SI
+	MOVQ cols+56(FP), CX
+	MOVQ n+64(FP), DX
+	SHLQ $2, R14             // column stride of dst in bytes
+	LEAQ (R14)(R14*2), R15   // 3 columns
 	SHLQ $2, CX              // bytes of a row to do
 	SHLQ $2, DX              // row stride in bytes
 	LEAQ (SI)(DX*1), R8      // rows 1-7
@@ -589,16 +592,17 @@ ttloop:
 	VPERM2F128 $0x31, Y5, Y1, Y13
 	VPERM2F128 $0x31, Y6, Y2, Y14
 	VPERM2F128 $0x31, Y7, Y3, Y15
-	VMOVUPS Y8, 0(DI)
-	VMOVUPS Y9, 32(DI)
-	VMOVUPS Y10, 64(DI)
-	VMOVUPS Y11, 96(DI)
-	VMOVUPS Y12, 128(DI)
-	VMOVUPS Y13, 160(DI)
-	VMOVUPS Y14, 192(DI)
-	VMOVUPS Y15, 224(DI)
+	VMOVUPS Y8, (DI)              // columns 0-3
+	VMOVUPS Y9, (DI)(R14*1)
+	VMOVUPS Y10, (DI)(R14*2)
+	VMOVUPS Y11, (DI)(R15*1)
+	LEAQ (DI)(R14*4), DI
+	VMOVUPS Y12, (DI)             // columns 4-7
+	VMOVUPS Y13, (DI)(R14*1)
+	VMOVUPS Y14, (DI)(R14*2)
+	VMOVUPS Y15, (DI)(R15*1)
+	LEAQ (DI)(R14*4), DI
 	ADDQ $32, AX
-	ADDQ $256, DI
 	JMP  ttloop
 
 ttdone:

@@ -58,7 +58,9 @@ func ctrlDecayRowImpl(w, fb []float32, flags, absent []int32, k *decayCoef) {
 
 func anchorRowVecImpl(w, ws []float32, lam, aMu, aLam float32) int { return 0 }
 
-func transposeTileImpl(dst, src []float32, n int) { transposeTileGo(dst, src, n, 0) }
+func transposeRows8Impl(dst []float32, ld int, src []float32, n int) {
+	transposeRows8Go(dst, ld, src, n, 0)
+}
 
 func sgdRowFBDenseImpl(w, fb, v, g []float32, flags []int32, k *sgdFBCoef) {
 	sgdRowFBDenseGo(w, fb, v, g, flags, k)

@@ -363,8 +363,9 @@ func TestAddTilesBatch(t *testing.T) {
 }
 
 // TestTransposeTile checks the tile transpose (vector blocks and the
-// loop's tail) against its definition, NaN payloads and -0 included, and
-// syncT of a dense tiled layer against the synapse-by-synapse copy.
+// loop's tail) against its definition, NaN payloads and -0 included, the
+// same into columns other distances apart (transposeRows8), and syncT of
+// a dense tiled layer against the synapse-by-synapse copy.
 func TestTransposeTile(t *testing.T) {
 	t.Parallel()
 	rng := NewRNG(11, StreamRun)
@@ -381,6 +382,32 @@ func TestTransposeTile(t *testing.T) {
 			for j := range n {
 				if a, b := math.Float32bits(dst[j*tile+r]), math.Float32bits(src[r*n+j]); a != b {
 					t.Fatalf("n=%d: dst[%d] = %#x, want src[%d] = %#x", n, j*tile+r, a, r*n+j, b)
+				}
+			}
+		}
+	}
+	// transposeRows8 into columns ld apart leaves the entries between them.
+	for _, n := range []int{1, 8, 16, 17, 40} {
+		for _, ld := range []int{8, 16, 37} {
+			src := make([]float32, tile*n)
+			for i := range src {
+				src[i] = float32(rng.NormFloat64())
+			}
+			src[1] = float32(math.Copysign(0, -1))
+			const keep = 0x7fc0_0bad
+			dst := make([]float32, (n-1)*ld+tile)
+			for i := range dst {
+				dst[i] = math.Float32frombits(keep)
+			}
+			transposeRows8(dst, ld, src, n)
+			for i, v := range dst {
+				j, r := i/ld, i%ld
+				want := uint32(keep)
+				if r < tile {
+					want = math.Float32bits(src[r*n+j])
+				}
+				if math.Float32bits(v) != want {
+					t.Fatalf("n=%d ld=%d: dst[%d] = %#x, want %#x", n, ld, i, math.Float32bits(v), want)
 				}
 			}
 		}
