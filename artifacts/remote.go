@@ -36,8 +36,12 @@ type Remote interface {
 	PutManifest(m *Manifest) error
 }
 
+// remoteREADMEHead opens a directory remote's README: Open refuses such a
+// directory as a store.
+const remoteREADMEHead = "This directory is a repro remote"
+
 // remoteREADME is written at the root of a directory remote.
-const remoteREADME = `This directory is a repro remote: finished cells shared between stores.
+const remoteREADME = remoteREADMEHead + `: finished cells shared between stores.
 
 blobs/XX/<sha256>.zst   outputs, zstd-compressed, named by the SHA-256 of the
                         uncompressed bytes (a ledger keeps small outputs only)

@@ -68,11 +68,18 @@ type Options struct {
 // Open opens the store at root, creating it when root is absent or an
 // empty directory. An existing directory that holds anything but a store is
 // refused (ErrNotStore): a mistyped --store must not turn a home or source
-// directory into a store. Options.Create creates one there anyway (repro init).
+// directory into a store. Options.Create creates one there anyway (repro init),
+// except in a directory remote: it has a store's layout but only the
+// outputs of small cells, so a store's plan there would see almost nothing
+// (gc would remove almost every record it holds).
 func Open(root string, opt Options) (*Store, error) {
 	abs, err := filepath.Abs(root)
 	if err != nil {
 		return nil, fmt.Errorf("store %s: %w", root, err)
+	}
+	if b, err := os.ReadFile(filepath.Join(abs, "README")); err == nil && strings.HasPrefix(string(b), remoteREADMEHead) {
+		return nil, fmt.Errorf("store %s: %w: it is a repro remote (a results ledger, which push, pull and settings.remotes use); "+
+			"name another directory for the store", abs, ErrNotStore)
 	}
 	if !opt.Create {
 		if err := checkStoreDir(abs); err != nil {
@@ -122,7 +129,9 @@ func checkStoreDir(dir string) error {
 	if b, err := os.ReadFile(filepath.Join(dir, "README")); err == nil && strings.HasPrefix(string(b), storeREADMEHead) {
 		return nil
 	}
-	own := map[string]bool{"README": true, "corrupt": true}
+	// A store being created writes its README first, so any other README
+	// is someone else's file.
+	own := map[string]bool{"corrupt": true}
 	for _, d := range storeDirs {
 		own[d] = true
 	}

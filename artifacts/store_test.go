@@ -287,6 +287,19 @@ func TestOpenRefusesForeignDirectory(t *testing.T) {
 	os.WriteFile(filepath.Join(partial, ".tmp-123"), nil, 0o644)
 	empty := filepath.Join(base, "empty")
 	os.MkdirAll(empty, 0o755)
+	// A directory remote (a results ledger) has a store's layout and its
+	// own README; a store's layout beside some other README is foreign too.
+	remote := filepath.Join(base, "ledger")
+	r, err := OpenDirRemote("ledger", remote)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := r.PutBlob(Digest{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	readme := filepath.Join(base, "readme")
+	os.MkdirAll(filepath.Join(readme, "cells"), 0o755)
+	os.WriteFile(filepath.Join(readme, "README"), []byte("my project"), 0o644)
 	for _, tc := range []struct {
 		name, dir string
 		create    bool
@@ -299,6 +312,9 @@ func TestOpenRefusesForeignDirectory(t *testing.T) {
 		{"foreign", foreign, false, false},
 		{"foreign, init", foreign, true, true},
 		{"foreign after init", foreign, false, true},
+		{"remote", remote, false, false},
+		{"remote, init", remote, true, false},
+		{"other README", readme, false, false},
 	} {
 		_, err := Open(tc.dir, Options{Create: tc.create})
 		if tc.ok != (err == nil) || err != nil && !errors.Is(err, ErrNotStore) {
