@@ -3,7 +3,7 @@
 package core
 
 //go:noescape
-func gramTilesAVX2(gram *float64, xi *float64, xj *float64, n, ld, nb, m int)
+func gramTilesAVX2(gram *float64, x *float64, n, ld, nb, m int)
 
 // gramUpperImpl adds addGramDense's products to the gram's upper triangle:
 // rows four at a time, in tiles of 4 x 8 entries held in registers across
@@ -22,7 +22,7 @@ func gramUpperImpl(gram []float64, n int, x []float64, ld, nb int) {
 	for ; i+4 <= n; i += 4 {
 		m := (n - i) / 8
 		if m > 0 {
-			gramTilesAVX2(&gram[i*n+i], &x[i], &x[i], n, ld, nb, m)
+			gramTilesAVX2(&gram[i*n+i], &x[i], n, ld, nb, m)
 		}
 		for r := i; r < i+4; r++ {
 			for j := max(i+8*m, r); j < n; j++ {

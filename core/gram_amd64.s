@@ -2,24 +2,24 @@
 
 #include "textflag.h"
 
-// func gramTilesAVX2(gram *float64, xi *float64, xj *float64, n int, ld int, nb int, m int)
+// func gramTilesAVX2(gram *float64, x *float64, n int, ld int, nb int, m int)
 //
-// For m tiles of 4 rows x 8 columns, the k-th at gram[8k:] (row r at
-// gram[r*n:]), adds over the nb samples b in order
+// For m tiles of 4 rows x 8 columns from the diagonal, the k-th at
+// gram[8k:] (row r at gram[r*n:]), adds over the nb samples b in order
 //
-//	gram[r*n + 8k + c] += xi[b*ld + r] * xj[b*ld + 8k + c]
+//	gram[r*n + 8k + c] += x[b*ld + r] * x[b*ld + 8k + c]
 //
 // multiply and add separate (the Go loop's operations). The 32 sums stay
 // in Y0-Y7 through the samples; Y8-Y9 hold a sample's 8 columns, Y10-Y13
 // its 4 row values, Y14-Y15 the products.
-TEXT ·gramTilesAVX2(SB), NOSPLIT, $0-56
+TEXT ·gramTilesAVX2(SB), NOSPLIT, $0-48
 	MOVQ gram+0(FP), DI
-	MOVQ xi+8(FP), SI
-	MOVQ xj+16(FP), DX
-	MOVQ n+24(FP), R8
-	MOVQ ld+32(FP), R12
-	MOVQ nb+40(FP), R9
-	MOVQ m+48(FP), R10
+	MOVQ x+8(FP), SI         // the tiles' rows' values
+	MOVQ SI, DX              // the tile's columns
+	MOVQ n+16(FP), R8
+	MOVQ ld+24(FP), R12
+	MOVQ nb+32(FP), R9
+	MOVQ m+40(FP), R10
 	SHLQ $3, R8              // the gram's row stride in bytes
 	SHLQ $3, R12             // x's
 	LEAQ (R8)(R8*2), R11     // 3 rows
