@@ -141,11 +141,7 @@ func NewInference(n *Network) *Inference {
 // matrix.
 func Transpose(w []float32, rows, cols int) []float32 {
 	t := make([]float32, len(w))
-	for i := range rows {
-		for j := range cols {
-			t[j*rows+i] = w[i*cols+j]
-		}
-	}
+	TransposeInto(t, w, rows, cols)
 	return t
 }
 

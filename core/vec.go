@@ -237,6 +237,29 @@ func transposeRows8(dst []float32, ld int, src []float32, n int) {
 	transposeRows8Impl(dst, ld, src, n)
 }
 
+// TransposeInto writes the rows x cols matrix src (row-major) transposed to
+// dst: dst[j*rows+r] = src[r*cols+j]. Blocks of 8 rows go through the tile
+// transpose's kernel (8 x 8 in registers), the last rows % 8 rows through a
+// loop. Only moves, so the bits are the source's. It is core/backprop's
+// transpose of a layer's activities and weights for its backward pass.
+func TransposeInto(dst, src []float32, rows, cols int) {
+	if rows < 0 || cols < 0 || len(src) < rows*cols || len(dst) < rows*cols {
+		panic("core: TransposeInto shape")
+	}
+	r8 := rows &^ 7
+	if cols > 0 {
+		for r0 := 0; r0 < r8; r0 += tile {
+			transposeRows8Impl(dst[r0:], rows, src[r0*cols:(r0+tile)*cols], cols)
+		}
+	}
+	for r := r8; r < rows; r++ {
+		row := src[r*cols : (r+1)*cols]
+		for j, x := range row {
+			dst[j*rows+r] = x
+		}
+	}
+}
+
 // transposeRows8Go is transposeRows8 from column from on.
 func transposeRows8Go(dst []float32, ld int, src []float32, n, from int) {
 	for r := range tile {

@@ -366,6 +366,42 @@ func TestAddTilesBatch(t *testing.T) {
 // loop's tail) against its definition, NaN payloads and -0 included, the
 // same into columns other distances apart (transposeRows8), and syncT of
 // a dense tiled layer against the synapse-by-synapse copy.
+// TestTransposeInto checks TransposeInto at shapes around its blocks of 8 rows,
+// bit for bit (a -0 and a NaN payload among the values), and that it
+// writes nothing past rows x cols.
+func TestTransposeInto(t *testing.T) {
+	t.Parallel()
+	rng := NewRNG(12, StreamRun)
+	const keep = 0x7fc0_0bad
+	for _, rows := range []int{0, 1, 7, 8, 9, 16, 23, 64} {
+		for _, cols := range []int{0, 1, 5, 8, 12, 33} {
+			src := make([]float32, rows*cols)
+			for i := range src {
+				src[i] = float32(rng.NormFloat64())
+			}
+			if len(src) > 1 {
+				src[0] = float32(math.Copysign(0, -1))
+				src[len(src)-1] = math.Float32frombits(0x7fc0_1234)
+			}
+			dst := make([]float32, rows*cols+3)
+			for i := range dst {
+				dst[i] = math.Float32frombits(keep)
+			}
+			TransposeInto(dst, src, rows, cols)
+			for i, v := range dst {
+				want := uint32(keep)
+				if i < rows*cols {
+					j, r := i/rows, i%rows
+					want = math.Float32bits(src[r*cols+j])
+				}
+				if math.Float32bits(v) != want {
+					t.Fatalf("%dx%d: dst[%d] = %#x, want %#x", rows, cols, i, math.Float32bits(v), want)
+				}
+			}
+		}
+	}
+}
+
 func TestTransposeTile(t *testing.T) {
 	t.Parallel()
 	rng := NewRNG(11, StreamRun)

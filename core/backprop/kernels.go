@@ -27,6 +27,38 @@ func accRows4(c []float32, ldc int, v4 []float32, off []int32, b []float32, n in
 	accRows4Impl(c, ldc, v4, off, b, n)
 }
 
+// stripCols is the column strip width of accRows4Groups: a strip of the
+// shared rows of b (the input layer's 1,024-2,048 weight rows of 64
+// floats, or 768 rows of a batch's gradients) is 192-512 KB, so it stays
+// in the 1-2 MB L2 cache while every group passes over it, where the whole
+// width (2-4 MB) had to come back from L3 for each group of four rows.
+const stripCols = 64
+
+// accRows4Groups is accRows4 for groups g = 0..groups-1 of four rows of c,
+// group g at c[4*g*ldc:] with its own coefficients v4[4*len(off)*g:], all
+// sharing off and b: strip by strip of stripCols columns, every group
+// within a strip. Every element of c gets the same terms in the same order
+// as from accRows4 group by group, so the same bits; only the order in
+// which elements are visited changes. It panics if an argument is too
+// short.
+func accRows4Groups(c []float32, ldc, groups int, v4 []float32, off []int32, b []float32, n int) {
+	if groups <= 0 || n == 0 || len(off) == 0 {
+		return
+	}
+	T := len(off)
+	if len(v4) < 4*T*groups || len(c) < (4*groups-1)*ldc+n || ldc < n {
+		panic("backprop: accRows4Groups argument too short")
+	}
+	checkRows(off, n, len(b))
+	for c0 := 0; c0 < n; c0 += stripCols {
+		nc := min(stripCols, n-c0)
+		bs := b[c0:]
+		for g := range groups {
+			accRows4Run(c[4*g*ldc+c0:], ldc, v4[4*T*g:4*T*(g+1)], off, bs, nc)
+		}
+	}
+}
+
 // accRows4Go does accRows4's columns [j0, n).
 func accRows4Go(c []float32, ldc int, v4 []float32, off []int32, b []float32, n, j0 int) {
 	for q := range 4 {

@@ -56,14 +56,21 @@ func accRows4FMA(c []float32, ldc int, v4 []float32, off []int32, b []float32, n
 func accRows4AVX512(c []float32, ldc int, v4 []float32, off []int32, b []float32, n int)
 
 func accRows4Impl(c []float32, ldc int, v4 []float32, off []int32, b []float32, n int) {
+	if (useAVX512 && n >= 16) || (useFMA && n >= 8) {
+		checkRows(off, n, len(b))
+	}
+	accRows4Run(c, ldc, v4, off, b, n)
+}
+
+// accRows4Run is accRows4Impl after the caller has checked that every row
+// [o, o+n) lies within b.
+func accRows4Run(c []float32, ldc int, v4 []float32, off []int32, b []float32, n int) {
 	done := 0
 	switch {
 	case useAVX512 && n >= 16:
-		checkRows(off, n, len(b))
 		accRows4AVX512(c, ldc, v4, off, b, n)
 		done = n &^ 15
 	case useFMA && n >= 8:
-		checkRows(off, n, len(b))
 		accRows4FMA(c, ldc, v4, off, b, n)
 		done = n &^ 7
 	}

@@ -8,6 +8,10 @@ func accRows4Impl(c []float32, ldc int, v4 []float32, off []int32, b []float32, 
 	accRows4Go(c, ldc, v4, off, b, n, 0)
 }
 
+func accRows4Run(c []float32, ldc int, v4 []float32, off []int32, b []float32, n int) {
+	accRows4Go(c, ldc, v4, off, b, n, 0)
+}
+
 func nonZerosImpl(v []float32, o []int32, x []float32, stride int) ([]float32, []int32) {
 	return nonZerosGo(v[:len(x)], o[:len(x)], x, stride, 0, 0)
 }

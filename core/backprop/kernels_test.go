@@ -59,6 +59,40 @@ func TestAccRows4MatchesRows(t *testing.T) {
 	}
 }
 
+// TestAccRows4GroupsMatchesGroups checks the strip-by-strip product
+// against accRows4 called group by group, bit for bit, at widths around
+// the strip and the kernels' blocks, and that it leaves the entries
+// between the groups' rows alone.
+func TestAccRows4GroupsMatchesGroups(t *testing.T) {
+	t.Parallel()
+	rng := core.NewRNG(10, 0)
+	for _, n := range []int{1, 17, 63, 64, 65, 130, 512} {
+		for _, groups := range []int{1, 3} {
+			T := 1 + rng.IntN(40)
+			ldc := n + rng.IntN(3)
+			stride := n + rng.IntN(3)
+			b := randVec(rng, T*stride)
+			off := make([]int32, T)
+			for i := range off {
+				off[i] = int32(rng.IntN(T) * stride)
+			}
+			v4 := randVec(rng, 4*T*groups)
+			c0 := randVec(rng, 4*groups*ldc)
+			want := slices.Clone(c0)
+			for g := range groups {
+				accRows4(want[4*g*ldc:], ldc, v4[4*T*g:4*T*(g+1)], off, b, n)
+			}
+			got := slices.Clone(c0)
+			accRows4Groups(got, ldc, groups, v4, off, b, n)
+			for i := range got {
+				if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+					t.Fatalf("n=%d groups=%d T=%d: c[%d] = %g, group by group %g", n, groups, T, i, got[i], want[i])
+				}
+			}
+		}
+	}
+}
+
 // TestAdamMatchesGo checks the dispatched Adam kernels, masked and not,
 // against the portable loop bit for bit, and that both leave the whole
 // gradient zero.

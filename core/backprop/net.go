@@ -110,6 +110,7 @@ type Pass struct {
 	offs    []int32
 	act     []int32   // a row's active units (kwtaInputGrad)
 	v4      []float32 // four interleaved coefficient lists for accRows4
+	panel   []float32 // every group of four rows' v4, for accRows4Groups
 	at      []float32 // a hidden layer's activities, transposed
 	pad     []float32 // four zero-padded input rows
 	pad4    []float32 // four zero-padded output rows
@@ -135,6 +136,10 @@ func NewPass(net *Net, maxRows int) *Pass {
 	p.offs = make([]int32, max(widest, maxRows))
 	p.act = make([]int32, widest)
 	p.v4 = make([]float32, 4*max(widest, maxRows))
+	// The dense input layer's coefficient panels: the input rows four at a
+	// time (forward) or the input columns four at a time (weight gradient),
+	// at most maxRows x Sizes[0] coefficients either way.
+	p.panel = make([]float32, maxRows*net.Sizes[0])
 	p.at = make([]float32, widest*maxRows)
 	p.pad = make([]float32, 4*net.Sizes[0])
 	p.pad4 = make([]float32, 4*widest)
@@ -216,7 +221,8 @@ func (n *Net) Forward(p *Pass) {
 
 // forwardInputDense sets z (rows x out) to the input layer's
 // pre-activation of the rows of x on the dense path: b, then the product
-// four rows at a time.
+// four rows at a time (accRows4Groups: column strip by column strip, so
+// that a strip of W stays in cache across the batch).
 func (n *Net) forwardInputDense(p *Pass, x, z []float32) {
 	in, out := n.Sizes[0], n.Sizes[1]
 	w, b := n.W[0], n.B[0]
@@ -227,17 +233,19 @@ func (n *Net) forwardInputDense(p *Pass, x, z []float32) {
 	for j := range o {
 		o[j] = int32(j * out)
 	}
-	v4 := p.v4[:4*in]
-	for r := 0; r < p.Rows; r += 4 {
-		if r+4 <= p.Rows {
-			interleave4(v4, x[r*in:(r+1)*in], x[(r+1)*in:(r+2)*in], x[(r+2)*in:(r+3)*in], x[(r+3)*in:(r+4)*in])
-			accRows4(z[r*out:(r+4)*out], out, v4, o, w, out)
-			continue
-		}
+	full := p.Rows / 4
+	panel := p.panel[:4*in*full]
+	for g := range full {
+		r := 4 * g
+		interleave4(panel[4*in*g:4*in*(g+1)], x[r*in:(r+1)*in], x[(r+1)*in:(r+2)*in], x[(r+2)*in:(r+3)*in], x[(r+3)*in:(r+4)*in])
+	}
+	accRows4Groups(z, out, full, panel, o, w, out)
+	if r := 4 * full; r < p.Rows {
 		// The last 1-3 rows go through the same kernel, padded with zero
 		// rows, so a row's result does not depend on its position in the
 		// batch.
 		nr := p.Rows - r
+		v4 := p.v4[:4*in]
 		xs := p.pad[:4*in]
 		clear(xs)
 		copy(xs, x[r*in:p.Rows*in])
@@ -307,24 +315,35 @@ func (n *Net) Backward(p *Pass, grad []float32) {
 }
 
 // inputWeightGrad adds the input layer's weight gradient, row j:
-// sum_r a[r,j] * d[r,:], densely, four rows j at a time (a last partial
-// group goes through a zero-padded copy).
+// sum_r a[r,j] * d[r,:], densely, four rows j at a time (accRows4Groups
+// over the columns' coefficient panels; a last partial group goes through
+// a zero-padded copy).
 func (p *Pass) inputWeightGrad(gw, a, d []float32, in, out int) {
-	o := p.offs[:p.Rows]
+	T := p.Rows
+	o := p.offs[:T]
 	for r := range o {
 		o[r] = int32(r * out)
 	}
-	v4 := p.v4[:4*p.Rows]
-	for j := 0; j < in; j += 4 {
-		nj := min(4, in-j)
-		for r := range p.Rows {
+	// Panel g holds a[r, 4g..4g+3] at 4r..4r+3: row by row, four entries
+	// at a time as one 16-byte move. (Sixteen rows at a time, for 256
+	// contiguous bytes per panel, measured slower: 1.2 against 0.7 s of a
+	// CIFAR DER++ run.)
+	full := in / 4
+	panel := p.panel[:4*T*full]
+	for r := range T {
+		ar := a[r*in : r*in+4*full]
+		for g := range full {
+			*(*[4]float32)(panel[4*T*g+4*r:]) = *(*[4]float32)(ar[4*g:])
+		}
+	}
+	accRows4Groups(gw, out, full, panel, o, d, out)
+	if j := 4 * full; j < in {
+		nj := in - j
+		v4 := p.v4[:4*T]
+		for r := range T {
 			w := v4[4*r : 4*r+4]
 			clear(w)
-			copy(w, a[r*in+j:r*in+j+nj])
-		}
-		if nj == 4 {
-			accRows4(gw[j*out:(j+4)*out], out, v4, o, d, out)
-			continue
+			copy(w, a[r*in+j:r*in+in])
 		}
 		cs := p.pad4[:4*out]
 		clear(cs)
@@ -444,23 +463,9 @@ func gate(c, a []float32) {
 	}
 }
 
-// transpose writes the rows x cols matrix a, transposed, to dst, in 16x16
-// tiles so that both sides stay within a few cache lines.
-func transpose(dst, a []float32, rows, cols int) {
-	const tile = 16
-	for r0 := 0; r0 < rows; r0 += tile {
-		r1 := min(r0+tile, rows)
-		for c0 := 0; c0 < cols; c0 += tile {
-			c1 := min(c0+tile, cols)
-			for r := r0; r < r1; r++ {
-				src := a[r*cols+c0 : r*cols+c1]
-				for k, x := range src {
-					dst[(c0+k)*rows+r] = x
-				}
-			}
-		}
-	}
-}
+// transpose writes the rows x cols matrix a, transposed, to dst (8 x 8
+// tiles in registers where the CPU has AVX2).
+func transpose(dst, a []float32, rows, cols int) { core.TransposeInto(dst, a, rows, cols) }
 
 // interleave4 writes v4[4j+q] = xq[j] for the four rows.
 func interleave4(v4, x0, x1, x2, x3 []float32) {
