@@ -108,11 +108,17 @@ func (n *Net) forwardInputOffset(p *Pass, x, z []float32) {
 	core.AddRows(u, n.offV, n.offO, w)
 	for r := range p.Rows {
 		nz := ob.nz[r*words : (r+1)*words]
-		clear(nz)
-		for j, a := range x[r*in : (r+1)*in] {
-			if a != off[j] {
-				nz[j>>6] |= 1 << (j & 63)
+		xr := x[r*in : (r+1)*in]
+		// A word of 64 columns at a time, without a branch per entry
+		// (whether a pixel is off its background is unpredictable).
+		for k := range nz {
+			lo := k << 6
+			xs, os := xr[lo:min(lo+64, in)], off[lo:min(lo+64, in)]
+			var m uint64
+			for j, a := range xs {
+				m |= b2u(a != os[j]) << j
 			}
+			nz[k] = m
 		}
 	}
 	for r := 0; r < p.Rows; r += 4 {
@@ -174,17 +180,32 @@ func (n *Net) inputWeightGradOffset(p *Pass, gw, a, d []float32) {
 		copy(v, off[j:j+nj])
 		ob.offs[0] = int32(rows * out)
 		cnt := 1
-		for r := range rows {
-			if (ob.nz[r*words+k]>>sh)&0xF == 0 {
-				continue
+		if nj == 4 {
+			// Every row's terms go into the next slot, which only a row
+			// where one of the four columns differs keeps (cnt moves on):
+			// no branch per row on an unpredictable condition. The
+			// buffers hold rows+1 slots.
+			o4 := off[j : j+4 : j+4]
+			for r := range rows {
+				v := ob.v4[4*cnt : 4*cnt+4 : 4*cnt+4]
+				ar := a[r*in+j : r*in+j+4 : r*in+j+4]
+				v[0], v[1], v[2], v[3] = ar[0]-o4[0], ar[1]-o4[1], ar[2]-o4[2], ar[3]-o4[3]
+				ob.offs[cnt] = int32(r * out)
+				cnt += int(b2u((ob.nz[r*words+k]>>sh)&0xF != 0))
 			}
-			v := ob.v4[4*cnt : 4*cnt+4 : 4*cnt+4]
-			v[0], v[1], v[2], v[3] = 0, 0, 0, 0
-			for q := range nj {
-				v[q] = a[r*in+j+q] - off[j+q]
+		} else {
+			for r := range rows {
+				if (ob.nz[r*words+k]>>sh)&0xF == 0 {
+					continue
+				}
+				v := ob.v4[4*cnt : 4*cnt+4 : 4*cnt+4]
+				v[0], v[1], v[2], v[3] = 0, 0, 0, 0
+				for q := range nj {
+					v[q] = a[r*in+j+q] - off[j+q]
+				}
+				ob.offs[cnt] = int32(r * out)
+				cnt++
 			}
-			ob.offs[cnt] = int32(r * out)
-			cnt++
 		}
 		g := gw[j*out : (j+nj)*out]
 		if nj < 4 {
@@ -197,4 +218,12 @@ func (n *Net) inputWeightGradOffset(p *Pass, gw, a, d []float32) {
 		}
 		accRows4(g, out, ob.v4[:4*cnt], ob.offs[:cnt], dd, out)
 	}
+}
+
+// b2u is 1 for true, 0 for false (compiled to a flag move, not a branch).
+func b2u(b bool) uint64 {
+	if b {
+		return 1
+	}
+	return 0
 }
