@@ -539,3 +539,57 @@ posdone:
 	MOVQ R11, ret+56(FP)
 	VZEROUPPER
 	RET
+
+// func reluAVX2(z []float32)
+//
+// The rectifier in place, 8 lanes at a time (len(z) a multiple of 8):
+// z stays where !(z <= 0), that is z > 0 or NaN, and becomes +0 elsewhere
+// (-0 included), as Go's max(z, 0).
+TEXT ·reluAVX2(SB), NOSPLIT, $0-24
+	MOVQ z_base+0(FP), DI
+	MOVQ z_len+8(FP), CX
+	SHRQ $3, CX
+	VXORPS Y1, Y1, Y1
+
+reluLoop:
+	TESTQ CX, CX
+	JZ    reluDone
+	VMOVUPS (DI), Y0
+	VCMPPS  $0x16, Y1, Y0, Y2 // NLE_UQ: !(z <= 0)
+	VANDPS  Y2, Y0, Y0
+	VMOVUPS Y0, (DI)
+	ADDQ    $32, DI
+	DECQ    CX
+	JMP     reluLoop
+
+reluDone:
+	VZEROUPPER
+	RET
+
+// func gateAVX2(c, a []float32)
+//
+// gate, 8 lanes at a time (len(c) a multiple of 8, len(a) >= len(c)):
+// c keeps its bits where a > 0 (ordered: a NaN closes the gate) and
+// becomes +0 elsewhere.
+TEXT ·gateAVX2(SB), NOSPLIT, $0-48
+	MOVQ c_base+0(FP), DI
+	MOVQ c_len+8(FP), CX
+	MOVQ a_base+24(FP), SI
+	SHRQ $3, CX
+	VXORPS Y1, Y1, Y1
+
+gateLoop:
+	TESTQ CX, CX
+	JZ    gateDone
+	VMOVUPS (SI), Y0
+	VCMPPS  $0x1E, Y1, Y0, Y2 // GT_OQ: a > 0
+	VANDPS  (DI), Y2, Y2
+	VMOVUPS Y2, (DI)
+	ADDQ    $32, SI
+	ADDQ    $32, DI
+	DECQ    CX
+	JMP     gateLoop
+
+gateDone:
+	VZEROUPPER
+	RET

@@ -129,3 +129,32 @@ func adamStep(p, g, m, v []float32, mask []uint32, k *adamCoef) {
 		adamStepGo(p[n8:], g[n8:], m[n8:], v[n8:], mt, k)
 	}
 }
+
+//go:noescape
+func reluAVX2(z []float32)
+
+//go:noescape
+func gateAVX2(c, a []float32)
+
+func reluImpl(z []float32) {
+	n8 := 0
+	if useAVX2 {
+		n8 = len(z) &^ 7
+		if n8 > 0 {
+			reluAVX2(z[:n8])
+		}
+	}
+	reluGo(z[n8:])
+}
+
+func gateImpl(c, a []float32) {
+	a = a[:len(c)]
+	n8 := 0
+	if useAVX2 {
+		n8 = len(c) &^ 7
+		if n8 > 0 {
+			gateAVX2(c[:n8], a[:n8])
+		}
+	}
+	gateGo(c[n8:], a[n8:])
+}

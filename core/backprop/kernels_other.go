@@ -17,3 +17,7 @@ func nonZerosImpl(v []float32, o []int32, x []float32, stride int) ([]float32, [
 }
 
 func positivesImpl(idx []int32, x []float32) []int32 { return positivesGo(idx[:len(x)], x, 0, 0) }
+
+func reluImpl(z []float32) { reluGo(z) }
+
+func gateImpl(c, a []float32) { gateGo(c, a[:len(c)]) }

@@ -93,6 +93,49 @@ func TestAccRows4GroupsMatchesGroups(t *testing.T) {
 	}
 }
 
+// TestReluGateMatchGo checks the rectifier and the gradient gate (vector
+// kernels where the CPU has them) against their loops bit for bit, on
+// values with both zeros, infinities and NaN payloads, at lengths around
+// the kernels' 8 lanes.
+func TestReluGateMatchGo(t *testing.T) {
+	t.Parallel()
+	rng := core.NewRNG(12, 0)
+	special := []float32{0, float32(math.Copysign(0, -1)), float32(math.Inf(1)), float32(math.Inf(-1)),
+		math.Float32frombits(0x7fc0_1234), math.Float32frombits(0xffc0_0001), 1e-40, -1e-40}
+	fill := func(n int) []float32 {
+		x := randVec(rng, n)
+		for i := range x {
+			if rng.IntN(3) == 0 {
+				x[i] = special[rng.IntN(len(special))]
+			}
+		}
+		return x
+	}
+	for _, n := range []int{0, 1, 7, 8, 9, 16, 31, 256, 515} {
+		z := fill(n)
+		want := slices.Clone(z)
+		reluGo(want)
+		got := slices.Clone(z)
+		relu(got)
+		c, a := fill(n), fill(n+3)
+		wantC := slices.Clone(c)
+		gateGo(wantC, a)
+		gotC := slices.Clone(c)
+		gate(gotC, a)
+		for i := range n {
+			if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
+				t.Fatalf("relu n=%d: z[%d] = %#x from %#x, loop %#x", n, i, math.Float32bits(got[i]), math.Float32bits(z[i]), math.Float32bits(want[i]))
+			}
+			if math.Float32bits(gotC[i]) != math.Float32bits(wantC[i]) {
+				t.Fatalf("gate n=%d: c[%d] = %#x (a %g), loop %#x", n, i, math.Float32bits(gotC[i]), a[i], math.Float32bits(wantC[i]))
+			}
+			if z[i] <= 0 && math.Float32bits(want[i]) != 0 || !(z[i] <= 0) && math.Float32bits(want[i]) != math.Float32bits(z[i]) {
+				t.Fatalf("relu n=%d: %#x from %#x, want +0 or the value", n, math.Float32bits(want[i]), math.Float32bits(z[i]))
+			}
+		}
+	}
+}
+
 // TestAdamMatchesGo checks the dispatched Adam kernels, masked and not,
 // against the portable loop bit for bit, and that both leave the whole
 // gradient zero.

@@ -202,9 +202,7 @@ func (n *Net) Forward(p *Pass) {
 		}
 		for r := range p.Rows {
 			zr := z[r*out : (r+1)*out]
-			for i, zi := range zr {
-				zr[i] = max(zi, 0)
-			}
+			relu(zr)
 			if sup != nil {
 				for i, s := range sup[:len(zr)] {
 					if s {
@@ -451,8 +449,12 @@ func nonZerosGo(v []float32, o []int32, x []float32, stride, base, c int) ([]flo
 }
 
 // gate zeroes c[j] wherever a[j] is not positive: the derivative of the
-// rectifier, suppression and k-WTA at their output.
-func gate(c, a []float32) {
+// rectifier, suppression and k-WTA at their output. The gate clears the
+// bits (+0), whatever c[j] was.
+func gate(c, a []float32) { gateImpl(c, a) }
+
+// gateGo is gate's loop.
+func gateGo(c, a []float32) {
 	a = a[:len(c)]
 	for j, x := range a {
 		m := uint32(0)
@@ -460,6 +462,21 @@ func gate(c, a []float32) {
 			m = ^uint32(0)
 		}
 		c[j] = math.Float32frombits(math.Float32bits(c[j]) & m)
+	}
+}
+
+// relu is the rectifier in place: +0 for every z <= 0 (-0 included),
+// every other value kept as it is, a NaN with its bits. (Go's max(z, 0),
+// which this replaced, is the same but for a NaN's sign bit, which it
+// clears; a NaN activity only arises in a diverged run.)
+func relu(z []float32) { reluImpl(z) }
+
+// reluGo is relu's loop.
+func reluGo(z []float32) {
+	for i, x := range z {
+		if x <= 0 {
+			z[i] = 0
+		}
 	}
 }
 
