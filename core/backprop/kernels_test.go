@@ -19,6 +19,20 @@ func randVec(rng *core.RNG, n int) []float32 {
 	return x
 }
 
+// randRows draws a product kernel's shared operand for n columns and T
+// terms: T random rows of b, a row stride and an output row distance ldc
+// each n or a little more, and T row offsets drawn with repeats.
+func randRows(rng *core.RNG, n, T int) (ldc int, b []float32, off []int32) {
+	ldc = n + rng.IntN(3)
+	stride := n + rng.IntN(3)
+	b = randVec(rng, T*stride)
+	off = make([]int32, T)
+	for i := range off {
+		off[i] = int32(rng.IntN(T) * stride)
+	}
+	return ldc, b, off
+}
+
 // TestAccRows4MatchesRows checks the four-row kernel (AVX-512, FMA or
 // portable, whichever the CPU selects) against a row-by-row loop of fma32,
 // bit for bit.
@@ -27,13 +41,7 @@ func TestAccRows4MatchesRows(t *testing.T) {
 	rng := core.NewRNG(9, 0)
 	for _, n := range []int{1, 8, 15, 16, 17, 24, 40, 130} {
 		for _, T := range []int{1, 3, 50} {
-			ldc := n + rng.IntN(3)
-			stride := n + rng.IntN(3)
-			b := randVec(rng, T*stride)
-			off := make([]int32, T)
-			for i := range off {
-				off[i] = int32(rng.IntN(T) * stride)
-			}
+			ldc, b, off := randRows(rng, n, T)
 			v4 := randVec(rng, 4*T)
 			c0 := randVec(rng, 3*ldc+n)
 			got := slices.Clone(c0)
@@ -69,13 +77,7 @@ func TestAccRows4GroupsMatchesGroups(t *testing.T) {
 	for _, n := range []int{1, 17, 63, 64, 65, 130, 512} {
 		for _, groups := range []int{1, 3} {
 			T := 1 + rng.IntN(40)
-			ldc := n + rng.IntN(3)
-			stride := n + rng.IntN(3)
-			b := randVec(rng, T*stride)
-			off := make([]int32, T)
-			for i := range off {
-				off[i] = int32(rng.IntN(T) * stride)
-			}
+			ldc, b, off := randRows(rng, n, T)
 			v4 := randVec(rng, 4*T*groups)
 			c0 := randVec(rng, 4*groups*ldc)
 			want := slices.Clone(c0)
