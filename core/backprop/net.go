@@ -138,8 +138,11 @@ func NewPass(net *Net, maxRows int) *Pass {
 	p.v4 = make([]float32, 4*max(widest, maxRows))
 	// The dense input layer's coefficient panels: the input rows four at a
 	// time (forward) or the input columns four at a time (weight gradient),
-	// at most maxRows x Sizes[0] coefficients either way.
-	p.panel = make([]float32, maxRows*net.Sizes[0])
+	// at most maxRows x Sizes[0] coefficients either way. The offset path
+	// has its own buffers.
+	if net.off == nil {
+		p.panel = make([]float32, maxRows*net.Sizes[0])
+	}
 	p.at = make([]float32, widest*maxRows)
 	p.pad = make([]float32, 4*net.Sizes[0])
 	p.pad4 = make([]float32, 4*widest)
