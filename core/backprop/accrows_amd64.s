@@ -593,3 +593,45 @@ gateLoop:
 gateDone:
 	VZEROUPPER
 	RET
+
+// DIFF8(off, sh) ors into R8, at bit sh, the 8 lanes' x != o (unordered
+// true, so a NaN differs; -0 and +0 do not) of the block at byte off.
+#define DIFF8(off, sh) \
+	VMOVUPS   off(SI), Y0 \
+	VCMPPS    $0x04, off(DX), Y0, Y1 \
+	VMOVMSKPS Y1, AX \
+	SHLQ      $sh, AX \
+	ORQ       AX, R8
+
+// func diffBitsAVX2(nz []uint64, x, o []float32)
+//
+// diffBits on whole words: bit j of nz[k] is x[64k+j] != o[64k+j], for
+// every k < len(nz); the caller checks that x and o hold 64*len(nz).
+TEXT ·diffBitsAVX2(SB), NOSPLIT, $0-72
+	MOVQ nz_base+0(FP), DI
+	MOVQ nz_len+8(FP), CX
+	MOVQ x_base+24(FP), SI
+	MOVQ o_base+48(FP), DX
+
+diffLoop:
+	TESTQ CX, CX
+	JZ    diffDone
+	XORQ  R8, R8
+	DIFF8(0, 0)
+	DIFF8(32, 8)
+	DIFF8(64, 16)
+	DIFF8(96, 24)
+	DIFF8(128, 32)
+	DIFF8(160, 40)
+	DIFF8(192, 48)
+	DIFF8(224, 56)
+	MOVQ R8, (DI)
+	ADDQ $256, SI
+	ADDQ $256, DX
+	ADDQ $8, DI
+	DECQ CX
+	JMP  diffLoop
+
+diffDone:
+	VZEROUPPER
+	RET

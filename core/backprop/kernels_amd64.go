@@ -158,3 +158,15 @@ func gateImpl(c, a []float32) {
 	}
 	gateGo(c[n8:], a[n8:])
 }
+
+//go:noescape
+func diffBitsAVX2(nz []uint64, x, o []float32)
+
+func diffBitsImpl(nz []uint64, x, o []float32) {
+	full := len(x) / 64
+	if useAVX2 && full > 0 {
+		diffBitsAVX2(nz[:full], x[:64*full], o[:64*full]) // diffBits checked the lengths
+		nz, x, o = nz[full:], x[64*full:], o[64*full:]
+	}
+	diffBitsGo(nz, x, o)
+}

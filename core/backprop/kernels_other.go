@@ -21,3 +21,5 @@ func positivesImpl(idx []int32, x []float32) []int32 { return positivesGo(idx[:l
 func reluImpl(z []float32) { reluGo(z) }
 
 func gateImpl(c, a []float32) { gateGo(c, a[:len(c)]) }
+
+func diffBitsImpl(nz []uint64, x, o []float32) { diffBitsGo(nz, x, o) }

@@ -129,3 +129,45 @@ func TestSetInputOffsetLength(t *testing.T) {
 	}()
 	NewNet([]int{4, 3, 2}, 0, core.NewRNG(1, core.StreamInit)).SetInputOffset(make([]float32, 3))
 }
+
+// TestDiffBits checks the off-background bit sets (the vector kernel on
+// whole words where the CPU has it) against a bit-by-bit loop: a NaN
+// differs from everything, -0 and +0 do not differ, and the bits past the
+// last entry are clear.
+func TestDiffBits(t *testing.T) {
+	t.Parallel()
+	rng := core.NewRNG(15, 0)
+	nan := math.Float32frombits(0x7fc0_0001)
+	negZero := float32(math.Copysign(0, -1))
+	for _, n := range []int{0, 1, 63, 64, 65, 128, 200, 784} {
+		x, o := make([]float32, n), make([]float32, n+5)
+		for j := range n {
+			o[j] = float32(rng.IntN(3))
+			switch rng.IntN(6) {
+			case 0:
+				x[j] = nan
+			case 1:
+				x[j], o[j] = negZero, 0
+			case 2, 3:
+				x[j] = o[j]
+			default:
+				x[j] = float32(rng.IntN(3))
+			}
+		}
+		if n > 0 {
+			o[n-1], x[n-1] = nan, nan // NaN against NaN differs too
+		}
+		nz := make([]uint64, (n+63)/64)
+		for k := range nz {
+			nz[k] = ^uint64(0) // every bit must be written
+		}
+		diffBits(nz, x, o)
+		for j := range 64 * len(nz) {
+			got := nz[j/64]>>(j%64)&1 == 1
+			want := j < n && x[j] != o[j]
+			if got != want {
+				t.Fatalf("n=%d: bit %d = %v, want %v (x %v, o %v)", n, j, got, want, x[min(j, n-1)], o[min(j, n-1)])
+			}
+		}
+	}
+}
