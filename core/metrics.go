@@ -339,6 +339,8 @@ func gramUpperGo(gram []float64, n int, x []float64, ld int) {
 	}
 }
 
+// addGramEntry adds sum_b x[b][i]*x[b][j], b ascending, to gram[i][j]
+// (row b of x at x[b*ld:]).
 func addGramEntry(gram []float64, n int, x []float64, ld, i, j int) {
 	a := gram[i*n+j]
 	for o := 0; o < len(x); o += ld {

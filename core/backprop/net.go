@@ -281,7 +281,7 @@ func (n *Net) Backward(p *Pass, grad []float32) {
 			p.inputWeightGrad(gw[l], a, d, in, out)
 		default:
 			at := p.at[:in*p.Rows]
-			transpose(at, a, p.Rows, in)
+			core.TransposeInto(at, a, p.Rows, in)
 			for j := range in {
 				v, o := nonZeros(p.vals, p.offs, at[j*p.Rows:(j+1)*p.Rows], out)
 				core.AddRows(gw[l][j*out:(j+1)*out], v, o, d)
@@ -304,7 +304,7 @@ func (n *Net) Backward(p *Pass, grad []float32) {
 		// Input gradient through the transposed weights, then the
 		// activation's gate.
 		wt := p.wt[l]
-		transpose(wt, n.W[l], in, out)
+		core.TransposeInto(wt, n.W[l], in, out)
 		for r := range p.Rows {
 			v, o := nonZeros(p.vals, p.offs, d[r*out:(r+1)*out], in)
 			c := dPrev[r*in : (r+1)*in]
@@ -482,10 +482,6 @@ func reluGo(z []float32) {
 		}
 	}
 }
-
-// transpose writes the rows x cols matrix a, transposed, to dst (8 x 8
-// tiles in registers where the CPU has AVX2).
-func transpose(dst, a []float32, rows, cols int) { core.TransposeInto(dst, a, rows, cols) }
 
 // interleave4 writes v4[4j+q] = xq[j] for the four rows.
 func interleave4(v4, x0, x1, x2, x3 []float32) {
