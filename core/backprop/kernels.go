@@ -59,6 +59,17 @@ func accRows4Groups(c []float32, ldc, groups int, v4 []float32, off []int32, b [
 	}
 }
 
+// checkRows panics unless every row [o, o+n) lies within b's length: the
+// vector kernels do no bounds checks, and accRows4Groups checks once for
+// all its strips (on every architecture, so a bad row panics the same way).
+func checkRows(off []int32, n, lenB int) {
+	for _, o := range off {
+		if o < 0 || int(o)+n > lenB {
+			panic("backprop: kernel row out of range")
+		}
+	}
+}
+
 // accRows4Go does accRows4's columns [j0, n).
 func accRows4Go(c []float32, ldc int, v4 []float32, off []int32, b []float32, n, j0 int) {
 	for q := range 4 {

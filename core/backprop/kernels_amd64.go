@@ -79,16 +79,6 @@ func accRows4Run(c []float32, ldc int, v4 []float32, off []int32, b []float32, n
 	}
 }
 
-// checkRows panics unless every row [o, o+n) lies within b's length: the
-// assembly does no bounds checks.
-func checkRows(off []int32, n, lenB int) {
-	for _, o := range off {
-		if o < 0 || int(o)+n > lenB {
-			panic("backprop: kernel row out of range")
-		}
-	}
-}
-
 func adamStep(p, g, m, v []float32, mask []uint32, k *adamCoef) {
 	n := len(p)
 	if !useAVX2 || n < 8 {
