@@ -125,10 +125,9 @@ func (nt *net) drive1Rows(p *pass) {
 		}
 		x := p.x[b0*d : (b0+nb)*d]
 		if nt.offPlusZero && nb == lanes {
-			// x - o is x: the block's columns are the transposes of its
-			// two halves of 8 samples, moves only (CIFAR).
-			transposeRows8(xT, lanes, x[:tile*d], d)
-			transposeRows8(xT[tile:], lanes, x[tile*d:], d)
+			// x - o is x: the block's columns are its transpose, moves
+			// only (CIFAR).
+			TransposeInto(xT, x, lanes, d)
 		} else {
 			nt.offsetColumns(xT, x, nb)
 		}
@@ -141,16 +140,14 @@ func (nt *net) drive1Rows(p *pass) {
 		}
 		driveRows(acc, ly.w, ly.col16, ly.rowPtr, xT)
 		z := p.z1[b0*n1 : (b0+nb)*n1]
-		i0 := 0
 		if nb == lanes {
-			// The drives' rows of 16 lanes, transposed 8 rows at a time.
-			for ; i0+tile <= n1; i0 += tile {
-				transposeRows8(z[i0:], n1, acc[i0*lanes:(i0+tile)*lanes], lanes)
-			}
+			// The drives' rows of 16 lanes, transposed to sample order.
+			TransposeInto(z, acc, n1, lanes)
+			continue
 		}
 		for b := range nb {
 			zb := z[b*n1 : (b+1)*n1]
-			for i := i0; i < n1; i++ {
+			for i := range zb {
 				zb[i] = acc[i*lanes+b]
 			}
 		}

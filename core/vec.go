@@ -227,16 +227,6 @@ func transposeTile(dst, src []float32, n int) {
 	transposeRows8Impl(dst, tile, src, n)
 }
 
-// transposeRows8 writes 8 rows of a dense matrix, n columns each, as
-// columns ld floats apart: dst[j*ld+r] = src[r*n+j] (ld >= 8; the other
-// entries of dst are left as they are).
-func transposeRows8(dst []float32, ld int, src []float32, n int) {
-	if ld < tile || len(src) < tile*n || n > 0 && len(dst) < (n-1)*ld+tile {
-		panic("core: transposeRows8 shape")
-	}
-	transposeRows8Impl(dst, ld, src, n)
-}
-
 // TransposeInto writes the rows x cols matrix src (row-major) transposed to
 // dst: dst[j*rows+r] = src[r*cols+j]. Blocks of 8 rows go through the tile
 // transpose's kernel (8 x 8 in registers), the last rows % 8 rows through a
@@ -260,7 +250,11 @@ func TransposeInto(dst, src []float32, rows, cols int) {
 	}
 }
 
-// transposeRows8Go is transposeRows8 from column from on.
+// transposeRows8Go writes columns from..n-1 of 8 rows of a dense matrix (n
+// columns each) as columns ld floats apart: dst[j*ld+r] = src[r*n+j]
+// (ld >= 8; the other entries of dst are left as they are).
+// transposeRows8Impl does every column, by the vector kernel where the
+// CPU has it; its callers check the shapes.
 func transposeRows8Go(dst []float32, ld int, src []float32, n, from int) {
 	for r := range tile {
 		row := src[r*n : (r+1)*n]

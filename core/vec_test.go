@@ -422,7 +422,7 @@ func TestTransposeTile(t *testing.T) {
 			}
 		}
 	}
-	// transposeRows8 into columns ld apart leaves the entries between them.
+	// transposeRows8Impl into columns ld apart leaves the entries between them.
 	for _, n := range []int{1, 8, 16, 17, 40} {
 		for _, ld := range []int{8, 16, 37} {
 			src := make([]float32, tile*n)
@@ -435,7 +435,7 @@ func TestTransposeTile(t *testing.T) {
 			for i := range dst {
 				dst[i] = math.Float32frombits(keep)
 			}
-			transposeRows8(dst, ld, src, n)
+			transposeRows8Impl(dst, ld, src, n)
 			for i, v := range dst {
 				j, r := i/ld, i%ld
 				want := uint32(keep)
