@@ -45,9 +45,9 @@ smoke: build
 # The tests that train on real MNIST (TestHeadline and TestMNISTHeldout in
 # stages/) read it from REPRO_DATA: the mirror. What stays opt-in
 # is printed at the end (README, "Tests and benchmarks").
+# go vet for arm64 as well: the portable kernels (no assembly) must build.
 test: build
 	$(GO) vet ./...
-	# The portable kernels (no assembly) must build too: vet them for arm64.
 	GOARCH=arm64 $(GO) vet ./...
 	REPRO_DATA="$${REPRO_DATA:-$(REPRO_DATA_MIRROR)}" $(GO) test -count=1 -timeout 30m ./...
 	@if scontrol ping 2>/dev/null | grep -q UP; then \
