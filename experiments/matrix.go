@@ -415,6 +415,9 @@ func (m *Matrix) trainParams(prof *Profile, e *Experiment, protocol string) (*st
 	if err := p.Validate(); err != nil {
 		return nil, m.fieldErr(err, prof, e, protocol)
 	}
+	if err := checkBounds(p); err != nil {
+		return nil, m.fieldErr(err, prof, e, protocol)
+	}
 	return p, nil
 }
 

@@ -63,6 +63,9 @@ func (m *Matrix) loadSpike() error {
 		if s < 1 {
 			return bad("steps", "T_s = %d: every time budget must be >= 1", s)
 		}
+		if s > spikeMaxSteps {
+			return bad("steps", "T_s = %d: must be <= %d (a sane maximum: 300x the paper's largest budget, 32; a spike cell's time grows with T_s)", s, spikeMaxSteps)
+		}
 		if slices.Contains(sc.Steps[:i], s) {
 			return bad("steps", "T_s = %d listed twice", s)
 		}
@@ -70,6 +73,8 @@ func (m *Matrix) loadSpike() error {
 	switch {
 	case sc.Calibration < 1:
 		return bad("calibration", "%d: want >= 1 calibration images", sc.Calibration)
+	case sc.Calibration > spikeMaxCalibration:
+		return bad("calibration", "%d: want <= %d calibration images (no training set holds more)", sc.Calibration, spikeMaxCalibration)
 	case !(sc.Percentile > 0 && sc.Percentile <= 1):
 		return bad("percentile", "%g: want a fraction in (0, 1]", sc.Percentile)
 	case !(sc.ACPJ > 0):

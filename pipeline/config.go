@@ -77,6 +77,29 @@ type SlurmSettings struct {
 	Binary      string `toml:"binary"` // repro binary on the shared filesystem
 }
 
+// maxSlurmJobs bounds [executor.slurm]'s counts: a sane maximum, far above
+// any cluster's per-user job limit (Slurm's MaxArraySize defaults to 1001).
+const maxSlurmJobs = 100_000
+
+// validateSlurm checks [executor.slurm] as run's flags are checked: no
+// count is negative (0 means the default) or absurd.
+func (c *Config) validateSlurm() error {
+	s := c.Executor.Slurm
+	for _, f := range []struct {
+		key string
+		v   int
+	}{{"cpus_per_task", s.CPUsPerTask}, {"array_limit", s.ArrayLimit}, {"batch", s.Batch}, {"jobs", s.Jobs}} {
+		key := "executor.slurm." + f.key
+		switch {
+		case f.v < 0:
+			return c.ErrAt(c.KeyLine(key), key, "%d: must be >= 0 (0: the default)", f.v)
+		case f.v > maxSlurmJobs:
+			return c.ErrAt(c.KeyLine(key), key, "%d: must be <= %d (a sane maximum, above any cluster's job limits)", f.v, maxSlurmJobs)
+		}
+	}
+	return nil
+}
+
 // ConfigError is a config problem at a place in the file.
 type ConfigError struct {
 	Path string
@@ -138,6 +161,9 @@ func ParseConfig(path, src string) (*Config, error) {
 		}
 	}
 	if err := c.validateRemotes(); err != nil {
+		return nil, err
+	}
+	if err := c.validateSlurm(); err != nil {
 		return nil, err
 	}
 	return c, nil
