@@ -128,7 +128,9 @@ func (m *Matrix) trainCell(b *builder, profile string, e *Experiment, protocol s
 	p.Seed = seed
 	stream := b.stream(e.Dataset, protocol, split)
 	data := b.data(e.Dataset)
-	return b.cell(id, stages.Train, p, pipeline.CellInput{Name: "data", Cell: data}, pipeline.CellInput{Name: "stream", Cell: stream})
+	c := b.cell(id, stages.Train, p, pipeline.CellInput{Name: "data", Cell: data}, pipeline.CellInput{Name: "stream", Cell: stream})
+	c.Mem = trainMem(p, e.Dataset)
+	return c
 }
 
 // trainCells adds the cells of every experiment of the profile: its data

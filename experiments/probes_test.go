@@ -1,7 +1,6 @@
 package experiments
 
 import (
-	"os"
 	"regexp"
 	"strings"
 	"testing"
@@ -216,11 +215,7 @@ var configProbes = []probe{
 // checks that plan and run store nothing for the same kind of error.
 func TestConfigProbes(t *testing.T) {
 	t.Parallel()
-	b, err := os.ReadFile("../pipeline.toml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	src := string(b)
+	src := readPipelineTOML(t)
 	at := regexp.MustCompile(`^\.\./bad\.toml:\d+: `)
 	for _, p := range configProbes {
 		t.Run(p.name, func(t *testing.T) {

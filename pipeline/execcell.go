@@ -112,6 +112,10 @@ func runLocked(ctx context.Context, st *artifacts.Store, sp *artifacts.Spec, sta
 	fail := func(err error) error {
 		err = fmt.Errorf("cell %s: %w", sp.CellID, err)
 		fmt.Fprintf(log, "FAILED: %v\n", err)
+		var pe *PanicError
+		if errors.As(err, &pe) {
+			fmt.Fprintf(log, "%s", pe.Stack)
+		}
 		logf.Close()
 		if ctx.Err() != nil {
 			return err // interrupted: not a failure of the cell
@@ -126,11 +130,8 @@ func runLocked(ctx context.Context, st *artifacts.Store, sp *artifacts.Spec, sta
 		return fail(err)
 	}
 	fmt.Fprintf(log, "cell %s key %s stage %s v%d on %s\n", sp.CellID, sp.Key, stage.Name, sp.StageVersion, artifacts.Hostname())
-	runtime.LockOSThread()
-	cpu0 := threadCPU()
-	err = stage.Run(ctx, rc)
-	cpu := threadCPU() - cpu0
-	runtime.UnlockOSThread()
+	var cpu float64
+	err = runStage(ctx, stage, rc, &cpu)
 	if err != nil {
 		return fail(err)
 	}
@@ -171,6 +172,38 @@ func runLocked(ctx context.Context, st *artifacts.Store, sp *artifacts.Spec, sta
 	}
 	st.ClearFailure(sp.Key)
 	return nil
+}
+
+// PanicError is a stage that panicked: a bug, or a value the bounds of
+// pipeline.toml let through. It fails its cell only; the stack goes to the
+// cell's log.
+type PanicError struct {
+	Value any
+	Stack []byte
+}
+
+func (e *PanicError) Error() string {
+	return fmt.Sprintf("panic: %v (the stack is in the cell's log)", e.Value)
+}
+
+// runStage runs the stage on the calling goroutine, locked to its OS thread
+// so that cpu receives the cell's CPU time, and turns a panic into a
+// PanicError: one cell's crash must not end the run of every other cell.
+// (A runtime fatal error, such as an allocation beyond memory, cannot be
+// recovered: the plan refuses cells whose estimate exceeds memory.)
+func runStage(ctx context.Context, stage *Stage, rc *RunContext, cpu *float64) (err error) {
+	runtime.LockOSThread()
+	cpu0 := threadCPU()
+	defer func() {
+		if cpu != nil {
+			*cpu = threadCPU() - cpu0
+		}
+		runtime.UnlockOSThread()
+		if r := recover(); r != nil {
+			err = &PanicError{Value: r, Stack: debug.Stack()}
+		}
+	}()
+	return stage.Run(ctx, rc)
 }
 
 // threadCPU is the CPU time of the calling OS thread in seconds. Stages run
@@ -269,7 +302,7 @@ func RecomputeRecord(ctx context.Context, st *artifacts.Store, m *artifacts.Mani
 	if err != nil {
 		return nil, fmt.Errorf("cell %s: %w", sp.CellID, err)
 	}
-	if err := stage.Run(ctx, rc); err != nil {
+	if err := runStage(ctx, stage, rc, nil); err != nil {
 		return nil, fmt.Errorf("cell %s: %w", sp.CellID, err)
 	}
 	var bad []Mismatch

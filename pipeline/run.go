@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"runtime/debug"
 	"sort"
 	"strings"
 	"time"
@@ -218,7 +219,7 @@ func (s *scheduler) startWorkers(ctx context.Context) {
 		go func() {
 			for j := range s.jobs {
 				t := time.Now()
-				err := s.opt.Executor.Execute(ctx, j)
+				err := s.execute(ctx, j)
 				if err == nil {
 					// Success means the manifest is in the store, whatever
 					// the executor says.
@@ -230,6 +231,17 @@ func (s *scheduler) startWorkers(ctx context.Context) {
 			}
 		}()
 	}
+}
+
+// execute runs one job; a panic outside a stage (the stage's own is caught
+// by runStage) fails that job alone: its deferred unlocks have run.
+func (s *scheduler) execute(ctx context.Context, j *Job) (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("cell %s: %w", j.CellID, &PanicError{Value: r, Stack: debug.Stack()})
+		}
+	}()
+	return s.opt.Executor.Execute(ctx, j)
 }
 
 // loop resolves ready cells, dispatches queued jobs and collects results

@@ -294,3 +294,46 @@ func TestRecomputeRecordFindsNondeterminism(t *testing.T) {
 		t.Fatalf("flaky cell: %v %v, want one differing output", mm, err)
 	}
 }
+
+// TestRunPanicFailsOnlyItsCell: a stage that panics (here an allocation of
+// an impossible length, as a huge buffer in pipeline.toml once made) fails
+// its cell with the panic and its stack in the cell's log, blocks only its
+// dependents, and leaves no lock; the other cells finish.
+func TestRunPanicFailsOnlyItsCell(t *testing.T) {
+	t.Parallel()
+	cnt := &counter{n: map[string]int{}}
+	d := &diamond{A: newStage("a", 1, cnt), B: newStage("b", 1, cnt), C: newStage("c", 1, cnt), params: map[string]*valParams{}}
+	run := d.B.Run
+	d.B.Run = func(ctx context.Context, rc *RunContext) error {
+		if rc.CellID == "b/0" {
+			n := -1 + len(rc.CellID) - 3 // 0, computed so that vet cannot see it
+			_ = make([]float32, n-1)     // panics: makeslice: len out of range
+		}
+		return run(ctx, rc)
+	}
+	st, _ := artifacts.Open(t.TempDir(), artifacts.Options{})
+	g := d.graph(t)
+	rep, err := Run(context.Background(), st, g, RunOptions{Profile: "p", Jobs: 2, Executor: &LocalExecutor{Store: st, Stages: g.Stages}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Failed != 1 || rep.Skipped != 1 || rep.Executed != 3 {
+		t.Fatalf("report = %+v, want 3 executed, 1 failed (b/0), 1 skipped (c/0)", rep)
+	}
+	if err := rep.Err(); err == nil || !strings.Contains(err.Error(), "b/0") || !strings.Contains(err.Error(), "panic: runtime error: makeslice: len out of range") {
+		t.Fatalf("report error = %v", err)
+	}
+	p, _ := MakePlan(st, g, "p")
+	pc := p.Cell("b/0")
+	if pc.Failure == nil {
+		t.Fatal("no failure record for the cell that panicked")
+	}
+	log, err := st.Get(pc.Failure.Log)
+	if err != nil || !strings.Contains(string(log), "goroutine ") || !strings.Contains(string(log), "TestRunPanicFailsOnlyItsCell") {
+		t.Fatalf("failure log holds no stack: %q, %v", log, err)
+	}
+	locks, _ := os.ReadDir(st.Root() + "/locks")
+	if len(locks) != 0 {
+		t.Fatalf("locks left: %v", locks)
+	}
+}

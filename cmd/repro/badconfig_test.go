@@ -31,6 +31,10 @@ eta = 0.2
 	cases := []struct{ from, to, want string }{
 		{"eta = 0.2", `mask = "mirorr"`, "pipeline.toml:14: experiment full.local.mask: invalid config: mask = mirorr"},
 		{"eta = 0.2", "eta = inf", "pipeline.toml:14: experiment full.local.eta: invalid config: eta = +Inf: must be finite"},
+		{"eta = 0.2", "epochs = 1000000000", "pipeline.toml:14: experiment full.local.epochs: epochs = 1000000000: must be <= 1000"},
+		{"eta = 0.2", "buffer = 1000000000000", "pipeline.toml:14: experiment full.local.buffer: buffer = 1000000000000: must be <= 1000000"},
+		// 2.6 TiB: more than any machine has.
+		{"eta = 0.2", "hidden = [" + strings.Repeat("65536, ", 19) + "65536]", "pipeline.toml:14: experiment full.local.hidden: a train cell would need about 2453.8 GiB of memory"},
 		{"seeds = [0, 1]", "seeds = [-1, 1]", "pipeline.toml:5: profile.p.seeds: -1: a run seed must be >= 0"},
 		{"[profile.p]", `[profile."../../evilprof"]`, `pipeline.toml:4: profile.../../evilprof: profile name "../../evilprof"`},
 	}

@@ -40,6 +40,9 @@ the scheduler simulated on -j workers (ready cells longest chain first, each
 taking its expected CPU time), beside the longest chain of dependent cells.`,
 		flags: fs,
 		run: func(ctx context.Context, e *env, args []string) error {
+			if *jobs < 1 {
+				return usageErr("-j must be >= 1")
+			}
 			w, p, err := openPlan(e, &g)
 			if err != nil {
 				return err

@@ -87,6 +87,12 @@ func runRun(ctx context.Context, e *env, o *runOptions, args []string) error {
 	if o.only != "" {
 		ropt.Only = func(c *pipeline.Cell) bool { return cellMatch(o.only, c.ID) }
 	}
+	if o.executor == "local" {
+		var note string
+		if ropt.Jobs, note = capJobs(o.jobs, w.graph, ropt.Only, w.memory); note != "" {
+			fmt.Fprintln(e.stderr, note)
+		}
+	}
 	rr, err := w.useRemotes(ctx, e, w.graph, ropt.Only)
 	if err != nil {
 		return err
@@ -261,6 +267,9 @@ type onceString string
 func (v *onceString) String() string { return string(*v) }
 
 func (v *onceString) Set(s string) error {
+	if s == "" {
+		return fmt.Errorf("empty glob (an unset shell variable?): leave --only out to run the whole profile")
+	}
 	if *v != "" {
 		return fmt.Errorf("given twice (%q, then %q): one glob per run; a glob such as 'render/*' selects several cells", string(*v), s)
 	}

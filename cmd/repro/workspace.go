@@ -20,6 +20,8 @@ type workspace struct {
 	// remotes are the remotes of settings.remotes, by name (none with
 	// --no-remote).
 	remotes []artifacts.Remote
+	// memory is what cells may use (machineMemory; 0 = unknown).
+	memory int64
 	// recordIndex caches records() (verdict.go).
 	recordIndex map[string]*artifacts.Manifest
 }
@@ -41,6 +43,13 @@ func openWorkspace(e *env, g *globalFlags) (*workspace, error) {
 	if err != nil {
 		return nil, err
 	}
+	mem, err := machineMemory(e.getenv)
+	if err != nil {
+		return nil, err
+	}
+	if err := m.CheckMemory(name, mem); err != nil {
+		return nil, err // before the store is opened: nothing is written
+	}
 	dir := g.store
 	if dir == "" {
 		dir = cfg.StoreDir(e.getenv)
@@ -49,7 +58,7 @@ func openWorkspace(e *env, g *globalFlags) (*workspace, error) {
 	if err != nil {
 		return nil, err
 	}
-	w := &workspace{cfg: cfg, profile: name, matrix: m, store: st, graph: graph, settings: cfg.HostSettings(e.getenv)}
+	w := &workspace{cfg: cfg, profile: name, matrix: m, store: st, graph: graph, settings: cfg.HostSettings(e.getenv), memory: mem}
 	if !g.noRemote {
 		if w.remotes, err = openRemotes(cfg); err != nil {
 			return nil, err
