@@ -8,7 +8,7 @@ import (
 	"testing"
 )
 
-// TestOnlyEmptyIsAnError: --only '' (an unset shell variable) is a usage
+// TestOnlyEmptyIsAnError: --only ” (an unset shell variable) is a usage
 // error, not the whole profile; nothing is stored.
 func TestOnlyEmptyIsAnError(t *testing.T) {
 	t.Parallel()
