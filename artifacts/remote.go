@@ -52,6 +52,19 @@ is verified against its name before use. Files are written through a
 temporary file and an atomic rename, so several pushers may share it.
 `
 
+// RemoteMarker is the file at a directory remote's root that makes it one:
+// part of the format, so that a remote stays a remote (refused as a store,
+// never gc'd as one) when its README is deleted or edited. Remotes made
+// before the marker are recognised by their README; the next push adds the
+// marker.
+const RemoteMarker = "repro-remote"
+
+// remoteMarkerText is the marker's whole content.
+const remoteMarkerText = "repro remote format v1\n"
+
+// ErrNotRemote: a directory named as a remote holds other files.
+var ErrNotRemote = errors.New("not a repro remote")
+
 // DirRemote is a remote in a directory (a shared filesystem, a disk, or a
 // folder of the repository), with the store's layout.
 type DirRemote struct {
@@ -60,11 +73,20 @@ type DirRemote struct {
 }
 
 // OpenDirRemote returns the remote named name in dir. The directory is
-// created by the first push; a missing one is an empty remote.
+// created by the first push; a missing or empty one is an empty remote. A
+// remote or a store (same layout) is read; a directory holding anything
+// else is refused (ErrNotRemote): a mistyped path must not become a remote.
 func OpenDirRemote(name, dir string) (*DirRemote, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
 		return nil, fmt.Errorf("remote %s: %w", name, err)
+	}
+	k, other, err := dirKindOf(abs)
+	if err != nil {
+		return nil, fmt.Errorf("remote %s (%s): %w", name, abs, err)
+	}
+	if k == kindForeign {
+		return nil, fmt.Errorf("remote %s (%s): %w: the directory holds other files (%s) and no %s marker; name an empty or new directory", name, abs, ErrNotRemote, other, RemoteMarker)
 	}
 	return &DirRemote{name: name, s: &Store{root: abs, now: time.Now}}, nil
 }
@@ -133,13 +155,30 @@ func (r *DirRemote) PutManifest(m *Manifest) error {
 	return r.s.putRecord("cells", m.Key, m)
 }
 
-// init writes the README of a new remote directory.
+// init makes the directory a remote before the first write: the marker
+// and README in a new (or empty) directory, the marker in a remote made
+// before it. A store, or a directory that became foreign since
+// OpenDirRemote, is refused: push writes only into remotes.
 func (r *DirRemote) init() error {
+	k, other, err := dirKindOf(r.s.root)
+	if err != nil {
+		return fmt.Errorf("remote %s: %w", r.name, err)
+	}
+	switch k {
+	case kindRemote:
+		return nil
+	case kindStore:
+		return fmt.Errorf("remote %s (%s): %w: it is a repro store; a remote is another directory", r.name, r.s.root, ErrNotRemote)
+	case kindForeign:
+		return fmt.Errorf("remote %s (%s): %w: the directory holds other files (%s) and no %s marker; name an empty or new directory", r.name, r.s.root, ErrNotRemote, other, RemoteMarker)
+	}
 	readme := filepath.Join(r.s.root, "README")
 	if _, err := os.Stat(readme); errors.Is(err, fs.ErrNotExist) {
-		return WriteFile(readme, []byte(remoteREADME), 0o644)
+		if err := WriteFile(readme, []byte(remoteREADME), 0o644); err != nil {
+			return err
+		}
 	}
-	return nil
+	return WriteFile(filepath.Join(r.s.root, RemoteMarker), []byte(remoteMarkerText), 0o644)
 }
 
 // checkCompressed checks that z decompresses to the content of blob d.

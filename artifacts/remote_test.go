@@ -238,3 +238,68 @@ func TestRefreshRecord(t *testing.T) {
 		t.Fatalf("a record of other outputs replaced the remote's")
 	}
 }
+
+// TestRemoteRecognisedByMarker: a push writes the remote's marker; a
+// directory holding other files is refused as a remote (nothing written
+// into it); a remote made before the marker (README only) is read, and its
+// next push adds the marker; a store is not pushed into.
+func TestRemoteRecognisedByMarker(t *testing.T) {
+	t.Parallel()
+	base := t.TempDir()
+	a := openTemp(t)
+	m := putCell(t, a, "train/x", []byte("result"))
+
+	fresh := filepath.Join(base, "fresh")
+	r, err := OpenDirRemote("ledger", fresh)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, _, _, err := a.PushCell(r, m, true); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(filepath.Join(fresh, RemoteMarker)); err != nil || string(b) != remoteMarkerText {
+		t.Fatalf("marker %q, %v", b, err)
+	}
+
+	foreign := filepath.Join(base, "notastore")
+	os.MkdirAll(filepath.Join(foreign, "sub"), 0o755)
+	os.WriteFile(filepath.Join(foreign, "important.txt"), []byte("precious"), 0o644)
+	if _, err := OpenDirRemote("ledger", foreign); !errors.Is(err, ErrNotRemote) {
+		t.Fatalf("open a foreign directory as a remote: %v", err)
+	}
+	// Became foreign after opening: push still refuses.
+	late := filepath.Join(base, "late")
+	r2, _ := OpenDirRemote("ledger", late)
+	os.MkdirAll(late, 0o755)
+	os.WriteFile(filepath.Join(late, "important.txt"), []byte("precious"), 0o644)
+	if _, _, _, err := a.PushCell(r2, m, true); !errors.Is(err, ErrNotRemote) {
+		t.Fatalf("push into a foreign directory: %v", err)
+	}
+	if ents, _ := os.ReadDir(late); len(ents) != 1 {
+		t.Fatalf("push wrote into a foreign directory: %v", ents)
+	}
+
+	old := filepath.Join(base, "old")
+	os.MkdirAll(filepath.Join(old, "cells"), 0o755)
+	os.WriteFile(filepath.Join(old, "README"), []byte(remoteREADME), 0o644)
+	r3, err := OpenDirRemote("ledger", old)
+	if err != nil {
+		t.Fatalf("a remote made before the marker: %v", err)
+	}
+	if _, _, _, err := a.PushCell(r3, m, true); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(old, RemoteMarker)); err != nil {
+		t.Fatalf("push to an old remote did not add the marker: %v", err)
+	}
+
+	r4, err := OpenDirRemote("store", a.Root())
+	if err != nil {
+		t.Fatalf("a store read as a remote: %v", err)
+	}
+	b := openTemp(t)
+	mb := putCell(t, b, "train/y", []byte("other"))
+	if _, _, _, err := b.PushCell(r4, mb, true); !errors.Is(err, ErrNotRemote) {
+		t.Fatalf("push into a store: %v", err)
+	}
+}

@@ -77,7 +77,7 @@ func Open(root string, opt Options) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("store %s: %w", root, err)
 	}
-	if b, err := os.ReadFile(filepath.Join(abs, "README")); err == nil && strings.HasPrefix(string(b), remoteREADMEHead) {
+	if k, _, err := dirKindOf(abs); err == nil && (k == kindRemote || k == kindOldRemote) {
 		return nil, fmt.Errorf("store %s: %w: it is a repro remote (a results ledger, which push, pull and settings.remotes use); "+
 			"name another directory for the store", abs, ErrNotStore)
 	}
@@ -116,32 +116,60 @@ var storeDirs = []string{"blobs", "specs", "cells", "failed", "refs", "locks", "
 var ErrNotStore = errors.New("not a repro store")
 
 // checkStoreDir accepts a missing or empty directory, a store (its README
-// says so), and a store being created by another process (nothing but the
-// store's own entries and temporary files).
+// says so), and a store being created by another process (its README is
+// written first, through a temporary file, so nothing but temporary files
+// can be there yet). A directory holding anything else, even folders with
+// a store's names, is someone else's: gc and verify would delete or move
+// its files.
 func checkStoreDir(dir string) error {
-	ents, err := os.ReadDir(dir)
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil
-	}
+	k, other, err := dirKindOf(dir)
 	if err != nil {
 		return fmt.Errorf("store %s: %w", dir, err)
 	}
-	if b, err := os.ReadFile(filepath.Join(dir, "README")); err == nil && strings.HasPrefix(string(b), storeREADMEHead) {
-		return nil
-	}
-	// A store being created writes its README first, so any other README
-	// is someone else's file.
-	own := map[string]bool{"corrupt": true}
-	for _, d := range storeDirs {
-		own[d] = true
-	}
-	for _, e := range ents {
-		if !own[e.Name()] && !strings.HasPrefix(e.Name(), ".tmp-") {
-			return fmt.Errorf("store %s: %w: the directory holds other files (%s) and no store README; "+
-				"name an empty or new directory, or run 'repro init --store %s' to make it a store anyway", dir, ErrNotStore, e.Name(), dir)
-		}
+	if k == kindForeign {
+		return fmt.Errorf("store %s: %w: the directory holds other files (%s) and no store README; "+
+			"name an empty or new directory, or run 'repro init --store %s' to make it a store anyway", dir, ErrNotStore, other, dir)
 	}
 	return nil
+}
+
+// dirKind is what a directory named as a store or a remote holds.
+type dirKind int
+
+const (
+	kindEmpty     dirKind = iota // missing, empty, or only temporary files
+	kindStore                    // a store's README
+	kindRemote                   // a remote's marker (RemoteMarker)
+	kindOldRemote                // a remote's README without the marker (made before it)
+	kindForeign                  // anything else: not ours
+)
+
+// dirKindOf classifies dir; for a foreign directory it names one entry.
+func dirKindOf(dir string) (dirKind, string, error) {
+	ents, err := os.ReadDir(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return kindEmpty, "", nil
+	}
+	if err != nil {
+		return kindForeign, "", err
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, RemoteMarker)); err == nil && string(b) == remoteMarkerText {
+		return kindRemote, "", nil
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "README")); err == nil {
+		switch {
+		case strings.HasPrefix(string(b), storeREADMEHead):
+			return kindStore, "", nil
+		case strings.HasPrefix(string(b), remoteREADMEHead):
+			return kindOldRemote, "", nil
+		}
+	}
+	for _, e := range ents {
+		if !strings.HasPrefix(e.Name(), ".tmp-") {
+			return kindForeign, e.Name(), nil
+		}
+	}
+	return kindEmpty, "", nil
 }
 
 // Root is the store's absolute directory.

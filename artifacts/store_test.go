@@ -282,9 +282,14 @@ func TestOpenRefusesForeignDirectory(t *testing.T) {
 	foreign := filepath.Join(base, "home")
 	os.MkdirAll(foreign, 0o755)
 	os.WriteFile(filepath.Join(foreign, "notes.txt"), []byte("mine"), 0o644)
-	partial := filepath.Join(base, "partial") // another process is creating it
-	os.MkdirAll(filepath.Join(partial, "blobs"), 0o755)
-	os.WriteFile(filepath.Join(partial, ".tmp-123"), nil, 0o644)
+	partial := filepath.Join(base, "partial") // another process is writing its README
+	os.MkdirAll(partial, 0o755)
+	os.WriteFile(filepath.Join(partial, ".tmp-README-123"), nil, 0o644)
+	// Only folders with a store's names, and a user's files in them: not a
+	// store (its README would have been written first), so never adopted.
+	named := filepath.Join(base, "named")
+	os.MkdirAll(filepath.Join(named, "blobs", "aa"), 0o755)
+	os.WriteFile(filepath.Join(named, "blobs", "aa", "photo.jpg"), []byte("photo"), 0o644)
 	empty := filepath.Join(base, "empty")
 	os.MkdirAll(empty, 0o755)
 	// A directory remote (a results ledger) has a store's layout and its
@@ -297,6 +302,13 @@ func TestOpenRefusesForeignDirectory(t *testing.T) {
 	if err := r.PutBlob(Digest{}, nil); err != nil {
 		t.Fatal(err)
 	}
+	// A remote whose README was deleted is still one: its marker says so.
+	noReadme := filepath.Join(base, "ledger2")
+	r2, _ := OpenDirRemote("ledger2", noReadme)
+	if err := r2.PutBlob(Digest{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	os.Remove(filepath.Join(noReadme, "README"))
 	readme := filepath.Join(base, "readme")
 	os.MkdirAll(filepath.Join(readme, "cells"), 0o755)
 	os.WriteFile(filepath.Join(readme, "README"), []byte("my project"), 0o644)
@@ -314,6 +326,8 @@ func TestOpenRefusesForeignDirectory(t *testing.T) {
 		{"foreign after init", foreign, false, true},
 		{"remote", remote, false, false},
 		{"remote, init", remote, true, false},
+		{"store names only", named, false, false},
+		{"remote without README", noReadme, false, false},
 		{"other README", readme, false, false},
 	} {
 		_, err := Open(tc.dir, Options{Create: tc.create})
@@ -361,5 +375,70 @@ func TestVerifyMissingLogIsNoProblem(t *testing.T) {
 	}
 	if len(r.Problems) != 1 || r.Problems[0].Kind != "missing" {
 		t.Fatalf("a missing output: problems %v, want one missing", r.Problems)
+	}
+}
+
+// TestSymlinkedFoldersSurvive: a store whose blobs/ and cells/ are symlinks
+// to directories elsewhere (a bigger disk) is read through them: verify
+// finds every blob and no problem, and gc --apply keeps every reachable
+// record and blob and leaves the links in place.
+func TestSymlinkedFoldersSurvive(t *testing.T) {
+	t.Parallel()
+	now := time.Now()
+	base := t.TempDir()
+	root := filepath.Join(base, "store")
+	s, err := Open(root, Options{Now: func() time.Time { return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var keys []Key
+	for _, name := range []string{"a", "b", "c"} {
+		out, _ := s.Put([]byte("out " + name))
+		lg, _ := s.Put([]byte("log " + name))
+		k := Key(Sum([]byte(name)))
+		if err := s.PutManifest(&Manifest{Key: k, CellID: name, Log: lg, Outputs: []Output{{Name: "o", Digest: out}}}); err != nil {
+			t.Fatal(err)
+		}
+		keys = append(keys, k)
+	}
+	for _, d := range []string{"blobs", "cells"} {
+		far := filepath.Join(base, "bigdisk", d)
+		os.MkdirAll(filepath.Dir(far), 0o755)
+		if err := os.Rename(filepath.Join(root, d), far); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Symlink(far, filepath.Join(root, d)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	r, err := s.Verify(context.Background(), nil)
+	if err != nil || len(r.Problems) != 0 || r.Blobs != 6 || r.Manifests != 3 {
+		t.Fatalf("verify through links: %+v, %v", r, err)
+	}
+	now = now.Add(3 * GCGrace)
+	keep := map[Key]bool{keys[0]: true, keys[1]: true, keys[2]: true}
+	g, err := s.GC(context.Background(), keep, true)
+	if err != nil || len(g.Paths) != 0 || len(g.Strays) != 0 {
+		t.Fatalf("gc through links: %+v, %v", g, err)
+	}
+	for _, d := range []string{"blobs", "cells"} {
+		if fi, err := os.Lstat(filepath.Join(root, d)); err != nil || fi.Mode()&os.ModeSymlink == 0 {
+			t.Fatalf("%s is no longer the link: %v", d, err)
+		}
+	}
+	for _, k := range keys {
+		if _, err := s.Lookup(k); err != nil {
+			t.Fatalf("record %s lost: %v", k.Short(), err)
+		}
+	}
+	// A link to something that is not a directory is refused, not taken apart.
+	os.Remove(filepath.Join(root, "blobs"))
+	os.WriteFile(filepath.Join(base, "file"), nil, 0o644)
+	os.Symlink(filepath.Join(base, "file"), filepath.Join(root, "blobs"))
+	if _, err := s.GC(context.Background(), keep, true); err == nil || !strings.Contains(err.Error(), "a symlink to no directory") {
+		t.Fatalf("gc with blobs a link to a file: %v", err)
+	}
+	if _, err := os.Lstat(filepath.Join(root, "blobs")); err != nil {
+		t.Fatalf("the link was removed: %v", err)
 	}
 }

@@ -163,9 +163,19 @@ func (s *Store) rel(path string) string {
 }
 
 // walkFiles calls fn for every regular file under dir whose name ends in
-// ext, skipping temporary files, with the name stripped of ext.
+// ext, skipping temporary files, with the name stripped of ext. A dir that
+// is a symlink to a directory (blobs/ moved to a bigger disk) is followed:
+// its files are walked through the link, and the link itself is never an
+// entry to move or remove. Links below dir are not followed.
 func walkFiles(dir, ext string, fn func(path, name string) error) error {
-	return filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+	root := dir
+	if fi, err := os.Lstat(dir); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		if fi, err := os.Stat(dir); err != nil || !fi.IsDir() {
+			return fmt.Errorf("%s: a symlink to no directory; a store's folders may be links to directories (elsewhere on a bigger disk), nothing else", dir)
+		}
+		root = dir + string(filepath.Separator) // WalkDir then starts inside the link
+	}
+	return filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err != nil {
 			if errors.Is(err, fs.ErrNotExist) {
 				return nil
@@ -186,14 +196,17 @@ const GCGrace = time.Hour
 // GCReport lists what gc removed (or would remove, on a dry run).
 type GCReport struct {
 	Manifests, Specs, Blobs, Logs int
-	Strays                        int   // files in the blob tree that are not blobs
 	Bytes                         int64 // compressed bytes
 	Paths                         []string
+	// Strays are the files in the blob tree that are not blobs (relative
+	// to the root): not repro's, so gc leaves them where they are.
+	Strays []string
 }
 
 // GC removes every manifest, spec and failure record whose key is not in
-// keep, every blob that no kept manifest references (outputs and logs), and
-// every file in the blob tree that is not a blob (Strays).
+// keep, and every blob that no kept manifest references (outputs and logs):
+// only files named as repro names them. A file in the blob tree that is not
+// a blob is listed in Strays and left alone.
 // Entries younger than GCGrace are left alone. With apply false nothing is
 // deleted and the report says what would be. It is three sweeps in one
 // body (records, running logs, the blob tree) because they share the grace
@@ -279,15 +292,16 @@ func (s *Store) GC(ctx context.Context, keep map[Key]bool, apply bool) (*GCRepor
 		if !stray && live[d] {
 			return nil
 		}
+		if stray {
+			// Not a name repro writes: someone else's file, left alone.
+			r.Strays = append(r.Strays, s.rel(path))
+			return nil
+		}
 		size, isOld := old(path)
 		if !isOld {
 			return nil
 		}
-		if stray {
-			r.Strays++
-		} else {
-			r.Blobs++
-		}
+		r.Blobs++
 		return remove(path, size)
 	})
 	return r, err

@@ -66,17 +66,16 @@ what it would remove.`,
 			if *apply {
 				verb = "removed"
 			}
-			strays := ""
-			if r.Strays > 0 {
-				strays = ", " + plural(r.Strays, "stray file")
-			}
 			of := "profile"
 			if len(profiles) > 1 {
 				of = "profiles"
 			}
-			fmt.Fprintf(e.stdout, "%s %s, %s, %s, %s%s (%.1f MB); kept %d cells of %s %s\n",
-				verb, plural(r.Manifests, "cell record"), plural(r.Specs, "spec"), plural(r.Blobs, "blob"), plural(r.Logs, "log"), strays,
+			fmt.Fprintf(e.stdout, "%s %s, %s, %s, %s (%.1f MB); kept %d cells of %s %s\n",
+				verb, plural(r.Manifests, "cell record"), plural(r.Specs, "spec"), plural(r.Blobs, "blob"), plural(r.Logs, "log"),
 				float64(r.Bytes)/1e6, len(keep), of, strings.Join(profiles, ", "))
+			if n := len(r.Strays); n > 0 {
+				fmt.Fprintf(e.stdout, "left %s in the blob tree alone (not named as repro names blobs; not deleted): %s\n", plural(n, "other file"), strings.Join(r.Strays[:min(n, 3)], ", "))
+			}
 			if !*apply && len(r.Paths) > 0 {
 				fmt.Fprintln(e.stdout, "run 'repro gc --apply' to delete them")
 			}

@@ -68,3 +68,29 @@ func TestParseBytes(t *testing.T) {
 		}
 	}
 }
+
+// TestLedgerWithoutREADMEIsStillARemote: the committed ledger is refused as
+// a store by its marker alone (its README deleted), by every command that
+// opens a store, and nothing is written into it.
+func TestLedgerWithoutREADMEIsStillARemote(t *testing.T) {
+	t.Parallel()
+	dir := workdir(t, tinyDAG)
+	ledger := filepath.Join(t.TempDir(), "cells")
+	os.MkdirAll(filepath.Join(ledger, "cells", "ab"), 0o755)
+	os.WriteFile(filepath.Join(ledger, "cells", "ab", strings.Repeat("ab", 32)+".json"), []byte("{}"), 0o644)
+	marker, err := os.ReadFile("../../paper/cells/repro-remote")
+	if err != nil {
+		t.Fatalf("the committed ledger has no marker: %v", err)
+	}
+	os.WriteFile(filepath.Join(ledger, "repro-remote"), marker, 0o644)
+	for _, args := range [][]string{{"gc", "--apply"}, {"verify"}, {"plan"}, {"run", "-q"}} {
+		_, errOut, code := reproSplit(t, dir, append(args, "--store", ledger)...)
+		if code != 1 || !strings.Contains(errOut, "it is a repro remote") {
+			t.Errorf("%v --store ledger: exit %d, %q", args, code, errOut)
+		}
+	}
+	ents, _ := os.ReadDir(ledger)
+	if len(ents) != 2 {
+		t.Errorf("the ledger changed: %v", ents)
+	}
+}
