@@ -215,6 +215,7 @@ func (s *Store) PullCell(r Remote, m *Manifest) (Transfer, error) {
 		if err := WriteFile(s.BlobPath(o.Digest), z, 0o444); err != nil {
 			return t, err
 		}
+		s.checked.Store(o.Digest, struct{}{})
 		t.Blobs++
 		t.Bytes += int64(len(z))
 	}

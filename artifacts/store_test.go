@@ -442,3 +442,44 @@ func TestSymlinkedFoldersSurvive(t *testing.T) {
 		t.Fatalf("the link was removed: %v", err)
 	}
 }
+
+// TestLookupVerified: a flipped byte or a truncation in an output is a miss
+// wrapping ErrCorrupt, the blob moved aside; a sound blob read once is not
+// read again by the same Store; a new Store re-hashes it.
+func TestLookupVerified(t *testing.T) {
+	t.Parallel()
+	s := openTemp(t)
+	data := bytes.Repeat([]byte("network tensor "), 4096)
+	d, _ := s.Put(data)
+	k := Key(Sum([]byte("cell")))
+	if err := s.PutManifest(&Manifest{Key: k, CellID: "train/x", Outputs: []Output{{Name: "o", Digest: d}}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.LookupVerified(k); err != nil {
+		t.Fatal(err)
+	}
+	for _, damage := range []func([]byte) []byte{
+		func(b []byte) []byte { b[len(b)/2] ^= 1; return b },
+		func(b []byte) []byte { return b[:len(b)-2] },
+	} {
+		b, _ := os.ReadFile(s.BlobPath(d))
+		os.Chmod(s.BlobPath(d), 0o644)
+		os.WriteFile(s.BlobPath(d), damage(b), 0o644)
+		fresh, err := Open(s.Root(), Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := fresh.LookupVerified(k); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "cell train/x: output o: blob ") {
+			t.Fatalf("damaged output: %v", err)
+		}
+		if _, err := os.Stat(s.BlobPath(d)); !os.IsNotExist(err) {
+			t.Fatalf("the damaged blob was not moved aside: %v", err)
+		}
+		if _, err := fresh.LookupVerified(k); !errors.Is(err, ErrNotFound) {
+			t.Fatalf("after quarantine: %v", err)
+		}
+		if _, err := s.Put(data); err != nil {
+			t.Fatal(err)
+		}
+	}
+}

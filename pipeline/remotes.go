@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path/filepath"
 	"regexp"
+	"strings"
 
 	"repro/artifacts"
 )
@@ -215,6 +216,19 @@ func PrepareRemotes(ctx context.Context, st *artifacts.Store, g *Graph, profile 
 		for _, pc := range p.Cells {
 			if pc.State == InRemote && !pc.RemoteBlobs {
 				rr.manifestOnly[pc.Key] = pc.Manifest
+			}
+			// A damaged or tampered record the run computes over: say so
+			// (a failed pull is in Misses already).
+			if want[pc.Cell] && pc.State == Stale && bad[pc.Key] == "" {
+				for _, r := range pc.Reasons {
+					if !strings.HasPrefix(r, "remote ") {
+						continue
+					}
+					if !strings.Contains(r, pc.Cell.ID) {
+						r = pc.Cell.ID + ": " + r
+					}
+					rr.Misses = append(rr.Misses, r)
+				}
 			}
 		}
 		return rr, nil

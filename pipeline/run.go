@@ -47,6 +47,10 @@ const (
 	EventFailed
 	EventSkipped
 	EventRemote // satisfied from a remote
+	// EventDamaged: the cell's record is in the store but an output does
+	// not hash to its digest (Err says which); the blob is moved aside and
+	// the cell is computed again in this run.
+	EventDamaged
 )
 
 // Event is a progress event.
@@ -81,8 +85,11 @@ type RunReport struct {
 	// Executed cells were computed by this run; Elsewhere cells were
 	// computed meanwhile by another process sharing the store.
 	Executed, Elsewhere, Cached, Failed, Skipped int
-	Failures                                     []CellFailure
-	Wall                                         time.Duration
+	// Damaged counts cells whose stored output did not hash to its digest
+	// and which the run therefore computed again (EventDamaged).
+	Damaged  int
+	Failures []CellFailure
+	Wall     time.Duration
 
 	// Remote cells were taken from a remote (RunOptions.Remote).
 	Remote int
@@ -310,12 +317,20 @@ func (s *scheduler) resolve(c *Cell) {
 		s.fail(c, k, err, 0)
 		return
 	}
-	if m, err := s.st.Lookup(k); err == nil {
+	// Every output of a cached cell is re-hashed before the run counts it
+	// (LookupVerified): a damaged one is never served, to a consumer or as
+	// a result; the cell is computed again here, before anything reads it.
+	m, err := s.st.LookupVerified(k)
+	if err == nil {
 		s.rep.Cached++
 		s.settle(c, false, 0)
 		s.finish(c, m)
 		s.emit(EventCached, c, k, nil, 0)
 		return
+	}
+	if errors.Is(err, artifacts.ErrCorrupt) {
+		s.rep.Damaged++
+		s.emit(EventDamaged, c, k, err, 0)
 	}
 	if s.opt.Remote != nil {
 		if m, ok := s.opt.Remote(c, k); ok {

@@ -317,3 +317,44 @@ func TestStatusReportsTheLastRunsIdleCoreSeconds(t *testing.T) {
 		t.Fatalf("a no-op run replaced the last run:\n%s", out)
 	}
 }
+
+// TestDamagedOutputRecomputedWithoutVerify: a flipped byte and a truncation
+// in cached outputs are caught by the next run itself (no verify first):
+// it says so, recomputes exactly those cells in the same run, before any
+// consumer reads them, and ends with the same outputs.
+func TestDamagedOutputRecomputedWithoutVerify(t *testing.T) {
+	t.Parallel()
+	dir := workdir(t, "cells = 6\nwidth = 3\nfan_in = 1\n")
+	mustRepro(t, dir, "run")
+	want := planState(t, dir)
+	ids := slices.Sorted(maps.Keys(want))
+	for i, id := range ids[:2] {
+		_, blob := outputBlob(t, dir, id)
+		b, _ := os.ReadFile(blob)
+		if i == 0 {
+			b[len(b)/2] ^= 1
+		} else {
+			b = b[:len(b)-3]
+		}
+		os.Chmod(blob, 0o644)
+		os.WriteFile(blob, b, 0o644)
+	}
+	out := mustRepro(t, dir, "run", "-q")
+	for _, id := range ids[:2] {
+		if !strings.Contains(out, "recomputing "+id+": its stored output is damaged: cell "+id+": output out: blob ") {
+			t.Errorf("run does not say it recomputes %s:\n%s", id, out)
+		}
+	}
+	if !strings.Contains(out, "ran 2 cells (2 over a damaged stored output), 4 cached, 0 failed") {
+		t.Errorf("run over damaged outputs:\n%s", out)
+	}
+	got := planState(t, dir)
+	for id, w := range want {
+		if got[id] != w {
+			t.Errorf("%s: %s after repair, %s before", id, got[id], w)
+		}
+	}
+	if out, err := repro(t, dir, "verify"); err != nil {
+		t.Errorf("verify after the run: %v\n%s", err, out)
+	}
+}

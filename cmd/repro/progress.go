@@ -95,6 +95,9 @@ func (p *progress) event(ev pipeline.Event) {
 		delete(p.costs, ev.Key.String())
 		p.clear()
 		fmt.Fprintf(p.w, "FAILED %s: %v\n", ev.Cell.ID, firstLine(ev.Err.Error()))
+	case pipeline.EventDamaged:
+		p.clear()
+		fmt.Fprintf(p.w, "recomputing %s: its stored output is damaged: %v\n", ev.Cell.ID, firstLine(ev.Err.Error()))
 	}
 }
 

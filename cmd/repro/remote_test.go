@@ -129,6 +129,26 @@ func TestRemoteRecordsOnlyAndDamage(t *testing.T) {
 	if err != nil || !strings.Contains(out, "remote miss (the cell is computed instead)") || !strings.Contains(out, "corrupt") || !strings.Contains(out, "ran 1 cell, 0 cached, 19 from remotes (19 pulled") {
 		t.Fatalf("run with a damaged remote blob: %v\n%s", err, out)
 	}
+	// A tampered record (its params edited, so it no longer hashes to its
+	// key): the run computes the cell and says why.
+	full = remoteWorkdir(t, "[settings.remotes.shared]\npath = \"cells\"\n", remoteDAG)
+	mustRepro(t, full, "run", "-q")
+	mustRepro(t, full, "push")
+	recs, _ := filepath.Glob(filepath.Join(full, "cells", "cells", "*", "*.json"))
+	rec, _ := os.ReadFile(recs[0])
+	var m map[string]any
+	if err := json.Unmarshal(rec, &m); err != nil {
+		t.Fatal(err)
+	}
+	m["params"] = m["params"].(string) + " "
+	rec, _ = json.Marshal(m)
+	os.Chmod(recs[0], 0o644)
+	os.WriteFile(recs[0], rec, 0o644)
+	clone = cloneWithout(t, full)
+	out, err = repro(t, clone, "run")
+	if err != nil || !strings.Contains(out, "remote miss (the cell is computed instead): ") || !strings.Contains(out, "remote shared: ") || !strings.Contains(out, "ran 1 cell,") {
+		t.Fatalf("run over a tampered remote record: %v\n%s", err, out)
+	}
 }
 
 // push --refresh replaces the remote's records of the same outputs by the

@@ -254,8 +254,12 @@ func printRunSummary(e *env, w *workspace, rr *pipeline.RemoteRun, rep *pipeline
 	if rep.Elsewhere > 0 {
 		elsewhere = fmt.Sprintf(", %d computed by another process", rep.Elsewhere)
 	}
-	fmt.Fprintf(e.stdout, "ran %s, %d cached%s%s, %d failed, %d skipped in %s (profile %s, %s executor)\n",
-		plural(rep.Executed, "cell"), rep.Cached, fromRemote, elsewhere, rep.Failed, rep.Skipped, rep.Wall.Round(time.Millisecond), w.profile, executor)
+	damaged := ""
+	if rep.Damaged > 0 {
+		damaged = fmt.Sprintf(" (%d over a damaged stored output)", rep.Damaged)
+	}
+	fmt.Fprintf(e.stdout, "ran %s%s, %d cached%s%s, %d failed, %d skipped in %s (profile %s, %s executor)\n",
+		plural(rep.Executed, "cell"), damaged, rep.Cached, fromRemote, elsewhere, rep.Failed, rep.Skipped, rep.Wall.Round(time.Millisecond), w.profile, executor)
 	return false
 }
 
