@@ -205,13 +205,16 @@ func (s *Store) BlobPath(d Digest) string {
 	return fanout(filepath.Join(s.root, "blobs"), d.String()) + ".zst"
 }
 
-// Put stores data and returns its digest. Storing content that is already
-// present is a no-op: it is not re-read, so a copy damaged on disk stays
-// until Verify moves it aside (or a reader's Get reports it ErrCorrupt).
+// Put stores data and returns its digest. Content already present is
+// re-hashed once (CheckBlob), unless this Store wrote or checked it
+// already: a damaged copy is moved aside and replaced by data, so a cell
+// recomputed over a damaged output repairs it.
 func (s *Store) Put(data []byte) (Digest, error) {
 	d := Sum(data)
 	if _, err := s.Stat(d); err == nil {
-		return d, nil
+		if err := s.CheckBlob(d); err == nil || !errors.Is(err, ErrCorrupt) && !errors.Is(err, ErrNotFound) {
+			return d, err
+		}
 	}
 	enc, dec, err := s.coders()
 	if err != nil {

@@ -337,3 +337,87 @@ func TestRunPanicFailsOnlyItsCell(t *testing.T) {
 		t.Fatalf("locks left: %v", locks)
 	}
 }
+
+// flipOutput flips a byte in the first output blob of cell id's record.
+func flipOutput(t *testing.T, st *artifacts.Store, g *Graph, id string) artifacts.Key {
+	t.Helper()
+	p, err := MakePlan(st, g, "p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	pc := p.Cell(id)
+	path := st.BlobPath(pc.Manifest.Outputs[0].Digest)
+	b, _ := os.ReadFile(path)
+	b[len(b)/2] ^= 1
+	os.Chmod(path, 0o644)
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return pc.Key
+}
+
+// TestRunRecomputesDamagedOutputs: verify on read. A cached output that
+// does not hash to its digest is recomputed in the run that meets it, and
+// the run says so (EventDamaged): at once for a small output; for one
+// above LazyCheckAbove only when a cell reading it is about to run, and
+// then before that cell reads it.
+func TestRunRecomputesDamagedOutputs(t *testing.T) {
+	t.Parallel()
+	for _, lazy := range []bool{false, true} {
+		cnt := &counter{n: map[string]int{}}
+		d := &diamond{A: newStage("a", 1, cnt), B: newStage("b", 1, cnt), C: newStage("c", 1, cnt), params: map[string]*valParams{}}
+		st, _ := artifacts.Open(t.TempDir(), artifacts.Options{})
+		g := d.graph(t)
+		opt := RunOptions{Profile: "p", Jobs: 2, Executor: &LocalExecutor{Store: st, Stages: g.Stages}}
+		if lazy {
+			opt.LazyCheckAbove = 1 // every output is "large"
+		}
+		var damaged []string
+		var mu sync.Mutex
+		opt.Events = func(ev Event) {
+			if ev.Kind == EventDamaged {
+				mu.Lock()
+				damaged = append(damaged, ev.Cell.ID)
+				mu.Unlock()
+			}
+		}
+		if _, err := Run(context.Background(), st, g, opt); err != nil {
+			t.Fatal(err)
+		}
+		flipOutput(t, st, g, "a/0")
+		cnt.reset()
+		// A new process: a Store trusts the blobs it checked itself.
+		st, _ = artifacts.Open(st.Root(), artifacts.Options{})
+		opt.Executor = &LocalExecutor{Store: st, Stages: g.Stages}
+		rep, err := Run(context.Background(), st, g, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if lazy {
+			// Nothing that runs reads a/0: it is not read, not served.
+			if rep.Damaged != 0 || cnt.total() != 0 {
+				t.Fatalf("lazy, no reader runs: %+v, ran %v", rep, cnt.n)
+			}
+			// Make b/0 (a/0's reader) run: a/0 is checked and repaired
+			// first, and b/0 reads the repaired output.
+			bk := flipOutput(t, st, g, "b/0")
+			os.Remove(st.ManifestPath(bk))
+			rep, err = Run(context.Background(), st, g, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+		if rep.Damaged != 1 || rep.Failed != 0 || cnt.n["a/0"] != 1 || len(damaged) != 1 || damaged[0] != "a/0" {
+			t.Fatalf("lazy %v: report %+v, ran %v, damaged events %v", lazy, rep, cnt.n, damaged)
+		}
+		if lazy && (cnt.n["b/0"] != 1 || rep.Executed != 2 || rep.Cached != 3) {
+			t.Fatalf("lazy: report %+v, ran %v", rep, cnt.n)
+		}
+		if !lazy && (rep.Executed != 1 || rep.Cached != 4) {
+			t.Fatalf("eager: report %+v, ran %v", rep, cnt.n)
+		}
+		if r, err := st.Verify(context.Background(), nil); err != nil || len(r.Problems) != 0 {
+			t.Fatalf("lazy %v: verify after the run: %+v, %v", lazy, r.Problems, err)
+		}
+	}
+}
