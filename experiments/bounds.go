@@ -107,19 +107,21 @@ func checkBounds(p *stages.TrainParams) error {
 	if err := checkFields(p, trainBounds); err != nil {
 		return err
 	}
-	if p.Local != nil {
-		if len(p.Local.Hidden) > maxLayers {
-			return &core.FieldError{Field: "hidden", Msg: fmt.Sprintf("hidden = %v: at most %d layers (a sane maximum: 6x the paper's deepest net)", p.Local.Hidden, maxLayers)}
-		}
-		return checkFields(p.Local, localBounds)
+	var hidden []int
+	var cfg any
+	var bounds map[string]bound
+	switch {
+	case p.Local != nil:
+		hidden, cfg, bounds = p.Local.Hidden, p.Local, localBounds
+	case p.BP != nil:
+		hidden, cfg, bounds = p.BP.Hidden, p.BP, bpBounds
+	default:
+		return nil
 	}
-	if p.BP != nil {
-		if len(p.BP.Hidden) > maxLayers {
-			return &core.FieldError{Field: "hidden", Msg: fmt.Sprintf("hidden = %v: at most %d layers (a sane maximum: 6x the paper's deepest net)", p.BP.Hidden, maxLayers)}
-		}
-		return checkFields(p.BP, bpBounds)
+	if len(hidden) > maxLayers {
+		return &core.FieldError{Field: "hidden", Msg: fmt.Sprintf("hidden = %v: at most %d layers (a sane maximum: 6x the paper's deepest net)", hidden, maxLayers)}
 	}
-	return nil
+	return checkFields(cfg, bounds)
 }
 
 // checkFields checks every int, float or []int field of the struct v points
