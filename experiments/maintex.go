@@ -30,6 +30,11 @@ func (m *Matrix) MainTeX() string {
 % ` + "`pdflatex main.tex`" + ` in paper/.
 \documentclass[10pt]{article}
 \usepackage[a4paper,margin=2cm]{geometry}
+% T1: < and > print as themselves; Times and Courier are vector fonts of
+% texlive-fonts-recommended (T1 Computer Modern would be bitmaps).
+\usepackage[T1]{fontenc}
+\usepackage{mathptmx}
+\usepackage{courier}
 \usepackage{booktabs}
 \usepackage{array}
 \usepackage{longtable}

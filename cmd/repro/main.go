@@ -99,7 +99,8 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 	}
 	cmd.flags.SetOutput(stderr)
 	cmd.flags.Usage = func() {} // printed below, where help and errors part
-	if err := cmd.flags.Parse(args[1:]); err != nil {
+	rest, err := parseInterspersed(cmd.flags, args[1:])
+	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			// Asked for, help is output like 'repro help <command>'.
 			help(stdout, cmd)
@@ -110,7 +111,7 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 		return 2
 	}
 	e := &env{stdout: stdout, stderr: stderr, getenv: getenv}
-	err := cmd.run(ctx, e, cmd.flags.Args())
+	err = cmd.run(ctx, e, rest)
 	// One switch sets the exit status (restic's main does the same).
 	var ee *exitError
 	switch {
@@ -127,6 +128,26 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 	default:
 		fmt.Fprintf(stderr, "repro %s: %v\n", cmd.name, err)
 		return 1
+	}
+}
+
+// parseInterspersed parses flags before and after the arguments, as in
+// "repro show reproduction --summary"; after "--" everything is an
+// argument.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if n := len(args) - len(rest); n > 0 && args[n-1] == "--" {
+			return append(pos, rest...), nil
+		}
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		pos, args = append(pos, rest[0]), rest[1:]
 	}
 }
 
