@@ -83,6 +83,12 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 			usage(stderr, commands)
 			return 2
 		}
+		if len(args) == 0 {
+			// A bare "repro" asked for nothing: usage, as for any
+			// command line that cannot run.
+			usage(stderr, commands)
+			return 2
+		}
 		usage(stdout, commands)
 		return 0
 	}
@@ -93,7 +99,11 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 		}
 	}
 	if cmd == nil {
-		fmt.Fprintf(stderr, "repro: unknown command %q\n", args[0])
+		var names []string
+		for _, c := range commands {
+			names = append(names, c.name)
+		}
+		fmt.Fprintf(stderr, "repro: unknown command %q%s\n", args[0], didYouMean(args[0], names))
 		usage(stderr, commands)
 		return 2
 	}
@@ -129,6 +139,42 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 		fmt.Fprintf(stderr, "repro %s: %v\n", cmd.name, err)
 		return 1
 	}
+}
+
+// didYouMean is " (did you mean X?)" for the name closest to s among
+// names, when one is within two edits of it, else "".
+func didYouMean(s string, names []string) string {
+	best, bestD := "", 3
+	for _, n := range names {
+		if d := editDistance(s, n); d < bestD {
+			best, bestD = n, d
+		}
+	}
+	if best == "" {
+		return ""
+	}
+	return fmt.Sprintf(" (did you mean %s?)", best)
+}
+
+// editDistance is the Levenshtein distance between a and b (in bytes).
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
 }
 
 // parseInterspersed parses flags before and after the arguments, as in

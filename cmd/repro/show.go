@@ -108,7 +108,8 @@ func runShow(ctx context.Context, e *env, w *workspace, name string, summary boo
 			known = known || t == name
 		}
 		if !known {
-			return usageErr("no table %q (have %s, reproduction)", name, strings.Join(w.tableNames(), ", "))
+			names := slices.Sorted(slices.Values(w.tableNames()))
+			return usageErr("no table %q%s (have %s, reproduction)", name, didYouMean(name, append(names, "reproduction")), strings.Join(names, ", "))
 		}
 		if sc, err = experiments.ReadTableSidecar(w.idsPath(name)); err != nil {
 			return fmt.Errorf("table %s is not rendered (%s) and not in the work tree: %w", name, why, err)

@@ -35,6 +35,9 @@ func openWorkspace(e *env, g *globalFlags) (*workspace, error) {
 	}
 	name, _, err := m.Profile(g.profile)
 	if err != nil {
+		if g.profile != "" {
+			return nil, &exitError{code: 2, err: err} // a bad --profile is a bad argument
+		}
 		return nil, err
 	}
 	graph, err := m.Build(name)
