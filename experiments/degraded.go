@@ -30,7 +30,7 @@ func DegradedGraph(g *pipeline.Graph, p *pipeline.Plan) (*pipeline.Graph, []stri
 // can run "not run" with the reason: what a run here renders when nothing
 // else fails, so check compares the committed tables with it.
 func BlockedGraph(g *pipeline.Graph, p *pipeline.Plan) (*pipeline.Graph, error) {
-	memo := map[string]string{}
+	memo := map[string]blocked{}
 	any := false
 	leave := func(c *pipeline.Cell) bool {
 		b := blockedBy(p, c, memo) != ""
@@ -61,7 +61,7 @@ func degrade(g *pipeline.Graph, p *pipeline.Plan, leave func(*pipeline.Cell) boo
 		}
 		d := &pipeline.Cell{ID: c.ID, Stage: c.Stage, Params: c.Params, Tables: c.Tables}
 		var left []string
-		blocked := map[[2]int][]string{} // table cell -> why each seed could not run
+		notRun := map[[2]int][]string{} // table cell -> why each seed could not run
 		for _, in := range c.Inputs {
 			pc := p.Cell(in.Cell.ID)
 			if !leave(in.Cell) { // cached, in a remote, or (check) able to run
@@ -69,17 +69,17 @@ func degrade(g *pipeline.Graph, p *pipeline.Plan, leave func(*pipeline.Cell) boo
 				continue
 			}
 			why := strings.Join(pc.Reasons, "; ")
-			if b := blockedBy(p, in.Cell, map[string]string{}); b != "" {
+			if b := blockedBy(p, in.Cell, map[string]blocked{}); b != "" {
 				why = "not run: " + b
 			}
 			if x, err := cellid.ParseInput(in.Name); err == nil && c.Stage == stages.Aggregate {
 				k := [2]int{x.Row, x.Col}
-				blocked[k] = append(blocked[k], why)
+				notRun[k] = append(notRun[k], why)
 			}
 			left = append(left, fmt.Sprintf("%s (%s)", in.Cell.ID, why))
 		}
 		if ap, ok := c.Params.(*stages.AggregateParams); ok {
-			d.Params = notRunCells(ap, blocked)
+			d.Params = notRunCells(ap, notRun)
 			marked[d] = d.Params != c.Params
 		}
 		if len(left) == 0 {
@@ -159,31 +159,55 @@ func isNotRun(status string) bool { return strings.HasPrefix(status, "not run") 
 // that ran and failed itself (a result that is missing, not a cell that
 // was never run). Only the failure's first line is kept: it is the reason
 // a table prints, so it carries no machine path.
-func blockedBy(p *pipeline.Plan, c *pipeline.Cell, memo map[string]string) string {
-	if why, ok := memo[c.ID]; ok {
-		return why
+func blockedBy(p *pipeline.Plan, c *pipeline.Cell, memo map[string]blocked) string {
+	return blockedRoot(p, c, memo).why
+}
+
+// blocked is the failed cell a stale cell waits for, and its reason.
+type blocked struct{ root, why string }
+
+// blockedRoot is blockedBy with the failed cell's ID.
+func blockedRoot(p *pipeline.Plan, c *pipeline.Cell, memo map[string]blocked) blocked {
+	if b, ok := memo[c.ID]; ok {
+		return b
 	}
-	memo[c.ID] = ""
+	memo[c.ID] = blocked{}
 	pc := p.Cell(c.ID)
 	if pc == nil || pc.State != pipeline.Stale {
-		return ""
+		return blocked{}
 	}
 	if pc.Failure != nil {
 		if c.Stage == stages.Train {
-			return ""
+			return blocked{}
 		}
 		why, _, _ := strings.Cut(pc.Failure.Error, "\n")
-		why = strings.TrimPrefix(why, "cell "+c.ID+": ")
-		memo[c.ID] = why
-		return why
+		b := blocked{c.ID, strings.TrimPrefix(why, "cell "+c.ID+": ")}
+		memo[c.ID] = b
+		return b
 	}
 	for _, in := range c.Inputs {
-		if why := blockedBy(p, in.Cell, memo); why != "" {
-			memo[c.ID] = why
-			return why
+		if b := blockedRoot(p, in.Cell, memo); b.why != "" {
+			memo[c.ID] = b
+			return b
 		}
 	}
-	return ""
+	return blocked{}
+}
+
+// BlockedCells groups the stale cells of p that cannot run because a cell
+// they depend on failed last time (a download whose release this machine
+// lacks, say) by that failed cell; the failed cells themselves, which a
+// run tries again, are not in it. why gives each failed cell's reason.
+func BlockedCells(p *pipeline.Plan) (by map[string][]*pipeline.PlannedCell, why map[string]string) {
+	memo := map[string]blocked{}
+	by, why = map[string][]*pipeline.PlannedCell{}, map[string]string{}
+	for _, pc := range p.Cells {
+		if b := blockedRoot(p, pc.Cell, memo); b.why != "" && b.root != pc.Cell.ID {
+			by[b.root] = append(by[b.root], pc)
+			why[b.root] = b.why
+		}
+	}
+	return by, why
 }
 
 // notRunCells returns ap with every table cell whose seeds all could not

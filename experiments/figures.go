@@ -64,9 +64,9 @@ func (m *Matrix) loadFigures() error {
 		for p, pn := range f.Panels {
 			key := func(k string) string { return fmt.Sprintf("panel[%d].%s", p, k) }
 			switch pn.Legend {
-			case "", "tl", "tr", "bl", "br", "none":
+			case "", "tl", "tr", "bl", "br", "below", "none":
 			default:
-				return bad(key("legend"), "%q: want tl, tr, bl, br or none", pn.Legend)
+				return bad(key("legend"), "%q: want tl, tr, bl, br, below or none", pn.Legend)
 			}
 			if len(pn.XTicks) > 0 && (len(pn.Categories) > 0 || !slices.IsSorted(pn.XTicks) || pn.XLog && pn.XTicks[0] <= 0) {
 				return bad(key("xticks"), "want increasing values (positive on a log axis), and no categories")

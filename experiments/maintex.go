@@ -30,6 +30,11 @@ func (m *Matrix) MainTeX() string {
 % ` + "`pdflatex main.tex`" + ` in paper/.
 \documentclass[10pt]{article}
 \usepackage[a4paper,margin=2cm]{geometry}
+% T1: < and > print as themselves; Times and Courier are vector fonts of
+% texlive-fonts-recommended (T1 Computer Modern would be bitmaps).
+\usepackage[T1]{fontenc}
+\usepackage{mathptmx}
+\usepackage{courier}
 \usepackage{booktabs}
 \usepackage{array}
 \usepackage{longtable}
@@ -48,6 +53,19 @@ func (m *Matrix) MainTeX() string {
 	b.WriteString(`% The rendered tables ask for [t]; article allows no top float on the title
 % page, so the first table went to page 2 and left page 1 blank. Here a table
 % may also stand where it is input (h), at the top or at the bottom.
+% A page of floats starts at the top, not centred in white space, and is
+% made only when floats fill most of it; the figures follow the last table
+% on its page.
+\makeatletter
+\setlength{\@fptop}{0pt}
+\makeatother
+\renewcommand{\floatpagefraction}{0.6}
+\renewcommand{\textfraction}{0.1}
+\renewcommand{\topfraction}{0.9}
+\renewcommand{\bottomfraction}{0.8}
+\setcounter{totalnumber}{6}
+\setcounter{topnumber}{4}
+\setcounter{bottomnumber}{4}
 \let\reprotable\table
 \let\endreprotable\endtable
 \renewenvironment{table}[1][]{\reprotable[!htb]}{\endreprotable}
@@ -71,7 +89,6 @@ result digests, data split and code revision behind it.
 		b.WriteString(`% \inputfigure{name}{label}: the rendered figure (its point IDs, for repro why,
 % in figures/<name>.ids.json), or a note that keeps its label.
 \newcommand{\inputfigure}[2]{\InputIfFileExists{figures/#1.tex}{}{\begin{figure}[!htb]\centering\caption{Figure \texttt{#1} not rendered yet: run \texttt{make paper}.}\label{#2}\end{figure}}}
-\clearpage
 `)
 		for _, f := range m.Figures {
 			fmt.Fprintf(&b, "\\inputfigure{%s}{%s}\n", f.Name, f.Label)

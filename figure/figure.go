@@ -57,7 +57,8 @@ type Panel struct {
 	// YMin and YMax fix the y range when YRange is true.
 	YRange     bool
 	YMin, YMax float64
-	// Legend is where the legend goes: "tl", "tr", "bl", "br" (default) or
+	// Legend is where the legend goes: "tl", "tr", "bl", "br" (default),
+	// "below" (under the panel, off the data) or
 	// "none".
 	Legend string
 	Series []Series
@@ -161,9 +162,9 @@ func (f *Figure) Check() error {
 	}
 	for i, p := range f.Panels {
 		switch p.Legend {
-		case "", "tl", "tr", "bl", "br", "none":
+		case "", "tl", "tr", "bl", "br", "below", "none":
 		default:
-			return fmt.Errorf("panel %d: legend %q: want tl, tr, bl, br or none", i+1, p.Legend)
+			return fmt.Errorf("panel %d: legend %q: want tl, tr, bl, br, below or none", i+1, p.Legend)
 		}
 		for _, s := range p.Series {
 			if _, ok := markers[s.Marker]; s.Marker != "" && !ok {
@@ -235,10 +236,30 @@ func (f *Figure) draw(dc draw.Canvas) error {
 		}
 		plots[0] = append(plots[0], p)
 	}
-	tiles := draw.Tiles{Rows: 1, Cols: len(plots[0]), PadX: vg.Millimeter * 4, PadTop: top + 2, PadBottom: 2, PadLeft: 2, PadRight: 4}
-	canvases := plot.Align(plots, tiles, dc)
+	// A legend "below" its panel is drawn under the panel's x axis, in a
+	// strip as tall as the tallest such legend, never over the data.
+	below := make([]*plot.Legend, len(plots[0]))
+	strip := vg.Length(0)
 	for i, p := range plots[0] {
-		p.Draw(canvases[0][i])
+		if f.Panels[i].Legend != "below" {
+			continue
+		}
+		l := p.Legend
+		l.Top, l.Left, l.XOffs, l.YOffs = true, true, 0, 0
+		below[i] = &l
+		p.Legend = plot.NewLegend()
+		r := l.Rectangle(dc)
+		strip = max(strip, r.Max.Y-r.Min.Y+4)
+	}
+	tiles := draw.Tiles{Rows: 1, Cols: len(plots[0]), PadX: vg.Millimeter * 4, PadTop: top + 2, PadBottom: 2, PadLeft: 2, PadRight: 4}
+	canvases := plot.Align(plots, tiles, draw.Crop(dc, 0, 0, strip, 0))
+	for i, p := range plots[0] {
+		c := canvases[0][i]
+		p.Draw(c)
+		if below[i] != nil {
+			below[i].Draw(draw.Canvas{Canvas: dc.Canvas, Rectangle: vg.Rectangle{
+				Min: vg.Point{X: c.Min.X + 4, Y: dc.Min.Y}, Max: vg.Point{X: c.Max.X, Y: dc.Min.Y + strip}}})
+		}
 	}
 	return nil
 }

@@ -28,7 +28,11 @@ type Estimate struct {
 // is read from the store and from the remotes' records (a fresh clone with
 // a results ledger knows every committed cell's CPU time).
 func EstimatePlan(p *Plan, st *artifacts.Store, remotes []artifacts.Remote, jobs int) Estimate {
-	return simulate(p, loadHistory(st, remotes), max(jobs, 1))
+	stages := map[string]*Stage{}
+	for _, pc := range p.Cells {
+		stages[pc.Cell.Stage.Name] = pc.Cell.Stage
+	}
+	return simulate(p, loadHistory(st, remotes, stages), max(jobs, 1))
 }
 
 func simulate(p *Plan, h *costHistory, jobs int) Estimate {

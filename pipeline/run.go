@@ -373,7 +373,7 @@ func (s *scheduler) resolve(c *Cell) {
 		return
 	}
 	if s.rank == nil {
-		cost, shape := expectedCosts(s.want, loadHistory(s.st, s.opt.History))
+		cost, shape := expectedCosts(s.want, loadHistory(s.st, s.opt.History, s.g.Stages))
 		s.rank = rankCells(s.g.Cells, s.want, s.users, func(c *Cell) float64 { return cost[c] })
 		pending := map[*Cell]bool{}
 		for c := range s.want {

@@ -23,12 +23,28 @@ import (
 // stage, the cell ID with its seed and split numbers taken out and the
 // params without the seed, so every seed and split of an experiment shares
 // its history), then of any earlier config of the same experiment (same
-// cell ID shape), then the stage's own cost model (Stage.Cost), then the
-// mean of the stage's earlier cells, and one second when nothing is known.
+// cell ID shape: scaled by the stage's cost model, Stage.Cost, of this
+// config over that of the recorded one, so that a smoke cell on a twentieth
+// of the stream is not expected to take as long as the paper's record of
+// it), then the stage's own cost model, then the mean of the stage's
+// earlier cells, and one second when nothing is known.
 
 // costHistory holds the CPU seconds of the cells finished in a store.
 type costHistory struct {
 	byConfig, byID, byStage map[string]*mean
+	// records keeps, per experiment, the recorded runs (params and CPU
+	// seconds) whose stage has a cost model; ratio is, once asked for,
+	// their mean CPU seconds over the model's cost of their params.
+	records map[string][]costRecord
+	ratio   map[string]*mean
+	// stages are the stages by name, for their cost models.
+	stages map[string]*Stage
+}
+
+// costRecord is one recorded run of a stage with a cost model.
+type costRecord struct {
+	params string
+	cpu    float64
 }
 
 type mean struct{ sum, n float64 }
@@ -55,8 +71,11 @@ func lookup(ms map[string]*mean, k string) (float64, bool) {
 // ledger: a fresh clone then orders and estimates its cells from every
 // committed cell's CPU time). A store or remote it cannot read adds
 // nothing: the order is a heuristic, never a reason to fail.
-func loadHistory(st *artifacts.Store, remotes []artifacts.Remote) *costHistory {
-	h := &costHistory{byConfig: map[string]*mean{}, byID: map[string]*mean{}, byStage: map[string]*mean{}}
+// stages are the graph's stages by name (their cost models scale records
+// of other configs).
+func loadHistory(st *artifacts.Store, remotes []artifacts.Remote, stages map[string]*Stage) *costHistory {
+	h := &costHistory{byConfig: map[string]*mean{}, byID: map[string]*mean{}, byStage: map[string]*mean{},
+		records: map[string][]costRecord{}, ratio: map[string]*mean{}, stages: stages}
 	st.WalkManifests(func(m *artifacts.Manifest) error {
 		h.add(m.Stage, m.CellID, m.Params, m.Provenance.CPUSecs)
 		return nil
@@ -76,6 +95,35 @@ func (h *costHistory) add(stage, cellID, params string, cpu float64) {
 	addTo(h.byConfig, configShape(cellID, params), cpu)
 	addTo(h.byID, ExperimentOf(cellID), cpu)
 	addTo(h.byStage, stage, cpu)
+	if s := h.stages[stage]; s != nil && s.Cost != nil && cpu > 0 {
+		exp := ExperimentOf(cellID)
+		h.records[exp] = append(h.records[exp], costRecord{params, cpu})
+	}
+}
+
+// modelRatio is the mean, over the recorded runs of experiment exp, of
+// their CPU seconds over what the cost model of stage s gives for their
+// params (records whose params no longer decode are left out).
+func (h *costHistory) modelRatio(s *Stage, exp string) (float64, bool) {
+	if m, ok := h.ratio[exp]; ok {
+		return lookup(map[string]*mean{exp: m}, exp)
+	}
+	m := new(mean)
+	h.ratio[exp] = m
+	for _, r := range h.records[exp] {
+		ps, err := ParseParamsText(r.params)
+		if err != nil {
+			continue
+		}
+		dst := s.NewParams()
+		if DecodeParams(s.Name, ps, dst) != nil {
+			continue
+		}
+		if c := s.Cost(dst); c > 0 {
+			m.add(r.cpu / c)
+		}
+	}
+	return lookup(h.ratio, exp)
 }
 
 // expected returns the expected CPU seconds of cell c, whose canonical
@@ -92,7 +140,13 @@ func (h *costHistory) expectedKnown(c *Cell, params string) (float64, bool) {
 	if v, ok := lookup(h.byConfig, configShape(c.ID, params)); ok {
 		return v, true
 	}
-	if v, ok := lookup(h.byID, ExperimentOf(c.ID)); ok {
+	exp := ExperimentOf(c.ID)
+	if c.Stage.Cost != nil && c.Stage.NewParams != nil && h.stages[c.Stage.Name] == c.Stage {
+		if r, ok := h.modelRatio(c.Stage, exp); ok {
+			return r * c.Stage.Cost(c.Params), true
+		}
+	}
+	if v, ok := lookup(h.byID, exp); ok {
 		return v, true
 	}
 	if c.Stage.Cost != nil {

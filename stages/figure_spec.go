@@ -23,7 +23,7 @@ import "repro/experiments/cellid"
 //	ylabel = "sequential accuracy (%)"
 //	xlog = true                      # optional: log x, ticks at the data's x values ...
 //	xticks = [100, 1000]             # ... or at these (when the data's are many or long)
-//	legend = "br"                    # tl, tr, bl, br (default) or none
+//	legend = "br"                    # tl, tr, bl, br (default), below (under the panel) or none
 //	yrange = [60, 100]               # optional
 //	needs = "..."                    # optional: why the panel is not run (a missing feature)
 //	categories = ["night", "trickle"] # optional: a categorical x axis, category i at x = i (1-based);

@@ -296,3 +296,14 @@ holds = ["t/c/s > t/a/s"]
 		}
 	}
 }
+
+func TestReproSummary(t *testing.T) {
+	r := &ReproReport{Compared: 357, Within: 307, NotRun: 8, Claims: make([]ClaimResult, 5), ClaimsHeld: 2}
+	if got, want := r.Summary(), "307 of 357 numbers compared with the paper lie within the seed noise, 8 not run; 2 of 5 claimed orderings hold"; got != want {
+		t.Errorf("Summary() = %q, want %q", got, want)
+	}
+	r = &ReproReport{Compared: 4, Within: 4}
+	if got, want := r.Summary(), "4 of 4 numbers compared with the paper lie within the seed noise"; got != want {
+		t.Errorf("Summary() = %q, want %q", got, want)
+	}
+}

@@ -64,19 +64,11 @@ lists it and does not fail. It exits 1 when anything is stale, else 0.`,
 // that is not computed here (neither in the store nor in a remote), which
 // cannot be checked but is not known to be stale either.
 func runCheck(ctx context.Context, w *workspace) (stale, notHere []string, err error) {
-	p, err := w.plan()
-	if err != nil {
-		return nil, nil, err
-	}
 	// Cells that cannot run here (an input failed: a data set this machine
 	// cannot obtain) are judged as a run here renders them: not run.
-	if g, err := experiments.BlockedGraph(w.graph, p); err != nil {
+	p, err := w.planHere()
+	if err != nil {
 		return nil, nil, err
-	} else if g != nil {
-		w.graph = g
-		if p, err = w.plan(); err != nil {
-			return nil, nil, err
-		}
 	}
 	for _, t := range w.tableNames() {
 		st, nh, err := checkTable(ctx, w, p, t)

@@ -300,7 +300,7 @@ func TestStatusReportsTheLastRunsIdleCoreSeconds(t *testing.T) {
 	dir := workdir(t, "cells = 6\nsleep_ms = 20\nsleep_spread = 3\n")
 	mustRepro(t, dir, "run", "-j", "2")
 	out := mustRepro(t, dir, "status")
-	re := regexp.MustCompile(`last run \S+ \S+: 6 cells executed, 0 cached, 0 failed in [0-9.]+s wall at -j 2 \(local executor\); core-seconds busy [0-9.]+s, idle [0-9.]+s \([0-9.]+% of wall x jobs\); cell CPU [0-9.]+s`)
+	re := regexp.MustCompile(`last run \S+ \S+: 6 cells executed, 0 cached, 0 failed or skipped in [0-9.]+s wall at -j 2 \(local executor\); core-seconds busy [0-9.]+s, idle [0-9.]+s \([0-9.]+% of wall x jobs\); cell CPU [0-9.]+s`)
 	if !re.MatchString(out) {
 		t.Fatalf("status has no line on the last run:\n%s", out)
 	}

@@ -145,6 +145,25 @@ func TestHelp(t *testing.T) {
 	if out, errOut, code := reproSplit(t, dir, "plan", "--bogus"); code != 2 || out != "" || !strings.Contains(errOut, "usage: repro plan") {
 		t.Errorf("repro plan --bogus: exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
+	// A bare repro asks for nothing: usage on stderr, exit 2; a typo gets a
+	// suggestion.
+	if out, errOut, code := reproSplit(t, dir); code != 2 || out != "" || !strings.Contains(errOut, "usage: repro") {
+		t.Errorf("repro: exit %d, stdout %q, stderr %q; want usage on stderr, exit 2", code, out, errOut)
+	}
+	if _, errOut, code := reproSplit(t, dir, "stauts"); code != 2 || !strings.Contains(errOut, `unknown command "stauts" (did you mean status?)`) {
+		t.Errorf("repro stauts: exit %d, stderr %q", code, errOut)
+	}
+}
+
+func TestDidYouMean(t *testing.T) {
+	names := []string{"status", "show", "plan", "ablation"}
+	for in, want := range map[string]string{
+		"stauts": " (did you mean status?)", "ablaton": " (did you mean ablation?)", "pln": " (did you mean plan?)", "xyzzy": "",
+	} {
+		if got := didYouMean(in, names); got != want {
+			t.Errorf("didYouMean(%q) = %q, want %q", in, got, want)
+		}
+	}
 }
 
 // TestWhyTakesDigestForm: why accepts sha256:<hex>, the form it prints.

@@ -83,6 +83,12 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 			usage(stderr, commands)
 			return 2
 		}
+		if len(args) == 0 {
+			// A bare "repro" asked for nothing: usage, as for any
+			// command line that cannot run.
+			usage(stderr, commands)
+			return 2
+		}
 		usage(stdout, commands)
 		return 0
 	}
@@ -93,13 +99,18 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 		}
 	}
 	if cmd == nil {
-		fmt.Fprintf(stderr, "repro: unknown command %q\n", args[0])
+		var names []string
+		for _, c := range commands {
+			names = append(names, c.name)
+		}
+		fmt.Fprintf(stderr, "repro: unknown command %q%s\n", args[0], didYouMean(args[0], names))
 		usage(stderr, commands)
 		return 2
 	}
 	cmd.flags.SetOutput(stderr)
 	cmd.flags.Usage = func() {} // printed below, where help and errors part
-	if err := cmd.flags.Parse(args[1:]); err != nil {
+	rest, err := parseInterspersed(cmd.flags, args[1:])
+	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			// Asked for, help is output like 'repro help <command>'.
 			help(stdout, cmd)
@@ -110,7 +121,7 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 		return 2
 	}
 	e := &env{stdout: stdout, stderr: stderr, getenv: getenv}
-	err := cmd.run(ctx, e, cmd.flags.Args())
+	err = cmd.run(ctx, e, rest)
 	// One switch sets the exit status (restic's main does the same).
 	var ee *exitError
 	switch {
@@ -127,6 +138,62 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 	default:
 		fmt.Fprintf(stderr, "repro %s: %v\n", cmd.name, err)
 		return 1
+	}
+}
+
+// didYouMean is " (did you mean X?)" for the name closest to s among
+// names, when one is within two edits of it, else "".
+func didYouMean(s string, names []string) string {
+	best, bestD := "", 3
+	for _, n := range names {
+		if d := editDistance(s, n); d < bestD {
+			best, bestD = n, d
+		}
+	}
+	if best == "" {
+		return ""
+	}
+	return fmt.Sprintf(" (did you mean %s?)", best)
+}
+
+// editDistance is the Levenshtein distance between a and b (in bytes).
+func editDistance(a, b string) int {
+	prev := make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur := make([]int, len(b)+1)
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+		}
+		prev = cur
+	}
+	return prev[len(b)]
+}
+
+// parseInterspersed parses flags before and after the arguments, as in
+// "repro show reproduction --summary"; after "--" everything is an
+// argument.
+func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			return nil, err
+		}
+		rest := fs.Args()
+		if n := len(args) - len(rest); n > 0 && args[n-1] == "--" {
+			return append(pos, rest...), nil
+		}
+		if len(rest) == 0 {
+			return pos, nil
+		}
+		pos, args = append(pos, rest[0]), rest[1:]
 	}
 }
 

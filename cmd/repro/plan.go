@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"repro/experiments"
 	"repro/pipeline"
 )
 
@@ -27,7 +28,9 @@ func cmdPlan() *command {
   input changed: CELL          an input cell will run or produced other bytes
   stage version S A -> B       the stage's code changed its outputs
   output missing / corrupt     the record or a blob is gone or damaged
-  failed last time: ERR        the same cell failed before
+  failed last time: ERR        the same cell failed before (a run tries it
+                               again); the cells waiting for it are counted
+                               as blocked on the line below it
   needed by CELL (remote ...)  a remote holds its record, not the outputs a
                                cell that runs reads
 and how many cells are cached, and how many a remote holds (settings.remotes;
@@ -51,10 +54,18 @@ taking its expected CPU time), beside the longest chain of dependent cells.`,
 			if *asJSON {
 				return printPlanJSON(e, p, *all)
 			}
+			// Cells waiting for a cell that failed last time (a data set
+			// absent here) are one line per failed cell, after it.
+			blocked, _ := experiments.BlockedCells(p)
+			isBlocked := blockedIDs(p)
 			for _, pc := range p.Cells {
 				switch {
+				case isBlocked[pc.Cell.ID]:
 				case pc.State == pipeline.Stale:
 					fmt.Fprintf(e.stdout, "run    %-55s %s\n", pc.Cell.ID, summariseReasons(pc.Reasons))
+					if n := len(blocked[pc.Cell.ID]); n > 0 {
+						fmt.Fprintf(e.stdout, "blocked %s wait for it (tables show them as not run; plan --json lists them)\n", plural(n, "cell"))
+					}
 				case *all && pc.State == pipeline.InRemote:
 					fmt.Fprintf(e.stdout, "remote %-55s %s in remote %s%s\n", pc.Cell.ID, pc.Key.Short(), pc.Remote, recordOnly(pc))
 				case *all:
@@ -64,7 +75,12 @@ taking its expected CPU time), beside the longest chain of dependent cells.`,
 			run, cached := p.Counts()
 			remote := p.InRemote()
 			cached -= remote
-			fmt.Fprintf(e.stdout, "%d to run, %d cached%s (profile %s, %d cells)\n", run, cached, remoteCount(p, remote), w.profile, len(p.Cells))
+			blockedNote := ""
+			if len(isBlocked) > 0 {
+				run -= len(isBlocked)
+				blockedNote = fmt.Sprintf(", %d blocked", len(isBlocked))
+			}
+			fmt.Fprintf(e.stdout, "%d to run%s, %d cached%s (profile %s, %d cells)\n", run, blockedNote, cached, remoteCount(p, remote), w.profile, len(p.Cells))
 			if *estimate {
 				hist, err := w.historyRemotes(g.noRemote)
 				if err != nil {

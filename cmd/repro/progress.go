@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -8,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"repro/internal/dataset"
 	"repro/pipeline"
 )
 
@@ -93,6 +95,9 @@ func (p *progress) event(ev pipeline.Event) {
 	case pipeline.EventFailed:
 		delete(p.cells, ev.Key.String())
 		delete(p.costs, ev.Key.String())
+		if errors.Is(ev.Err, dataset.ErrAbsent) {
+			break // said once, with the cells it blocks, when the run ends
+		}
 		p.clear()
 		fmt.Fprintf(p.w, "FAILED %s: %v\n", ev.Cell.ID, firstLine(ev.Err.Error()))
 	case pipeline.EventDamaged:

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"path"
@@ -10,7 +9,6 @@ import (
 	"time"
 
 	"repro/experiments"
-	"repro/experiments/cellid"
 	"repro/pipeline"
 	"repro/pipeline/slurm"
 	"repro/stages"
@@ -115,22 +113,33 @@ func runRun(ctx context.Context, e *env, o *runOptions, args []string) error {
 	}
 	// Rendered outputs are copied into paper/ even when some cells failed:
 	// what could be rendered is, and the failures are listed below.
-	if err := afterRun(ctx, e, w, o.only != ""); err != nil {
+	absent, real := absentReleases(w.graph, rep)
+	if err := afterRun(ctx, e, w, o.only != "", len(real) > 0); err != nil {
 		return err
 	}
 	if printRunSummary(e, w, rr, rep, ex.Name()) {
 		return nil
 	}
-	if err := rep.Err(); err != nil {
-		return &exitError{code: 1, err: err}
+	// A release absent from this machine (CIFAR-100 on a mirror without
+	// it) is said once, with the cells it blocks; the run fails only for
+	// the other failures.
+	for _, a := range absent {
+		fmt.Fprintln(e.stdout, a.text())
+	}
+	if len(real) > 0 {
+		r := *rep
+		r.Failures = real
+		return &exitError{code: 1, err: r.Err()}
 	}
 	return nil
 }
 
 // afterRun materialises what a run rendered (the paper's tables) into the
 // work tree; partial is true for a run restricted by --only, which then
-// says nothing of tables it did not render.
-func afterRun(ctx context.Context, e *env, w *workspace, partial bool) error {
+// says nothing of tables it did not render. printNotes prints, per table, the
+// cells it was rendered without (not needed when the only failures are
+// absent releases, which the run names once).
+func afterRun(ctx context.Context, e *env, w *workspace, partial, printNotes bool) error {
 	g := w.graph
 	if !partial {
 		// Tables whose train cells did not all compute are rendered from
@@ -145,7 +154,9 @@ func afterRun(ctx context.Context, e *env, w *workspace, partial bool) error {
 		}
 		if dg != nil {
 			for _, n := range notes {
-				fmt.Fprintln(e.stderr, n)
+				if printNotes {
+					fmt.Fprintln(e.stderr, n)
+				}
 			}
 			ex := &pipeline.LocalExecutor{Store: w.store, Stages: stages.Stages(), Settings: w.settings}
 			ropt := pipeline.RunOptions{Profile: w.profile, Jobs: 1, Executor: ex, Settings: w.settings}
@@ -156,7 +167,12 @@ func afterRun(ctx context.Context, e *env, w *workspace, partial bool) error {
 			if rr != nil {
 				ropt.Remote = rr.Take
 			}
+			// status reports the run the user started, not this one.
+			last, _ := w.store.GetLastRun(w.profile)
 			rep, err := pipeline.Run(ctx, w.store, dg, ropt)
+			if last != nil {
+				w.store.PutLastRun(last)
+			}
 			if err != nil {
 				return err
 			}
@@ -172,16 +188,6 @@ func afterRun(ctx context.Context, e *env, w *workspace, partial bool) error {
 	}
 	for _, f := range wrote {
 		fmt.Fprintf(e.stdout, "wrote %s\n", f)
-	}
-	if len(wrote) > 0 {
-		if p, err := pipeline.MakePlan(w.store, g, w.profile); err == nil {
-			if b, ok, _, _ := cellOutput(ctx, w, p, cellid.Reproduction, "report"); ok {
-				var rep stages.ReproReport
-				if json.Unmarshal(b, &rep) == nil {
-					fmt.Fprintf(e.stdout, "reproduction: %d of %d published numbers within the seed noise, %d not run (repro show reproduction)\n", rep.Within, rep.Compared+rep.NotRun, rep.NotRun)
-				}
-			}
-		}
 	}
 	if !partial {
 		for _, m := range missing {

@@ -20,30 +20,36 @@ import (
 func cmdShow() *command {
 	var g globalFlags
 	fs := newFlags("show", &g)
+	summary := fs.Bool("summary", false, "with reproduction: only the verdict, one line")
 	return &command{
-		name: "show", usage: "[--profile P] <table | reproduction>",
+		name: "show", usage: "[--profile P] <table | reproduction [--summary]>",
 		short: "print a rendered table, or the reproduction report, in the terminal",
 		long: `Show prints a table as the store renders it for the current config (or, if
 it is not rendered yet, as committed in paper/tables/), with each number's
 seed count; '*' marks a bold (best) value. 'repro show reproduction' prints
 the reproduction report: for every number the paper's value, ours, the
-difference and whether it lies within the seed noise.`,
+difference and whether it lies within the seed noise. 'repro show
+reproduction --summary' prints its verdict in one line (make paper ends
+with it).`,
 		flags: fs,
 		run: func(ctx context.Context, e *env, args []string) error {
 			if len(args) != 1 {
 				return usageErr("show takes one table name")
 			}
+			if *summary && args[0] != "reproduction" {
+				return usageErr("--summary goes with show reproduction, not a table")
+			}
 			w, err := openWorkspace(e, &g)
 			if err != nil {
 				return err
 			}
-			return runShow(ctx, e, w, args[0])
+			return runShow(ctx, e, w, args[0], *summary)
 		},
 	}
 }
 
-func runShow(ctx context.Context, e *env, w *workspace, name string) error {
-	p, err := w.plan()
+func runShow(ctx context.Context, e *env, w *workspace, name string, summary bool) error {
+	p, err := w.planHere()
 	if err != nil {
 		return err
 	}
@@ -63,10 +69,18 @@ func runShow(ctx context.Context, e *env, w *workspace, name string) error {
 			if rep, missing, err = committedReport(w); err != nil {
 				return fmt.Errorf("the reproduction report is not computed (%s), and the committed tables give none: %w", why, err)
 			}
+			if summary {
+				fmt.Fprintf(e.stdout, "reproduction (profile %s, from the committed tables: the report is not computed for the current config): %s (repro show reproduction)\n", w.profile, rep.Summary())
+				return nil
+			}
 			fmt.Fprintf(e.stdout, "(not computed for the current config: %s; showing the report of the committed %s)\n", why, rel(w, w.paperPath(tablesSubdir, "*.ids.json")))
 			if len(missing) > 0 {
 				fmt.Fprintf(e.stdout, "(tables not committed yet, left out: %s)\n", strings.Join(missing, ", "))
 			}
+		}
+		if summary {
+			fmt.Fprintf(e.stdout, "reproduction (profile %s): %s (repro show reproduction)\n", rep.Profile, rep.Summary())
+			return nil
 		}
 		if rep.Stamp != "" {
 			fmt.Fprintln(e.stdout, rep.Stamp)
@@ -94,7 +108,8 @@ func runShow(ctx context.Context, e *env, w *workspace, name string) error {
 			known = known || t == name
 		}
 		if !known {
-			return usageErr("no table %q (have %s, reproduction)", name, strings.Join(w.tableNames(), ", "))
+			names := slices.Sorted(slices.Values(w.tableNames()))
+			return usageErr("no table %q%s (have %s, reproduction)", name, didYouMean(name, append(names, "reproduction")), strings.Join(names, ", "))
 		}
 		if sc, err = experiments.ReadTableSidecar(w.idsPath(name)); err != nil {
 			return fmt.Errorf("table %s is not rendered (%s) and not in the work tree: %w", name, why, err)

@@ -10,6 +10,7 @@ import (
 	"github.com/olekukonko/tablewriter"
 
 	"repro/artifacts"
+	"repro/experiments"
 	"repro/pipeline"
 )
 
@@ -21,7 +22,8 @@ func cmdStatus() *command {
 		name: "status", usage: "[--profile P] [--cost]",
 		short: "cached / stale / failed counts per stage and per table",
 		long: `Status counts, per stage and per rendered table, the cells that are cached,
-stale (would run) and failed (stale, and their last attempt failed), and
+stale (would run), failed (stale, and their last attempt failed) and
+blocked (they wait for a cell that failed: a data set absent here), and
 the CPU time the cached cells took when they ran. With a remote holding
 cells the store lacks (settings.remotes), a column counts those, and the CPU
 time includes theirs. Last, what the scheduler saw of the profile's last run
@@ -44,9 +46,10 @@ profile's, largest first. It reads the records of the store and, without
 				renderCost(e.stdout, w.profile, p)
 				return nil
 			}
-			stageOrder, byStage, byTable := countStatus(p)
+			blocked := blockedIDs(p)
+			stageOrder, byStage, byTable := countStatus(p, blocked)
 			render := func(title string, order []string, m map[string]*statusCounts) {
-				renderStatus(e.stdout, title, order, m, p.InRemote() > 0)
+				renderStatus(e.stdout, title, order, m, p.InRemote() > 0, len(blocked) > 0)
 			}
 			fmt.Fprintf(e.stdout, "profile %s, store %s\n", w.profile, w.store.Root())
 			render("stage", stageOrder, byStage)
@@ -87,7 +90,7 @@ func lastRunText(r *artifacts.RunRecord) string {
 	if capacity > 0 {
 		pct = 100 * idle / capacity
 	}
-	return fmt.Sprintf("last run %s: %s executed, %d cached, %d failed in %s wall at -j %d (%s executor); core-seconds busy %s, idle %s (%.1f%% of wall x jobs); cell CPU %s",
+	return fmt.Sprintf("last run %s: %s executed, %d cached, %d failed or skipped in %s wall at -j %d (%s executor); core-seconds busy %s, idle %s (%.1f%% of wall x jobs); cell CPU %s",
 		r.End.Format("2006-01-02 15:04Z"), plural(r.Executed, "cell"), r.Cached, r.Failed, cpuText(r.WallSecs), r.Jobs, r.Executor,
 		cpuText(r.BusySecs), cpuText(idle), pct, cpuText(r.CPUSecs))
 }
@@ -95,12 +98,14 @@ func lastRunText(r *artifacts.RunRecord) string {
 // statusCounts are the cells of one stage or table by state, and the CPU
 // seconds the cached and remote ones took.
 type statusCounts struct {
-	cached, stale, failed, remote int
-	cpu                           float64
+	cached, stale, failed, remote, blocked int
+	cpu                                    float64
 }
 
-func (c *statusCounts) add(pc *pipeline.PlannedCell) {
+func (c *statusCounts) add(pc *pipeline.PlannedCell, blocked bool) {
 	switch {
+	case blocked:
+		c.blocked++
 	case pc.State == pipeline.Cached:
 		c.cached++
 		c.cpu += pc.Manifest.Provenance.CPUSecs
@@ -115,13 +120,14 @@ func (c *statusCounts) add(pc *pipeline.PlannedCell) {
 }
 
 // countStatus counts p's cells per stage (in plan order) and per table.
-func countStatus(p *pipeline.Plan) (stageOrder []string, byStage, byTable map[string]*statusCounts) {
+// blocked holds the IDs of the cells counted as blocked.
+func countStatus(p *pipeline.Plan, blocked map[string]bool) (stageOrder []string, byStage, byTable map[string]*statusCounts) {
 	byStage, byTable = map[string]*statusCounts{}, map[string]*statusCounts{}
 	add := func(m map[string]*statusCounts, k string, pc *pipeline.PlannedCell) {
 		if m[k] == nil {
 			m[k] = &statusCounts{}
 		}
-		m[k].add(pc)
+		m[k].add(pc, blocked[pc.Cell.ID])
 	}
 	for _, pc := range p.Cells {
 		s := pc.Cell.Stage.Name
@@ -137,23 +143,45 @@ func countStatus(p *pipeline.Plan) (stageOrder []string, byStage, byTable map[st
 }
 
 // renderStatus prints one status table, with an "in remote" column when
-// remotes hold cells.
-func renderStatus(out io.Writer, title string, order []string, m map[string]*statusCounts, remotes bool) {
+// remotes hold cells, and a "blocked" column when cells are.
+func renderStatus(out io.Writer, title string, order []string, m map[string]*statusCounts, remotes, blocked bool) {
 	tw := tablewriter.NewWriter(out)
+	header := []string{title, "cached"}
 	if remotes {
-		tw.Header(title, "cached", "in remote", "stale", "failed", "total", "cpu")
-	} else {
-		tw.Header(title, "cached", "stale", "failed", "total", "cpu")
+		header = append(header, "in remote")
 	}
+	header = append(header, "stale", "failed")
+	if blocked {
+		header = append(header, "blocked")
+	}
+	tw.Header(append(header, "total", "cpu"))
 	for _, k := range order {
 		c := m[k]
-		row := []string{k, fmt.Sprint(c.cached), fmt.Sprint(c.stale), fmt.Sprint(c.failed), fmt.Sprint(c.cached + c.remote + c.stale + c.failed), cpuText(c.cpu)}
+		row := []string{k, fmt.Sprint(c.cached)}
 		if remotes {
-			row = append(row[:2], append([]string{fmt.Sprint(c.remote)}, row[2:]...)...)
+			row = append(row, fmt.Sprint(c.remote))
 		}
+		row = append(row, fmt.Sprint(c.stale), fmt.Sprint(c.failed))
+		if blocked {
+			row = append(row, fmt.Sprint(c.blocked))
+		}
+		row = append(row, fmt.Sprint(c.cached+c.remote+c.stale+c.failed+c.blocked), cpuText(c.cpu))
 		tw.Append(row)
 	}
 	tw.Render()
+}
+
+// blockedIDs is the set of p's cells that wait for a cell that failed
+// last time (experiments.BlockedCells).
+func blockedIDs(p *pipeline.Plan) map[string]bool {
+	by, _ := experiments.BlockedCells(p)
+	ids := map[string]bool{}
+	for _, cells := range by {
+		for _, pc := range cells {
+			ids[pc.Cell.ID] = true
+		}
+	}
+	return ids
 }
 
 // experimentCost is the recorded CPU time of one experiment's cells.

@@ -65,7 +65,7 @@ var hexRe = regexp.MustCompile(`^[0-9a-f]{6,64}$`)
 // resolveWhy finds the cell keys an argument names.
 func resolveWhy(w *workspace, arg string) ([]artifacts.Key, error) {
 	if c := w.graph.Cell(arg); c != nil {
-		p, err := w.plan()
+		p, err := w.planHere()
 		if err != nil {
 			return nil, err
 		}
@@ -197,7 +197,7 @@ func whyNumber(ctx context.Context, e *env, w *workspace, arg string) (bool, err
 	var sc *stages.Sidecar
 	var num *stages.NumberRef
 	var cmp *stages.Comparison
-	p, err := w.plan()
+	p, err := w.planHere()
 	if err != nil {
 		return true, err
 	}
@@ -397,7 +397,7 @@ func whyFigurePoint(ctx context.Context, e *env, w *workspace, arg string) error
 	if !slices.Contains(w.figureNames(), name) {
 		return fmt.Errorf("%s: no figure %q in profile %s (figures: %s)", arg, name, w.profile, strings.Join(w.figureNames(), ", "))
 	}
-	p, err := w.plan()
+	p, err := w.planHere()
 	if err != nil {
 		return err
 	}

@@ -37,6 +37,9 @@ func openWorkspace(e *env, g *globalFlags) (*workspace, error) {
 	}
 	name, _, err := m.Profile(g.profile)
 	if err != nil {
+		if g.profile != "" {
+			return nil, &exitError{code: 2, err: err} // a bad --profile is a bad argument
+		}
 		return nil, err
 	}
 	graph, err := m.Build(name)
@@ -73,12 +76,30 @@ func openPlan(e *env, g *globalFlags) (*workspace, *pipeline.Plan, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	p, err := w.plan()
+	p, err := w.planHere()
 	return w, p, err
 }
 
 func (w *workspace) plan() (*pipeline.Plan, error) {
 	return pipeline.MakePlanWith(w.store, w.graph, w.profile, w.remotes)
+}
+
+// planHere plans the graph a run here renders: where cells cannot run
+// because a cell they need failed (a data set absent from this machine),
+// the graph whose tables show them as not run (experiments.BlockedGraph),
+// which then becomes w.graph. So plan, status, show, why and check judge
+// the paper as the last run rendered it, not as a run with that data would.
+func (w *workspace) planHere() (*pipeline.Plan, error) {
+	p, err := w.plan()
+	if err != nil {
+		return nil, err
+	}
+	g, err := experiments.BlockedGraph(w.graph, p)
+	if err != nil || g == nil {
+		return p, err
+	}
+	w.graph = g
+	return w.plan()
 }
 
 func plural(n int, word string) string {

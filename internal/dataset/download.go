@@ -307,11 +307,29 @@ func (f *Fetcher) fetchFile(ctx context.Context, rel *Release, fl File, prog fun
 	if f.Mirror != "" {
 		// Say the mirror was tried: its absence, not the network, is what
 		// a user with a mirror has to fix.
-		return nil, fmt.Errorf("%s: not on the data mirror, and %s\nthe data mirror %s lacks it (looked for %s): %w",
+		err := fmt.Errorf("%s: not on the data mirror, and %s\nthe data mirror %s lacks it (looked for %s): %w",
 			fl.Name, why, f.Mirror, strings.Join(f.mirrorCandidates(rel, fl.Name), " and "), errors.Join(errs...))
+		if offline(errs) {
+			return nil, &absentError{err}
+		}
+		return nil, err
 	}
 	return nil, fmt.Errorf("%s: no data mirror, and %s\nno data mirror set (settings.data_mirror or REPRO_DATA_MIRROR): %w", fl.Name, why, errors.Join(errs...))
 }
+
+// ErrAbsent is what errors.Is finds in the error of a download whose file
+// is neither on the data mirror nor reachable (no network): the data set is
+// absent from this machine by its setup, not damaged or refused. A run
+// reports such a release once, with the cells it blocks, and does not fail
+// for it (CIFAR-100 on a mirror without it).
+var ErrAbsent = errors.New("release absent: not on the data mirror, and no network")
+
+// absentError keeps the download's own message and matches ErrAbsent.
+type absentError struct{ err error }
+
+func (e *absentError) Error() string        { return e.err.Error() }
+func (e *absentError) Unwrap() error        { return e.err }
+func (e *absentError) Is(target error) bool { return target == ErrAbsent }
 
 // offline reports whether every URL failed before any HTTP response (a
 // name that does not resolve, a refused or unreachable connection): the

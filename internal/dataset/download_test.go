@@ -224,9 +224,15 @@ func TestFetchMirrorLacksFile(t *testing.T) {
 	if err == nil || !strings.HasPrefix(err.Error(), want) || strings.Count(err.Error(), "network disabled in tests") != len(one.Files[0].URLs) {
 		t.Errorf("file missing from the mirror: %v\nwant it to start %q and list every URL", err, want)
 	}
+	if !errors.Is(err, ErrAbsent) {
+		t.Errorf("file missing from the mirror, no network: %v is not ErrAbsent", err)
+	}
 	_, err = (&Fetcher{Client: &http.Client{Transport: failTransport{}}}).Fetch(context.Background(), &one)
 	if err == nil || !strings.HasPrefix(err.Error(), MNISTTestLabels+": no data mirror, and no network\nno data mirror set") {
 		t.Errorf("no mirror: %v", err)
+	}
+	if errors.Is(err, ErrAbsent) {
+		t.Errorf("no mirror set: %v is ErrAbsent; only a mirror that lacks the file makes a release absent by setup", err)
 	}
 	// A server that answers but refuses the file is not "no network".
 	srv := httptest.NewServer(http.NotFoundHandler())
@@ -236,6 +242,9 @@ func TestFetchMirrorLacksFile(t *testing.T) {
 	_, err = (&Fetcher{Mirror: dir}).Fetch(context.Background(), &one)
 	if err == nil || !strings.HasPrefix(err.Error(), MNISTTestLabels+": not on the data mirror, and no URL served it\n") || !strings.Contains(err.Error(), "404 Not Found") {
 		t.Errorf("server refusing the file: %v", err)
+	}
+	if errors.Is(err, ErrAbsent) {
+		t.Errorf("server refusing the file: %v is ErrAbsent", err)
 	}
 }
 
