@@ -94,3 +94,26 @@ func TestLedgerWithoutREADMEIsStillARemote(t *testing.T) {
 		t.Errorf("the ledger changed: %v", ents)
 	}
 }
+
+// TestRemotePathForeignRefused: a remote whose path names a directory that
+// holds other files (a typo, "/") is refused before any work, at the line
+// of its path, and nothing is written there; push too.
+func TestRemotePathForeignRefused(t *testing.T) {
+	t.Parallel()
+	dir := workdir(t, tinyDAG)
+	nas := filepath.Join(t.TempDir(), "nas")
+	os.MkdirAll(filepath.Join(nas, "sub"), 0o755)
+	os.WriteFile(filepath.Join(nas, "important.txt"), []byte("precious"), 0o644)
+	cfg, _ := os.ReadFile(filepath.Join(dir, "pipeline.toml"))
+	cfg = []byte(strings.Replace(string(cfg), "[synthetic]", "[settings.remotes.ledger]\npath = \""+nas+"\"\n\n[synthetic]", 1))
+	os.WriteFile(filepath.Join(dir, "pipeline.toml"), cfg, 0o644)
+	for _, args := range [][]string{{"plan"}, {"run", "-q"}, {"push"}} {
+		_, errOut, code := reproSplit(t, dir, args...)
+		if code != 1 || !strings.Contains(errOut, "pipeline.toml:5: settings.remotes.ledger.path: remote ledger ("+nas+"): not a repro remote: the directory holds other files (important.txt)") {
+			t.Errorf("%v: exit %d, %q", args, code, errOut)
+		}
+	}
+	if ents, _ := os.ReadDir(nas); len(ents) != 2 {
+		t.Errorf("the directory changed: %v", ents)
+	}
+}
