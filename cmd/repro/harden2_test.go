@@ -17,6 +17,9 @@ func TestOnlyEmptyIsAnError(t *testing.T) {
 	if code != 2 || !strings.Contains(errOut, "empty glob (an unset shell variable?)") || strings.Contains(out, "ran ") {
 		t.Fatalf("run --only '': exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
+	if _, errOut, code := reproSplit(t, dir, "verify", "--recompute="); code != 2 || !strings.Contains(errOut, "empty glob") {
+		t.Fatalf("verify --recompute='': exit %d, stderr %q", code, errOut)
+	}
 	if _, err := os.Stat(filepath.Join(dir, "store")); !os.IsNotExist(err) {
 		t.Fatalf("a store was made: %v", err)
 	}
