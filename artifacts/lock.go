@@ -50,7 +50,7 @@ func (s *Store) TryLock(k Key) (*Lock, error) {
 			cerr := f.Close()
 			if werr != nil || cerr != nil {
 				os.Remove(path)
-				return nil, fmt.Errorf("lock %s: %v %v", k.Short(), werr, cerr)
+				return nil, fmt.Errorf("lock %s: %w", k.Short(), errors.Join(werr, cerr))
 			}
 			l := &Lock{path: path, stop: make(chan struct{}), done: make(chan struct{})}
 			go l.heartbeat()

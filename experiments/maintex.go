@@ -60,6 +60,8 @@ func (m *Matrix) MainTeX() string {
 \setlength{\@fptop}{0pt}
 \makeatother
 \renewcommand{\floatpagefraction}{0.6}
+% A table's caption stands above it: keep its last line off the top rule.
+\setlength{\belowcaptionskip}{5pt}
 \renewcommand{\textfraction}{0.1}
 \renewcommand{\topfraction}{0.9}
 \renewcommand{\bottomfraction}{0.8}

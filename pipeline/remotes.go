@@ -58,6 +58,10 @@ func (c *Config) OpenRemote(name string) (*artifacts.DirRemote, *RemoteSettings,
 		dir = filepath.Join(c.Dir, dir)
 	}
 	d, err := artifacts.OpenDirRemote(name, dir)
+	if errors.Is(err, artifacts.ErrNotRemote) {
+		key := "settings.remotes." + name + ".path"
+		return nil, nil, c.ErrAt(c.KeyLine(key), key, "%v", err)
+	}
 	return d, r, err
 }
 

@@ -17,6 +17,9 @@ func TestOnlyEmptyIsAnError(t *testing.T) {
 	if code != 2 || !strings.Contains(errOut, "empty glob (an unset shell variable?)") || strings.Contains(out, "ran ") {
 		t.Fatalf("run --only '': exit %d, stdout %q, stderr %q", code, out, errOut)
 	}
+	if _, errOut, code := reproSplit(t, dir, "verify", "--recompute="); code != 2 || !strings.Contains(errOut, "empty glob") {
+		t.Fatalf("verify --recompute='': exit %d, stderr %q", code, errOut)
+	}
 	if _, err := os.Stat(filepath.Join(dir, "store")); !os.IsNotExist(err) {
 		t.Fatalf("a store was made: %v", err)
 	}
@@ -92,5 +95,28 @@ func TestLedgerWithoutREADMEIsStillARemote(t *testing.T) {
 	ents, _ := os.ReadDir(ledger)
 	if len(ents) != 2 {
 		t.Errorf("the ledger changed: %v", ents)
+	}
+}
+
+// TestRemotePathForeignRefused: a remote whose path names a directory that
+// holds other files (a typo, "/") is refused before any work, at the line
+// of its path, and nothing is written there; push too.
+func TestRemotePathForeignRefused(t *testing.T) {
+	t.Parallel()
+	dir := workdir(t, tinyDAG)
+	nas := filepath.Join(t.TempDir(), "nas")
+	os.MkdirAll(filepath.Join(nas, "sub"), 0o755)
+	os.WriteFile(filepath.Join(nas, "important.txt"), []byte("precious"), 0o644)
+	cfg, _ := os.ReadFile(filepath.Join(dir, "pipeline.toml"))
+	cfg = []byte(strings.Replace(string(cfg), "[synthetic]", "[settings.remotes.ledger]\npath = \""+nas+"\"\n\n[synthetic]", 1))
+	os.WriteFile(filepath.Join(dir, "pipeline.toml"), cfg, 0o644)
+	for _, args := range [][]string{{"plan"}, {"run", "-q"}, {"push"}} {
+		_, errOut, code := reproSplit(t, dir, args...)
+		if code != 1 || !strings.Contains(errOut, "pipeline.toml:5: settings.remotes.ledger.path: remote ledger ("+nas+"): not a repro remote: the directory holds other files (important.txt)") {
+			t.Errorf("%v: exit %d, %q", args, code, errOut)
+		}
+	}
+	if ents, _ := os.ReadDir(nas); len(ents) != 2 {
+		t.Errorf("the directory changed: %v", ents)
 	}
 }

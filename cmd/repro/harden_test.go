@@ -585,3 +585,19 @@ func TestPaperPDF(t *testing.T) {
 		}
 	}
 }
+
+// TestLoadText: the wall estimate is restated at the machine's load only
+// when other work takes the cores from the run's jobs.
+func TestLoadText(t *testing.T) {
+	e := pipeline.Estimate{Cells: 10, CPU: 600, Wall: 300, Jobs: 2}
+	if got := loadText(e, 0.1, 2); got != "" {
+		t.Errorf("idle machine: %q, want nothing", got)
+	}
+	if got := loadText(e, 0, 2); got != "" {
+		t.Errorf("unknown load: %q, want nothing", got)
+	}
+	// Load 4 on 2 cores with 2 jobs: each job gets a third of a core.
+	if got, want := loadText(e, 4, 2), "; at this machine's load (4.0 on 2 cores) about 15m00s wall"; got != want {
+		t.Errorf("loaded machine: %q, want %q", got, want)
+	}
+}

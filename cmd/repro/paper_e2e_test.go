@@ -199,9 +199,10 @@ func TestPaperEndToEnd(t *testing.T) {
 
 	// A row whose train cells fail: the run fails, yet renders the table
 	// with the row's n (0) and names the failed cells; check flags them.
-	// (A learning rate of 1e30 is a valid setting whose weights diverge:
-	// the cell fails instead of caching a number.)
-	bad := strings.Replace(cfg, "# ---- tables", "[[experiment]]\nname = \"c\"\nlearner = \"local\"\ndataset = \"mnist\"\nprotocols = [\"sequential\"]\n[experiment.local]\nhidden = [16, 8]\neta = 1e30\n\n# ---- tables", 1)
+	// (A learning rate of 10, the largest pipeline.toml accepts, with the
+	// raw error and a target scale of 1000, is a valid setting whose
+	// weights diverge: the cell fails instead of caching a number.)
+	bad := strings.Replace(cfg, "# ---- tables", "[[experiment]]\nname = \"c\"\nlearner = \"local\"\ndataset = \"mnist\"\nprotocols = [\"sequential\"]\n[experiment.local]\nhidden = [16, 8]\neta = 10.0\ntgt_scale = 1000.0\nunbounded = true\n\n# ---- tables", 1)
 	bad = strings.Replace(bad, "[[table.row]]\nexperiment = \"night\"", "[[table.row]]\nexperiment = \"c\"\nlabel = \"row c\"\nreference = true\n[[table.row]]\nexperiment = \"night\"", 1)
 	write("pipeline.toml", bad)
 	out, err = repro(t, dir, "run", "-q")

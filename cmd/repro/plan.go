@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
 	"runtime"
 	"strings"
 	"unicode/utf8"
@@ -40,7 +41,9 @@ a run takes them from there; --no-remote plans without remotes).
 from the records of earlier runs of the same experiment (in the store or a
 remote's ledger; else the stage's cost model), summed, and the wall time of
 the scheduler simulated on -j workers (ready cells longest chain first, each
-taking its expected CPU time), beside the longest chain of dependent cells.`,
+taking its expected CPU time), beside the longest chain of dependent cells;
+on a busy machine (1-minute load average), also the wall time with the
+run's jobs sharing the cores with that load.`,
 		flags: fs,
 		run: func(ctx context.Context, e *env, args []string) error {
 			if *jobs < 1 {
@@ -87,7 +90,7 @@ taking its expected CPU time), beside the longest chain of dependent cells.`,
 					return err
 				}
 				est := pipeline.EstimatePlan(p, w.store, hist, *jobs)
-				fmt.Fprintln(e.stdout, estimateText(est))
+				fmt.Fprintln(e.stdout, estimateText(est)+loadText(est, machineLoad(), runtime.NumCPU()))
 			}
 			return nil
 		},
@@ -140,6 +143,38 @@ func estimateText(e pipeline.Estimate) string {
 	}
 	return fmt.Sprintf("estimate: %s, %s CPU (%d from recorded runs of the same experiment), about %s wall at -j %d (%slongest chain %s)",
 		plural(e.Cells, "cell"), cpuText(e.CPU), e.Known, cpuText(e.Wall), e.Jobs, ratio, cpuText(e.Path))
+}
+
+// loadText is the wall time estimate at the machine's current load: the
+// simulation assumes each worker has a core to itself, and on a machine
+// whose other work keeps load (the 1-minute load average) busy, the run's
+// jobs share cores with it, each getting about cores / (load + jobs) of
+// one. "" when the machine is idle enough for that to change nothing
+// (less than 10%) or the load is unknown.
+func loadText(e pipeline.Estimate, load float64, cores int) string {
+	if load <= 0 || e.Wall <= 0 {
+		return ""
+	}
+	busy := float64(min(e.Jobs, cores))
+	share := min(1, float64(cores)/(load+busy))
+	if share > 0.9 {
+		return ""
+	}
+	return fmt.Sprintf("; at this machine's load (%.1f on %d cores) about %s wall", load, cores, cpuText(e.Wall/share))
+}
+
+// machineLoad is the 1-minute load average (Linux /proc/loadavg), 0 where
+// it cannot be read.
+func machineLoad() float64 {
+	b, err := os.ReadFile("/proc/loadavg")
+	if err != nil {
+		return 0
+	}
+	var l float64
+	if _, err := fmt.Sscan(string(b), &l); err != nil {
+		return 0
+	}
+	return l
 }
 
 // maxReasonLen bounds a plan line's reasons: an aggregate cell over

@@ -25,8 +25,9 @@ func cmdShow() *command {
 		name: "show", usage: "[--profile P] <table | reproduction [--summary]>",
 		short: "print a rendered table, or the reproduction report, in the terminal",
 		long: `Show prints a table as the store renders it for the current config (or, if
-it is not rendered yet, as committed in paper/tables/), with each number's
-seed count; '*' marks a bold (best) value. 'repro show reproduction' prints
+it is not rendered yet, as committed in paper/tables/): mean ± s.d. over
+seeds, "(n=k of m)" where seeds are missing, "not run (a)" with the reason
+under the table; '*' marks a bold (best) value. 'repro show reproduction' prints
 the reproduction report: for every number the paper's value, ours, the
 difference and whether it lies within the seed noise. 'repro show
 reproduction --summary' prints its verdict in one line (make paper ends
@@ -126,6 +127,7 @@ func showTable(e *env, sc *stages.Sidecar) error {
 	var cols []string
 	rows := map[int][]string{}
 	var order []int
+	var notes []string // why cells were not run, lettered a, b, ...
 	for _, n := range sc.Numbers {
 		if n.Row == 1 {
 			cols = append(cols, n.Protocol)
@@ -137,7 +139,17 @@ func showTable(e *env, sc *stages.Sidecar) error {
 				rows[n.Row] = append(rows[n.Row], plainLaTeX(n.Param))
 			}
 		}
-		rows[n.Row] = append(rows[n.Row], plainCell(&n))
+		cell := plainCell(&n)
+		if why, ok := strings.CutPrefix(n.Status, "not run"); ok {
+			why = strings.TrimPrefix(why, ": ")
+			i := slices.Index(notes, why)
+			if i < 0 {
+				i = len(notes)
+				notes = append(notes, why)
+			}
+			cell = fmt.Sprintf("not run (%c)", 'a'+i)
+		}
+		rows[n.Row] = append(rows[n.Row], cell)
 	}
 	tw := tablewriter.NewWriter(e.stdout)
 	head := []string{sc.Table}
@@ -149,6 +161,9 @@ func showTable(e *env, sc *stages.Sidecar) error {
 		tw.Append(rows[r])
 	}
 	tw.Render()
+	for i, why := range notes {
+		fmt.Fprintf(e.stdout, "(%c) not run: %s\n", 'a'+i, why)
+	}
 	for _, c := range sc.Comparisons {
 		fmt.Fprintf(e.stdout, "%s: %s - %s (%s): %s\n", c.ID, c.A, c.B, c.Protocol, experiments.CompareText(c, true))
 	}
@@ -181,7 +196,7 @@ var (
 func plainLaTeX(s string) string {
 	s = texCmdArg.ReplaceAllString(s, "$2")
 	s = texRef.ReplaceAllString(s, " $1")
-	r := strings.NewReplacer(`\quad `, "  ", `\quad`, "  ", `\kwta{}`, "k-WTA", `{\cdot}`, "·", `\lambda`, "λ", `\mu`, "μ", `\eta`, "η",
+	r := strings.NewReplacer(`\quad `, "  ", `\quad`, "  ", `\kwta{}`, "k-WTA", `{\cdot}`, "·", `\lambda`, "λ", `\mu`, "μ", `\eta`, "η", `\beta`, "β", `\gamma`, "γ", `\theta`, "θ", `\sigma`, "σ", `\rho`, "ρ",
 		`{=}`, "=", `\%`, "%", `$`, "", `~`, " ", `\ `, " ", "{", "", "}", "")
 	return r.Replace(s)
 }

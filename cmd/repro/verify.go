@@ -223,6 +223,9 @@ func (f *recomputeFlag) String() string { return f.glob }
 func (f *recomputeFlag) IsBoolFlag() bool { return true }
 
 func (f *recomputeFlag) Set(s string) error {
+	if s == "" {
+		return fmt.Errorf("empty glob (an unset shell variable?): --recompute alone re-runs every cell")
+	}
 	f.set = true
 	if s != "true" {
 		f.glob = s
