@@ -92,6 +92,9 @@ func Claim(a, b Operand, dir Direction, k Kind) Judgement {
 		j.P = tSF(-d/se, df) // evidence that a < b
 	}
 	j.PAdj = j.P
+	if math.IsInf(j.DF, 1) {
+		j.DF = 0
+	}
 	j.Outcome = Inconclusive
 	switch {
 	case j.equivalent:

@@ -38,7 +38,13 @@ func (f *Family) Settle() {
 			j.Settle = -1
 		} else {
 			j.Outcome = Inconclusive
-			j.Settle = settle(j.Diff, j.spread[0], j.spread[1], j.spread[2], j.Margin)
+			// The level this test had to meet after the adjustment
+			// (BH's rank/m share of Alpha, which is p/PAdj).
+			level := Alpha
+			if j.PAdj > 0 && j.P > 0 {
+				level = Alpha * j.P / j.PAdj
+			}
+			j.Settle = settle(j.Diff, j.spread[0], j.spread[1], j.spread[2], j.Margin, level)
 		}
 	}
 }

@@ -152,7 +152,7 @@ type Judgement struct {
 	Diff, Lo, Hi, Margin float64
 	// P is the two-sided Welch (or paired t) p value, PAdj after the
 	// family's adjustment; DF the Welch-Satterthwaite degrees of freedom
-	// (+Inf when only the printing is uncertain).
+	// (0 when only the printing is uncertain: normal quantiles).
 	P, PAdj, DF float64
 	// Paired: a one-sample t test of per-seed differences.
 	Paired bool
@@ -255,6 +255,9 @@ func (j *Judgement) decide(se float64) {
 		j.P = 2 * tSF(math.Abs(j.Diff)/se, j.DF)
 	}
 	j.PAdj = j.P
+	if math.IsInf(j.DF, 1) {
+		j.DF = 0 // known exactly; JSON has no infinity
+	}
 	j.Outcome = Inconclusive
 	if j.equivalent {
 		j.Outcome = Agrees
@@ -325,16 +328,16 @@ func widerP(ours, pub Sample) float64 {
 
 // settle is the seeds per side (the same on both) at which the observed
 // difference d with per-run spreads so, sp (and the printing's known
-// variance r) would be judged agrees or differs, unadjusted; 0 when no
-// count up to MaxSettle would.
-func settle(d, so, sp, r, margin float64) int {
+// variance r) would be judged agrees, or differs at the test level level
+// (the family's adjusted one); 0 when no count up to MaxSettle would.
+func settle(d, so, sp, r, margin, level float64) int {
 	ok := func(n int) bool {
 		se := math.Sqrt((so*so+sp*sp)/float64(n) + r)
 		df := float64(2*n - 2)
 		if math.Abs(d)+tQuantile(0.95, df)*se <= margin {
 			return true
 		}
-		return se > 0 && 2*tSF(math.Abs(d)/se, df) < Alpha
+		return se > 0 && 2*tSF(math.Abs(d)/se, df) < level
 	}
 	// Both conditions get easier as n grows (the standard error falls):
 	// bisect for the first n that meets one.
@@ -370,4 +373,39 @@ func meanSD(xs []float64) (mean, sd float64) {
 		ss += (x - mean) * (x - mean)
 	}
 	return mean, math.Sqrt(ss / float64(len(xs)-1))
+}
+
+// String states the judgement's numbers in one line of plain text: the
+// difference with its 90% interval against the margin, the test's p value
+// (raw and adjusted), the seeds that would settle it, the spreads' F test
+// when ours is wider, and the collapse counts.
+func (j Judgement) String() string {
+	prec := 1
+	if j.Kind == Relative || math.Abs(j.Diff) < 0.1 && j.Margin < 0.1 {
+		prec = 3
+	}
+	f := func(x float64) string { return fmt.Sprintf("%+.*f", prec, x) }
+	test := "Welch"
+	if j.Paired {
+		test = "paired t"
+	}
+	df := "known variance"
+	if j.DF > 0 {
+		df = fmt.Sprintf("df %.1f", j.DF)
+	}
+	s := fmt.Sprintf("d %s, 90%% [%s, %s] vs ±%.*f; %s p = %.2g (BH %.2g, %s)", f(j.Diff), f(j.Lo), f(j.Hi), prec, j.Margin, test, j.P, j.PAdj, df)
+	switch {
+	case j.Outcome == Inconclusive && j.Settle > 0:
+		s += fmt.Sprintf("; settles at about %d seeds per side", j.Settle)
+	case j.Outcome == Inconclusive && j.Settle == 0:
+		s += fmt.Sprintf("; no seed count up to %d settles it", MaxSettle)
+	}
+	if c := j.Collapse; c != nil {
+		if c.PaperN > 0 {
+			s += fmt.Sprintf("; collapsed seeds: ours %d/%d, paper %d/%d, Fisher p = %.2g", c.Ours, c.OursN, c.Paper, c.PaperN, c.P)
+		} else {
+			s += fmt.Sprintf("; collapsed seeds: ours %d/%d (the paper states no count)", c.Ours, c.OursN)
+		}
+	}
+	return s
 }

@@ -172,7 +172,7 @@ func afterRun(ctx context.Context, e *env, w *workspace, partial bool) error {
 			if b, ok, _, _ := cellOutput(ctx, w, p, cellid.Reproduction, "report"); ok {
 				var rep stages.ReproReport
 				if json.Unmarshal(b, &rep) == nil {
-					fmt.Fprintf(e.stdout, "reproduction: %d of %d published numbers within the seed noise, %d not run (repro show reproduction)\n", rep.Within, rep.Compared+rep.NotRun, rep.NotRun)
+					fmt.Fprintf(e.stdout, "%s (repro show reproduction)\n", rep.Summary())
 				}
 			}
 		}
