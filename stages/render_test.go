@@ -133,4 +133,3 @@ func TestCiteTeX(t *testing.T) {
 		}
 	}
 }
-
