@@ -45,6 +45,12 @@ func TestPublishedLines(t *testing.T) {
 			}
 			continue
 		}
+		if v.Text != "" {
+			if !strings.Contains(l, v.Text) {
+				t.Errorf("%s: %q is not on line %d: %q", v.ID, v.Text, v.Line, l)
+			}
+			continue
+		}
 		txt := fmtN(v.Mean, v.Places())
 		txt = strings.TrimPrefix(txt, "-")
 		if !regexp.MustCompile(`(^|[^\d.])` + regexp.QuoteMeta(txt) + `($|[^\d])`).MatchString(l) {

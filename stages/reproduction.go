@@ -237,11 +237,14 @@ type ours struct {
 	kind  verdict.Kind
 	cmp   *Comparison // a paired difference
 	diffs []float64   // its per-seed differences
+	// collapse: the number is the cell's count of collapsed seeds.
+	collapse bool
 }
 
 // numbers indexes every number of recs by ID: each cell's main metric, its
-// forgetting, replay updates and syn-ops fraction (<cell>/forgetting,
-// <cell>/replay_updates, <cell>/synops_frac), and each comparison.
+// forgetting, replay updates, syn-ops fraction and count of collapsed seeds
+// (<cell>/forgetting, <cell>/replay_updates, <cell>/synops_frac,
+// <cell>/collapsed), and each comparison.
 func numbers(recs []*AggregateRecord) map[string]*ours {
 	out := map[string]*ours{}
 	for _, rec := range recs {
@@ -257,6 +260,7 @@ func numbers(recs []*AggregateRecord) map[string]*ours {
 				if x.Status != "ok" {
 					continue
 				}
+				out[x.ID+"/collapsed"] = &ours{cell: x, stat: &x.Acc, collapse: true}
 				out[x.ID+"/forgetting"] = &ours{cell: x, stat: &x.Forgetting, kind: verdict.Points}
 				out[x.ID+"/replay_updates"] = &ours{cell: x, stat: &x.Replay, kind: verdict.Relative}
 				if x.SynOps != nil {
@@ -394,6 +398,15 @@ func judgeValue(v *PublishedValue, ns map[string]*ours) ReproRow {
 		return r
 	}
 	c := o.cell
+	if o.collapse {
+		n := max(v.N, 1)
+		j := verdict.CollapseCount(c.Values, int(v.Mean), n)
+		r.Judgement = &j
+		r.Ours = fmt.Sprintf("%d of %d", j.Collapse.Ours, j.Collapse.OursN)
+		r.Published = fmt.Sprintf("%d of %d", j.Collapse.Paper, n)
+		r.Note = fmt.Sprintf("a seed is collapsed %.0f points below its row's median", verdict.CollapseDrop)
+		return r
+	}
 	d := max(v.Places(), 1)
 	r.Ours = fmtN(o.stat.Mean, d)
 	if c.N > 1 {
@@ -458,7 +471,8 @@ func judgeValue(v *PublishedValue, ns map[string]*ours) ReproRow {
 func publishedText(v *PublishedValue) string {
 	d := v.Places()
 	if v.Lo != nil {
-		return fmt.Sprintf("%s [%s, %s]", signedN(v.Mean, d), signedN(*v.Lo, d), signedN(*v.Hi, d))
+		e := max(d, 1) // the paper prints its intervals to a tenth
+		return fmt.Sprintf("%s [%s, %s]", signedN(v.Mean, d), signedN(*v.Lo, e), signedN(*v.Hi, e))
 	}
 	s := fmtN(v.Mean, d)
 	if v.SD != nil {

@@ -118,6 +118,10 @@ type PublishedValue struct {
 	// Collapsed is, where the paper states it, how many of its n runs
 	// collapsed (fail severely): counted beside ours, with Fisher's test.
 	Collapsed *int `toml:"collapsed"`
+	// Text is the value as the paper prints it when that is not its
+	// digits ("half the seeds" for a count of 3 of 6); the test of the
+	// transcription looks for it on Line.
+	Text string `toml:"text,omitzero"`
 	// Plot: the value is a point of one of the paper's figures that its
 	// text does not print (read from the authors' plotting script); Line
 	// is then the figure's \label line, and Decimals the script's.

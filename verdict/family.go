@@ -44,6 +44,9 @@ func (f *Family) Settle() {
 			if j.PAdj > 0 && j.P > 0 {
 				level = Alpha * j.P / j.PAdj
 			}
+			if j.spread[0] < 0 {
+				continue // a collapse count: no seed count is computed
+			}
 			j.Settle = settle(j.Diff, j.spread[0], j.spread[1], j.spread[2], j.Margin, level)
 		}
 	}
@@ -139,4 +142,25 @@ func CollapseTest(ours []float64, paper, paperN int) *Collapse {
 	k := Collapsed(ours)
 	return &Collapse{Ours: k, OursN: len(ours), Paper: paper, PaperN: paperN,
 		P: Fisher(k, len(ours)-k, paper, paperN-paper)}
+}
+
+// CollapseCount judges our collapsed seeds among values against the
+// paper's count of paper collapsed runs out of paperN: agrees when the two
+// shares are equal, differs when Fisher's exact test rejects equal rates
+// (adjusted with the family), inconclusive otherwise. A count of six or
+// fewer runs cannot show two rates equivalent, only equal or different.
+func CollapseCount(values []float64, paper, paperN int) Judgement {
+	c := CollapseTest(values, paper, paperN)
+	j := Judgement{Kind: Relative, Diff: float64(c.Ours) - float64(c.Paper), P: c.P, PAdj: c.P, Settle: -1, WiderP: -1, Collapse: c}
+	j.Lo, j.Hi = j.Diff, j.Diff
+	j.equivalent = c.Ours*c.PaperN == c.Paper*c.OursN
+	j.Outcome = Inconclusive
+	switch {
+	case j.equivalent:
+		j.Outcome = Agrees
+	case j.P < Alpha:
+		j.Outcome = Differs
+	}
+	j.spread = [3]float64{-1, -1, -1}
+	return j
 }

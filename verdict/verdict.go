@@ -385,6 +385,9 @@ func (j Judgement) String() string {
 		prec = 3
 	}
 	f := func(x float64) string { return fmt.Sprintf("%+.*f", prec, x) }
+	if c := j.Collapse; c != nil && j.spread[0] < 0 {
+		return fmt.Sprintf("collapsed runs: ours %d/%d, paper %d/%d; Fisher p = %.2g (BH %.2g)", c.Ours, c.OursN, c.Paper, c.PaperN, j.P, j.PAdj)
+	}
 	test := "Welch"
 	if j.Paired {
 		test = "paired t"
