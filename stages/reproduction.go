@@ -515,8 +515,15 @@ func judgeClaim(c Claim, ns map[string]*ours) ClaimResult {
 		}
 		if swap {
 			x, y = y, x
+			a, b = b, a
 		}
-		j := verdict.Claim(x, y, dir, kind)
+		var j verdict.Judgement
+		if ca, cb := ns[a], ns[b]; ca != nil && cb != nil && ca.collapse && cb.collapse && dir == verdict.Greater {
+			// A claim about failures is a claim about counts.
+			j = verdict.ClaimCollapse(verdict.Collapsed(ca.cell.Values), len(ca.cell.Values), verdict.Collapsed(cb.cell.Values), len(cb.cell.Values))
+		} else {
+			j = verdict.Claim(x, y, dir, kind)
+		}
 		cond.Judgement = &j
 		test := "Welch"
 		if j.Paired {
@@ -556,6 +563,9 @@ func operand(s string, ns map[string]*ours) (verdict.Operand, string) {
 		case o.cmp != nil && o.cmp.Status == "ok" && len(o.diffs) > 0:
 			m, sd := meanSDOf(o.diffs)
 			return verdict.Operand{Mean: m, SD: sd, N: len(o.diffs), Values: o.diffs, Seeds: o.cmp.Seeds}, ""
+		case o.collapse && o.cell.Status == "ok":
+			k := float64(verdict.Collapsed(o.cell.Values))
+			return verdict.Operand{Mean: k}, ""
 		case o.cell != nil && o.cell.Status == "ok":
 			op := verdict.Operand{Mean: o.stat.Mean, SD: o.stat.SD, N: o.cell.N}
 			if o.stat == &o.cell.Acc && len(o.cell.Values) == len(o.cell.Seeds) {

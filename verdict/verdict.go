@@ -156,6 +156,9 @@ type Judgement struct {
 	P, PAdj, DF float64
 	// Paired: a one-sample t test of per-seed differences.
 	Paired bool
+	// Against: P is one-sided, the evidence against a claimed direction
+	// (claims of > and >=).
+	Against bool
 	// Settle is, for an inconclusive judgement, the seeds per side that
 	// would settle it at the observed difference and spreads (0: none up
 	// to MaxSettle, -1: not applicable).
@@ -386,7 +389,7 @@ func (j Judgement) String() string {
 	}
 	f := func(x float64) string { return fmt.Sprintf("%+.*f", prec, x) }
 	if c := j.Collapse; c != nil && j.spread[0] < 0 {
-		return fmt.Sprintf("collapsed runs: ours %d/%d, paper %d/%d; Fisher p = %.2g (BH %.2g)", c.Ours, c.OursN, c.Paper, c.PaperN, j.P, j.PAdj)
+		return fmt.Sprintf("collapsed runs %d/%d against %d/%d; Fisher p = %.2g (BH %.2g)", c.Ours, c.OursN, c.Paper, c.PaperN, j.P, j.PAdj)
 	}
 	test := "Welch"
 	if j.Paired {
@@ -396,7 +399,12 @@ func (j Judgement) String() string {
 	if j.DF > 0 {
 		df = fmt.Sprintf("df %.1f", j.DF)
 	}
-	s := fmt.Sprintf("d %s, 90%% [%s, %s] vs ±%.*f; %s p = %.2g (BH %.2g, %s)", f(j.Diff), f(j.Lo), f(j.Hi), prec, j.Margin, test, j.P, j.PAdj, df)
+	if j.Against {
+		test += " p against the claim"
+	} else {
+		test += " p"
+	}
+	s := fmt.Sprintf("d %s, 90%% [%s, %s] vs ±%.*f; %s = %.2g (BH %.2g, %s)", f(j.Diff), f(j.Lo), f(j.Hi), prec, j.Margin, test, j.P, j.PAdj, df)
 	switch {
 	case j.Outcome == Inconclusive && j.Settle > 0:
 		s += fmt.Sprintf("; settles at about %d seeds per side", j.Settle)
