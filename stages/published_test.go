@@ -68,3 +68,77 @@ func TestPublishedLines(t *testing.T) {
 		}
 	}
 }
+
+// paperNumbers counts the paper's numbers by the rule docs/verdicts.md
+// states: from the first \section on, every number printed with a decimal
+// point, an s.d. counted with its mean and an interval with its estimate
+// (neither counted again), references and comment lines left out. It
+// returns the count per line (1-based).
+func paperNumbers(lines []string) map[int]int {
+	strip := []*regexp.Regexp{
+		regexp.MustCompile(`\\(ref|label|citep|citet|cite|eqref)\{[^}]*\}`),
+		regexp.MustCompile(`\\pm\s*\d+\.\d+`),
+		regexp.MustCompile(`\[[^\]]*\d\.\d[^\]]*\]`),
+	}
+	num := regexp.MustCompile(`\d+\.\d+`)
+	out := map[int]int{}
+	on := false
+	for i, l := range lines {
+		if strings.HasPrefix(l, `\section{`) {
+			on = true
+		}
+		if !on || strings.HasPrefix(strings.TrimSpace(l), "%") {
+			continue
+		}
+		for _, re := range strip {
+			l = re.ReplaceAllString(l, "")
+		}
+		for _, m := range num.FindAllStringIndex(l, -1) {
+			if m[0] > 0 && strings.ContainsRune(`abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ_.\{`, rune(l[m[0]-1])) {
+				continue
+			}
+			out[i+1]++
+		}
+	}
+	return out
+}
+
+// TestPaperCount checks the paper's count of numbers and each not-run
+// group's count against paper.tex: a group counts the numbers on its
+// lines that no published value names.
+func TestPaperCount(t *testing.T) {
+	b, err := os.ReadFile(paperTeX)
+	if errors.Is(err, fs.ErrNotExist) {
+		t.Skipf("%s not present", paperTeX)
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	per := paperNumbers(strings.Split(string(b), "\n"))
+	total := 0
+	for _, n := range per {
+		total += n
+	}
+	pub, err := LoadPublished("../paper/published.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pub.PaperNumbers != total {
+		t.Errorf("paper_numbers = %d, the paper has %d by the rule", pub.PaperNumbers, total)
+	}
+	named := map[int]int{}
+	for _, v := range pub.Value {
+		if !v.Plot {
+			named[v.Line]++
+		}
+	}
+	for _, g := range pub.NotRun {
+		n := 0
+		for l := g.Lines[0]; l <= g.Lines[1]; l++ {
+			n += max(per[l]-named[l], 0)
+		}
+		if n != g.Count {
+			t.Errorf("not run %q: count %d, the paper's lines %v have %d numbers no value names", g.What, g.Count, g.Lines, n)
+		}
+	}
+}

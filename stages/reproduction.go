@@ -28,6 +28,8 @@ type ReproductionParams struct {
 	Claims []Claim `toml:"claims,omitzero"`
 	// NotRun are the paper's numbers no cell of the profile computes.
 	NotRun []NotRunGroup `toml:"not_run,omitzero"`
+	// PaperNumbers is how many numbers the paper states.
+	PaperNumbers int `toml:"paper_numbers,omitzero"`
 }
 
 // ReproRow is one published number judged against ours.
@@ -77,6 +79,8 @@ type Tally struct {
 	Differ       int `json:"differ"`
 	Inconclusive int `json:"inconclusive"`
 	NotRun       int `json:"not_run"`
+	// Untranscribed counts the paper's numbers not in published.toml yet.
+	Untranscribed int `json:"not_transcribed,omitempty"`
 }
 
 // Add counts one outcome.
@@ -96,11 +100,15 @@ func (t *Tally) Add(o verdict.Outcome) {
 }
 
 // Total is the judged and the not-run.
-func (t Tally) Total() int { return t.Judged + t.NotRun }
+func (t Tally) Total() int { return t.Judged + t.NotRun + t.Untranscribed }
 
 // String is the tally as the summary line prints it.
 func (t Tally) String() string {
-	return fmt.Sprintf("%d judged, %d agree, %d differ, %d inconclusive, %d not run", t.Judged, t.Agree, t.Differ, t.Inconclusive, t.NotRun)
+	s := fmt.Sprintf("%d judged, %d agree, %d differ, %d inconclusive, %d not run", t.Judged, t.Agree, t.Differ, t.Inconclusive, t.NotRun)
+	if t.Untranscribed > 0 {
+		s += fmt.Sprintf(", %d not transcribed", t.Untranscribed)
+	}
+	return s
 }
 
 // GroupTally is the tally of one table or figure.
@@ -121,14 +129,22 @@ type ReproReport struct {
 	Numbers    Tally        `json:"numbers"`
 	ClaimTally Tally        `json:"claim_tally"`
 	Groups     []GroupTally `json:"groups"`
+	// PaperNumbers is how many numbers the paper states (0: not counted).
+	PaperNumbers int `json:"paper_numbers,omitempty"`
 }
 
 // Summary is the report's verdict in one line: the counts of numbers and
 // of claims. `repro show reproduction --summary` prints it, and so does
 // `make paper`, last.
 func (rep *ReproReport) Summary() string {
-	return fmt.Sprintf("reproduction (profile %s): numbers: %s (%d in all); claims: %s (%d in all)",
-		rep.Profile, rep.Numbers, rep.Numbers.Total(), rep.ClaimTally, rep.ClaimTally.Total())
+	of := ""
+	if n := rep.Numbers.Total(); rep.PaperNumbers > 0 && n >= rep.PaperNumbers {
+		// The paper's count is of numbers printed with a decimal point;
+		// integers, counts in words and plotted points come on top.
+		of = fmt.Sprintf(": the paper's %d with a decimal point and %d others", rep.PaperNumbers, n-rep.PaperNumbers)
+	}
+	return fmt.Sprintf("reproduction (profile %s): numbers: %s (%d in all%s); claims: %s (%d in all)",
+		rep.Profile, rep.Numbers, rep.Numbers.Total(), of, rep.ClaimTally, rep.ClaimTally.Total())
 }
 
 // Reproduction judges every published number and claim against the
@@ -319,7 +335,7 @@ func group(id string) string {
 // numbers of recs (tables' aggregates and figures' records).
 func Reproduce(p *ReproductionParams, recs []*AggregateRecord) (*ReproReport, error) {
 	ns := numbers(recs)
-	rep := &ReproReport{Profile: p.Profile, Stamp: p.Stamp, NotRun: p.NotRun}
+	rep := &ReproReport{Profile: p.Profile, Stamp: p.Stamp, NotRun: p.NotRun, PaperNumbers: p.PaperNumbers}
 	var fam, claimFam verdict.Family
 	for i := range p.Values {
 		rep.Rows = append(rep.Rows, judgeValue(&p.Values[i], ns))
@@ -360,6 +376,11 @@ func Reproduce(p *ReproductionParams, recs []*AggregateRecord) (*ReproReport, er
 	}
 	for _, g := range p.NotRun {
 		t := tally("paper only")
+		if g.Status == "not transcribed" {
+			t.Untranscribed += g.Count
+			rep.Numbers.Untranscribed += g.Count
+			continue
+		}
 		t.NotRun += g.Count
 		rep.Numbers.NotRun += g.Count
 	}

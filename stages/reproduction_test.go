@@ -22,7 +22,7 @@ func TestReproduction(t *testing.T) {
 		{ID: "tiny/c/sequential", Mean: 50.0, SD: fp(1), N: 3, Cite: "Table tiny, row 3", Line: 3},
 		{ID: "tiny/compare/a-b", Mean: 4.0, Lo: fp(3.0), Hi: fp(5.0), Cite: "text", Line: 4},
 		{ID: "tiny/gone/static", Mean: 1, Cite: "nowhere", Line: 5},
-	}, NotRun: []NotRunGroup{{What: "an appendix", Lines: []int{10, 20}, Count: 7, Reason: "not in this profile"}}})
+	}, NotRun: []NotRunGroup{{What: "an appendix", Lines: []int{10, 20}, Count: 7, Status: "not run", Reason: "not in this profile"}}})
 	out, order := runStage(t, Reproduction, rp, map[string]outputs{"tiny": agg}, nil)
 	checkGolden(t, "reproduction-tiny", digestLines(out, order))
 	var rep ReproReport

@@ -40,7 +40,10 @@ const (
 // Published is the paper's published values (paper/published.toml), each
 // cited to its table and row.
 type Published struct {
-	Value  []PublishedValue `toml:"value"`
+	// PaperNumbers is how many numbers the paper states, by the rule of
+	// docs/verdicts.md (a test recounts them in paper.tex).
+	PaperNumbers int              `toml:"paper_numbers"`
+	Value        []PublishedValue `toml:"value"`
 	Claim  []Claim          `toml:"claim"`
 	NotRun []NotRunGroup    `toml:"not_run"`
 }
@@ -53,6 +56,10 @@ type NotRunGroup struct {
 	What   string `toml:"what"`
 	Lines  []int  `toml:"lines"` // first and last line of paper.tex
 	Count  int    `toml:"count"`
+	// Status is "not run" (no cell of the profile computes them) or "not
+	// transcribed" (computed by a cell, or restating a judged number, but
+	// not a [[value]] yet).
+	Status string `toml:"status"`
 	Reason string `toml:"reason"`
 }
 
@@ -202,8 +209,8 @@ func ParsePublished(path, src string) (*Published, error) {
 		}
 	}
 	for i, g := range p.NotRun {
-		if g.What == "" || g.Reason == "" || g.Count <= 0 || len(g.Lines) != 2 || g.Lines[0] <= 0 || g.Lines[1] < g.Lines[0] {
-			return nil, fmt.Errorf("%s: not_run[%d] %q: what, reason, count > 0 and lines = [first, last] are required", path, i, g.What)
+		if g.What == "" || g.Reason == "" || g.Count <= 0 || len(g.Lines) != 2 || g.Lines[0] <= 0 || g.Lines[1] < g.Lines[0] || (g.Status != "not run" && g.Status != "not transcribed") {
+			return nil, fmt.Errorf("%s: not_run[%d] %q: what, reason, count > 0, lines = [first, last] and status (\"not run\" or \"not transcribed\") are required", path, i, g.What)
 		}
 	}
 	return p, nil
@@ -215,4 +222,5 @@ func (rp *ReproductionParams) AddPublished(p *Published) {
 	rp.Values = append(rp.Values, p.Value...)
 	rp.Claims = append(rp.Claims, p.Claim...)
 	rp.NotRun = append(rp.NotRun, p.NotRun...)
+	rp.PaperNumbers += p.PaperNumbers
 }

@@ -258,9 +258,9 @@ func showReport(e *env, rep *stages.ReproReport) {
 	}
 	fmt.Fprintln(out, rep.Summary())
 	tw := tablewriter.NewWriter(out)
-	tw.Header("group", "judged", "agree", "differ", "inconclusive", "not run")
+	tw.Header("group", "judged", "agree", "differ", "inconclusive", "not run", "not transcribed")
 	add := func(name string, t stages.Tally) {
-		tw.Append(name, strconv.Itoa(t.Judged), strconv.Itoa(t.Agree), strconv.Itoa(t.Differ), strconv.Itoa(t.Inconclusive), strconv.Itoa(t.NotRun))
+		tw.Append(name, strconv.Itoa(t.Judged), strconv.Itoa(t.Agree), strconv.Itoa(t.Differ), strconv.Itoa(t.Inconclusive), strconv.Itoa(t.NotRun), strconv.Itoa(t.Untranscribed))
 	}
 	for _, g := range rep.Groups {
 		add(g.Group, g.Tally)
@@ -303,9 +303,9 @@ func showReport(e *env, rep *stages.ReproReport) {
 	fmt.Fprintf(out, "\nEvery claim (%d):\n", len(rep.Claims))
 	showClaims(e, rep.Claims)
 	if len(rep.NotRun) > 0 {
-		fmt.Fprintf(out, "\nNot run in this profile (%d numbers of the paper):\n", rep.Numbers.NotRun)
+		fmt.Fprintf(out, "\nThe paper's numbers not judged (%d not run, %d not transcribed):\n", rep.Numbers.NotRun, rep.Numbers.Untranscribed)
 		for _, g := range rep.NotRun {
-			fmt.Fprintf(out, "- %s: %d numbers, paper.tex lines %d-%d: %s\n", g.What, g.Count, g.Lines[0], g.Lines[1], g.Reason)
+			fmt.Fprintf(out, "- %s: %d numbers, %s, paper.tex lines %d-%d: %s\n", g.What, g.Count, g.Status, g.Lines[0], g.Lines[1], g.Reason)
 		}
 	}
 }
