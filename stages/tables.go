@@ -44,8 +44,8 @@ type Published struct {
 	// docs/verdicts.md (a test recounts them in paper.tex).
 	PaperNumbers int              `toml:"paper_numbers"`
 	Value        []PublishedValue `toml:"value"`
-	Claim  []Claim          `toml:"claim"`
-	NotRun []NotRunGroup    `toml:"not_run"`
+	Claim        []Claim          `toml:"claim"`
+	NotRun       []NotRunGroup    `toml:"not_run"`
 }
 
 // NotRunGroup is a group of the paper's numbers that no cell of the
@@ -53,9 +53,9 @@ type Published struct {
 // and why they are not run. The report counts them as "not run" so that
 // its total is the paper's.
 type NotRunGroup struct {
-	What   string `toml:"what"`
-	Lines  []int  `toml:"lines"` // first and last line of paper.tex
-	Count  int    `toml:"count"`
+	What  string `toml:"what"`
+	Lines []int  `toml:"lines"` // first and last line of paper.tex
+	Count int    `toml:"count"`
 	// Status is "not run" (no cell of the profile computes them) or "not
 	// transcribed" (computed by a cell, or restating a judged number, but
 	// not a [[value]] yet).
