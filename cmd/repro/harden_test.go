@@ -363,12 +363,12 @@ func freshClone(t *testing.T) string {
 		}
 		rel, _ := filepath.Rel(repoRoot, path)
 		if d.IsDir() {
-			if rel != "." && rel != "paper" && rel != filepath.Join("paper", "tables") {
+			if rel != "." && rel != "paper" && rel != filepath.Join("paper", "tables") && rel != filepath.Join("paper", "figures") {
 				return filepath.SkipDir
 			}
 			return os.MkdirAll(filepath.Join(dir, rel), 0o755)
 		}
-		if rel != "pipeline.toml" && filepath.Dir(rel) == "." || strings.HasSuffix(rel, ".pdf") {
+		if rel != "pipeline.toml" && filepath.Dir(rel) == "." || strings.HasSuffix(rel, ".pdf") || strings.HasSuffix(rel, ".png") {
 			return nil
 		}
 		b, err := os.ReadFile(path)
