@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -582,7 +581,7 @@ func operand(s string, ns map[string]*ours) (verdict.Operand, string) {
 	if o := ns[s]; o != nil {
 		switch {
 		case o.cmp != nil && o.cmp.Status == "ok" && len(o.diffs) > 0:
-			m, sd := meanSDOf(o.diffs)
+			m, sd := verdict.MeanSD(o.diffs)
 			return verdict.Operand{Mean: m, SD: sd, N: len(o.diffs), Values: o.diffs, Seeds: o.cmp.Seeds}, ""
 		case o.collapse && o.cell.Status == "ok":
 			k := float64(verdict.Collapsed(o.cell.Values))
@@ -608,19 +607,4 @@ func operand(s string, ns map[string]*ours) (verdict.Operand, string) {
 func opMean(s string, ns map[string]*ours) float64 {
 	o, _ := operand(s, ns)
 	return o.Mean
-}
-
-// meanSDOf is the mean and sample s.d. of xs.
-func meanSDOf(xs []float64) (m, sd float64) {
-	for _, x := range xs {
-		m += x
-	}
-	m /= float64(len(xs))
-	if len(xs) < 2 {
-		return m, 0
-	}
-	for _, x := range xs {
-		sd += (x - m) * (x - m)
-	}
-	return m, math.Sqrt(sd / float64(len(xs)-1))
 }

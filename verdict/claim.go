@@ -91,20 +91,10 @@ func Claim(a, b Operand, dir Direction, k Kind) Judgement {
 	default:
 		j.P = tSF(-d/se, df) // evidence that a < b
 	}
-	j.PAdj = j.P
-	if math.IsInf(j.DF, 1) {
-		j.DF = 0
-	}
-	j.Outcome = Inconclusive
-	switch {
-	case j.equivalent:
-		j.Outcome = Agrees
-	case j.P < Alpha:
-		j.Outcome = Differs
-	}
+	j.provisional()
 	j.spread = [3]float64{a.SD, b.SD, 0}
 	if paired {
-		_, sdd := meanSD(pairedDiffs(a, b))
+		_, sdd := MeanSD(pairedDiffs(a, b))
 		j.spread = [3]float64{sdd / math.Sqrt2, sdd / math.Sqrt2, 0}
 	}
 	if a.N < 2 && a.Values == nil && b.N < 2 && b.Values == nil && se == 0 {
@@ -117,7 +107,7 @@ func Claim(a, b Operand, dir Direction, k Kind) Judgement {
 // whether the operands were paired by seed.
 func claimStats(a, b Operand) (d, se, df float64, paired bool) {
 	if pd := pairedDiffs(a, b); len(pd) >= 2 {
-		m, s := meanSD(pd)
+		m, s := MeanSD(pd)
 		return m, s / math.Sqrt(float64(len(pd))), float64(len(pd) - 1), true
 	}
 	va, vb := 0.0, 0.0
@@ -167,15 +157,9 @@ func ClaimCollapse(a, na, b, nb int) Judgement {
 	}
 	c := &Collapse{Ours: a, OursN: na, Paper: b, PaperN: nb, P: math.Min(pFor, 1)}
 	j := Judgement{Kind: Relative, Diff: float64(a)/float64(na) - float64(b)/float64(nb), P: math.Min(pAgainst, 1), Against: true, Settle: -1, WiderP: -1, Collapse: c}
-	j.Lo, j.Hi, j.PAdj = j.Diff, j.Diff, j.P
+	j.Lo, j.Hi = j.Diff, j.Diff
 	j.equivalent = pFor < Alpha
 	j.spread = [3]float64{-1, -1, -1}
-	j.Outcome = Inconclusive
-	switch {
-	case j.equivalent:
-		j.Outcome = Agrees
-	case j.P < Alpha:
-		j.Outcome = Differs
-	}
+	j.provisional()
 	return j
 }

@@ -151,16 +151,10 @@ func CollapseTest(ours []float64, paper, paperN int) *Collapse {
 // fewer runs cannot show two rates equivalent, only equal or different.
 func CollapseCount(values []float64, paper, paperN int) Judgement {
 	c := CollapseTest(values, paper, paperN)
-	j := Judgement{Kind: Relative, Diff: float64(c.Ours) - float64(c.Paper), P: c.P, PAdj: c.P, Settle: -1, WiderP: -1, Collapse: c}
+	j := Judgement{Kind: Relative, Diff: float64(c.Ours) - float64(c.Paper), P: c.P, Settle: -1, WiderP: -1, Collapse: c}
 	j.Lo, j.Hi = j.Diff, j.Diff
 	j.equivalent = c.Ours*c.PaperN == c.Paper*c.OursN
-	j.Outcome = Inconclusive
-	switch {
-	case j.equivalent:
-		j.Outcome = Agrees
-	case j.P < Alpha:
-		j.Outcome = Differs
-	}
 	j.spread = [3]float64{-1, -1, -1}
+	j.provisional()
 	return j
 }

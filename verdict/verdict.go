@@ -216,7 +216,7 @@ func Welch(ours, pub Sample, k Kind) Judgement {
 // bootstrap percentiles of a mean over n seeds).
 func Paired(d []float64, pub float64, lo, hi *float64, decimals int) Judgement {
 	n := len(d)
-	m, sd := meanSD(d)
+	m, sd := MeanSD(d)
 	h := 0.5 * math.Pow(10, -float64(decimals))
 	vo := 0.0
 	if n > 1 {
@@ -257,15 +257,23 @@ func (j *Judgement) decide(se float64) {
 	default:
 		j.P = 2 * tSF(math.Abs(j.Diff)/se, j.DF)
 	}
+	j.provisional()
+}
+
+// provisional sets the outcome from the interval and the raw p value
+// (the family's adjustment may then withdraw a differs) and makes DF fit
+// for JSON.
+func (j *Judgement) provisional() {
 	j.PAdj = j.P
 	if math.IsInf(j.DF, 1) {
 		j.DF = 0 // known exactly; JSON has no infinity
 	}
 	j.Outcome = Inconclusive
-	if j.equivalent {
+	switch {
+	case j.equivalent:
 		j.Outcome = Agrees
-	} else if j.P < Alpha {
-		j.Outcome = Differs // provisional: the family may withdraw it
+	case j.P < Alpha:
+		j.Outcome = Differs
 	}
 }
 
@@ -359,8 +367,8 @@ func settle(d, so, sp, r, margin, level float64) int {
 	return hi
 }
 
-// meanSD is the mean and sample s.d. of xs (s.d. 0 for fewer than two).
-func meanSD(xs []float64) (mean, sd float64) {
+// MeanSD is the mean and sample s.d. of xs (s.d. 0 for fewer than two).
+func MeanSD(xs []float64) (mean, sd float64) {
 	if len(xs) == 0 {
 		return 0, 0
 	}

@@ -154,8 +154,8 @@ func TestClaimDirections(t *testing.T) {
 	seeds := []int64{0, 1, 2, 3, 4, 5}
 	a := Operand{Values: []float64{91.5, 91.8, 91.2, 91.6, 91.9, 91.4}, Seeds: seeds}
 	b := Operand{Values: []float64{88.1, 88.9, 87.5, 88.2, 88.0, 88.6}, Seeds: seeds}
-	a.Mean, a.SD = meanSD(a.Values)
-	b.Mean, b.SD = meanSD(b.Values)
+	a.Mean, a.SD = MeanSD(a.Values)
+	b.Mean, b.SD = MeanSD(b.Values)
 	a.N, b.N = 6, 6
 	if j := settled(Claim(a, b, Greater, Points)); j.Outcome != Agrees || !j.Paired {
 		t.Errorf("a > b: %v (paired %v), want agrees, paired", j.Outcome, j.Paired)
@@ -187,10 +187,10 @@ func TestFalseDiffersRate(t *testing.T) {
 		for range draws {
 			o := draw(rng, n[0], 90, 1.0)
 			p := draw(rng, n[1], 90, 2.0)
-			pm, ps := meanSD(p)
+			pm, ps := MeanSD(p)
 			// Printed like the paper: one decimal.
 			pub := Printed(math.Round(pm*10)/10, ptr(math.Round(ps*10)/10), n[1], 1)
-			om, os := meanSD(o)
+			om, os := MeanSD(o)
 			if j := Welch(Ours(om, os, n[0]), pub, Points); j.P < Alpha {
 				differs++
 			}
@@ -213,8 +213,8 @@ func TestFalseClaimRate(t *testing.T) {
 	for range draws {
 		a := Operand{Values: draw(rng, 6, 90, 1), Seeds: seeds, N: 6}
 		b := Operand{Values: draw(rng, 6, 90, 1), Seeds: seeds, N: 6}
-		a.Mean, a.SD = meanSD(a.Values)
-		b.Mean, b.SD = meanSD(b.Values)
+		a.Mean, a.SD = MeanSD(a.Values)
+		b.Mean, b.SD = MeanSD(b.Values)
 		if j := Claim(a, b, Similar, Points); j.P < Alpha {
 			differs++
 		}
@@ -237,8 +237,8 @@ func TestFamilyFalseDiffers(t *testing.T) {
 		var f Family
 		js := make([]Judgement, 200)
 		for i := range js {
-			om, os := meanSD(draw(rng, 6, 90, 1))
-			pm, ps := meanSD(draw(rng, 6, 90, 1))
+			om, os := MeanSD(draw(rng, 6, 90, 1))
+			pm, ps := MeanSD(draw(rng, 6, 90, 1))
 			js[i] = Welch(Ours(om, os, 6), Sample{Mean: pm, SD: ps, N: 6, DF: 5}, Points)
 			f.Add(&js[i])
 		}
