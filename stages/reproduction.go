@@ -546,7 +546,10 @@ func judgeClaim(c Claim, ns map[string]*ours) ClaimResult {
 		}
 		cond.Judgement = &j
 		test := "Welch"
-		if j.Paired {
+		switch {
+		case j.Collapse != nil:
+			test = "Fisher's exact test of the collapse counts"
+		case j.Paired:
 			test = "paired by seed"
 		}
 		cond.Detail = fmt.Sprintf("%s %s, %s %s; %s", a, fmt1(opMean(a, ns)), b, fmt1(opMean(b, ns)), test)
