@@ -368,7 +368,7 @@ func freshClone(t *testing.T) string {
 			}
 			return os.MkdirAll(filepath.Join(dir, rel), 0o755)
 		}
-		if rel != "pipeline.toml" && filepath.Dir(rel) == "." || strings.HasSuffix(rel, ".pdf") || strings.HasSuffix(rel, ".png") {
+		if rel != "pipeline.toml" && filepath.Dir(rel) == "." || filepath.Dir(rel) == "paper" && strings.HasSuffix(rel, ".pdf") {
 			return nil
 		}
 		b, err := os.ReadFile(path)
