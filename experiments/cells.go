@@ -2,6 +2,7 @@ package experiments
 
 import (
 	"fmt"
+	"strings"
 
 	"repro/experiments/cellid"
 	"repro/pipeline"
@@ -111,6 +112,7 @@ func (m *Matrix) Build(profile string) (*pipeline.Graph, error) {
 		if err != nil {
 			return nil, err
 		}
+		judgeFigures(cs, fs)
 		cells = append(append(append(cells, b.cells...), cs...), fs...)
 	}
 	return pipeline.NewGraph(cells)
@@ -149,4 +151,21 @@ func (m *Matrix) trainCells(b *builder, profile string, prof *Profile) error {
 		}
 	}
 	return nil
+}
+
+// judgeFigures makes every figure cell an input of the reproduction cell
+// (among cs), so that the figures' points are judged like the tables'
+// numbers.
+func judgeFigures(cs, figs []*pipeline.Cell) {
+	for _, c := range cs {
+		rp, ok := c.Params.(*stages.ReproductionParams)
+		if !ok || c.ID != cellid.Reproduction {
+			continue
+		}
+		for _, f := range figs {
+			name := "fig:" + strings.TrimPrefix(f.ID, "figure/")
+			c.Inputs = append(c.Inputs, pipeline.CellInput{Name: name, Cell: f})
+			rp.Figures = append(rp.Figures, name)
+		}
+	}
 }

@@ -28,6 +28,13 @@ type fakeResultParams struct {
 // fakeResult writes, for a train or energy cell, a result record whose
 // every field a metric reads is set, from a hash of the cell's ID: the
 // tables' cells can then be aggregated and rendered without training.
+// fakeFigure stands for a figure cell: a sidecar without points.
+var fakeFigure = &pipeline.Stage{Name: "figure", Version: 1, NewParams: func() any { return &fakeResultParams{} },
+	Run: func(_ context.Context, rc *pipeline.RunContext) error {
+		rc.Put("ids", []byte(`{"figure": "`+rc.Params.(*fakeResultParams).ID+`", "points": []}`))
+		return nil
+	}}
+
 func fakeResult(name string) *pipeline.Stage {
 	return &pipeline.Stage{Name: name, Version: 1, NewParams: func() any { return &fakeResultParams{} },
 		Run: func(_ context.Context, rc *pipeline.RunContext) error {
@@ -98,6 +105,11 @@ func TestTableOutputsPinned(t *testing.T) {
 			return c.Stage == stages.Aggregate || c.Stage == stages.Render || c.Stage == stages.Reproduction
 		}
 		_, p, tables := runOnFakes(t, g, profile, isTable, func(c *pipeline.Cell) *pipeline.Cell {
+			if c.Stage == stages.Figure {
+				// The reproduction reads the figures' points: a figure
+				// with none (the figure tests pin the drawings).
+				return &pipeline.Cell{ID: c.ID, Stage: fakeFigure, Params: &fakeResultParams{ID: c.ID}}
+			}
 			if fakes[c.Stage.Name] == nil {
 				fakes[c.Stage.Name] = fakeResult(c.Stage.Name)
 			}

@@ -76,6 +76,7 @@ mean = 91.7
 sd = 0.4
 n = 3
 cite = "Table t, row 1"
+line = 1
 `
 
 func buildTest(t *testing.T, cfgText, pub string) (*pipeline.Graph, error) {
@@ -162,7 +163,7 @@ func TestTableSpecErrors(t *testing.T) {
 		})
 	}
 	_, err := buildTest(t, tablesTestConfig, "[[value]]\nid = \"a\"\nmean = 1.0\n")
-	if err == nil || !strings.Contains(err.Error(), "no cite") {
+	if err == nil || !strings.Contains(err.Error(), "cite and line (of paper.tex) are required") {
 		t.Errorf("published value without a cite: %v", err)
 	}
 }

@@ -81,30 +81,6 @@ func TestPairedBootstrap(t *testing.T) {
 	}
 }
 
-func TestWithinNoise(t *testing.T) {
-	t.Parallel()
-	cases := []struct {
-		name     string
-		ours, so float64
-		no       int
-		pub, sp  float64
-		np       int
-		want     bool
-	}{
-		// se = sqrt(0.3^2/6 + 0.3^2/6) = 0.1732; 1.96 se + 0.05 = 0.3895.
-		{"inside", 91.9, 0.3, 6, 91.6, 0.3, 6, true},
-		{"outside", 92.0, 0.3, 6, 91.6, 0.3, 6, false},
-		// Zero spread on both sides: only the published rounding remains.
-		{"rounding only", 19.44, 0, 6, 19.4, 0, 6, true},
-		{"beyond rounding", 19.46, 0, 6, 19.4, 0, 6, false},
-	}
-	for _, c := range cases {
-		if got := WithinNoise(c.ours, c.so, c.no, c.pub, c.sp, c.np); got != c.want {
-			t.Errorf("%s: WithinNoise = %v, want %v", c.name, got, c.want)
-		}
-	}
-}
-
 // tinyRecord is a train result with the given accuracy and forgetting.
 func tinyRecord(seed int64, acc, fgt float64, replay int) []byte {
 	b, _ := json.Marshal(&TrainRecord{Learner: "local", Protocol: "sequential", Seed: seed,

@@ -1,10 +1,12 @@
 package stages
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
 	"math"
+	"regexp"
 	"slices"
 	"strconv"
 	"strings"
@@ -13,6 +15,7 @@ import (
 	"repro/experiments/cellid"
 	"repro/figure"
 	"repro/pipeline"
+	"repro/verdict"
 )
 
 // The paper's figures are one stage on top of the train cells (and, for
@@ -113,6 +116,12 @@ type FigureSidecar struct {
 //   - 4: point labels keep clear of every error bar too (a label was
 //     drawn across its point's horizontal bar). Figures with point labels
 //     are at 4.
+//   - 5: a caption states our numbers where it says [[ours:<series>/<x>]]
+//     (the point's mean and s.d., with its collapsed seeds),
+//     [[seeds:<series>/<x>]] (its seeds' range) and [[nondominated]] (the
+//     points on the frontier), so that it never asserts about the plot
+//     what the data under it contradict. Figures whose caption uses them
+//     are at 5.
 var Figure = &pipeline.Stage{
 	Name:      "figure",
 	Version:   1,
@@ -152,6 +161,9 @@ func figureVersion(params any) int {
 		return 1 // Run reports the bad layout
 	}
 	v := 1 // Figure.Version
+	if strings.Contains(lay.Caption, "[[") {
+		v = 5
+	}
 	for _, pn := range lay.Panels {
 		for _, sr := range pn.Series {
 			if sr.Select != "" {
@@ -178,7 +190,7 @@ func FigureTeX(lay *FigLayout, side *FigureSidecar) string {
 	if width == "" {
 		width = `\linewidth`
 	}
-	caption := lay.Caption
+	caption := ourCaption(lay.Caption, lay.Name, side)
 	if lay.Stamp != "" {
 		caption = `\textbf{[` + latexEscape(lay.Stamp) + `]} ` + caption
 	}
@@ -498,4 +510,50 @@ func drawSeries(sr *FigSeries, pts []FigurePoint, drawn []figure.Point) []figure
 		k++
 	}
 	return []figure.Series{front, dom}
+}
+
+// captionRef is a caption's reference to our numbers: [[ours:<point>]],
+// [[seeds:<point>]] or [[nondominated]].
+var captionRef = regexp.MustCompile(`\[\[(ours|seeds):([^\]]+)\]\]|\[\[nondominated\]\]`)
+
+// ourCaption fills a caption's references to our numbers (see Figure's
+// version 5) from the points of side; a reference to a point the figure
+// does not have reads "(no such point)", so a typo shows in the PDF.
+func ourCaption(caption, name string, side *FigureSidecar) string {
+	byID := map[string]*FigurePoint{}
+	for i := range side.Points {
+		byID[side.Points[i].ID] = &side.Points[i]
+	}
+	return captionRef.ReplaceAllStringFunc(caption, func(m string) string {
+		sub := captionRef.FindStringSubmatch(m)
+		if sub[1] == "" {
+			var on []string
+			for _, p := range side.Points {
+				if p.Dominant != nil && *p.Dominant {
+					on = append(on, cmp.Or(p.Label, p.Experiment))
+				}
+			}
+			return latexEscape(strings.Join(on, ", "))
+		}
+		p := byID["fig/"+name+"/"+sub[2]]
+		if p == nil || p.Status != "ok" || p.YCell == nil {
+			return "(no such point: " + latexEscape(sub[2]) + ")"
+		}
+		c := p.YCell
+		if sub[1] == "seeds" {
+			if len(c.Values) == 0 {
+				return "(no seeds)"
+			}
+			return fmt.Sprintf("$%s$--$%s$", fmt1(slices.Min(c.Values)), fmt1(slices.Max(c.Values)))
+		}
+		s := "$" + fmt1(c.Acc.Mean)
+		if c.N > 1 {
+			s += `\pm` + fmt1(c.Acc.SD)
+		}
+		s += "$"
+		if k := verdict.Collapsed(c.Values); k > 0 {
+			s += fmt.Sprintf(" ($%d$ of $%d$ seeds collapsed)", k, len(c.Values))
+		}
+		return s
+	})
 }

@@ -40,34 +40,64 @@ const (
 // Published is the paper's published values (paper/published.toml), each
 // cited to its table and row.
 type Published struct {
-	Value []PublishedValue `toml:"value"`
-	Claim []Claim          `toml:"claim"`
+	// PaperNumbers is how many numbers the paper states, by the rule of
+	// docs/verdicts.md (a test recounts them in paper.tex).
+	PaperNumbers int              `toml:"paper_numbers"`
+	Value        []PublishedValue `toml:"value"`
+	Claim        []Claim          `toml:"claim"`
+	NotRun       []NotRunGroup    `toml:"not_run"`
 }
 
-// Claim is an ordering the paper states: it holds when every condition
-// holds on our means. A condition compares two number IDs (or a number ID
-// and a constant): "val/full/split1 >= val/night/split1".
+// NotRunGroup is a group of the paper's numbers that no cell of the
+// profile computes: the paper's lines that state them, how many there are
+// and why they are not run. The report counts them as "not run" so that
+// its total is the paper's.
+type NotRunGroup struct {
+	What  string `toml:"what"`
+	Lines []int  `toml:"lines"` // first and last line of paper.tex
+	Count int    `toml:"count"`
+	// Status is "not run" (no cell of the profile computes them) or "not
+	// transcribed" (computed by a cell, or restating a judged number, but
+	// not a [[value]] yet).
+	Status string `toml:"status"`
+	Reason string `toml:"reason"`
+}
+
+// Claim is a comparison the paper states, judged on our numbers with the
+// three-way verdict (verdict.Claim): agrees when every condition is
+// supported, differs when one is contradicted, inconclusive otherwise. A
+// condition compares two number IDs (or a number ID and a constant):
+// "val/full/split1 >= val/night/split1". Operators: > and < (beats), >=
+// and <= (not worse by more than the margin), ~= (within the margin).
+// The test is paired by seed when both operands have values on the same
+// seeds, Welch's otherwise.
 type Claim struct {
-	ID    string   `toml:"id"`
-	Text  string   `toml:"text"`
-	Cite  string   `toml:"cite"`
+	ID   string `toml:"id"`
+	Text string `toml:"text"`
+	Cite string `toml:"cite"`
+	// Line is the line of paper.tex that states the claim.
+	Line int `toml:"line"`
+	// Quote is a fragment of that line, verbatim (a test checks it).
+	Quote string   `toml:"quote"`
 	Holds []string `toml:"holds"`
+	// Kind is "relative" for energies and counts ("" : points).
+	Kind string `toml:"kind,omitzero"`
 }
 
-var claimOps = []string{">=", "<=", ">", "<"}
+var claimOps = []string{">=", "<=", "~=", ">", "<"}
 
 // parseCondition splits "a OP b" into its operands and operator.
 func parseCondition(c string) (a, op, b string, err error) {
 	for _, o := range claimOps {
 		if x, y, ok := strings.Cut(c, " "+o+" "); ok {
 			a, b = strings.TrimSpace(x), strings.TrimSpace(y)
-			if a == "" || b == "" || strings.ContainsAny(a+b, " <>=") {
+			if a == "" || b == "" || strings.ContainsAny(a+b, " <>=~") {
 				break
 			}
 			return a, o, b, nil
 		}
 	}
-	return "", "", "", fmt.Errorf("condition %q: want \"ID OP ID\" or \"ID OP number\" with OP one of >= <= > <", c)
+	return "", "", "", fmt.Errorf("condition %q: want \"ID OP ID\" or \"ID OP number\" with OP one of >= <= ~= > <", c)
 }
 
 // PublishedValue is one published number: a table cell (mean ± sd over n
@@ -86,6 +116,33 @@ type PublishedValue struct {
 	// Without it a single run has no noise estimate and must match to the
 	// published rounding.
 	NoiseFrom string `toml:"noise_from,omitzero"`
+	// Line is the line of paper.tex that prints the value (the value's
+	// text, as Decimals print it, is on that line).
+	Line int `toml:"line"`
+	// Decimals is how many decimals the paper prints (nil: 1). A value
+	// printed with fewer is uncertain by half a unit of its last digit.
+	Decimals *int `toml:"decimals"`
+	// Collapsed is, where the paper states it, how many of its n runs
+	// collapsed (fail severely): counted beside ours, with Fisher's test.
+	Collapsed *int `toml:"collapsed"`
+	// Text is the value as the paper prints it when that is not its
+	// digits ("half the seeds" for a count of 3 of 6); the test of the
+	// transcription looks for it on Line.
+	Text string `toml:"text,omitzero"`
+	// Plot: the value is a point of one of the paper's figures that its
+	// text does not print (read from the authors' plotting script); Line
+	// is then the figure's \label line, and Decimals the script's.
+	Plot bool `toml:"plot,omitzero"`
+	// Cause is what is known of the cause when ours differs.
+	Cause string `toml:"cause,omitzero"`
+}
+
+// Places is the number of decimals the paper prints v with.
+func (v *PublishedValue) Places() int {
+	if v.Decimals == nil {
+		return 1
+	}
+	return *v.Decimals
 }
 
 // LoadPublished reads and checks a published-values file.
@@ -115,8 +172,14 @@ func ParsePublished(path, src string) (*Published, error) {
 			return nil, fmt.Errorf("%s: value[%d]: id %q missing or duplicate", path, i, v.ID)
 		}
 		seen[v.ID] = true
-		if v.Cite == "" {
-			return nil, fmt.Errorf("%s: value %s: no cite", path, v.ID)
+		if v.Cite == "" || v.Line <= 0 {
+			return nil, fmt.Errorf("%s: value %s: cite and line (of paper.tex) are required", path, v.ID)
+		}
+		if v.Decimals != nil && (*v.Decimals < 0 || *v.Decimals > 4) {
+			return nil, fmt.Errorf("%s: value %s: decimals %d: want 0 to 4", path, v.ID, *v.Decimals)
+		}
+		if v.Collapsed != nil && (*v.Collapsed < 0 || *v.Collapsed > v.N) {
+			return nil, fmt.Errorf("%s: value %s: collapsed %d of n = %d", path, v.ID, *v.Collapsed, v.N)
 		}
 		for _, x := range []*float64{&v.Mean, v.SD, v.Lo, v.Hi} {
 			if x != nil && (math.IsNaN(*x) || math.IsInf(*x, 0)) {
@@ -132,14 +195,22 @@ func ParsePublished(path, src string) (*Published, error) {
 	}
 	claims := map[string]bool{}
 	for i, c := range p.Claim {
-		if c.ID == "" || claims[c.ID] || c.Cite == "" || c.Text == "" || len(c.Holds) == 0 {
-			return nil, fmt.Errorf("%s: claim[%d] %q: id (unique), text, cite and holds are required", path, i, c.ID)
+		if c.ID == "" || claims[c.ID] || c.Cite == "" || c.Text == "" || len(c.Holds) == 0 || c.Line <= 0 || c.Quote == "" {
+			return nil, fmt.Errorf("%s: claim[%d] %q: id (unique), text, cite, line, quote and holds are required", path, i, c.ID)
+		}
+		if c.Kind != "" && c.Kind != "relative" {
+			return nil, fmt.Errorf("%s: claim %s: kind %q: want \"relative\" or none", path, c.ID, c.Kind)
 		}
 		claims[c.ID] = true
 		for _, h := range c.Holds {
 			if _, _, _, err := parseCondition(h); err != nil {
 				return nil, fmt.Errorf("%s: claim %s: %w", path, c.ID, err)
 			}
+		}
+	}
+	for i, g := range p.NotRun {
+		if g.What == "" || g.Reason == "" || g.Count <= 0 || len(g.Lines) != 2 || g.Lines[0] <= 0 || g.Lines[1] < g.Lines[0] || (g.Status != "not run" && g.Status != "not transcribed") {
+			return nil, fmt.Errorf("%s: not_run[%d] %q: what, reason, count > 0, lines = [first, last] and status (\"not run\" or \"not transcribed\") are required", path, i, g.What)
 		}
 	}
 	return p, nil
@@ -150,4 +221,6 @@ func ParsePublished(path, src string) (*Published, error) {
 func (rp *ReproductionParams) AddPublished(p *Published) {
 	rp.Values = append(rp.Values, p.Value...)
 	rp.Claims = append(rp.Claims, p.Claim...)
+	rp.NotRun = append(rp.NotRun, p.NotRun...)
+	rp.PaperNumbers += p.PaperNumbers
 }

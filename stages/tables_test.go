@@ -15,14 +15,15 @@ mean = 91.7
 sd = 0.4
 n = 3
 cite = "Table t, row 1"
+line = 1
 `
 
 // FuzzParsePublished: the decoder never panics, and what it accepts
 // survives a round trip through TOML unchanged.
 func FuzzParsePublished(f *testing.F) {
 	f.Add(tablesTestPublished)
-	f.Add("[[value]]\nid = \"a/compare/x\"\nmean = -7.0\nlo = -8.9\nhi = -5.2\ncite = \"text\"\n")
-	f.Add("[[value]]\nid = \"a\"\nmean = 1.0\nlo = 0.5\ncite = \"x\"\n")
+	f.Add("[[value]]\nid = \"a/compare/x\"\nmean = -7.0\nlo = -8.9\nhi = -5.2\ncite = \"text\"\nline = 3\n")
+	f.Add("[[value]]\nid = \"a\"\nmean = 1.0\nlo = 0.5\ncite = \"x\"\nline = 2\ndecimals = 0\n")
 	f.Add("[[value]]\nid = \"a\"\nmean = nan\ncite = \"x\"\n")
 	f.Fuzz(func(t *testing.T, src string) {
 		p, err := ParsePublished("fuzz.toml", src)

@@ -382,12 +382,12 @@ func freshClone(t *testing.T) string {
 		}
 		rel, _ := filepath.Rel(repoRoot, path)
 		if d.IsDir() {
-			if rel != "." && rel != "paper" && rel != filepath.Join("paper", "tables") {
+			if rel != "." && rel != "paper" && rel != filepath.Join("paper", "tables") && rel != filepath.Join("paper", "figures") {
 				return filepath.SkipDir
 			}
 			return os.MkdirAll(filepath.Join(dir, rel), 0o755)
 		}
-		if rel != "pipeline.toml" && filepath.Dir(rel) == "." || strings.HasSuffix(rel, ".pdf") {
+		if rel != "pipeline.toml" && filepath.Dir(rel) == "." || filepath.Dir(rel) == "paper" && strings.HasSuffix(rel, ".pdf") {
 			return nil
 		}
 		b, err := os.ReadFile(path)
@@ -411,14 +411,18 @@ func TestShowReproductionFreshClone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := regexp.MustCompile(`(\d+) numbers compared, (\d+) within the noise, (\d+) not run`).FindStringSubmatch(string(tex))
+	m := regexp.MustCompile(`\\textbf\{(reproduction \(profile [^)]*\): numbers: [^\n]*\))\.\}`).FindStringSubmatch(string(tex))
 	if m == nil {
 		t.Fatalf("no summary in the committed %s", reproductionTo)
 	}
 	out, errOut, code := reproSplit(t, dir, "show", "reproduction")
-	want := fmt.Sprintf("%s numbers compared with the paper, %s within the seed noise, %s not run", m[1], m[2], m[3])
+	want := m[1]
 	if code != 0 || !strings.Contains(out, "showing the report of the committed paper/tables/*.ids.json") || !strings.Contains(out, want) {
 		t.Fatalf("show reproduction on a fresh clone: exit %d, stderr %q, stdout:\n%s\nwant %q", code, errOut, out, want)
+	}
+	sum, _, code := reproSplit(t, dir, "show", "reproduction", "--summary")
+	if code != 0 || strings.TrimSpace(sum) != want {
+		t.Errorf("show reproduction --summary: exit %d, %q, want the one line %q", code, sum, want)
 	}
 }
 

@@ -74,6 +74,7 @@ mean = 88.8
 sd = 0.3
 n = 6
 cite = "Table tab:ablation, row BP+ER"
+line = 1
 `
 
 // TestPaperEndToEnd runs the real CLI on real MNIST: the run renders the

@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/olekukonko/tablewriter"
@@ -15,30 +17,35 @@ import (
 	"repro/experiments"
 	"repro/experiments/cellid"
 	"repro/stages"
+	"repro/verdict"
 )
 
 func cmdShow() *command {
 	var g globalFlags
 	fs := newFlags("show", &g)
-	summary := fs.Bool("summary", false, "with reproduction: only the verdict, one line")
+	summary := fs.Bool("summary", false, "with 'reproduction': print only the one-line verdict (counts of numbers and claims)")
 	return &command{
-		name: "show", usage: "[--profile P] <table | reproduction [--summary]>",
+		name: "show", usage: "[--profile P] [--summary] <table | reproduction>",
 		short: "print a rendered table, or the reproduction report, in the terminal",
 		long: `Show prints a table as the store renders it for the current config (or, if
-it is not rendered yet, as committed in paper/tables/): mean ± s.d. over
-seeds, "(n=k of m)" where seeds are missing, "not run (a)" with the reason
-under the table; '*' marks a bold (best) value. 'repro show reproduction' prints
-the reproduction report: for every number the paper's value, ours, the
-difference and whether it lies within the seed noise. 'repro show
-reproduction --summary' prints its verdict in one line (make paper ends
-with it).`,
+it is not rendered yet, as committed in paper/tables/), with each number's
+seed count; '*' marks a bold (best) value. 'repro show reproduction' prints
+the reproduction report: its one-line verdict and the counts per table and
+figure, then every number that differs (with what is known of its cause),
+every claim that differs, and then every number and claim with its verdict
+(agrees, differs, inconclusive or not run; docs/verdicts.md gives the
+rule). 'repro show reproduction --summary' prints the one line only.`,
 		flags: fs,
 		run: func(ctx context.Context, e *env, args []string) error {
+			// --summary may follow the name, as the README writes it.
+			if len(args) == 2 && (args[1] == "--summary" || args[1] == "-summary") {
+				*summary, args = true, args[:1]
+			}
 			if len(args) != 1 {
 				return usageErr("show takes one table name")
 			}
 			if *summary && args[0] != "reproduction" {
-				return usageErr("--summary goes with show reproduction, not a table")
+				return usageErr("--summary goes with 'show reproduction'")
 			}
 			w, err := openWorkspace(e, &g)
 			if err != nil {
@@ -71,32 +78,19 @@ func runShow(ctx context.Context, e *env, w *workspace, name string, summary boo
 				return fmt.Errorf("the reproduction report is not computed (%s), and the committed tables give none: %w", why, err)
 			}
 			if summary {
-				fmt.Fprintf(e.stdout, "reproduction (profile %s, from the committed tables: the report is not computed for the current config): %s (repro show reproduction)\n", w.profile, rep.Summary())
+				fmt.Fprintf(e.stdout, "%s (the committed report: not computed for the current config)\n", rep.Summary())
 				return nil
 			}
-			fmt.Fprintf(e.stdout, "(not computed for the current config: %s; showing the report of the committed %s)\n", why, rel(w, w.paperPath(tablesSubdir, "*.ids.json")))
+			fmt.Fprintf(e.stdout, "(not computed for the current config: %s; showing the report of the committed %s and %s)\n", why, rel(w, w.paperPath(tablesSubdir, "*.ids.json")), rel(w, w.paperPath(figuresSubdir, "*.ids.json")))
 			if len(missing) > 0 {
-				fmt.Fprintf(e.stdout, "(tables not committed yet, left out: %s)\n", strings.Join(missing, ", "))
+				fmt.Fprintf(e.stdout, "(tables and figures not committed yet, left out: %s)\n", strings.Join(missing, ", "))
 			}
 		}
 		if summary {
-			fmt.Fprintf(e.stdout, "reproduction (profile %s): %s (repro show reproduction)\n", rep.Profile, rep.Summary())
+			fmt.Fprintln(e.stdout, rep.Summary())
 			return nil
 		}
-		if rep.Stamp != "" {
-			fmt.Fprintln(e.stdout, rep.Stamp)
-		}
-		tw := tablewriter.NewWriter(e.stdout)
-		tw.Header("number", "published", "ours", "diff", "within noise", "note")
-		for _, r := range rep.Rows {
-			d := ""
-			if r.HasDiff {
-				d = fmt.Sprintf("%+.1f", r.Diff)
-			}
-			tw.Append(r.ID, r.Published, r.Ours, d, r.Within, r.Note)
-		}
-		tw.Render()
-		fmt.Fprintf(e.stdout, "%d numbers compared with the paper, %d within the seed noise, %d not run (profile %s)\n", rep.Compared, rep.Within, rep.NotRun, rep.Profile)
+		showReport(e, rep)
 		return nil
 	}
 	sc, ok, why, err := currentSidecar(ctx, w, p, name)
@@ -230,15 +224,28 @@ func committedReport(w *workspace) (rep *stages.ReproReport, missing []string, e
 		have[t] = true
 		recs = append(recs, recordOf(sc))
 	}
+	for _, f := range rp.Figures {
+		name := strings.TrimPrefix(f, "fig:")
+		b, err := os.ReadFile(w.figurePath(name, "ids.json"))
+		if errors.Is(err, fs.ErrNotExist) {
+			missing = append(missing, f)
+			continue
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+		side := &stages.FigureSidecar{}
+		if err := json.Unmarshal(b, side); err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", rel(w, w.figurePath(name, "ids.json")), err)
+		}
+		have["fig/"+name] = true
+		recs = append(recs, stages.FigureRecord(side))
+	}
 	if len(recs) == 0 {
 		return nil, missing, fmt.Errorf("no table is committed under %s", rel(w, w.paperPath(tablesSubdir)))
 	}
-	sub := *rp
-	sub.Values = slices.DeleteFunc(slices.Clone(rp.Values), func(v stages.PublishedValue) bool {
-		t, _, _ := strings.Cut(v.ID, "/")
-		return !have[t]
-	})
-	rep, err = stages.Reproduce(&sub, recs)
+	// A value of a table or figure not committed is not run here.
+	rep, err = stages.Reproduce(rp, recs)
 	return rep, missing, err
 }
 
@@ -258,4 +265,99 @@ func recordOf(sc *stages.Sidecar) *stages.AggregateRecord {
 		rec.Rows[len(rec.Rows)-1] = append(rec.Rows[len(rec.Rows)-1], c)
 	}
 	return rec
+}
+
+// showReport prints the reproduction report in the terminal: the verdict
+// line and the counts per group first, then the differs, then everything.
+func showReport(e *env, rep *stages.ReproReport) {
+	out := e.stdout
+	if rep.Stamp != "" {
+		fmt.Fprintln(out, rep.Stamp)
+	}
+	fmt.Fprintln(out, rep.Summary())
+	tw := tablewriter.NewWriter(out)
+	tw.Header("group", "judged", "agree", "differ", "inconclusive", "not run", "not transcribed")
+	add := func(name string, t stages.Tally) {
+		tw.Append(name, strconv.Itoa(t.Judged), strconv.Itoa(t.Agree), strconv.Itoa(t.Differ), strconv.Itoa(t.Inconclusive), strconv.Itoa(t.NotRun), strconv.Itoa(t.Untranscribed))
+	}
+	for _, g := range rep.Groups {
+		add(g.Group, g.Tally)
+	}
+	add("numbers", rep.Numbers)
+	add("claims", rep.ClaimTally)
+	tw.Render()
+	fmt.Fprintf(out, "\nThe rule: %s\n", stages.RuleText)
+	rows := rep.SortedRows()
+	n := 0
+	for _, r := range rows {
+		if r.Verdict == verdict.Differs {
+			n++
+		}
+	}
+	fmt.Fprintf(out, "\nNumbers that differ (%d):\n", n)
+	for _, r := range rows[:n] {
+		cause := r.Cause
+		if cause == "" {
+			cause = "not known"
+		}
+		fmt.Fprintf(out, "- %s: paper %s, ours %s. %s.%s Cause: %s. (%s)\n", r.ID, r.Published, r.Ours, r.Judgement, noteText(r.Note), cause, source(r.Cite, r.Line))
+	}
+	var differ []stages.ClaimResult
+	for _, c := range rep.Claims {
+		if c.Verdict == verdict.Differs {
+			differ = append(differ, c)
+		}
+	}
+	fmt.Fprintf(out, "\nClaims that differ (%d):\n", len(differ))
+	showClaims(e, differ)
+	fmt.Fprintf(out, "\nEvery number (%d; differs first):\n", len(rows))
+	for _, r := range rows {
+		j := ""
+		if r.Judgement != nil {
+			j = " " + r.Judgement.String() + "."
+		}
+		fmt.Fprintf(out, "%-12s %s: paper %s, ours %s.%s%s (%s)\n", r.Verdict, r.ID, r.Published, cmpOr(r.Ours, "none"), j, noteText(r.Note), source(r.Cite, r.Line))
+	}
+	fmt.Fprintf(out, "\nEvery claim (%d):\n", len(rep.Claims))
+	showClaims(e, rep.Claims)
+	if len(rep.NotRun) > 0 {
+		fmt.Fprintf(out, "\nThe paper's numbers not judged (%d not run, %d not transcribed):\n", rep.Numbers.NotRun, rep.Numbers.Untranscribed)
+		for _, g := range rep.NotRun {
+			fmt.Fprintf(out, "- %s: %d numbers, %s, paper.tex lines %d-%d: %s\n", g.What, g.Count, g.Status, g.Lines[0], g.Lines[1], g.Reason)
+		}
+	}
+}
+
+func showClaims(e *env, cs []stages.ClaimResult) {
+	for _, c := range cs {
+		fmt.Fprintf(e.stdout, "%-12s %s: %s (%s)\n", c.Verdict, c.ID, c.Text, source(c.Cite, c.Line))
+		for _, k := range c.Conditions {
+			j := ""
+			if k.Judgement != nil {
+				j = "; " + k.Judgement.String()
+			}
+			fmt.Fprintf(e.stdout, "%14s%s: %s, %s%s\n", "", k.Text, k.Verdict, k.Detail, j)
+		}
+	}
+}
+
+func noteText(s string) string {
+	if s == "" {
+		return ""
+	}
+	return " " + s + "."
+}
+
+func cmpOr(s, alt string) string {
+	if s == "" {
+		return alt
+	}
+	return s
+}
+
+func source(cite string, line int) string {
+	if line > 0 {
+		return fmt.Sprintf("%s, paper.tex:%d", cite, line)
+	}
+	return cite
 }

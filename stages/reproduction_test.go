@@ -1,0 +1,214 @@
+package stages
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"repro/verdict"
+)
+
+func fp(x float64) *float64 { return &x }
+func ip(x int) *int         { return &x }
+
+func TestReproduction(t *testing.T) {
+	t.Parallel()
+	p, in := tinyAggregate()
+	agg, _ := runStage(t, Aggregate, p, in, nil)
+	rp := &ReproductionParams{Tables: []string{"tiny"}, Profile: "smoke"}
+	rp.AddPublished(&Published{Value: []PublishedValue{
+		{ID: "tiny/a/sequential", Mean: 91.7, SD: fp(0.3), N: 3, Cite: "Table tiny, row 1", Line: 1},
+		{ID: "tiny/b/sequential", Mean: 80.0, SD: fp(0.5), N: 3, Cite: "Table tiny, row 2", Line: 2},
+		{ID: "tiny/c/sequential", Mean: 50.0, SD: fp(1), N: 3, Cite: "Table tiny, row 3", Line: 3},
+		{ID: "tiny/compare/a-b", Mean: 4.0, Lo: fp(3.0), Hi: fp(5.0), Cite: "text", Line: 4},
+		{ID: "tiny/gone/static", Mean: 1, Cite: "nowhere", Line: 5},
+	}, NotRun: []NotRunGroup{{What: "an appendix", Lines: []int{10, 20}, Count: 7, Status: "not run", Reason: "not in this profile"}}})
+	out, order := runStage(t, Reproduction, rp, map[string]outputs{"tiny": agg}, nil)
+	checkGolden(t, "reproduction-tiny", digestLines(out, order))
+	var rep ReproReport
+	if err := json.Unmarshal(out["report"], &rep); err != nil {
+		t.Fatal(err)
+	}
+	by := map[string]ReproRow{}
+	for _, r := range rep.Rows {
+		by[r.ID] = r
+	}
+	if r := by["tiny/a/sequential"]; r.Judgement == nil || r.Published != "91.7 ± 0.3" || r.Ours != "91.6 ± 0.3" || r.Line != 1 {
+		t.Errorf("a: %+v", r)
+	}
+	if r := by["tiny/b/sequential"]; r.Verdict != verdict.Differs || !strings.Contains(r.Note, "n=2 of 3") {
+		t.Errorf("b: %+v", r)
+	}
+	if r := by["tiny/c/sequential"]; r.Ours != "" || r.Verdict != verdict.NotRun || !strings.HasPrefix(r.Note, "not run") {
+		t.Errorf("c: %+v", r)
+	}
+	if r := by["tiny/gone/static"]; r.Verdict != verdict.NotRun || !strings.Contains(r.Note, "no cell") {
+		t.Errorf("gone: %+v", r)
+	}
+	// 4 judged (a, b, the comparison) + 2 not run rows + 7 not run in the
+	// appendix.
+	if n := rep.Numbers; n.Judged != 3 || n.NotRun != 9 || n.Total() != 12 {
+		t.Errorf("tally %+v", n)
+	}
+	if s := rep.Summary(); !strings.Contains(s, "numbers: 3 judged") || !strings.Contains(s, "9 not run (12 in all)") {
+		t.Errorf("summary %q", s)
+	}
+	tex := string(out["tex"])
+	if i, j := strings.Index(tex, "reproduction (profile smoke): numbers:"), strings.Index(tex, "Every number"); i < 0 || j < i {
+		t.Errorf("the report does not open with its summary line:\n%s", tex[:min(len(tex), 600)])
+	}
+}
+
+// TestReproduceWideSD: our wide spread is its own finding (F test) and
+// never borrows the paper's s.d.: the number is inconclusive, not differs.
+func TestReproduceWideSD(t *testing.T) {
+	t.Parallel()
+	rec := &AggregateRecord{Table: "t", Rows: [][]AggCell{{
+		{ID: "t/a/s", Status: "ok", N: 6, Expected: 6, Acc: Stat{Mean: 85.4, SD: 12.5}},
+		{ID: "t/b/s", Status: "ok", N: 6, Expected: 6, Acc: Stat{Mean: 91.7, SD: 0.4}},
+	}}}
+	p := &ReproductionParams{}
+	p.AddPublished(&Published{Value: []PublishedValue{
+		{ID: "t/a/s", Mean: 79.0, SD: fp(3.5), N: 6, Cite: "x", Line: 1},
+		{ID: "t/b/s", Mean: 91.6, SD: fp(0.3), N: 6, Cite: "y", Line: 2},
+	}})
+	rep, err := Reproduce(p, []*AggregateRecord{rec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r := rep.Rows[0]; r.Verdict != verdict.Inconclusive || !strings.Contains(r.Note, "our spread is wider: F-test p = ") {
+		t.Errorf("wide: %+v", r)
+	}
+	if r := rep.Rows[1]; r.Verdict != verdict.Agrees {
+		t.Errorf("narrow: %v (%s)", r.Verdict, r.Judgement)
+	}
+}
+
+// TestReproduceSingleRun: a single published run against one of ours is
+// judged with the per-run spread of the number noise_from names (stated as
+// such); against our six seeds, with our per-run spread on its side.
+func TestReproduceSingleRun(t *testing.T) {
+	t.Parallel()
+	rec := &AggregateRecord{Table: "t", Rows: [][]AggCell{
+		{{ID: "t/six/acc", Status: "ok", N: 6, Expected: 6, Acc: Stat{Mean: 68.5, SD: 6.9}}},
+		{{ID: "t/one/acc", Status: "ok", N: 1, Expected: 1, Acc: Stat{Mean: 66.7}}},
+		{{ID: "t/one/far", Status: "ok", N: 1, Expected: 1, Acc: Stat{Mean: 10.0}}},
+		{{ID: "t/one/bare", Status: "ok", N: 1, Expected: 1, Acc: Stat{Mean: 66.7}}},
+	}}
+	p := &ReproductionParams{}
+	p.AddPublished(&Published{Value: []PublishedValue{
+		{ID: "t/one/acc", Mean: 68.6, N: 1, Cite: "a", Line: 1, NoiseFrom: "t/six/acc"},
+		{ID: "t/one/far", Mean: 68.6, N: 1, Cite: "b", Line: 2, NoiseFrom: "t/six/acc"},
+		{ID: "t/one/bare", Mean: 68.6, N: 1, Cite: "c", Line: 3},
+		{ID: "t/six/acc", Mean: 68.0, N: 1, Cite: "d", Line: 4},
+	}})
+	rep, err := Reproduce(p, []*AggregateRecord{rec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]verdict.Outcome{"t/one/acc": verdict.Inconclusive, "t/one/far": verdict.Differs, "t/one/bare": verdict.Differs, "t/six/acc": verdict.Inconclusive}
+	note := map[string]string{"t/one/acc": "a single run on each side (seed 0), judged with the per-run s.d. 6.9 of t/six/acc over 6 seeds",
+		"t/one/bare": "no spread to judge it with", "t/six/acc": "the paper's is a single run: judged with our per-run s.d."}
+	for _, r := range rep.Rows {
+		if r.Verdict != want[r.ID] {
+			t.Errorf("%s: %v, want %v (%s; %s)", r.ID, r.Verdict, want[r.ID], r.Judgement, r.Note)
+		}
+		if !strings.Contains(r.Note, note[r.ID]) {
+			t.Errorf("%s: note %q, want it to say %q", r.ID, r.Note, note[r.ID])
+		}
+	}
+}
+
+// TestReproduceCollapse: a row whose seeds split gets the collapse counts
+// of both sides and Fisher's p.
+func TestReproduceCollapse(t *testing.T) {
+	t.Parallel()
+	rec := &AggregateRecord{Table: "t", Rows: [][]AggCell{{
+		{ID: "t/a/s", Status: "ok", N: 6, Expected: 6, Acc: Stat{Mean: 76.0, SD: 12.8},
+			Seeds: []int64{0, 1, 2, 3, 4, 5}, Values: []float64{86.3, 62.5, 57.2, 83.9, 80.6, 85.5}},
+	}}}
+	p := &ReproductionParams{}
+	p.AddPublished(&Published{Value: []PublishedValue{
+		{ID: "t/a/s", Mean: 89.7, SD: fp(0.7), N: 6, Collapsed: ip(0), Cite: "x", Line: 1},
+	}})
+	rep, err := Reproduce(p, []*AggregateRecord{rec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := rep.Rows[0].Judgement.Collapse
+	if c == nil || c.Ours != 2 || c.OursN != 6 || c.Paper != 0 || c.PaperN != 6 || c.P < 0.4 || c.P > 0.5 {
+		t.Errorf("collapse %+v", c)
+	}
+}
+
+// TestReproduceClaims: a claim agrees, differs (with our numbers), is
+// inconclusive, or is not run when a number it names has none; paired by
+// seed when the operands share seeds.
+func TestReproduceClaims(t *testing.T) {
+	t.Parallel()
+	pub, err := ParsePublished("p.toml", `
+[[claim]]
+id = "a-above-b"
+text = "a above b"
+cite = "x"
+line = 1
+quote = "q"
+holds = ["t/a/s > t/b/s", "t/a/s >= 91.0"]
+[[claim]]
+id = "b-above-a"
+text = "b above a"
+cite = "y"
+line = 2
+quote = "q"
+holds = ["t/b/s > t/a/s"]
+[[claim]]
+id = "c"
+text = "c"
+cite = "z"
+line = 3
+quote = "q"
+holds = ["t/c/s > t/a/s"]
+[[claim]]
+id = "close"
+text = "a and d are within seed noise"
+cite = "z"
+line = 3
+quote = "q"
+holds = ["t/a/s ~= t/d/s"]
+`)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := &ReproductionParams{}
+	p.AddPublished(pub)
+	seeds := []int64{0, 1, 2}
+	rec := &AggregateRecord{Table: "t", Rows: [][]AggCell{{
+		{ID: "t/a/s", Status: "ok", N: 3, Expected: 3, Acc: Stat{Mean: 91.7, SD: 0.2}, Seeds: seeds, Values: []float64{91.5, 91.7, 91.9}},
+		{ID: "t/b/s", Status: "ok", N: 3, Expected: 3, Acc: Stat{Mean: 88.3, SD: 0.2}, Seeds: seeds, Values: []float64{88.1, 88.3, 88.5}},
+		{ID: "t/d/s", Status: "ok", N: 3, Expected: 3, Acc: Stat{Mean: 90.0, SD: 3}, Seeds: []int64{3, 4, 5}, Values: []float64{87, 90, 93}},
+	}}}
+	rep, err := Reproduce(p, []*AggregateRecord{rec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []verdict.Outcome{verdict.Agrees, verdict.Differs, verdict.NotRun, verdict.Inconclusive}
+	for i, c := range rep.Claims {
+		if c.Verdict != want[i] {
+			t.Errorf("claim %s: %v (%+v), want %v", c.ID, c.Verdict, c.Conditions, want[i])
+		}
+	}
+	if j := rep.Claims[0].Conditions[0].Judgement; j == nil || !j.Paired {
+		t.Errorf("a > b shares seeds but was not paired: %+v", j)
+	}
+	if j := rep.Claims[3].Conditions[0].Judgement; j == nil || j.Paired {
+		t.Errorf("a ~= d has different seeds but was paired")
+	}
+	if n := rep.ClaimTally; n.Judged != 3 || n.Agree != 1 || n.Differ != 1 || n.Inconclusive != 1 || n.NotRun != 1 {
+		t.Errorf("claim tally %+v", n)
+	}
+	for _, bad := range []string{"holds = [\"a >> b\"]", "holds = []", "holds = [\"a > \"]"} {
+		if _, err := ParsePublished("p.toml", "[[claim]]\nid = \"x\"\ntext = \"t\"\ncite = \"c\"\nline = 1\nquote = \"q\"\n"+bad+"\n"); err == nil {
+			t.Errorf("%s accepted", bad)
+		}
+	}
+}
