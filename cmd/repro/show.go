@@ -78,7 +78,7 @@ func runShow(ctx context.Context, e *env, w *workspace, name string, summary boo
 				return fmt.Errorf("the reproduction report is not computed (%s), and the committed tables give none: %w", why, err)
 			}
 			if summary {
-				fmt.Fprintf(e.stdout, "%s (the committed report: not computed for the current config)\n", rep.Summary())
+				fmt.Fprintln(e.stdout, rep.Summary())
 				return nil
 			}
 			fmt.Fprintf(e.stdout, "(not computed for the current config: %s; showing the report of the committed %s and %s)\n", why, rel(w, w.paperPath(tablesSubdir, "*.ids.json")), rel(w, w.paperPath(figuresSubdir, "*.ids.json")))
