@@ -411,14 +411,19 @@ func TestShowReproductionFreshClone(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := regexp.MustCompile(`(\d+) numbers compared, (\d+) within the noise, (\d+) not run`).FindStringSubmatch(string(tex))
+	m := regexp.MustCompile(`\\textbf\{((\d+) of (\d+) numbers compared with the paper lie within the seed noise, (\d+) not run[^.]*)\.\}`).FindStringSubmatch(string(tex))
 	if m == nil {
 		t.Fatalf("no summary in the committed %s", reproductionTo)
 	}
 	out, errOut, code := reproSplit(t, dir, "show", "reproduction")
-	want := fmt.Sprintf("%s numbers compared with the paper, %s within the seed noise, %s not run", m[1], m[2], m[3])
+	want := fmt.Sprintf("%s numbers compared with the paper, %s within the seed noise, %s not run", m[3], m[2], m[4])
 	if code != 0 || !strings.Contains(out, "showing the report of the committed paper/tables/*.ids.json") || !strings.Contains(out, want) {
 		t.Fatalf("show reproduction on a fresh clone: exit %d, stderr %q, stdout:\n%s\nwant %q", code, errOut, out, want)
+	}
+	// The one-line verdict make paper ends with is the report's own.
+	out, errOut, code = reproSplit(t, dir, "show", "reproduction", "--summary")
+	if code != 0 || strings.Count(out, "\n") != 1 || !strings.Contains(out, ": "+m[1]+" (repro show reproduction)") {
+		t.Fatalf("show reproduction --summary on a fresh clone: exit %d, stderr %q, stdout:\n%s\nwant the line to end %q", code, errOut, out, m[1])
 	}
 }
 
