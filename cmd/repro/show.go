@@ -134,7 +134,9 @@ func showTable(e *env, sc *stages.Sidecar) error {
 			}
 		}
 		cell := plainCell(&n)
-		if why, ok := strings.CutPrefix(n.Status, "not run"); ok {
+		// Not run: the general tables say why (their LaTeX cell reads
+		// "not run"); the simple ones leave the cell blank, as the paper's.
+		if why, ok := strings.CutPrefix(n.Status, "not run"); ok && strings.Contains(n.Text, "not run") {
 			why = strings.TrimPrefix(why, ": ")
 			i := slices.Index(notes, why)
 			if i < 0 {
