@@ -17,6 +17,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"repro/internal/buildstamp"
 )
 
 // reproBin is the real CLI, built once for the end-to-end tests.
@@ -28,7 +30,13 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	reproBin = filepath.Join(dir, "repro")
-	out, err := exec.Command("go", "build", "-o", reproBin, ".").CombinedOutput()
+	// Stamped as by make build (package buildstamp), whatever GOFLAGS says.
+	flags, err := buildstamp.BuildFlags(".")
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "building repro: %v\n", err)
+		os.Exit(1)
+	}
+	out, err := exec.Command("go", append(append([]string{"build"}, flags...), "-o", reproBin, ".")...).CombinedOutput()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "building repro: %v\n%s", err, out)
 		os.Exit(1)
