@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,39 +14,34 @@ import (
 )
 
 // stampedBins are CLI binaries with a given build stamp, built once each.
-var stampedBins sync.Map // ldflags -> *stampedBin
-
-type stampedBin struct {
-	once sync.Once
-	path string
-	err  error
+var stampedBins struct {
+	sync.Mutex
+	path map[string]string // ldflags -> binary
 }
 
 // reproStamped returns the CLI built with -ldflags ldflags (buildstamp's -X
-// flags, or "" for a binary that cannot name its source), and GOFLAGS'
-// -buildvcs=false, as this environment builds with plain `go build`.
+// flags, or "" for a binary that cannot name its source) and
+// -buildvcs=false, as plain `go build` builds in this environment.
 func reproStamped(t *testing.T, ldflags string) string {
 	t.Helper()
-	v, _ := stampedBins.LoadOrStore(ldflags, &stampedBin{})
-	b := v.(*stampedBin)
-	b.once.Do(func() {
-		b.path = filepath.Join(filepath.Dir(reproBin), "repro-"+strings.NewReplacer(" ", "", "/", "", "=", "", ".", "").Replace(ldflags)+"x")
-		if len(b.path) > 200 {
-			b.path = b.path[:200]
-		}
-		cmd := exec.Command("go", "build", "-buildvcs=false", "-ldflags="+ldflags, "-o", b.path, ".")
-		out, err := cmd.CombinedOutput()
-		if err != nil {
-			b.err = &exitError{err: err}
-			t.Logf("%s", out)
-		}
-	})
-	if b.err != nil {
-		t.Fatalf("building repro with -ldflags %q: %v", ldflags, b.err)
+	stampedBins.Lock()
+	defer stampedBins.Unlock()
+	if p, ok := stampedBins.path[ldflags]; ok {
+		return p
 	}
-	return b.path
+	if stampedBins.path == nil {
+		stampedBins.path = map[string]string{}
+	}
+	p := filepath.Join(filepath.Dir(reproBin), fmt.Sprintf("repro-stamp%d", len(stampedBins.path)))
+	if out, err := exec.Command("go", "build", "-buildvcs=false", "-ldflags="+ldflags, "-o", p, ".").CombinedOutput(); err != nil {
+		t.Fatalf("building repro with -ldflags %q: %v\n%s", ldflags, err, out)
+	}
+	stampedBins.path[ldflags] = p
+	return p
 }
 
+// reproWith runs the CLI binary bin in dir and returns its streams and
+// exit status.
 func reproWith(t *testing.T, bin, dir string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
 	cmd := exec.Command(bin, args...)
