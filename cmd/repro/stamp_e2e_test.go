@@ -196,3 +196,31 @@ func TestVerifyPushResumes(t *testing.T) {
 		t.Errorf("verify --push by another commit: exit %d\n%s", code, out)
 	}
 }
+
+// A bad REPRO_KERNELS is a usage error naming the variable, before any
+// work; portable records say so.
+func TestKernelSwitch(t *testing.T) {
+	t.Parallel()
+	dir := workdir(t, tinyDAG)
+	cmd := exec.Command(reproBin, "run", "-q")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "REPRO_KERNELS=sse")
+	out, err := cmd.CombinedOutput()
+	if code := exitCode(t, err); code != 2 || !strings.Contains(string(out), `REPRO_KERNELS="sse": want portable, avx2, avx512 or auto`) {
+		t.Fatalf("REPRO_KERNELS=sse: exit %d, %s", code, out)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "store")); !os.IsNotExist(err) {
+		t.Errorf("a refused run made its store: %v", err)
+	}
+	cmd = exec.Command(reproBin, "run", "-q")
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "REPRO_KERNELS=portable")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("REPRO_KERNELS=portable: %v\n%s", err, out)
+	}
+	for _, m := range remoteRecords(t, filepath.Join(dir, "store")) {
+		if m.Provenance.Kernels != "portable" {
+			t.Errorf("%s: kernels %q, want portable", m.CellID, m.Provenance.Kernels)
+		}
+	}
+}
