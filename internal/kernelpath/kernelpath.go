@@ -38,6 +38,14 @@ var names = [...]string{Portable: "portable", AVX2: "avx2", AVX512: "avx512"}
 func (l Level) String() string { return names[l] }
 
 // limit is the cap REPRO_KERNELS sets (AVX512: none); limitErr its error.
+//
+// Read from the environment at start-up, unlike our other settings (the
+// style guide's "no init reads the environment"): the kernel choice is
+// fixed for the process before any kernel runs, like GODEBUG, and must be
+// in force the same way in the CLI, in `exec-cell` on a Slurm node and in
+// a test binary (whose goldens RerunOnEveryPath re-runs under each cap),
+// none of which shares a configuration path. The CLI reports a bad value
+// (Check) before any work.
 var limit, limitErr = parse(os.Getenv(Env))
 
 func parse(v string) (Level, error) {
