@@ -254,7 +254,7 @@ func TestVerifyRecompute(t *testing.T) {
 	dir := workdir(t, "cells = 6\nwidth = 3\nfan_in = 1\nwork = 10\n")
 	mustRepro(t, dir, "run")
 	out := mustRepro(t, dir, "verify", "--recompute", "synth/l1/*")
-	if !strings.Contains(out, "recomputed 3 cells matching \"synth/l1/*\": 0 differing output(s)") {
+	if !strings.Contains(out, "recomputed 3 cells matching \"synth/l1/*\": 0 differing output(s)") || !strings.Contains(out, "same    synth/l1/c4 (") {
 		t.Fatalf("verify --recompute: %s", out)
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"time"
 
 	"repro/artifacts"
 	"repro/internal/buildstamp"
@@ -201,6 +202,7 @@ func recomputeCells(ctx context.Context, e *env, g *globalFlags, o *recomputeOpt
 		var mm []pipeline.Mismatch
 		var rec *artifacts.Manifest
 		var err error
+		t0 := time.Now()
 		if pub != nil {
 			mm, rec, err = pipeline.Restamp(ctx, w.store, pc.Manifest, opt)
 		} else {
@@ -219,9 +221,12 @@ func recomputeCells(ctx context.Context, e *env, g *globalFlags, o *recomputeOpt
 			bad++
 			fmt.Fprintf(e.stdout, "DIFFERS %s output %s: stored %s, recomputed %s\n", pc.Cell.ID, m.Output, m.Stored.Short(), m.Now.Short())
 		}
-		if rec != nil {
+		switch {
+		case rec != nil:
 			pushed++
 			fmt.Fprintf(e.stdout, "pushed %s: same outputs, recomputed in %s CPU\n", pc.Cell.ID, cpuText(rec.Provenance.CPUSecs))
+		case len(mm) == 0:
+			fmt.Fprintf(e.stdout, "same    %s (%s)\n", pc.Cell.ID, cpuText(time.Since(t0).Seconds()))
 		}
 		return nil
 	})
