@@ -12,10 +12,14 @@ export REPRO_DATA_MIRROR
 
 all: build
 
-# -buildvcs=auto records the git revision and dirty flag in every manifest,
-# even where GOFLAGS disables it.
+# The binary names its source in every manifest: the commit, and for a
+# tree with uncommitted changes their digest (internal/buildstamp: git diff
+# HEAD plus untracked files), linked in with -ldflags -X. Go's -buildvcs
+# alone is not enough: GOFLAGS may switch it off and it does not see a git
+# worktree. Outside git the binary says "revision unknown": `repro run`
+# warns, `repro push` refuses its records. (docs/audit.md)
 build:
-	$(GO) build -buildvcs=auto -o $(BIN) ./cmd/repro
+	$(GO) build -buildvcs=auto -ldflags="$$($(GO) run ./internal/buildstamp/ldflags)" -o $(BIN) ./cmd/repro
 
 # The TeX that paper/main.tex needs (Debian package names).
 TEX_PACKAGES := texlive-latex-base texlive-latex-recommended texlive-fonts-recommended

@@ -79,17 +79,28 @@ type Output struct {
 // Provenance says how, where and when a cell was computed. None of it is
 // part of the key.
 type Provenance struct {
-	Revision  string    `json:"revision"`   // VCS revision of the repro binary
-	Dirty     bool      `json:"dirty"`      // the work tree had uncommitted changes
-	GoVersion string    `json:"go_version"` //
-	Host      string    `json:"host"`       //
-	Executor  string    `json:"executor"`   // local, slurm
+	Revision  string    `json:"revision"`             // VCS revision of the repro binary
+	Dirty     bool      `json:"dirty"`                // the work tree had uncommitted changes
+	DirtyDiff string    `json:"dirty_diff,omitempty"` // SHA-256 of those changes (package buildstamp)
+	GoVersion string    `json:"go_version"`           //
+	Host      string    `json:"host"`                 //
+	CPU       string    `json:"cpu,omitempty"`        // the host CPU's model name
+	Kernels   string    `json:"kernels,omitempty"`    // kernel path: avx512, avx2, portable (REPRO_KERNELS)
+	Executor  string    `json:"executor"`             // local, slurm
 	SlurmJob  string    `json:"slurm_job,omitempty"`
 	Start     time.Time `json:"start"`         //
 	End       time.Time `json:"end"`           //
 	WallSecs  float64   `json:"wall_seconds"`  //
 	CPUSecs   float64   `json:"cpu_seconds"`   // CPU time of the thread(s) that ran the cell
 	Repro     string    `json:"repro_version"` // module version of the binary
+}
+
+// NamesCleanSource reports whether the record names the commit it was
+// computed by, built with nothing uncommitted: the only records a remote
+// accepts. Records of binaries that could not name their source say
+// revision "unknown" (or nothing).
+func (p *Provenance) NamesCleanSource() bool {
+	return p.Revision != "" && p.Revision != "unknown" && !p.Dirty
 }
 
 // Output returns the named output's digest.

@@ -12,6 +12,8 @@ import (
 	"testing"
 
 	"github.com/BurntSushi/toml"
+
+	"repro/internal/kernelpath"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden")
@@ -221,4 +223,11 @@ func TestStopHook(t *testing.T) {
 	if !errors.Is(err, ErrStopped) || calls != 2 {
 		t.Errorf("err = %v after %d polls, want ErrStopped after 2", err, calls)
 	}
+}
+
+// TestGoldensOnEveryKernelPath runs the goldens again with the vector
+// kernels capped (REPRO_KERNELS=portable, and avx2 on an AVX-512 host):
+// every path must give the goldens' bits.
+func TestGoldensOnEveryKernelPath(t *testing.T) {
+	kernelpath.RerunOnEveryPath(t, "^(TestTrainLocalGolden|TestAppendixGolden|TestSubstrateGolden)$")
 }

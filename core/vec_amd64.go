@@ -2,13 +2,18 @@
 
 package core
 
-import "golang.org/x/sys/cpu"
+import (
+	"golang.org/x/sys/cpu"
+
+	"repro/internal/kernelpath"
+)
 
 // useAVX2 selects the vector kernels and useAVX512 addRows' 512-bit form,
-// properties of the CPU; every path gives identical bits.
+// properties of the CPU capped by REPRO_KERNELS (package kernelpath); every
+// path gives identical bits.
 var (
-	useAVX2   = cpu.X86.HasAVX2
-	useAVX512 = useAVX2 && cpu.X86.HasAVX512F
+	useAVX2   = cpu.X86.HasAVX2 && kernelpath.Allow(kernelpath.AVX2)
+	useAVX512 = useAVX2 && cpu.X86.HasAVX512F && kernelpath.Allow(kernelpath.AVX512)
 )
 
 //go:noescape

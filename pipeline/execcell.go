@@ -9,37 +9,29 @@ import (
 	"os"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"syscall"
 	"time"
 
 	"repro/artifacts"
+	"repro/internal/buildstamp"
+	"repro/internal/kernelpath"
 )
 
-// BuildInfo is the code identity recorded in every manifest.
-type BuildInfo struct {
-	Revision  string
-	Dirty     bool
-	GoVersion string
-	Version   string
-}
-
-// ReadBuildInfo reads the running binary's VCS revision and dirty flag.
-func ReadBuildInfo() BuildInfo {
-	bi := BuildInfo{Revision: "unknown", GoVersion: runtime.Version()}
-	info, ok := debug.ReadBuildInfo()
-	if !ok {
-		return bi
+// HostProvenance is the provenance of a cell this process computes, but
+// for its times: the code (the binary's build stamp, package buildstamp),
+// the host, its CPU and the kernel path (package kernelpath).
+func HostProvenance(executor string) artifacts.Provenance {
+	s := buildstamp.Binary()
+	p := artifacts.Provenance{
+		Revision: s.Revision, Dirty: s.Dirty, DirtyDiff: s.Diff, GoVersion: runtime.Version(),
+		Host: artifacts.Hostname(), CPU: kernelpath.CPUModel(), Kernels: kernelpath.Path().String(),
+		Executor: executor, SlurmJob: os.Getenv("SLURM_JOB_ID"),
 	}
-	bi.Version = info.Main.Version
-	for _, s := range info.Settings {
-		switch s.Key {
-		case "vcs.revision":
-			bi.Revision = s.Value
-		case "vcs.modified":
-			bi.Dirty = s.Value == "true"
-		}
+	if info, ok := debug.ReadBuildInfo(); ok {
+		p.Repro = info.Main.Version
 	}
-	return bi
+	return p
 }
 
 // ExecOptions configure ExecuteCell.
@@ -161,12 +153,9 @@ func runLocked(ctx context.Context, st *artifacts.Store, sp *artifacts.Spec, sta
 	if m.Log, err = st.Put(logBuf.Bytes()); err != nil {
 		return fail(err)
 	}
-	bi := ReadBuildInfo()
-	m.Provenance = artifacts.Provenance{
-		Revision: bi.Revision, Dirty: bi.Dirty, GoVersion: bi.GoVersion, Repro: bi.Version,
-		Host: artifacts.Hostname(), Executor: opt.Executor, SlurmJob: os.Getenv("SLURM_JOB_ID"),
-		Start: start.UTC(), End: end.UTC(), WallSecs: end.Sub(start).Seconds(), CPUSecs: cpu,
-	}
+	m.Provenance = HostProvenance(opt.Executor)
+	m.Provenance.Start, m.Provenance.End = start.UTC(), end.UTC()
+	m.Provenance.WallSecs, m.Provenance.CPUSecs = end.Sub(start).Seconds(), cpu
 	if err := st.PutManifest(m); err != nil {
 		return fail(err)
 	}
@@ -290,6 +279,53 @@ type Mismatch struct {
 // deterministic, or its code changed outputs without a Version bump. The
 // cell's inputs must be in the store. Nothing is written.
 func RecomputeRecord(ctx context.Context, st *artifacts.Store, m *artifacts.Manifest, opt ExecOptions) ([]Mismatch, error) {
+	r, err := recompute(ctx, st, m, opt)
+	if err != nil {
+		return nil, err
+	}
+	return r.bad, nil
+}
+
+// Restamp recomputes the cell m records as RecomputeRecord does and, when
+// every output matches, stores the outputs and the run's log in st and
+// returns the record of this run: m's key, params, inputs and outputs with
+// this run's log and provenance (the binary's build stamp, the host, its
+// CPU and kernel path, the times). Publishing it is the caller's. On a
+// mismatch it stores nothing and returns the mismatches.
+func Restamp(ctx context.Context, st *artifacts.Store, m *artifacts.Manifest, opt ExecOptions) ([]Mismatch, *artifacts.Manifest, error) {
+	r, err := recompute(ctx, st, m, opt)
+	if err != nil {
+		return nil, nil, err
+	}
+	if len(r.bad) > 0 {
+		return r.bad, nil, nil
+	}
+	for _, o := range m.Outputs {
+		if _, err := st.Put(r.rc.outputs[o.Name]); err != nil {
+			return nil, nil, fmt.Errorf("cell %s: store output %s: %w", m.CellID, o.Name, err)
+		}
+	}
+	rec := *m
+	rec.Outputs = slices.Clone(m.Outputs)
+	if rec.Log, err = st.Put(r.log); err != nil {
+		return nil, nil, fmt.Errorf("cell %s: %w", m.CellID, err)
+	}
+	rec.Provenance = HostProvenance(opt.Executor)
+	rec.Provenance.Start, rec.Provenance.End = r.start.UTC(), r.end.UTC()
+	rec.Provenance.WallSecs, rec.Provenance.CPUSecs = r.end.Sub(r.start).Seconds(), r.cpu
+	return nil, &rec, nil
+}
+
+// recomputed is one in-memory run of a recorded cell.
+type recomputed struct {
+	rc         *RunContext
+	log        []byte
+	start, end time.Time
+	cpu        float64
+	bad        []Mismatch
+}
+
+func recompute(ctx context.Context, st *artifacts.Store, m *artifacts.Manifest, opt ExecOptions) (*recomputed, error) {
 	sp := &artifacts.Spec{Key: m.Key, CellID: m.CellID, Stage: m.Stage, StageVersion: m.StageVersion, Params: m.Params}
 	for _, in := range m.Inputs {
 		sp.Inputs = append(sp.Inputs, artifacts.SpecInput{Name: in.Name, CellID: in.CellID, Key: in.Key})
@@ -298,14 +334,19 @@ func RecomputeRecord(ctx context.Context, st *artifacts.Store, m *artifacts.Mani
 	if stage == nil {
 		return nil, fmt.Errorf("cell %s: this binary has no stage %q", sp.CellID, sp.Stage)
 	}
-	rc, _, err := bindCell(st, sp, stage, opt, io.Discard)
+	var log bytes.Buffer
+	rc, _, err := bindCell(st, sp, stage, opt, &log)
 	if err != nil {
 		return nil, fmt.Errorf("cell %s: %w", sp.CellID, err)
 	}
-	if err := runStage(ctx, stage, rc, nil); err != nil {
+	r := &recomputed{rc: rc, start: st.Now()}
+	fmt.Fprintf(&log, "cell %s key %s stage %s v%d on %s (recompute of a record)\n", sp.CellID, sp.Key, stage.Name, sp.StageVersion, artifacts.Hostname())
+	if err := runStage(ctx, stage, rc, &r.cpu); err != nil {
 		return nil, fmt.Errorf("cell %s: %w", sp.CellID, err)
 	}
-	var bad []Mismatch
+	r.end = st.Now()
+	fmt.Fprintf(&log, "done in %.2fs wall, %.2fs cpu\n", r.end.Sub(r.start).Seconds(), r.cpu)
+	r.log = log.Bytes()
 	for _, o := range m.Outputs {
 		data, ok := rc.outputs[o.Name]
 		var now artifacts.Digest
@@ -313,11 +354,11 @@ func RecomputeRecord(ctx context.Context, st *artifacts.Store, m *artifacts.Mani
 			now = artifacts.Sum(data)
 		}
 		if now != o.Digest {
-			bad = append(bad, Mismatch{Output: o.Name, Stored: o.Digest, Now: now})
+			r.bad = append(r.bad, Mismatch{Output: o.Name, Stored: o.Digest, Now: now})
 		}
 	}
 	if len(rc.outputs) != len(m.Outputs) {
-		bad = append(bad, Mismatch{Output: fmt.Sprintf("(%d outputs now, %d stored)", len(rc.outputs), len(m.Outputs))})
+		r.bad = append(r.bad, Mismatch{Output: fmt.Sprintf("(%d outputs now, %d stored)", len(rc.outputs), len(m.Outputs))})
 	}
-	return bad, nil
+	return r, nil
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -292,6 +293,24 @@ func TestRecomputeRecordFindsNondeterminism(t *testing.T) {
 	mm, err := RecomputeRecord(context.Background(), st, p.Cell("flaky/0").Manifest, opt)
 	if err != nil || len(mm) != 1 || mm[0].Output != "out" {
 		t.Fatalf("flaky cell: %v %v, want one differing output", mm, err)
+	}
+
+	// Restamp gives a matching cell's record of this run, and none for
+	// the flaky one.
+	old := p.Cell("steady/0").Manifest
+	mm, rec, err := Restamp(context.Background(), st, old, ExecOptions{Stages: g.Stages, Executor: "verify"})
+	if err != nil || len(mm) != 0 || rec == nil {
+		t.Fatalf("restamp steady cell: %v %v %v", mm, rec, err)
+	}
+	if rec.Key != old.Key || !reflect.DeepEqual(rec.Outputs, old.Outputs) || rec.Provenance.Executor != "verify" ||
+		rec.Provenance.CPU == "" || rec.Provenance.Kernels == "" || rec.Provenance.Start.Equal(old.Provenance.Start) {
+		t.Errorf("restamped record %+v, from %+v", rec, old)
+	}
+	if err := st.PutManifest(rec); err != nil {
+		t.Errorf("the restamped record's blobs are not all in the store: %v", err)
+	}
+	if mm, rec, err := Restamp(context.Background(), st, p.Cell("flaky/0").Manifest, opt); err != nil || len(mm) != 1 || rec != nil {
+		t.Errorf("restamp flaky cell: %v %v %v, want one differing output and no record", mm, rec, err)
 	}
 }
 

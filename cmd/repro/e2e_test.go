@@ -17,6 +17,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"repro/internal/buildstamp"
 )
 
 // reproBin is the real CLI, built once for the end-to-end tests.
@@ -28,7 +30,13 @@ func TestMain(m *testing.M) {
 		panic(err)
 	}
 	reproBin = filepath.Join(dir, "repro")
-	out, err := exec.Command("go", "build", "-o", reproBin, ".").CombinedOutput()
+	// Stamped as by make build (package buildstamp), whatever GOFLAGS says.
+	flags, err := buildstamp.BuildFlags(".")
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "building repro: %v\n", err)
+		os.Exit(1)
+	}
+	out, err := exec.Command("go", append(append([]string{"build"}, flags...), "-o", reproBin, ".")...).CombinedOutput()
 	if err != nil {
 		fmt.Fprintf(os.Stderr, "building repro: %v\n%s", err, out)
 		os.Exit(1)
@@ -246,7 +254,7 @@ func TestVerifyRecompute(t *testing.T) {
 	dir := workdir(t, "cells = 6\nwidth = 3\nfan_in = 1\nwork = 10\n")
 	mustRepro(t, dir, "run")
 	out := mustRepro(t, dir, "verify", "--recompute", "synth/l1/*")
-	if !strings.Contains(out, "recomputed 3 cells matching \"synth/l1/*\": 0 differing output(s)") {
+	if !strings.Contains(out, "recomputed 3 cells matching \"synth/l1/*\": 0 differing output(s)") || !strings.Contains(out, "same    synth/l1/c4 (") {
 		t.Fatalf("verify --recompute: %s", out)
 	}
 }

@@ -39,12 +39,7 @@ func exitCode(t *testing.T, err error) int {
 // reproSplit runs the CLI and returns stdout and stderr apart, and the exit status.
 func reproSplit(t *testing.T, dir string, args ...string) (stdout, stderr string, code int) {
 	t.Helper()
-	cmd := exec.Command(reproBin, args...)
-	cmd.Dir = dir
-	var o, e strings.Builder
-	cmd.Stdout, cmd.Stderr = &o, &e
-	err := cmd.Run()
-	return o.String(), e.String(), exitCode(t, err)
+	return reproWith(t, reproBin, dir, args...)
 }
 
 const tinyDAG = "cells = 6\nwidth = 3\nfan_in = 2\nwork = 10\n"

@@ -19,7 +19,7 @@ func TestLedgerFreshClone(t *testing.T) {
 	withLedger := strings.Replace(paperTestConfig, "default_profile = \"smoke\"\n", "default_profile = \"smoke\"\n[settings.remotes.ledger]\npath = \"paper/cells\"\nstages = [\"train\", \"aggregate\", \"render\", \"reproduction\"]\n", 1)
 	dir, cfg := mnistProject(t, withLedger, map[string]string{"paper/published.toml": paperTestPublished})
 	mustRepro(t, dir, "run", "-j", "2", "-q")
-	if out := mustRepro(t, dir, "push"); !strings.Contains(out, "pushed 14 cells of profile smoke: 14 new record(s), 11 new blobs") {
+	if out := mustRepro(t, dir, "push", "--allow-dirty"); !strings.Contains(out, "pushed 14 cells of profile smoke: 14 new record(s), 11 new blobs") {
 		t.Fatalf("push: %s", out)
 	}
 

@@ -14,6 +14,8 @@ import (
 	"sort"
 	"strings"
 	"syscall"
+
+	"repro/internal/kernelpath"
 )
 
 // command is one subcommand (as cmd/go's base.Command).
@@ -118,6 +120,10 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 		}
 		fmt.Fprintf(stderr, "usage: repro %s %s\n", cmd.name, cmd.usage)
 		cmd.flags.PrintDefaults()
+		return 2
+	}
+	if err := kernelpath.Check(); err != nil {
+		fmt.Fprintf(stderr, "repro %s: %v\n", cmd.name, err)
 		return 2
 	}
 	e := &env{stdout: stdout, stderr: stderr, getenv: getenv}

@@ -38,11 +38,11 @@ func TestPushPullCLI(t *testing.T) {
 	t.Parallel()
 	dir := remoteWorkdir(t, "[settings.remotes.shared]\npath = \"cells\"\n", remoteDAG)
 	mustRepro(t, dir, "run", "-q")
-	out := mustRepro(t, dir, "push")
+	out := mustRepro(t, dir, "push", "--allow-dirty")
 	if !strings.Contains(out, "pushed 20 cells of profile default: 20 new record(s), 20 new blobs") {
 		t.Fatalf("push: %s", out)
 	}
-	if out := mustRepro(t, dir, "push"); !strings.Contains(out, "0 new record(s), 0 new blobs") {
+	if out := mustRepro(t, dir, "push", "--allow-dirty"); !strings.Contains(out, "0 new record(s), 0 new blobs") {
 		t.Fatalf("second push: %s", out)
 	}
 	want := planState(t, dir)
@@ -99,7 +99,7 @@ func TestRemoteRecordsOnlyAndDamage(t *testing.T) {
 	errs := make([]error, 2)
 	for i := range outs {
 		wg.Add(1)
-		go func() { defer wg.Done(); outs[i], errs[i] = repro(t, dir, "push") }()
+		go func() { defer wg.Done(); outs[i], errs[i] = repro(t, dir, "push", "--allow-dirty") }()
 	}
 	wg.Wait()
 	for i, err := range errs {
@@ -120,7 +120,7 @@ func TestRemoteRecordsOnlyAndDamage(t *testing.T) {
 	// are computed, the rest pulled.
 	full := remoteWorkdir(t, "[settings.remotes.shared]\npath = \"cells\"\n", remoteDAG)
 	mustRepro(t, full, "run", "-q")
-	mustRepro(t, full, "push")
+	mustRepro(t, full, "push", "--allow-dirty")
 	blobs, _ := filepath.Glob(filepath.Join(full, "cells", "blobs", "*", "*.zst"))
 	os.Chmod(blobs[0], 0o644)
 	os.WriteFile(blobs[0], []byte("not zstd"), 0o644)
@@ -157,7 +157,7 @@ func TestPushRefreshCLI(t *testing.T) {
 	t.Parallel()
 	dir := remoteWorkdir(t, "[settings.remotes.shared]\npath = \"cells\"\n", remoteDAG)
 	mustRepro(t, dir, "run", "-q")
-	mustRepro(t, dir, "push")
+	mustRepro(t, dir, "push", "--allow-dirty")
 	clone := cloneWithout(t, dir)
 	mustRepro(t, clone, "run", "-q", "--no-remote") // the same cells again: same outputs, another run
 	record := func(root, key string) map[string]any {
@@ -173,20 +173,20 @@ func TestPushRefreshCLI(t *testing.T) {
 	}
 	key := strings.Fields(planState(t, clone)["synth/l3/c19"])[1]
 	before := record(filepath.Join(clone, "cells"), key)
-	if out := mustRepro(t, clone, "push"); !strings.Contains(out, "0 new record(s)") || strings.Contains(out, "refreshed") {
+	if out := mustRepro(t, clone, "push", "--allow-dirty"); !strings.Contains(out, "0 new record(s)") || strings.Contains(out, "refreshed") {
 		t.Fatalf("push without --refresh: %s", out)
 	}
 	if got := record(filepath.Join(clone, "cells"), key); !reflect.DeepEqual(got, before) {
 		t.Fatalf("push without --refresh changed the remote's record")
 	}
-	if out := mustRepro(t, clone, "push", "--refresh"); !strings.Contains(out, "0 new record(s)") || !strings.Contains(out, "refreshed 20 record(s) with the same outputs") {
+	if out := mustRepro(t, clone, "push", "--refresh", "--allow-dirty"); !strings.Contains(out, "0 new record(s)") || !strings.Contains(out, "refreshed 20 record(s) with the same outputs") {
 		t.Fatalf("push --refresh: %s", out)
 	}
 	got, store := record(filepath.Join(clone, "cells"), key), record(filepath.Join(clone, "store"), key)
 	if !reflect.DeepEqual(got["provenance"], store["provenance"]) || reflect.DeepEqual(got["provenance"], before["provenance"]) || !reflect.DeepEqual(got["outputs"], before["outputs"]) {
 		t.Fatalf("refreshed record: provenance %v (store %v, before %v)", got["provenance"], store["provenance"], before["provenance"])
 	}
-	if out := mustRepro(t, clone, "push", "--refresh"); !strings.Contains(out, "refreshed 0 record(s)") {
+	if out := mustRepro(t, clone, "push", "--refresh", "--allow-dirty"); !strings.Contains(out, "refreshed 0 record(s)") {
 		t.Fatalf("second push --refresh: %s", out)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"repro/experiments"
+	"repro/internal/buildstamp"
 	"repro/pipeline"
 	"repro/pipeline/slurm"
 	"repro/stages"
@@ -72,6 +73,7 @@ func runRun(ctx context.Context, e *env, o *runOptions, args []string) error {
 	if err := w.checkOutputs(); err != nil {
 		return err // before any work
 	}
+	warnUnstamped(e)
 	if o.only != "" {
 		if err := matchesSome(w, "--only", o.only); err != nil {
 			return err
@@ -132,6 +134,21 @@ func runRun(ctx context.Context, e *env, o *runOptions, args []string) error {
 		return &exitError{code: 1, err: r.Err()}
 	}
 	return nil
+}
+
+// warnUnstamped says loudly when this binary cannot name the source it was
+// built from. It still computes (a store is a cache, and `go run` or a
+// build without git must work), but its records say "revision unknown"
+// and push refuses them.
+func warnUnstamped(e *env) {
+	if buildstamp.Binary().Revision != buildstamp.Unknown {
+		return
+	}
+	fmt.Fprint(e.stderr, `WARNING: this repro binary cannot name the source it was built from
+  (revision unknown: built without 'make build', or outside git). The cells
+  it computes record "revision unknown", and repro push refuses them.
+  Build with 'make build' in a git checkout (docs/audit.md).
+`)
 }
 
 // afterRun materialises what a run rendered (the paper's tables) into the

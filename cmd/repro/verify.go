@@ -2,14 +2,19 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"path"
 	"runtime"
 	"sort"
 	"strings"
+	"sync"
+	"time"
 
 	"repro/artifacts"
+	"repro/internal/buildstamp"
+	"repro/internal/kernelpath"
 	"repro/pipeline"
 	"repro/stages"
 )
@@ -19,10 +24,14 @@ func cmdVerify() *command {
 	fs := newFlags("verify", &g)
 	recompute := &recomputeFlag{}
 	fs.Var(recompute, "recompute", "also re-run the cells whose ID matches `GLOB` (--recompute alone: every cell) that the store or a remote holds, and compare their outputs")
-	sample := fs.Int("sample", 0, "with --recompute: only this many of those cells, chosen at random (seeded)")
-	seed := fs.Uint64("seed", 1, "with --sample: the seed of the choice")
+	var ro recomputeOptions
+	fs.IntVar(&ro.sample, "sample", 0, "with --recompute: only this many of those cells, chosen at random (seeded)")
+	fs.Uint64Var(&ro.seed, "seed", 1, "with --sample: the seed of the choice")
+	fs.StringVar(&ro.push, "push", "", "with --recompute: give each cell whose outputs match a record of this run and push it to remote `NAME` at once; skip the cells whose record there already names this binary's build (resumable)")
+	fs.BoolVar(&ro.allowDirty, "allow-dirty", false, "with --push: accept a binary built with uncommitted changes (for a scratch remote, never the results ledger)")
+	fs.IntVar(&ro.jobs, "j", runtime.NumCPU(), "with --recompute: cells to compute at once")
 	return &command{
-		name: "verify", usage: "[--store DIR] [--recompute[=GLOB] [--sample N [--seed S]]]",
+		name: "verify", usage: "[--store DIR] [--recompute[=GLOB] [--sample N [--seed S]] [--push NAME] [-j N]]",
 		short: "re-hash every stored blob; move corrupt ones aside",
 		long: `Verify decompresses and re-hashes every blob of the store, parses every
 manifest and checks that every blob a manifest names exists. A blob whose
@@ -38,7 +47,17 @@ profile whose ID matches GLOB and compares the outputs with the stored ones
 (as Go's GOCACHEVERIFY): a difference means a stage is not deterministic or
 its code changed outputs without a Version bump. Cells a remote holds (the
 results ledger) are recomputed too, their inputs pulled or rebuilt first;
---sample N picks N of them at random with --seed, and prints the choice.`,
+--sample N picks N of them at random with --seed, and prints the choice.
+REPRO_KERNELS=portable recomputes with the vector kernels off (docs/audit.md).
+
+--push NAME makes the recompute the records' new provenance: each cell whose
+outputs match gets a record of this run (this binary's commit, host, CPU,
+kernel path, times), stored and pushed to remote NAME at once, replacing
+the old one there; a cell that differs is reported and keeps its record.
+Cells whose record in NAME already names this binary's build are skipped,
+so an interrupted recompute resumes where it stopped, on this machine or
+another sharing the remote. It needs a binary built by 'make build' from a
+clean tree.`,
 		flags: fs,
 		run: func(ctx context.Context, e *env, args []string) error {
 			if recompute.set {
@@ -49,14 +68,15 @@ results ledger) are recomputed too, their inputs pulled or rebuilt first;
 				if glob == "" {
 					glob = "*"
 				}
-				if len(args) > 0 || *sample < 0 {
-					return usageErr("verify takes no arguments but --recompute's GLOB, and --sample N >= 0")
+				if len(args) > 0 || ro.sample < 0 || ro.jobs < 1 {
+					return usageErr("verify takes no arguments but --recompute's GLOB, --sample N >= 0 and -j N >= 1")
 				}
-				if err := recomputeCells(ctx, e, &g, glob, *sample, *seed); err != nil {
+				ro.glob = glob
+				if err := recomputeCells(ctx, e, &g, &ro); err != nil {
 					return err
 				}
-			} else if len(args) > 0 || *sample != 0 {
-				return usageErr("verify takes no arguments; --sample needs --recompute")
+			} else if len(args) > 0 || ro.sample != 0 || ro.push != "" || ro.allowDirty {
+				return usageErr("verify takes no arguments; --sample, --push and --allow-dirty need --recompute")
 			}
 			st, err := openStoreOnly(e, &g)
 			if err != nil {
@@ -100,19 +120,42 @@ func printProblem(e *env, p artifacts.Problem) {
 	}
 }
 
-// recomputeCells re-runs the cells matching glob that the store or a
-// remote holds (a seeded sample of n of them if n > 0) and reports any whose
-// outputs differ from the record's.
-func recomputeCells(ctx context.Context, e *env, g *globalFlags, glob string, n int, seed uint64) error {
-	if _, err := path.Match(glob, ""); err != nil {
-		return usageErr("--recompute %q: %v", glob, err)
+// recomputeOptions are verify's --recompute and its flags.
+type recomputeOptions struct {
+	glob       string
+	sample     int
+	seed       uint64
+	push       string // remote to push restamped records to
+	allowDirty bool
+	jobs       int
+}
+
+// recomputeCells re-runs the cells matching o.glob that the store or a
+// remote holds (a seeded sample of them if o.sample > 0) and reports any
+// whose outputs differ from the record's; with o.push it publishes a
+// record of each matching run to that remote as it goes.
+func recomputeCells(ctx context.Context, e *env, g *globalFlags, o *recomputeOptions) error {
+	if _, err := path.Match(o.glob, ""); err != nil {
+		return usageErr("--recompute %q: %v", o.glob, err)
+	}
+	stamp := buildstamp.Binary()
+	if o.push != "" && !stamp.Clean() && !(o.allowDirty && stamp.Dirty && stamp.Revision != buildstamp.Unknown) {
+		return fmt.Errorf("--push: this binary cannot name a clean source (it is %s), so its records would not either; build it with 'make build' from a clean tree (everything committed)", stamp)
 	}
 	w, err := openWorkspace(e, g)
 	if err != nil {
 		return err
 	}
-	if err := matchesSome(w, "--recompute", glob); err != nil {
+	if err := matchesSome(w, "--recompute", o.glob); err != nil {
 		return err
+	}
+	var pub *publisher
+	if o.push != "" {
+		r, rs, err := w.remoteFlag(o.push)
+		if err != nil {
+			return err
+		}
+		pub = &publisher{store: w.store, remote: r, settings: rs, stamp: stamp}
 	}
 	p, err := w.plan()
 	if err != nil {
@@ -120,26 +163,56 @@ func recomputeCells(ctx context.Context, e *env, g *globalFlags, glob string, n 
 	}
 	var cells []*pipeline.PlannedCell
 	for _, pc := range p.Cells {
-		if cellMatch(glob, pc.Cell.ID) && pc.State != pipeline.Stale {
+		if cellMatch(o.glob, pc.Cell.ID) && pc.State != pipeline.Stale {
 			cells = append(cells, pc)
 		}
 	}
-	if n > 0 {
+	if o.sample > 0 {
 		from := len(cells)
-		cells = sampleCells(cells, n, seed)
+		cells = sampleCells(cells, o.sample, o.seed)
 		ids := make([]string, len(cells))
 		for i, pc := range cells {
 			ids[i] = pc.Cell.ID
 		}
-		fmt.Fprintf(e.stdout, "sample of %d (seed %d) from %s: %s\n", len(cells), seed, plural(from, "cell"), strings.Join(ids, ", "))
+		fmt.Fprintf(e.stdout, "sample of %d (seed %d) from %s: %s\n", len(cells), o.seed, plural(from, "cell"), strings.Join(ids, ", "))
 	}
-	if err := w.inputsHere(ctx, e, cells); err != nil {
+	if pub != nil {
+		todo, err := pub.notDone(cells)
+		if err != nil {
+			return err
+		}
+		if done := len(cells) - len(todo); done > 0 {
+			fmt.Fprintf(e.stdout, "%s already recomputed by %s (their records in remote %s say so): skipped\n", plural(done, "cell"), stamp, o.push)
+		}
+		cells = todo
+	}
+	cpu := 0.0
+	for _, pc := range cells {
+		cpu += pc.Manifest.Provenance.CPUSecs
+	}
+	fmt.Fprintf(e.stdout, "recomputing %s (%s CPU by their records) with binary %s on %s, %s kernels\n",
+		plural(len(cells), "cell"), cpuText(cpu), stamp, kernelpath.CPUModel(), kernelpath.Path())
+	if err := w.inputsHere(ctx, e, cells, o.jobs); err != nil {
 		return err
 	}
 	opt := pipeline.ExecOptions{Stages: stages.Stages(), Settings: w.settings, Executor: "verify"}
-	checked, bad := 0, 0
-	for _, pc := range cells {
-		mm, err := pipeline.RecomputeRecord(ctx, w.store, pc.Manifest, opt)
+	var mu sync.Mutex
+	checked, bad, pushed := 0, 0, 0
+	err = forEachCell(ctx, cells, o.jobs, func(pc *pipeline.PlannedCell) error {
+		var mm []pipeline.Mismatch
+		var rec *artifacts.Manifest
+		var err error
+		t0 := time.Now()
+		if pub != nil {
+			mm, rec, err = pipeline.Restamp(ctx, w.store, pc.Manifest, opt)
+		} else {
+			mm, err = pipeline.RecomputeRecord(ctx, w.store, pc.Manifest, opt)
+		}
+		if err == nil && rec != nil {
+			err = pub.publish(pc, rec)
+		}
+		mu.Lock()
+		defer mu.Unlock()
 		if err != nil {
 			return err
 		}
@@ -148,12 +221,109 @@ func recomputeCells(ctx context.Context, e *env, g *globalFlags, glob string, n 
 			bad++
 			fmt.Fprintf(e.stdout, "DIFFERS %s output %s: stored %s, recomputed %s\n", pc.Cell.ID, m.Output, m.Stored.Short(), m.Now.Short())
 		}
+		switch {
+		case rec != nil:
+			pushed++
+			fmt.Fprintf(e.stdout, "pushed %s: same outputs, recomputed in %s CPU\n", pc.Cell.ID, cpuText(rec.Provenance.CPUSecs))
+		case len(mm) == 0:
+			fmt.Fprintf(e.stdout, "same    %s (%s)\n", pc.Cell.ID, cpuText(time.Since(t0).Seconds()))
+		}
+		return nil
+	})
+	if pub != nil && checked > 0 {
+		fmt.Fprintf(e.stdout, "pushed %s naming %s to remote %s\n", plural(pushed, "record"), stamp, o.push)
 	}
-	fmt.Fprintf(e.stdout, "recomputed %s matching %q: %d differing output(s)\n", plural(checked, "cell"), glob, bad)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(e.stdout, "recomputed %s matching %q: %d differing output(s)\n", plural(checked, "cell"), o.glob, bad)
 	if bad > 0 {
 		return &exitError{code: 1}
 	}
 	return nil
+}
+
+// forEachCell calls f on every cell, jobs at a time, and returns the first
+// error (the cells not started by then are not).
+func forEachCell(ctx context.Context, cells []*pipeline.PlannedCell, jobs int, f func(*pipeline.PlannedCell) error) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	next := make(chan *pipeline.PlannedCell)
+	errs := make(chan error, jobs)
+	var wg sync.WaitGroup
+	for range min(jobs, len(cells)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for pc := range next {
+				if err := f(pc); err != nil {
+					errs <- err
+					cancel()
+					return
+				}
+			}
+		}()
+	}
+feed:
+	for _, pc := range cells {
+		select {
+		case next <- pc:
+		case <-ctx.Done():
+			break feed
+		}
+	}
+	close(next)
+	wg.Wait()
+	close(errs)
+	if err := <-errs; err != nil {
+		return err
+	}
+	return ctx.Err()
+}
+
+// publisher stores and pushes the records of verify --recompute --push.
+type publisher struct {
+	store    *artifacts.Store
+	remote   artifacts.Remote
+	settings *pipeline.RemoteSettings
+	stamp    buildstamp.Stamp
+}
+
+// notDone returns the cells whose record in the remote does not already
+// name the publisher's build: those left to recompute.
+func (p *publisher) notDone(cells []*pipeline.PlannedCell) ([]*pipeline.PlannedCell, error) {
+	var todo []*pipeline.PlannedCell
+	for _, pc := range cells {
+		m, err := p.remote.Manifest(pc.Key)
+		switch {
+		case err == nil:
+			pv := m.Provenance
+			if pv.Revision == p.stamp.Revision && pv.Dirty == p.stamp.Dirty && pv.DirtyDiff == p.stamp.Diff {
+				continue
+			}
+		case !errors.Is(err, artifacts.ErrNotFound) && !errors.Is(err, artifacts.ErrCorrupt):
+			return nil, fmt.Errorf("remote %s: %w", p.remote.Name(), err)
+		}
+		todo = append(todo, pc)
+	}
+	return todo, nil
+}
+
+// publish makes rec, the record of a matching recompute of pc, the store's
+// and the remote's record of the cell.
+func (p *publisher) publish(pc *pipeline.PlannedCell, rec *artifacts.Manifest) error {
+	if err := p.store.PutManifest(rec); err != nil {
+		return err
+	}
+	_, wrote, other, err := p.store.PushCell(p.remote, rec, p.settings.KeepsBlobsOf(rec.Stage))
+	if err != nil || wrote {
+		return err
+	}
+	if other {
+		return fmt.Errorf("%s: remote %s records other outputs for key %s than the record recomputed", pc.Cell.ID, p.remote.Name(), rec.Key.Short())
+	}
+	_, err = artifacts.RefreshRecord(p.remote, rec)
+	return err
 }
 
 // recomputeFlag is verify's --recompute: alone it selects every cell,
@@ -180,7 +350,7 @@ func sampleCells(cells []*pipeline.PlannedCell, n int, seed uint64) []*pipeline.
 // inputsHere makes the inputs of cells available in the store, as a run
 // would before computing them: pulled from a remote that holds them, or
 // computed (a ledger keeps no data outputs).
-func (w *workspace) inputsHere(ctx context.Context, e *env, cells []*pipeline.PlannedCell) error {
+func (w *workspace) inputsHere(ctx context.Context, e *env, cells []*pipeline.PlannedCell, jobs int) error {
 	need := map[*pipeline.Cell]bool{}
 	inputs := map[*pipeline.Cell]bool{}
 	for _, pc := range cells {
@@ -193,7 +363,7 @@ func (w *workspace) inputsHere(ctx context.Context, e *env, cells []*pipeline.Pl
 		return nil
 	}
 	only := func(c *pipeline.Cell) bool { return inputs[c] }
-	ropt := pipeline.RunOptions{Profile: w.profile, Jobs: runtime.NumCPU(), Only: only, Settings: w.settings,
+	ropt := pipeline.RunOptions{Profile: w.profile, Jobs: jobs, Only: only, Settings: w.settings,
 		Executor: &pipeline.LocalExecutor{Store: w.store, Stages: stages.Stages(), Settings: w.settings}}
 	if len(w.remotes) > 0 {
 		rr, err := pipeline.PrepareRemotes(ctx, w.store, w.graph, w.profile, w.remotes, only, func(c *pipeline.Cell) bool { return need[c] })

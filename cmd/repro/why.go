@@ -156,9 +156,16 @@ func printProvenance(out io.Writer, get manifestGetter, k artifacts.Key, indent 
 	dirty := ""
 	if pv.Dirty {
 		dirty = " (dirty work tree)"
+		if pv.DirtyDiff != "" {
+			dirty = fmt.Sprintf(" (dirty work tree, changes %.12s)", pv.DirtyDiff)
+		}
 	}
 	fmt.Fprintf(out, "%scode     revision %s%s, %s\n", in, pv.Revision, dirty, pv.GoVersion)
-	fmt.Fprintf(out, "%shost     %s (%s executor%s)\n", in, pv.Host, pv.Executor, slurmSuffix(pv.SlurmJob))
+	cpu := ""
+	if pv.CPU != "" {
+		cpu = fmt.Sprintf(", CPU %s, %s kernels", pv.CPU, pv.Kernels)
+	}
+	fmt.Fprintf(out, "%shost     %s (%s executor%s)%s\n", in, pv.Host, pv.Executor, slurmSuffix(pv.SlurmJob), cpu)
 	fmt.Fprintf(out, "%stime     %s -> %s (%.2f s wall, %.2f s cpu)\n", in, pv.Start.Format("2006-01-02 15:04:05Z"), pv.End.Format("15:04:05Z"), pv.WallSecs, pv.CPUSecs)
 	fmt.Fprintf(out, "%slog      sha256:%s\n", in, m.Log)
 	if from != "" {

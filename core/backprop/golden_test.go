@@ -13,6 +13,7 @@ import (
 	"testing"
 
 	"repro/core"
+	"repro/internal/kernelpath"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden")
@@ -104,4 +105,11 @@ func goldenDigests(t *testing.T, cells []goldenCell, train, eval *core.Dataset, 
 		fmt.Fprintf(&b, "%s %x final=%.4f\n", cell.name, h.Sum(nil), r.res.FinalAcc)
 	}
 	return b.String()
+}
+
+// TestGoldenOnEveryKernelPath runs TestGolden again with the vector kernels
+// capped by REPRO_KERNELS (portable; avx2 on an AVX-512 host), the switch
+// a record's recompute uses.
+func TestGoldenOnEveryKernelPath(t *testing.T) {
+	kernelpath.RerunOnEveryPath(t, "^TestGolden$")
 }

@@ -2,14 +2,19 @@
 
 package backprop
 
-import "golang.org/x/sys/cpu"
+import (
+	"golang.org/x/sys/cpu"
 
-// The vector kernels are selected by the CPU, fixed at start-up; every
-// path gives identical bits (the portable fma32 is correctly rounded).
+	"repro/internal/kernelpath"
+)
+
+// The vector kernels are selected by the CPU, capped by REPRO_KERNELS
+// (package kernelpath), fixed at start-up; every path gives identical bits
+// (the portable fma32 is correctly rounded).
 var (
-	useAVX2   = cpu.X86.HasAVX2
-	useFMA    = cpu.X86.HasAVX2 && cpu.X86.HasFMA
-	useAVX512 = cpu.X86.HasAVX512F
+	useAVX2   = cpu.X86.HasAVX2 && kernelpath.Allow(kernelpath.AVX2)
+	useFMA    = useAVX2 && cpu.X86.HasFMA
+	useAVX512 = cpu.X86.HasAVX512F && kernelpath.Allow(kernelpath.AVX512)
 )
 
 //go:noescape

@@ -19,6 +19,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"repro/artifacts"
+	"repro/internal/buildstamp"
 )
 
 // The tests in this file drive the real `repro` CLI (built from
@@ -33,7 +34,13 @@ func buildRepro(t *testing.T) string {
 		t.Skip("slurm CLI test: go not in PATH, cannot build repro")
 	}
 	bin := filepath.Join(t.TempDir(), "repro")
-	cmd := exec.Command(gobin, "build", "-o", bin, "./cmd/repro")
+	// Stamped as by make build (package buildstamp): exec-cell on the
+	// nodes records the commit.
+	flags, err := buildstamp.BuildFlags("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(gobin, append(append([]string{"build"}, flags...), "-o", bin, "./cmd/repro")...)
 	cmd.Dir = "../.."
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("go build ./cmd/repro: %v\n%s", err, out)
@@ -185,6 +192,11 @@ func TestSlurmCLI(t *testing.T) {
 			m, err := st.Lookup(k)
 			if err != nil || m.Provenance.Executor != "slurm" || m.Provenance.SlurmJob == "" {
 				t.Errorf("cell %s provenance executor %q job %q (%v), want slurm and a job ID", k.Short(), m.Provenance.Executor, m.Provenance.SlurmJob, err)
+				continue
+			}
+			// exec-cell on the node names the source, CPU and kernels.
+			if src, _ := buildstamp.Compute("../.."); m.Provenance.Revision != src.Revision || m.Provenance.DirtyDiff != src.Diff || m.Provenance.CPU == "" || m.Provenance.Kernels == "" {
+				t.Errorf("cell %s provenance %+v, want revision %s (changes %q), a CPU and a kernel path", k.Short(), m.Provenance, src.Revision, src.Diff)
 			}
 		}
 		// A second run does nothing and submits nothing.
