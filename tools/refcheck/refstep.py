@@ -168,10 +168,10 @@ def main():
         out = orig_relax(self, X, Y, T, gamma)
         if st["active"]:
             s, p = st["step"], st["pass"]
+            _, a, eps = out
+            for l in range(1, self.L):  # every pass's activities: where a k-WTA set first differs
+                w.put(f"s{s}/p{p}/a{l}", a[l])
             if s == 0:
-                _, a, eps = out
-                for l in range(1, self.L):
-                    w.put(f"s0/p{p}/a{l}", a[l])
                 for l in range(1, self.L + 1):
                     w.put(f"s0/p{p}/eps{l}", eps[l])
             if s == 0 and p > 0:
