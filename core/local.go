@@ -238,26 +238,38 @@ func (r *localRun) run() (*Result, error) {
 					r.hooks.Progress(done, r.totalWake)
 				}
 			}
-			if cfg.Night {
-				r.night(etaReplay)
-				if cfg.SP == "night" {
-					r.structural()
-				}
-			}
-			if cfg.SP == "epoch" {
-				r.structural()
-			}
-			if cfg.Mirror > 0 {
-				r.mirrorPhase()
-			}
+			r.endEpoch(etaReplay)
 		}
-		// [CODE≠PAPER] The rotation state is reset at every task boundary
-		// (not between epochs); the paper does not mention it.
-		r.sup = nil
+		r.endTask()
 		r.res.Acc[ti] = r.evaluate(ti)
 	}
 	r.finish()
 	return &r.res, nil
+}
+
+// endEpoch runs what follows an epoch's last waking batch: the combo
+// night, structural plasticity, weight mirroring.
+func (r *localRun) endEpoch(etaReplay float64) {
+	cfg := r.cfg
+	if cfg.Night {
+		r.night(etaReplay)
+		if cfg.SP == "night" {
+			r.structural()
+		}
+	}
+	if cfg.SP == "epoch" {
+		r.structural()
+	}
+	if cfg.Mirror > 0 {
+		r.mirrorPhase()
+	}
+}
+
+// endTask resets the rotation state after a task's last epoch.
+// [CODE≠PAPER] The rotation state is reset at every task boundary (not
+// between epochs); the paper does not mention it.
+func (r *localRun) endTask() {
+	r.sup = nil
 }
 
 // wakingStep is one waking batch in the reference's order: settle, next

@@ -140,6 +140,8 @@ var trajectoryPaths = []refPath{
 	{name: "controller (drive), trajectory", ref: "g19b_mnist", ours: preset("g19b_mnist"), steps: 300, every: 50, trajec: true},
 	{name: "mirror, trajectory", ref: "g17_mirror_s10", ours: preset("g17_mirror_s10"), steps: 300, every: 50, trajec: true},
 	{name: "replay batch 2, isolated, trajectory", ref: "g17_sgd_br2_s10", ours: presetWith("g16_sgd_refr_s10_w512", func(c *LocalConfig) { c.BatchReplay = 2 }), steps: 300, every: 50, trajec: true},
+	{name: "controller (drive), trajectory across the first task boundary", ref: "g19b_mnist", ours: preset("g19b_mnist"), step: 3901, steps: 200, every: 50, trajec: true},
+	{name: "default system, trajectory across the first task boundary", ref: "g16_sgd_refr_s10_w512", ours: preset("g16_sgd_refr_s10_w512"), step: 3901, steps: 200, every: 50, trajec: true},
 	{name: "replay batch 2, unmasked with rotation, trajectory", ref: "g26_ctrl_rot_noiso_br2", ours: presetWith("g26_ctrl_rot_noiso", func(c *LocalConfig) { c.BatchReplay = 2 }), steps: 300, every: 50, trajec: true},
 }
 
@@ -365,7 +367,45 @@ func (d *refDump) check(cfg *LocalConfig) string {
 		}
 	}
 	r.probe = probe
-	for s := 0; s < steps; s++ {
+	starts, _ := d.meta["starts"].(map[string]any)
+	for s := 0; ; s++ {
+		if s > 0 {
+			// What the reference's loop ran before batch s: the end of an
+			// epoch, of a task.
+			if st, ok := starts[fmt.Sprintf("s%d", s)].(map[string]any); ok && st["epoch"] == true {
+				r.endEpoch(etaR)
+				if st["task"] == true {
+					r.endTask()
+				}
+			}
+			if done != perStep[s-1] {
+				return fmt.Sprintf("differs at step %d, tensor random draws: ours %d, reference %d", s-1, done, perStep[s-1])
+			}
+			if s%every == 0 {
+				tag := fmt.Sprintf("post%d", s)
+				if !tied {
+					if v := compareTensors(r.exportState(), d.ts, tag); v != "" {
+						return fmt.Sprintf("differs at step %d, tensor %s", s-1, v)
+					}
+				} else if s < steps {
+					// After a near-tie: continue from the reference's state
+					// at this checkpoint (the steps since the tie go unchecked).
+					if r, err = injectRun(&c, d.ts, tag, train); err != nil {
+						return "not run: " + err.Error()
+					}
+					done = 0
+					base := perStep[s-1]
+					r.rng = TapeRNG(draws[base:], &done)
+					for k := range perStep {
+						perStep[k] -= base
+					}
+					r.probe, tied = probe, false
+				}
+			}
+		}
+		if s == steps {
+			break
+		}
 		step, calls = s, 0
 		var msg any
 		func() {
@@ -383,39 +423,23 @@ func (d *refDump) check(cfg *LocalConfig) string {
 				return fmt.Sprintf("differs at step 0, tensor update calls: ours %d, reference %d", calls, n)
 			}
 		}
-		if done != perStep[s] {
-			return fmt.Sprintf("differs at step %d, tensor random draws: ours %d, reference %d", s, done, perStep[s])
-		}
-		if (s+1)%every != 0 {
-			continue
-		}
-		tag := fmt.Sprintf("post%d", s+1)
-		if !tied {
-			if v := compareTensors(r.exportState(), d.ts, tag); v != "" {
-				return fmt.Sprintf("differs at step %d, tensor %s", s, v)
+	}
+	crossed := ""
+	for k, v := range starts {
+		if st, ok := v.(map[string]any); ok && k != "s0" && st["epoch"] == true {
+			if n, _ := strconv.Atoi(strings.TrimPrefix(k, "s")); n < steps {
+				what := "an epoch start"
+				if st["task"] == true {
+					what = "a task start"
+				}
+				crossed += fmt.Sprintf(", across %s at step %d", what, n)
 			}
-			continue
 		}
-		// After a near-tie: continue from the reference's state at this
-		// checkpoint (the steps since the tie go unchecked).
-		if s+1 == steps {
-			break
-		}
-		if r, err = injectRun(&c, d.ts, tag, train); err != nil {
-			return "not run: " + err.Error()
-		}
-		done = 0
-		base := perStep[s]
-		r.rng = TapeRNG(draws[base:], &done)
-		for k := range perStep {
-			perStep[k] -= base
-		}
-		r.probe, tied = probe, false
 	}
 	if len(ties) > 0 {
-		return fmt.Sprintf("identical through %d steps, re-synchronised at the next checkpoint after %d k-WTA near-tie(s) within float32 rounding (first: %s)", steps, len(ties), ties[0])
+		return fmt.Sprintf("identical through %d steps%s, re-synchronised at the next checkpoint after %d k-WTA near-tie(s) within float32 rounding (first: %s)", steps, crossed, len(ties), ties[0])
 	}
-	return fmt.Sprintf("identical through %d steps", steps)
+	return fmt.Sprintf("identical through %d steps%s", steps, crossed)
 }
 
 func countPrefix(m any, prefix string) int {

@@ -7,7 +7,7 @@ outside: when waking batch --step (1-based, counted over the whole stream) start
 full learner state ("pre"), then, for --steps consecutive waking batches, every batch, label and
 random draw (torch.randint / torch.randperm results, in call order), the activities and errors of
 every pass, the state after every update call of the first step, and the state after every
---every-th step ("post<k>"). The run is stopped by an exception once the last state is written.
+--every-th step ("post<k>"), and which recorded batches start an epoch or a task. The run is stopped by an exception once the last state is written.
 
 Output: <out>/index.json (name -> dtype, shape, byte offset) and <out>/data.bin (little-endian
 raw arrays), plus scalars and the effective configuration in index.json's "meta".
@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import linecache
 import os
 import sys
 
@@ -157,6 +158,12 @@ def main():
                 st["active"] = True
             elif st["active"] and (k - first) % args.every == 0:
                 dump_state(w, f"post{k - first}", self, fr.f_locals)
+            if st["active"] or k == first:
+                # Epoch and task starts: the loop's end-of-epoch and end-of-task work ran
+                # before this batch (step and ep are run_local's loop variables).
+                loc = fr.f_locals
+                w.meta.setdefault("starts", {})[f"s{k - first}"] = {
+                    "epoch": loc["step"] == 0, "task": loc["step"] == 0 and loc["ep"] == 0}
             if k == last:
                 w.meta["steps"] = args.steps
                 raise Done
@@ -203,7 +210,9 @@ def main():
 
     def randperm(n, *a, **kw):
         v = orig_randperm(n, *a, **kw)
-        if st["active"]:
+        fr = sys._getframe(1)
+        epoch_perm = fr.f_code.co_name == "run_local" and "perm = torch.randperm(n" in linecache.getline(fr.f_code.co_filename, fr.f_lineno)
+        if st["active"] and not epoch_perm:  # the epoch's permutation is in the recorded batches
             s, d = st["step"], st["draw"]
             w.put(f"s{s}/d{d}/randperm", v)
             w.meta.setdefault("draws", {})[f"s{s}/d{d}"] = {"kind": "randperm", "high": int(n)}
