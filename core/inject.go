@@ -27,7 +27,8 @@ type Tensor struct {
 // Tensors names tensors as tools/refcheck/refstep.py does: "<tag>/<name>"
 // with name W<l>, b<l>, B<l> (the twin B^l of W^{l+1}), mW<l>, vW<l>,
 // mb<l>, vb<l>, mB<l>, vB<l> (velocity or Adam moments), sign<l>, mask<l>,
-// ebar<l>, sup<l>, gema<l>, kpeff<l>, t, bufX, bufY, bufSeen, gstep,
+// ebar<l>, sup<l>, gema<l>, kpeff<l>, Wslow<l>, bslow<l>, Bslow<l> (the
+// anchor's slow copies), t, bufX, bufY, bufSeen, gstep,
 // pressure<l>, mirrorAct<l>, and the gate scalars.
 type Tensors map[string]Tensor
 
@@ -65,13 +66,12 @@ func (ts Tensors) scalar(name string) (float64, bool) {
 }
 
 // injectRun returns a run of cfg on train whose state is the one ts holds
-// under tag. It supports the two-hidden-layer-or-deeper nets without skip
-// synapses or anchor; what it cannot represent (twin velocities that
+// under tag. It supports every net without skip synapses; what it cannot represent (twin velocities that
 // differ from W's, which one shared state per synapse assumes) is an
 // error.
 func injectRun(cfg *LocalConfig, ts Tensors, tag string, train *Dataset) (*localRun, error) {
-	if cfg.Skip || len(cfg.Anchor) > 0 {
-		return nil, fmt.Errorf("%w: injectRun: skip synapses and the anchor are not injectable", ErrConfig)
+	if cfg.Skip {
+		return nil, fmt.Errorf("%w: injectRun: skip synapses are not injectable", ErrConfig)
 	}
 	all := make(Task, train.Classes)
 	for c := range all {
@@ -155,6 +155,22 @@ func injectRun(cfg *LocalConfig, ts Tensors, tag string, train *Dataset) (*local
 			ly.m2 = ly.gather(v, nil)
 			if ly.bm2, err = getCopy(fmt.Sprintf("vb%d", l)); err != nil {
 				return nil, err
+			}
+		}
+		if ws, ok := ts.f32(fmt.Sprintf("%s/Wslow%d", tag, l)); ok {
+			// The anchor's slow copies (after its first waking call).
+			a := &ly.anchorState
+			a.anchorLam, a.anchorMu = float32(cfg.Anchor[0]), float32(cfg.Anchor[1])
+			a.wSlow = ly.gather(ws, nil)
+			if a.biasSlow, err = getCopy(fmt.Sprintf("bslow%d", l)); err != nil {
+				return nil, err
+			}
+			if l >= 2 {
+				bs, err := get(fmt.Sprintf("Bslow%d", l-1))
+				if err != nil {
+					return nil, err
+				}
+				a.fbSlow = ly.gather(bs, nil)
 			}
 		}
 		if u, ok := ts.scalar(fmt.Sprintf("%s/gema%d", tag, l)); ok {
@@ -272,6 +288,13 @@ func (r *localRun) exportState() Tensors {
 		}
 		put(fmt.Sprintf("b%d", l), []int{ly.nOut}, append([]float32(nil), ly.bias...))
 		put(fmt.Sprintf("mb%d", l), []int{ly.nOut}, append([]float32(nil), ly.bm1...))
+		if ly.wSlow != nil {
+			put(fmt.Sprintf("Wslow%d", l), shape, ly.scatterDense(ly.wSlow, 0))
+			put(fmt.Sprintf("bslow%d", l), []int{ly.nOut}, append([]float32(nil), ly.biasSlow...))
+			if ly.fbSlow != nil {
+				put(fmt.Sprintf("Bslow%d", l-1), shape, ly.scatterDense(ly.fbSlow, 0))
+			}
+		}
 		if ly.uSet {
 			ts[fmt.Sprintf("gema%d", l)] = Tensor{Shape: []int{1}, F64: []float64{ly.uEMA}}
 			ts[fmt.Sprintf("kpeff%d", l)] = Tensor{Shape: []int{1}, F64: []float64{ly.kpEff}}
