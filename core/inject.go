@@ -186,10 +186,7 @@ func injectRun(cfg *LocalConfig, ts Tensors, tag string, train *Dataset) (*local
 		if nt.ebar[l], err = getCopy(fmt.Sprintf("ebar%d", l)); err != nil {
 			return nil, err
 		}
-		p, err := get(fmt.Sprintf("pressure%d", l))
-		if err != nil {
-			return nil, err
-		}
+		p, _ := ts.f32(fmt.Sprintf("%s/pressure%d", tag, l)) // absent from the night reference's run()
 		for i, x := range p {
 			r.pressure[l][i] = float64(x)
 		}

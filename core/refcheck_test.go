@@ -79,6 +79,7 @@ var refPaths = []refPath{
 	{name: "depth 3, controller", ref: "g20_d3_kad", ours: preset("g20_d3_kad")},
 	{name: "depth 5, controller", ref: "g20_d5_kad", ours: preset("g20_d5_kad")},
 	{name: "anchor", ref: "g17_sgd_anchor_s10", ours: preset("g17_sgd_anchor_s10")},
+	{name: "night reference (waking step)", ref: "g17_night_s10", ours: preset("g17_night_s10"), step: 40},
 }
 
 func TestReferenceCheck(t *testing.T) {
@@ -143,6 +144,9 @@ var trajectoryPaths = []refPath{
 	{name: "mirror, trajectory", ref: "g17_mirror_s10", ours: preset("g17_mirror_s10"), steps: 300, every: 50, trajec: true},
 	{name: "replay batch 2, isolated, trajectory", ref: "g17_sgd_br2_s10", ours: presetWith("g16_sgd_refr_s10_w512", func(c *LocalConfig) { c.BatchReplay = 2 }), steps: 300, every: 50, trajec: true},
 	{name: "combo night, trajectory across an epoch start", ref: "g17_sgd_br16_night_s10", ours: preset("g17_sgd_br16_night_s10"), step: 781, steps: 20, every: 10, trajec: true},
+	{name: "night, batch 16, trajectory across an epoch start", ref: "g17_night_nb16_s10", ours: preset("g17_night_nb16_s10"), step: 40, steps: 20, every: 10, trajec: true},
+	{name: "night reference, trajectory across an epoch start", ref: "g17_night_s10", ours: preset("g17_night_s10"), step: 40, steps: 20, every: 10, trajec: true},
+	{name: "narrow night, trajectory across an epoch start", ref: "ctx_nrem_rand_1000", ours: preset("ctx_nrem_rand_1000"), step: 40, steps: 20, every: 10, trajec: true},
 	{name: "controller (drive), trajectory across the first task boundary", ref: "g19b_mnist", ours: preset("g19b_mnist"), step: 3901, steps: 200, every: 50, trajec: true},
 	{name: "default system, trajectory across the first task boundary", ref: "g16_sgd_refr_s10_w512", ours: preset("g16_sgd_refr_s10_w512"), step: 3901, steps: 200, every: 50, trajec: true},
 	{name: "replay batch 2, unmasked with rotation, trajectory", ref: "g26_ctrl_rot_noiso_br2", ours: presetWith("g26_ctrl_rot_noiso", func(c *LocalConfig) { c.BatchReplay = 2 }), steps: 300, every: 50, trajec: true},
@@ -158,7 +162,10 @@ func envOr(k, def string) string {
 // runRefPath records the reference and runs ours; it returns the path's
 // line.
 func runRefPath(t *testing.T, py, ref, mnist string, p refPath) string {
-	step, steps, every := max(p.step, 70), max(p.steps, 1), max(p.every, 1)
+	step, steps, every := p.step, max(p.steps, 1), max(p.every, 1)
+	if step == 0 {
+		step = 70
+	}
 	dir := filepath.Join(t.TempDir(), "dump")
 	cmd := exec.Command(py, "../tools/refcheck/refstep.py", "--ref", ref, "--mnist", mnist, "--config", p.ref,
 		"--step", strconv.Itoa(step), "--steps", strconv.Itoa(steps), "--every", strconv.Itoa(every), "--out", dir)
@@ -268,11 +275,24 @@ func (d *refDump) check(cfg *LocalConfig) string {
 	}
 	// Configuration: the rates and batch the reference's loop used.
 	etaW, etaR := cfg.rates()
-	for _, c := range []struct {
+	checks := []struct {
 		name      string
 		ours, ref float64
-	}{{"config.eta_wake", etaW, d.num("eta_wake")}, {"config.eta_replay", etaR, d.num("eta_replay")},
-		{"config.batch_replay", float64(cfg.BatchReplay), d.num("batch_replay")}} {
+	}{{"config.eta_wake", etaW, d.num("eta_wake")}, {"config.eta_replay", etaR, d.num("eta_replay")}}
+	if _, offline := d.meta["night_batch"]; offline {
+		checks = append(checks, []struct {
+			name      string
+			ours, ref float64
+		}{{"config.batch_wake", float64(cfg.BatchWake), d.num("batch_wake")},
+			{"config.night_batch", float64(cfg.NightBatch), d.num("night_batch")},
+			{"config.night_batches", float64(cfg.NightBatches), d.num("night_batches")}}...)
+	} else {
+		checks = append(checks, struct {
+			name      string
+			ours, ref float64
+		}{"config.batch_replay", float64(cfg.BatchReplay), d.num("batch_replay")})
+	}
+	for _, c := range checks {
 		if math.Abs(c.ours-c.ref) > 1e-12*math.Abs(c.ref) {
 			return fmt.Sprintf("differs at step 0, tensor %s: ours %g, reference %g", c.name, c.ours, c.ref)
 		}

@@ -73,7 +73,7 @@ def dump_state(w, tag, net, loc):
             w.put(f"{tag}/ebar{l}", net.e_bar[l])
             if net.mask[l] is not None:
                 w.put(f"{tag}/mask{l}", net.mask[l])
-            sup = net.suppress[l] if net.suppress is not None else None
+            sup = net.suppress[l] if getattr(net, "suppress", None) is not None else None
             if sup is not None:
                 w.put(f"{tag}/sup{l}", sup)
         if net.S[l] is not None:
@@ -97,6 +97,8 @@ def dump_state(w, tag, net, loc):
         w.put(f"{tag}/bufX", torch.stack(buf.X))
         w.put(f"{tag}/bufY", np.array(buf.Y))
     w.put(f"{tag}/bufSeen", np.array([buf.seen]))
+    if "eta0" not in loc:  # the night reference's run(): no local schedule state
+        return
     w.put(f"{tag}/gstep", np.array([loc["gstep"]]))
     for l in range(1, L):
         w.put(f"{tag}/pressure{l}", loc["S"][l])
@@ -131,8 +133,9 @@ def main():
     if args.config not in RS.CONFIGS:
         sys.exit(f"refstep: unknown config {args.config!r}")
     cfg = RS.CONFIGS[args.config]
-    if cfg.get("schedule") != "local" or cfg.get("dataset") not in (None, "mnist"):
-        sys.exit(f"refstep: {args.config}: only the local schedule on MNIST is instrumented")
+    local = cfg.get("schedule") == "local"
+    if not (local or (cfg.get("model") == "ctx" and cfg.get("schedule") is None)) or cfg.get("dataset") not in (None, "mnist"):
+        sys.exit(f"refstep: {args.config}: only the local learner on MNIST (run_local, or run() with model ctx) is instrumented")
     RM.DATA = os.path.abspath(args.mnist)
 
     w = Writer(args.out)
@@ -144,16 +147,31 @@ def main():
     orig_relax, orig_update = CortexNet.relax, CortexNet.local_update
     orig_randint, orig_randperm = torch.randint, torch.randperm
 
+    def loop_frame(depth):
+        """run_local's or run()'s frame (run() calls relax and local_update through ctx_step)."""
+        fr = sys._getframe(depth + 1)
+        if fr.f_code.co_name == "ctx_step":
+            fr = fr.f_back
+        return fr if fr.f_code.co_name in ("run_local", "run") else None
+
     def relax(self, X, Y, T, gamma):
-        fr = sys._getframe(1)
-        if fr.f_code.co_name == "run_local" and self.training:
+        fr = loop_frame(1)
+        if fr is not None and self.training:
             st["wake"] += 1
             k = st["wake"]
             if k == first:
                 dump_state(w, "pre", self, fr.f_locals)
-                w.meta["eta_wake"] = fr.f_locals["eta0"] * fr.f_locals["batch_wake"] / 256
-                w.meta["eta_replay"] = fr.f_locals["eta0"] * fr.f_locals["nrem_gain"]
-                w.meta["batch_replay"] = fr.f_locals["batch_replay"]
+                loc = fr.f_locals
+                if local:
+                    w.meta["eta_wake"] = loc["eta0"] * loc["batch_wake"] / 256
+                    w.meta["eta_replay"] = loc["eta0"] * loc["nrem_gain"]
+                    w.meta["batch_replay"] = loc["batch_replay"]
+                else:  # run(): ctx_step at 1e-3 on waking batches, nights at 1e-3 * nrem_gain
+                    w.meta["eta_wake"] = 1e-3
+                    w.meta["eta_replay"] = 1e-3 * loc["nrem_gain"]
+                    w.meta["night_batch"] = cfg.get("night_batch", loc["batch"])
+                    w.meta["night_batches"] = loc["nrem_batches"]
+                    w.meta["batch_wake"] = loc["batch"]
                 w.meta["sizes"] = list(self.sizes)
                 st["active"] = True
             elif st["active"] and (k - first) % args.every == 0:
@@ -162,8 +180,8 @@ def main():
                 # Epoch and task starts: the loop's end-of-epoch and end-of-task work ran
                 # before this batch (step and ep are run_local's loop variables).
                 loc = fr.f_locals
-                w.meta.setdefault("starts", {})[f"s{k - first}"] = {
-                    "epoch": loc["step"] == 0, "task": loc["step"] == 0 and loc["ep"] == 0}
+                start = loc["step"] == 0 if local else loc["i"] == 0
+                w.meta.setdefault("starts", {})[f"s{k - first}"] = {"epoch": start, "task": start and loc["ep"] == 0}
             if k == last:
                 w.meta["steps"] = args.steps
                 raise Done
@@ -194,7 +212,7 @@ def main():
             w.meta.setdefault("updates", {})[f"s{s}/u{u}"] = {
                 "eta": float(eta), "masked": kw.get("syn_mask") is not None, "replay": kw.get("replay")}
             if s == 0:
-                dump_state(w, f"s0/u{u}", self, sys._getframe(1).f_locals)
+                dump_state(w, f"s0/u{u}", self, loop_frame(1).f_locals)
             st["update"] += 1
         return r
 
@@ -211,7 +229,7 @@ def main():
     def randperm(n, *a, **kw):
         v = orig_randperm(n, *a, **kw)
         fr = sys._getframe(1)
-        epoch_perm = fr.f_code.co_name == "run_local" and "perm = torch.randperm(n" in linecache.getline(fr.f_code.co_filename, fr.f_lineno)
+        epoch_perm = fr.f_code.co_name in ("run_local", "run") and "perm = torch.randperm(n" in linecache.getline(fr.f_code.co_filename, fr.f_lineno)
         if st["active"] and not epoch_perm:  # the epoch's permutation is in the recorded batches
             s, d = st["step"], st["draw"]
             w.put(f"s{s}/d{d}/randperm", v)
@@ -223,8 +241,11 @@ def main():
     torch.randint, torch.randperm = randint, randperm
     c = cfg
     try:
-        RS.run_local(args.config, args.seed, c.get("epochs", 5), c.get("batch_wake", 64), 256, 3.0,
-                     cadence=c.get("cadence", 9))
+        if local:
+            RS.run_local(args.config, args.seed, c.get("epochs", 5), c.get("batch_wake", 64), 256, 3.0,
+                         cadence=c.get("cadence", 9))
+        else:  # main()'s defaults: --batch 256, --nrem-batches 20, --nrem-gain 3
+            RS.run(args.config, args.seed, c.get("epochs", 5), 256, 20, 3.0)
     except Done:
         pass
     else:
