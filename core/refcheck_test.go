@@ -80,6 +80,7 @@ var refPaths = []refPath{
 	{name: "depth 5, controller", ref: "g20_d5_kad", ours: preset("g20_d5_kad")},
 	{name: "anchor", ref: "g17_sgd_anchor_s10", ours: preset("g17_sgd_anchor_s10")},
 	{name: "night reference (waking step)", ref: "g17_night_s10", ours: preset("g17_night_s10"), step: 40},
+	{name: "no replay (waking step)", ref: "g17_ctx_none_s10", ours: preset("g17_ctx_none_s10"), step: 40},
 }
 
 func TestReferenceCheck(t *testing.T) {
@@ -88,7 +89,7 @@ func TestReferenceCheck(t *testing.T) {
 	}
 	py := envOr("REPRO_REFCHECK_PYTHON", "/usr/bin/python3")
 	if out, err := exec.Command(py, "-c", "import torch, pandas").CombinedOutput(); err != nil {
-		t.Skipf("reference check skipped: %s cannot import torch and pandas (apt-get install python3-torch python3-pandas): %s", py, strings.TrimSpace(string(out)))
+		t.Skipf("reference check skipped: %s cannot import torch and pandas (apt-get install python3-torch python3-pandas): %s", py, lastLine(string(out)))
 	}
 	ref := envOr("REPRO_REFCHECK_REF", "../../shared/spec/reference/src")
 	mnist := envOr("REPRO_REFCHECK_MNIST", filepath.Join(os.Getenv("REPRO_DATA"), "mnist"))
