@@ -80,6 +80,8 @@ var refPaths = []refPath{
 	{name: "depth 5, controller", ref: "g20_d5_kad", ours: preset("g20_d5_kad")},
 	{name: "anchor", ref: "g17_sgd_anchor_s10", ours: preset("g17_sgd_anchor_s10")},
 	{name: "night reference (waking step)", ref: "g17_night_s10", ours: preset("g17_night_s10"), step: 40},
+	{name: "substrate ladder V6, relaxation T = 5 (waking step)", ref: "v6_base", ours: preset("v6_base"), step: 40},
+	{name: "substrate ladder V6 with the sweep (waking step)", ref: "v6_sweep", ours: preset("v6_sweep"), step: 40},
 	{name: "no replay (waking step)", ref: "g17_ctx_none_s10", ours: preset("g17_ctx_none_s10"), step: 40},
 }
 
@@ -280,7 +282,15 @@ func (d *refDump) check(cfg *LocalConfig) string {
 		name      string
 		ours, ref float64
 	}{{"config.eta_wake", etaW, d.num("eta_wake")}, {"config.eta_replay", etaR, d.num("eta_replay")}}
-	if _, offline := d.meta["night_batch"]; offline {
+	if _, ok := d.meta["relax"]; ok {
+		rx := d.meta["relax"].([]any)
+		checks = checks[:1]
+		checks = append(checks, []struct {
+			name      string
+			ours, ref float64
+		}{{"config.batch_wake", float64(cfg.BatchWake), d.num("batch_wake")},
+			{"config.relax_T", float64(cfg.RelaxT), rx[0].(float64)}, {"config.relax_gamma", cfg.RelaxGamma, rx[1].(float64)}}...)
+	} else if _, offline := d.meta["night_batch"]; offline {
 		checks = append(checks, []struct {
 			name      string
 			ours, ref float64

@@ -92,7 +92,9 @@ def dump_state(w, tag, net, loc):
             if ge[l] is not None:
                 w.put(f"{tag}/gema{l}", np.array([ge[l]], dtype=np.float64), "f8")
                 w.put(f"{tag}/kpeff{l}", np.array([net.kp_eff[l]], dtype=np.float64), "f8")
-    buf = loc["buf"]
+    buf = loc.get("buf")
+    if buf is None:  # the substrate ladder's fit_cortex: no buffer
+        return
     if buf.X:
         w.put(f"{tag}/bufX", torch.stack(buf.X))
         w.put(f"{tag}/bufY", np.array(buf.Y))
@@ -130,11 +132,14 @@ def main():
     import run_seq as RS
     from models.cortex import CortexNet
 
-    if args.config not in RS.CONFIGS:
+    ladder = args.config not in RS.CONFIGS and args.config in RM.CONFIGS  # run_mnist's substrate ladder
+    if not ladder and args.config not in RS.CONFIGS:
         sys.exit(f"refstep: unknown config {args.config!r}")
-    cfg = RS.CONFIGS[args.config]
+    cfg = RM.CONFIGS[args.config] if ladder else RS.CONFIGS[args.config]
     local = cfg.get("schedule") == "local"
-    if not (local or (cfg.get("model") == "ctx" and cfg.get("schedule") is None)) or cfg.get("dataset") not in (None, "mnist"):
+    if ladder and (cfg.get("model", "ctx") != "ctx" or cfg.get("spike_train")):
+        sys.exit(f"refstep: {args.config}: only the ladder's local learner without spike-count noise is instrumented")
+    if not ladder and (not (local or (cfg.get("model") == "ctx" and cfg.get("schedule") is None)) or cfg.get("dataset") not in (None, "mnist")):
         sys.exit(f"refstep: {args.config}: only the local learner on MNIST (run_local, or run() with model ctx) is instrumented")
     RM.DATA = os.path.abspath(args.mnist)
 
@@ -152,7 +157,7 @@ def main():
         fr = sys._getframe(depth + 1)
         if fr.f_code.co_name == "ctx_step":
             fr = fr.f_back
-        return fr if fr.f_code.co_name in ("run_local", "run") else None
+        return fr if fr.f_code.co_name in ("run_local", "run", "fit_cortex") else None
 
     def relax(self, X, Y, T, gamma):
         fr = loop_frame(1)
@@ -162,7 +167,12 @@ def main():
             if k == first:
                 dump_state(w, "pre", self, fr.f_locals)
                 loc = fr.f_locals
-                if local:
+                if ladder:  # fit_cortex: one update per batch at eta_ep
+                    w.meta["eta_wake"] = loc["eta_ep"]
+                    w.meta["batch_wake"] = loc["batch"]
+                    # T and gamma are unused under the sweep (one pass): then 0, 0
+                    w.meta["relax"] = [0, 0] if self.sweep else [loc["T"], loc["gamma"]]
+                elif local:
                     w.meta["eta_wake"] = loc["eta0"] * loc["batch_wake"] / 256
                     w.meta["eta_replay"] = loc["eta0"] * loc["nrem_gain"]
                     w.meta["batch_replay"] = loc["batch_replay"]
@@ -181,7 +191,7 @@ def main():
                 # before this batch (step and ep are run_local's loop variables).
                 loc = fr.f_locals
                 start = loc["step"] == 0 if local else loc["i"] == 0
-                w.meta.setdefault("starts", {})[f"s{k - first}"] = {"epoch": start, "task": start and loc["ep"] == 0}
+                w.meta.setdefault("starts", {})[f"s{k - first}"] = {"epoch": start, "task": start and loc["ep"] == 0 and not ladder}
             if k == last:
                 w.meta["steps"] = args.steps
                 raise Done
@@ -229,7 +239,8 @@ def main():
     def randperm(n, *a, **kw):
         v = orig_randperm(n, *a, **kw)
         fr = sys._getframe(1)
-        epoch_perm = fr.f_code.co_name in ("run_local", "run") and "perm = torch.randperm(n" in linecache.getline(fr.f_code.co_filename, fr.f_lineno)
+        line = linecache.getline(fr.f_code.co_filename, fr.f_lineno)
+        epoch_perm = fr.f_code.co_name in ("run_local", "run", "fit_cortex") and "torch.randperm(n, generator=g)" in line
         if st["active"] and not epoch_perm:  # the epoch's permutation is in the recorded batches
             s, d = st["step"], st["draw"]
             w.put(f"s{s}/d{d}/randperm", v)
@@ -241,7 +252,10 @@ def main():
     torch.randint, torch.randperm = randint, randperm
     c = cfg
     try:
-        if local:
+        if ladder:  # run_mnist's main(): --epochs 30, --batch 256
+            Xtr, ytr, _, _ = RM.load_mnist()
+            RM.fit_cortex(Xtr, ytr, args.seed, 30, 256, cfg)
+        elif local:
             RS.run_local(args.config, args.seed, c.get("epochs", 5), c.get("batch_wake", 64), 256, 3.0,
                          cadence=c.get("cadence", 9))
         else:  # main()'s defaults: --batch 256, --nrem-batches 20, --nrem-gain 3
