@@ -8,7 +8,7 @@ JOBS     ?= $(shell nproc 2>/dev/null || echo 2)
 REPRO_DATA_MIRROR ?= $(abspath $(wildcard ../shared/data))
 export REPRO_DATA_MIRROR
 
-.PHONY: all build paper pdf check smoke test test-short bench vet fmt clean
+.PHONY: all build paper pdf check smoke test test-short bench vet fmt clean reference-check
 
 all: build
 
@@ -75,6 +75,21 @@ test: build
 	else \
 	  echo "opt-in, not run here: the Slurm tests (they skip without a cluster: .ci/slurm/start.sh as root starts one), TestSlurmTimeout also REPRO_SLURM_LONG=1, TestV1LinearProbe (REPRO_V1_PROBE=1)"; \
 	fi
+
+# The differential check against the authors' code (docs/reference-check.md):
+# one line per learner path, "PATH: identical through N steps" or "PATH:
+# differs at step S, tensor T[i]: ours x, reference y". REFCHECK_SET=all
+# (steps and trajectories, about 20 min), step, or ci (the disputed rows,
+# under 1 min). Skipped, saying why, when $(REFCHECK_PYTHON) cannot import torch.
+REFCHECK_SET    ?= all
+REFCHECK_PYTHON ?= /usr/bin/python3
+REFCHECK_REF    ?= $(abspath ../shared/spec/reference/src)
+reference-check:
+	@out=$$(mktemp); \
+	REPRO_REFCHECK=1 REPRO_REFCHECK_SET=$(REFCHECK_SET) REPRO_REFCHECK_PYTHON=$(REFCHECK_PYTHON) \
+	  REPRO_REFCHECK_REF=$(REFCHECK_REF) REPRO_DATA="$${REPRO_DATA:-$(REPRO_DATA_MIRROR)}" \
+	  $(GO) test ./core -run '^TestReferenceCheck$$' -count=1 -v -timeout 60m >$$out 2>&1; status=$$?; \
+	grep -v -e '^=== RUN' -e '^PASS$$' -e '^ok ' $$out; rm -f $$out; exit $$status
 
 test-short:
 	$(GO) test -short -count=1 ./...

@@ -100,6 +100,11 @@ type localRun struct {
 	drift    *driftAcc
 	channels [3]int64   // DiagChannels: masked synapse entries per channel
 	ext      extraState // appendix variants (rotation.go)
+
+	// probe, when set (the differential check, inject.go), is called
+	// after every update call of a waking step: "wake" after the waking
+	// update, "replay" after each replay update.
+	probe func(stage string)
 }
 
 func newLocalRun(cfg *LocalConfig, train, eval *Dataset, tasks []Task, seed int64, hooks Hooks) (*localRun, error) {
@@ -132,23 +137,8 @@ func newLocalRun(cfg *LocalConfig, train, eval *Dataset, tasks []Task, seed int6
 	}
 	r := &localRun{cfg: cfg, train: train, eval: eval, tasks: tasks, hooks: hooks,
 		rng: NewRNG(seed, StreamRun)}
-	r.nt = newNet(cfg, train.D, train.Classes, train.Height, train.Width, NewRNG(seed, StreamInit))
-	off, matching := InputOffset(train)
-	r.nt.setOffset(off)
-	batch := min(cfg.BatchWake, cfg.BatchReplay)
-	if cfg.Night {
-		batch = min(batch, cfg.NightBatch)
-	}
-	r.nt.useRowForward(1-float64(matching)/float64(train.N*train.D), batch)
-	r.nt.sub = newSubstrate(cfg, seed)
+	r.setNet(newNet(cfg, train.D, train.Classes, train.Height, train.Width, NewRNG(seed, StreamInit)), seed)
 	r.buf = NewReservoir(cfg.Buffer, train.D, 0)
-	r.wake = newPass(r.nt, cfg.BatchWake)
-	rc := cfg.BatchReplay
-	if cfg.Night {
-		rc = max(rc, cfg.NightBatch)
-	}
-	r.rep = newPass(r.nt, rc)
-	r.evalP = newPass(r.nt, 256)
 	L := r.nt.L
 	r.awake = make([][]bool, L)
 	r.ractive = make([][]bool, L)
@@ -189,12 +179,40 @@ func newLocalRun(cfg *LocalConfig, train, eval *Dataset, tasks []Task, seed int6
 	return r, nil
 }
 
+// setNet makes nt the run's network: its input offset from the training
+// set, its forward product, its substrate switches and the passes over it.
+func (r *localRun) setNet(nt *net, seed int64) {
+	cfg, train := r.cfg, r.train
+	r.nt = nt
+	off, matching := InputOffset(train)
+	r.nt.setOffset(off)
+	batch := min(cfg.BatchWake, cfg.BatchReplay)
+	if cfg.Night {
+		batch = min(batch, cfg.NightBatch)
+	}
+	r.nt.useRowForward(1-float64(matching)/float64(train.N*train.D), batch)
+	r.nt.sub = newSubstrate(cfg, seed)
+	r.wake = newPass(r.nt, cfg.BatchWake)
+	rc := cfg.BatchReplay
+	if cfg.Night {
+		rc = max(rc, cfg.NightBatch)
+	}
+	r.rep = newPass(r.nt, rc)
+	r.evalP = newPass(r.nt, 256)
+}
+
+// rates returns the waking and replay learning rates: eta * batch_wake /
+// 256 (the configured waking batch, also for a short last batch) and eta *
+// nrem_gain.
+func (c *LocalConfig) rates() (wake, replay float64) {
+	return c.Eta * float64(c.BatchWake) / 256, c.Eta * c.NremGain
+}
+
 func (r *localRun) run() (*Result, error) {
 	cfg := r.cfg
 	T := len(r.tasks)
 	r.res.Acc = make([][]float64, T)
-	etaWake := cfg.Eta * float64(cfg.BatchWake) / 256
-	etaReplay := cfg.Eta * cfg.NremGain
+	etaWake, etaReplay := cfg.rates()
 	batch := make([]int, 0, cfg.BatchWake)
 	done := 0
 	for ti, task := range r.tasks {
@@ -220,26 +238,38 @@ func (r *localRun) run() (*Result, error) {
 					r.hooks.Progress(done, r.totalWake)
 				}
 			}
-			if cfg.Night {
-				r.night(etaReplay)
-				if cfg.SP == "night" {
-					r.structural()
-				}
-			}
-			if cfg.SP == "epoch" {
-				r.structural()
-			}
-			if cfg.Mirror > 0 {
-				r.mirrorPhase()
-			}
+			r.endEpoch(etaReplay)
 		}
-		// [CODE≠PAPER] The rotation state is reset at every task boundary
-		// (not between epochs); the paper does not mention it.
-		r.sup = nil
+		r.endTask()
 		r.res.Acc[ti] = r.evaluate(ti)
 	}
 	r.finish()
 	return &r.res, nil
+}
+
+// endEpoch runs what follows an epoch's last waking batch: the combo
+// night, structural plasticity, weight mirroring.
+func (r *localRun) endEpoch(etaReplay float64) {
+	cfg := r.cfg
+	if cfg.Night {
+		r.night(etaReplay)
+		if cfg.SP == "night" {
+			r.structural()
+		}
+	}
+	if cfg.SP == "epoch" {
+		r.structural()
+	}
+	if cfg.Mirror > 0 {
+		r.mirrorPhase()
+	}
+}
+
+// endTask resets the rotation state after a task's last epoch.
+// [CODE≠PAPER] The rotation state is reset at every task boundary (not
+// between epochs); the paper does not mention it.
+func (r *localRun) endTask() {
+	r.sup = nil
 }
 
 // wakingStep is one waking batch in the reference's order: settle, next
@@ -267,6 +297,9 @@ func (r *localRun) wakingStep(batch []int, etaWake, etaReplay float64) {
 		wakeMasks = r.masksFrom(r.ractive, false)
 	}
 	nt.update(cfg, p, etaWake, wakeMasks, false)
+	if r.probe != nil {
+		r.probe("wake")
+	}
 	p.train = false // later passes over this batch (re-inference, diagnostics) are not training
 
 	// Reservoir write of the waking samples.
@@ -375,6 +408,9 @@ func (r *localRun) replayBatch(p *pass, masks []*layerMask, supWake [][]float32,
 		r.drift.before(nt, p, supWake)
 	}
 	nt.update(cfg, rp, etaReplay, masks, masks != nil)
+	if r.probe != nil {
+		r.probe("replay")
+	}
 	r.res.ReplayUpdates++
 	r.res.ReplaySamples += rp.n
 	r.afterReplay()

@@ -122,19 +122,26 @@ func keepLargest(keep []bool, keys []float64, n int) {
 // projection, connectivity masks, zero optimiser state.
 func newNet(cfg *LocalConfig, d, classes, height, width int, rng *RNG) *net {
 	sizes := append(append([]int{d}, cfg.Hidden...), classes)
+	iw := drawWeights(sizes, cfg.Skip, rng)
+	types := drawCellTypes(sizes, cfg.EIFrac, rng)
+	if !cfg.NoDale {
+		iw.daleProject(types, cfg.NoDaleFB)
+	}
+	keep := drawConnectivity(cfg, sizes, height, width, rng)
+	return buildNet(cfg, sizes, iw, types, keep)
+}
+
+// buildNet assembles a net of the given sizes from its (Dale-projected)
+// matrices iw, the cell types of its hidden layers and the keep masks of
+// W^l, l <= L-1 (nil: dense), with zero optimiser state.
+func buildNet(cfg *LocalConfig, sizes []int, iw initialWeights, types [][]float32, keep [][]bool) *net {
 	L := len(sizes) - 1
 	nt := &net{sizes: sizes, L: L, k: make([]int, L+1), lay: make([]*layer, L+1), skip: make([]*layer, L+1),
-		ebar: make([][]float32, L), kappa: float32(cfg.Kappa), mode: cfg.modes()}
+		ebar: make([][]float32, L), kappa: float32(cfg.Kappa), mode: cfg.modes(), types: types}
 	for l := 1; l < L; l++ {
 		nt.k[l] = cfg.kwtaK(l, sizes[l])
 		nt.ebar[l] = make([]float32, sizes[l])
 	}
-	iw := drawWeights(sizes, cfg.Skip, rng)
-	nt.types = drawCellTypes(sizes, cfg.EIFrac, rng)
-	if !cfg.NoDale {
-		iw.daleProject(nt.types, cfg.NoDaleFB)
-	}
-	keep := drawConnectivity(cfg, sizes, height, width, rng)
 	W, B, S, Bs := iw.W, iw.B, iw.S, iw.Bs
 	for l := 1; l <= L; l++ {
 		storeAll := cfg.KPAdapt > 0 && l >= 2
@@ -156,7 +163,7 @@ func newNet(cfg *LocalConfig, d, classes, height, width int, rng *RNG) *net {
 	for l := 2; l < L; l++ {
 		nt.lay[l].indexTwin()
 	}
-	nt.off = make([]float32, d)
+	nt.off = make([]float32, sizes[0])
 	nt.c = make([]float32, sizes[1])
 	return nt
 }

@@ -1,0 +1,714 @@
+package core
+
+import (
+	"encoding/binary"
+	"encoding/json"
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// The differential check against the authors' code (make reference-check;
+// opt-in, REPRO_REFCHECK=1). For every path below, tools/refcheck/refstep.py
+// runs the authors' run_local up to a waking batch and writes the learner
+// state, the batches and the random draws; this test loads the state into
+// our learner (injectRun), replays the draws (TapeRNG), runs the same steps
+// and compares every tensor: after each update call of the first step
+// (with the passes' activities and errors), then every --every steps.
+
+// refPath is one learner path: a reference config and the steps recorded.
+type refPath struct {
+	name   string // the line's label
+	ref    string // the authors' config name
+	ours   func() (LocalConfig, error)
+	step   int // first waking batch recorded (1-based)
+	steps  int // batches run
+	every  int // state compared every n batches
+	trajec bool
+	// control: a deliberately wrong port (the check must report it).
+	control bool
+	// ci: in the CI's short set (the disputed rows and the controls).
+	ci bool
+}
+
+func preset(name string) func() (LocalConfig, error) {
+	return func() (LocalConfig, error) { return LocalPreset(name) }
+}
+
+func presetWith(name string, edit func(c *LocalConfig)) func() (LocalConfig, error) {
+	return func() (LocalConfig, error) {
+		c, err := LocalPreset(name)
+		if err != nil {
+			return c, err
+		}
+		edit(&c)
+		return c, c.Validate()
+	}
+}
+
+// refPaths are the step-level paths (70th waking batch: the buffer is full,
+// so the reservoir writes draw).
+var refPaths = []refPath{
+	{name: "control: default system with the decay doubled", ci: true, ref: "g16_sgd_refr_s10_w512", control: true,
+		ours: presetWith("g16_sgd_refr_s10_w512", func(c *LocalConfig) { c.KPDecay *= 2 })},
+	{name: "control: default system with the burst gate off", ci: true, ref: "g16_sgd_refr_s10_w512", control: true,
+		ours: presetWith("g16_sgd_refr_s10_w512", func(c *LocalConfig) { c.NoBurstGate = true })},
+	{name: "default system", ci: true, ref: "g16_sgd_refr_s10_w512", ours: preset("g16_sgd_refr_s10_w512")},
+	{name: "controller (drive)", ci: true, ref: "g19b_mnist", ours: preset("g19b_mnist")},
+	{name: "mirror", ci: true, ref: "g17_mirror_s10", ours: preset("g17_mirror_s10")},
+	{name: "replay batch 2, isolated", ci: true, ref: "g17_sgd_br2_s10", ours: presetWith("g16_sgd_refr_s10_w512", func(c *LocalConfig) { c.BatchReplay = 2 })},
+	{name: "replay batch 2, unmasked with rotation", ci: true, ref: "g26_ctrl_rot_noiso_br2", ours: presetWith("g26_ctrl_rot_noiso", func(c *LocalConfig) { c.BatchReplay = 2 })},
+	{name: "silent (no rotation)", ref: "g16_sgd_silent_s10_w512", ours: preset("g16_sgd_silent_s10_w512")},
+	{name: "unmasked", ref: "g17_sgd_none_s10", ours: preset("g17_sgd_none_s10")},
+	{name: "rotation alone", ref: "g26_ctrl_rot_noiso", ours: preset("g26_ctrl_rot_noiso")},
+	{name: "readout-only replay", ref: "g26_ctrl_readout_only", ours: preset("g26_ctrl_readout_only")},
+	{name: "random rotation", ref: "g26_ctrl_random_rot", ours: preset("g26_ctrl_random_rot")},
+	{name: "soft rotation", ref: "g17_soft_s10", ours: preset("g17_soft_s10")},
+	{name: "masked Adam, confined", ref: "g17_adam_refr_s10", ours: preset("g17_adam_refr_s10")},
+	{name: "masked Adam, leaking", ref: "g17_adam_leak_s10", ours: preset("g17_adam_leak_s10")},
+	{name: "momentum 0", ref: "g22b_sgd0_e2_g03", ours: preset("g22b_sgd0_e2_g03")},
+	{name: "per-batch gate", ref: "g17_sgd_prog05_s10", ours: preset("g17_sgd_prog05_s10")},
+	{name: "bout gate", ref: "g16_sgd_block2048_s10_w512", ours: preset("g16_sgd_block2048_s10_w512")},
+	{name: "pressure gate", ref: "g17_sgd_pburst16_s10", ours: preset("g17_sgd_pburst16_s10")},
+	{name: "depth 3, controller", ref: "g20_d3_kad", ours: preset("g20_d3_kad")},
+	{name: "depth 5, controller", ref: "g20_d5_kad", ours: preset("g20_d5_kad")},
+	{name: "anchor", ref: "g17_sgd_anchor_s10", ours: preset("g17_sgd_anchor_s10")},
+	{name: "night reference (waking step)", ref: "g17_night_s10", ours: preset("g17_night_s10"), step: 40},
+	{name: "substrate ladder V6, relaxation T = 5 (waking step)", ref: "v6_base", ours: preset("v6_base"), step: 40},
+	{name: "substrate ladder V6 with the sweep (waking step)", ref: "v6_sweep", ours: preset("v6_sweep"), step: 40},
+	{name: "no replay (waking step)", ref: "g17_ctx_none_s10", ours: preset("g17_ctx_none_s10"), step: 40},
+}
+
+func TestReferenceCheck(t *testing.T) {
+	if os.Getenv("REPRO_REFCHECK") == "" {
+		t.Skip("the differential check against the authors' code is opt-in: make reference-check")
+	}
+	py := envOr("REPRO_REFCHECK_PYTHON", "/usr/bin/python3")
+	if out, err := exec.Command(py, "-c", "import torch, pandas").CombinedOutput(); err != nil {
+		t.Skipf("reference check skipped: %s cannot import torch and pandas (apt-get install python3-torch python3-pandas): %s", py, lastLine(string(out)))
+	}
+	ref := envOr("REPRO_REFCHECK_REF", "../../shared/spec/reference/src")
+	mnist := envOr("REPRO_REFCHECK_MNIST", filepath.Join(os.Getenv("REPRO_DATA"), "mnist"))
+	for _, need := range []string{filepath.Join(ref, "run_seq.py"), filepath.Join(mnist, "train-images-idx3-ubyte.gz")} {
+		if _, err := os.Stat(need); err != nil {
+			t.Fatalf("reference check: %v (set REPRO_REFCHECK_REF to the authors' src and REPRO_DATA to the data mirror)", err)
+		}
+	}
+	only := os.Getenv("REPRO_REFCHECK_ONLY")
+	var paths []refPath
+	switch set := envOr("REPRO_REFCHECK_SET", "all"); set {
+	case "all":
+		paths = append(append(paths, refPaths...), trajectoryPaths...)
+	case "step":
+		paths = refPaths
+	case "ci":
+		for _, p := range refPaths {
+			if p.ci {
+				paths = append(paths, p)
+			}
+		}
+	default:
+		t.Fatalf("REPRO_REFCHECK_SET=%q: want all, step or ci", set)
+	}
+	failed := 0
+	for _, p := range paths {
+		if only != "" && !strings.Contains(p.name, only) && p.ref != only {
+			continue
+		}
+		line := runRefPath(t, py, ref, mnist, p)
+		same := strings.Contains(line, ": identical through")
+		switch {
+		case p.control && same:
+			line += " (a wrong port that passed: the check is blind)"
+			failed++
+		case p.control && strings.Contains(line, ": differs at"):
+			line += " (as it must)"
+		case !same:
+			failed++
+		}
+		fmt.Println(line)
+	}
+	if failed > 0 {
+		t.Errorf("%d paths differ from the authors' code (lines above)", failed)
+	}
+}
+
+// trajectoryPaths run a few hundred batches from the same state, compared
+// every 50 (REPRO_REFCHECK_TRAJECTORY=1).
+var trajectoryPaths = []refPath{
+	{name: "default system, trajectory", ref: "g16_sgd_refr_s10_w512", ours: preset("g16_sgd_refr_s10_w512"), steps: 300, every: 50, trajec: true},
+	{name: "controller (drive), trajectory", ref: "g19b_mnist", ours: preset("g19b_mnist"), steps: 300, every: 50, trajec: true},
+	{name: "mirror, trajectory", ref: "g17_mirror_s10", ours: preset("g17_mirror_s10"), steps: 300, every: 50, trajec: true},
+	{name: "replay batch 2, isolated, trajectory", ref: "g17_sgd_br2_s10", ours: presetWith("g16_sgd_refr_s10_w512", func(c *LocalConfig) { c.BatchReplay = 2 }), steps: 300, every: 50, trajec: true},
+	{name: "combo night, trajectory across an epoch start", ref: "g17_sgd_br16_night_s10", ours: preset("g17_sgd_br16_night_s10"), step: 781, steps: 20, every: 10, trajec: true},
+	{name: "night, batch 16, trajectory across an epoch start", ref: "g17_night_nb16_s10", ours: preset("g17_night_nb16_s10"), step: 40, steps: 20, every: 10, trajec: true},
+	{name: "night reference, trajectory across an epoch start", ref: "g17_night_s10", ours: preset("g17_night_s10"), step: 40, steps: 20, every: 10, trajec: true},
+	{name: "narrow night, trajectory across an epoch start", ref: "ctx_nrem_rand_1000", ours: preset("ctx_nrem_rand_1000"), step: 40, steps: 20, every: 10, trajec: true},
+	{name: "controller (drive), trajectory across the first task boundary", ref: "g19b_mnist", ours: preset("g19b_mnist"), step: 3901, steps: 200, every: 50, trajec: true},
+	{name: "default system, trajectory across the first task boundary", ref: "g16_sgd_refr_s10_w512", ours: preset("g16_sgd_refr_s10_w512"), step: 3901, steps: 200, every: 50, trajec: true},
+	{name: "replay batch 2, unmasked with rotation, trajectory", ref: "g26_ctrl_rot_noiso_br2", ours: presetWith("g26_ctrl_rot_noiso", func(c *LocalConfig) { c.BatchReplay = 2 }), steps: 300, every: 50, trajec: true},
+}
+
+func envOr(k, def string) string {
+	if v := os.Getenv(k); v != "" {
+		return v
+	}
+	return def
+}
+
+// runRefPath records the reference and runs ours; it returns the path's
+// line.
+func runRefPath(t *testing.T, py, ref, mnist string, p refPath) string {
+	step, steps, every := p.step, max(p.steps, 1), max(p.every, 1)
+	if step == 0 {
+		step = 70
+	}
+	dir := filepath.Join(t.TempDir(), "dump")
+	cmd := exec.Command(py, "../tools/refcheck/refstep.py", "--ref", ref, "--mnist", mnist, "--config", p.ref,
+		"--step", strconv.Itoa(step), "--steps", strconv.Itoa(steps), "--every", strconv.Itoa(every), "--out", dir)
+	cmd.Env = append(os.Environ(), "OMP_NUM_THREADS=1")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Sprintf("%s: not run: refstep.py: %v: %s", p.name, err, lastLine(string(out)))
+	}
+	d, err := loadRefDump(dir)
+	if err != nil {
+		return fmt.Sprintf("%s: not run: %v", p.name, err)
+	}
+	cfg, err := p.ours()
+	if err != nil {
+		return fmt.Sprintf("%s: not run: our config: %v", p.name, err)
+	}
+	return p.name + ": " + d.check(&cfg)
+}
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return lines[len(lines)-1]
+}
+
+// refDump is one refstep.py output.
+type refDump struct {
+	ts   Tensors
+	meta map[string]any
+}
+
+func loadRefDump(dir string) (*refDump, error) {
+	raw, err := os.ReadFile(filepath.Join(dir, "index.json"))
+	if err != nil {
+		return nil, err
+	}
+	var idx struct {
+		Meta    map[string]any `json:"meta"`
+		Tensors map[string]struct {
+			Dtype  string `json:"dtype"`
+			Shape  []int  `json:"shape"`
+			Offset int64  `json:"offset"`
+		} `json:"tensors"`
+	}
+	if err := json.Unmarshal(raw, &idx); err != nil {
+		return nil, fmt.Errorf("%s: %v", filepath.Join(dir, "index.json"), err)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "data.bin"))
+	if err != nil {
+		return nil, err
+	}
+	d := &refDump{ts: Tensors{}, meta: idx.Meta}
+	for name, e := range idx.Tensors {
+		n := 1
+		for _, s := range e.Shape {
+			n *= s
+		}
+		size := map[string]int{"f4": 4, "i4": 4, "f8": 8}[e.Dtype]
+		if size == 0 || e.Offset < 0 || e.Offset+int64(n*size) > int64(len(data)) {
+			return nil, fmt.Errorf("%s: tensor %s: dtype %q, %d values at %d do not fit data.bin (%d bytes)", dir, name, e.Dtype, n, e.Offset, len(data))
+		}
+		b := data[e.Offset : e.Offset+int64(n*size)]
+		tn := Tensor{Shape: e.Shape}
+		switch e.Dtype {
+		case "f4":
+			tn.F32 = make([]float32, n)
+			for i := range n {
+				tn.F32[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
+			}
+		case "i4":
+			tn.I32 = make([]int32, n)
+			for i := range n {
+				tn.I32[i] = int32(binary.LittleEndian.Uint32(b[4*i:]))
+			}
+		case "f8":
+			tn.F64 = make([]float64, n)
+			for i := range n {
+				tn.F64[i] = math.Float64frombits(binary.LittleEndian.Uint64(b[8*i:]))
+			}
+		}
+		d.ts[name] = tn
+	}
+	// The run loop's scalars (meta[tag]) become tensors tag/name.
+	for tag, v := range idx.Meta {
+		m, ok := v.(map[string]any)
+		if !ok || (tag != "pre" && !strings.HasPrefix(tag, "post") && !strings.HasPrefix(tag, "s0/u")) {
+			continue
+		}
+		for k, x := range m {
+			if f, ok := x.(float64); ok {
+				d.ts[tag+"/"+k] = Tensor{Shape: []int{1}, F64: []float64{f}}
+			}
+		}
+	}
+	return d, nil
+}
+
+func (d *refDump) num(key string) float64 {
+	f, _ := d.meta[key].(float64)
+	return f
+}
+
+// check runs our learner from the dump's pre-state and returns the verdict.
+func (d *refDump) check(cfg *LocalConfig) string {
+	steps := int(d.num("steps"))
+	every := 1
+	if a, ok := d.meta["args"].(map[string]any); ok {
+		every = int(a["every"].(float64))
+	}
+	// Configuration: the rates and batch the reference's loop used.
+	etaW, etaR := cfg.rates()
+	checks := []struct {
+		name      string
+		ours, ref float64
+	}{{"config.eta_wake", etaW, d.num("eta_wake")}, {"config.eta_replay", etaR, d.num("eta_replay")}}
+	if _, ok := d.meta["relax"]; ok {
+		rx := d.meta["relax"].([]any)
+		checks = checks[:1]
+		checks = append(checks, []struct {
+			name      string
+			ours, ref float64
+		}{{"config.batch_wake", float64(cfg.BatchWake), d.num("batch_wake")},
+			{"config.relax_T", float64(cfg.RelaxT), rx[0].(float64)}, {"config.relax_gamma", cfg.RelaxGamma, rx[1].(float64)}}...)
+	} else if _, offline := d.meta["night_batch"]; offline {
+		checks = append(checks, []struct {
+			name      string
+			ours, ref float64
+		}{{"config.batch_wake", float64(cfg.BatchWake), d.num("batch_wake")},
+			{"config.night_batch", float64(cfg.NightBatch), d.num("night_batch")},
+			{"config.night_batches", float64(cfg.NightBatches), d.num("night_batches")}}...)
+	} else {
+		checks = append(checks, struct {
+			name      string
+			ours, ref float64
+		}{"config.batch_replay", float64(cfg.BatchReplay), d.num("batch_replay")})
+	}
+	for _, c := range checks {
+		if math.Abs(c.ours-c.ref) > 1e-12*math.Abs(c.ref) {
+			return fmt.Sprintf("differs at step 0, tensor %s: ours %g, reference %g", c.name, c.ours, c.ref)
+		}
+	}
+	// A data set of the recorded batches; step s is rows [16s, 16s+n_s).
+	train := &Dataset{D: 784, Classes: 10, Height: 28, Width: 28}
+	var batches [][]int
+	for s := range steps {
+		x, y := d.ts[fmt.Sprintf("s%d/X", s)], d.ts[fmt.Sprintf("s%d/y", s)]
+		var idx []int
+		for range y.I32 {
+			idx = append(idx, train.N)
+			train.N++
+		}
+		train.X = append(train.X, x.F32...)
+		train.Y = append(train.Y, y.I32...)
+		batches = append(batches, idx)
+	}
+	var draws []Draw
+	perStep := make([]int, steps)
+	for s := range steps {
+		for j := 0; ; j++ {
+			key := fmt.Sprintf("s%d/d%d", s, j)
+			if v, ok := d.ts[key+"/randint"]; ok {
+				info := d.meta["draws"].(map[string]any)[key].(map[string]any)
+				for _, x := range v.I32 {
+					draws = append(draws, Draw{int(x), int(info["high"].(float64))})
+				}
+			} else if v, ok := d.ts[key+"/randperm"]; ok {
+				draws = append(draws, permDraws(v.I32)...)
+			} else {
+				break
+			}
+		}
+		perStep[s] = len(draws)
+	}
+	// The sizes come from the recorded W's.
+	hidden := []int{}
+	for l := 1; ; l++ {
+		w, ok := d.ts[fmt.Sprintf("pre/W%d", l)]
+		if !ok {
+			break
+		}
+		if _, next := d.ts[fmt.Sprintf("pre/W%d", l+1)]; next {
+			hidden = append(hidden, w.Shape[0])
+		}
+	}
+	c := *cfg
+	c.Hidden = hidden
+	r, err := injectRun(&c, d.ts, "pre", train)
+	if err != nil {
+		return "not run: " + err.Error()
+	}
+	done := 0
+	r.rng = TapeRNG(draws, &done)
+	var verdict string
+	var ties []string
+	step, calls, tied := 0, 0, false
+	probe := func(stage string) {
+		if verdict != "" || tied {
+			return
+		}
+		p := r.wake
+		if stage == "replay" {
+			p = r.rep
+		}
+		pt := r.nt.passTensors(p)
+		tag := fmt.Sprintf("s%d/p%d", step, calls)
+		calls++
+		// Activities first: a k-WTA set that differs is either a near-tie
+		// (the runs part as two thread counts do) or a difference.
+		for l := 1; l < r.nt.L; l++ {
+			name := fmt.Sprintf("a%d", l)
+			if rt, ok := d.ts[tag+"/"+name]; ok {
+				if v, tie := compareActivity(name, pt[name], rt); v != "" {
+					if tie {
+						tied = true
+						ties = append(ties, fmt.Sprintf("step %d, %s pass: %s", step, stage, v))
+					} else {
+						verdict = fmt.Sprintf("differs at step %d (%s pass), tensor %s", step, stage, v)
+					}
+					return
+				}
+			}
+		}
+		if step > 0 {
+			return
+		}
+		if v := compareTensors(pt, d.ts, tag); v != "" {
+			verdict = fmt.Sprintf("differs at step 0 (%s pass), tensor %s", stage, v)
+			return
+		}
+		if v := compareTensors(r.exportState(), d.ts, fmt.Sprintf("s0/u%d", calls-1)); v != "" {
+			verdict = fmt.Sprintf("differs at step 0 (after the %s update), tensor %s", stage, v)
+		}
+	}
+	r.probe = probe
+	starts, _ := d.meta["starts"].(map[string]any)
+	for s := 0; ; s++ {
+		if s > 0 {
+			// What the reference's loop ran before batch s: the end of an
+			// epoch, of a task.
+			if st, ok := starts[fmt.Sprintf("s%d", s)].(map[string]any); ok && st["epoch"] == true {
+				r.endEpoch(etaR)
+				if st["task"] == true {
+					r.endTask()
+				}
+			}
+			if done != perStep[s-1] {
+				return fmt.Sprintf("differs at step %d, tensor random draws: ours %d, reference %d", s-1, done, perStep[s-1])
+			}
+			if s%every == 0 {
+				tag := fmt.Sprintf("post%d", s)
+				if !tied {
+					if v := compareTensors(r.exportState(), d.ts, tag); v != "" {
+						return fmt.Sprintf("differs at step %d, tensor %s", s-1, v)
+					}
+				} else if s < steps {
+					// After a near-tie: continue from the reference's state
+					// at this checkpoint (the steps since the tie go unchecked).
+					if r, err = injectRun(&c, d.ts, tag, train); err != nil {
+						return "not run: " + err.Error()
+					}
+					done = 0
+					base := perStep[s-1]
+					r.rng = TapeRNG(draws[base:], &done)
+					for k := range perStep {
+						perStep[k] -= base
+					}
+					r.probe, tied = probe, false
+				}
+			}
+		}
+		if s == steps {
+			break
+		}
+		step, calls = s, 0
+		var msg any
+		func() {
+			defer func() { msg = recover() }()
+			r.wakingStep(batches[s], etaW, etaR)
+		}()
+		if msg != nil {
+			return fmt.Sprintf("differs at step %d: the draws: %v", s, msg)
+		}
+		if verdict != "" {
+			return verdict
+		}
+		if s == 0 && !tied {
+			if n := countPrefix(d.meta["updates"], "s0/u"); calls != n {
+				return fmt.Sprintf("differs at step 0, tensor update calls: ours %d, reference %d", calls, n)
+			}
+		}
+	}
+	crossed := ""
+	for k, v := range starts {
+		if st, ok := v.(map[string]any); ok && k != "s0" && st["epoch"] == true {
+			if n, _ := strconv.Atoi(strings.TrimPrefix(k, "s")); n < steps {
+				what := "an epoch start"
+				if st["task"] == true {
+					what = "a task start"
+				}
+				crossed += fmt.Sprintf(", across %s at step %d", what, n)
+			}
+		}
+	}
+	if len(ties) > 0 {
+		return fmt.Sprintf("identical through %d steps%s, re-synchronised at the next checkpoint after %d k-WTA near-tie(s) within float32 rounding (first: %s)", steps, crossed, len(ties), ties[0])
+	}
+	return fmt.Sprintf("identical through %d steps%s", steps, crossed)
+}
+
+func countPrefix(m any, prefix string) int {
+	mm, _ := m.(map[string]any)
+	n := 0
+	for k := range mm {
+		if strings.HasPrefix(k, prefix) {
+			n++
+		}
+	}
+	return n
+}
+
+// permDraws returns the bounded draws that make Go's Perm (a Fisher-Yates
+// shuffle from the top) return perm.
+func permDraws(perm []int32) []Draw {
+	n := len(perm)
+	cur := make([]int32, n)
+	pos := make([]int, n)
+	for i := range cur {
+		cur[i], pos[i] = int32(i), i
+	}
+	var ds []Draw
+	for i := n - 1; i > 0; i-- {
+		j := pos[perm[i]]
+		ds = append(ds, Draw{j, i + 1})
+		cur[i], cur[j] = cur[j], cur[i]
+		pos[cur[i]], pos[cur[j]] = i, j
+	}
+	return ds
+}
+
+// u is float32's unit roundoff.
+const u32 = 1.0 / (1 << 24)
+
+// refTolerance is the factor of u on a tensor's largest magnitude within
+// which two float32 computations of it that sum the same terms in another
+// order agree: the longest sum of one value (784 inputs, plus the batch of
+// 16 and the few operations around it) bounds its rounding error by
+// n u sum|terms| (Higham's gamma_n), and a value's terms here are of the
+// tensor's own scale.
+const refTolerance = 1024
+
+// exactNames are compared bit for bit (counts, labels, copies, masks).
+var exactNames = []string{"X", "y", "t", "gstep", "bufSeen", "bufY", "bufX", "sup", "mirrorAct", "err0_n", "block_ctr", "off_ctr"}
+
+// compareTensors compares every tensor of ours with ref's tensor
+// tag/name, in a fixed order, and returns the first difference beyond the
+// tolerance as "name[i]: ours x, reference y", or "". Optimiser state is
+// compared where our layer stores the synapse (stored<l>).
+func compareTensors(ours, ref Tensors, tag string) string {
+	names := make([]string, 0, len(ours))
+	for n := range ours {
+		if !strings.HasPrefix(n, "stored") {
+			names = append(names, n)
+		}
+	}
+	sort.Slice(names, func(i, j int) bool {
+		pi, pj := namePriority(names[i]), namePriority(names[j])
+		if pi != pj {
+			return pi < pj
+		}
+		return names[i] < names[j]
+	})
+	for _, n := range names {
+		o := ours[n]
+		rt, ok := ref[tag+"/"+n]
+		if !ok {
+			if strings.HasPrefix(n, "sup") || strings.HasPrefix(n, "mirrorAct") || n == "bufX" || n == "bufY" ||
+				strings.HasPrefix(n, "surprise") || strings.HasPrefix(n, "gema") || strings.HasPrefix(n, "kpeff") || strings.HasPrefix(n, "Wslow") {
+				return fmt.Sprintf("%s: ours present, reference absent", n)
+			}
+			continue
+		}
+		var stored []float32
+		// Optimiser state and the anchor's slow copies exist in the
+		// reference for absent synapses too (phantom values, never read by
+		// a present one); we keep them for the synapses we store.
+		if matrixState(n) {
+			if l := layerIndex(n); l > 0 {
+				if strings.Contains(n, "B") {
+					l++
+				}
+				stored = ours[fmt.Sprintf("stored%d", l)].F32
+			}
+		}
+		if v := compareOne(n, o, rt, stored); v != "" {
+			return v
+		}
+	}
+	for n := range ref {
+		if rest, ok := strings.CutPrefix(n, tag+"/"); ok && !strings.Contains(rest, "/") {
+			if _, have := ours[rest]; !have && (strings.HasPrefix(rest, "sup") || strings.HasPrefix(rest, "mirrorAct") ||
+				strings.HasPrefix(rest, "gema") || rest == "bufX" || strings.HasPrefix(rest, "surprise_ema") || strings.HasPrefix(rest, "Wslow")) {
+				return fmt.Sprintf("%s: ours absent, reference present", rest)
+			}
+		}
+	}
+	return ""
+}
+
+func namePriority(n string) int {
+	for i, p := range []string{"X", "y", "t", "gstep", "bufSeen", "bufY", "bufX", "sup", "mirrorAct", "surprise", "err0", "block", "off", "a", "eps", "ebar", "b", "mb", "vb", "W", "B", "mW", "mB", "vW", "vB", "gema", "kpeff", "pressure"} {
+		if strings.HasPrefix(n, p) && (len(n) == len(p) || n[len(p)] >= '0' && n[len(p)] <= '9' || p == "surprise" || p == "err0" || p == "block" || p == "off" || p == "buf") {
+			return i
+		}
+	}
+	return 100
+}
+
+func layerIndex(n string) int {
+	i := len(n)
+	for i > 0 && n[i-1] >= '0' && n[i-1] <= '9' {
+		i--
+	}
+	l, _ := strconv.Atoi(n[i:])
+	return l
+}
+
+func values(t Tensor) []float64 {
+	var v []float64
+	for _, x := range t.F32 {
+		v = append(v, float64(x))
+	}
+	for _, x := range t.I32 {
+		v = append(v, float64(x))
+	}
+	v = append(v, t.F64...)
+	return v
+}
+
+func compareOne(name string, ours, ref Tensor, stored []float32) string {
+	o, r := values(ours), values(ref)
+	if len(o) != len(r) {
+		return fmt.Sprintf("%s: ours %d values, reference %d", name, len(o), len(r))
+	}
+	exact := false
+	for _, e := range exactNames {
+		if strings.HasPrefix(name, e) && (len(name) == len(e) || name[len(e)] >= '0' && name[len(e)] <= '9') {
+			exact = true
+		}
+	}
+	scale := 0.0
+	for i, x := range r {
+		if stored == nil || stored[i] != 0 {
+			scale = max(scale, math.Abs(x))
+		}
+	}
+	tol := 0.0
+	if !exact {
+		tol = refTolerance * u32 * scale
+		if len(ref.F64) > 0 {
+			tol = refTolerance * u32 * scale // float64 scalars fed by float32 sums
+		}
+	}
+	for i := range o {
+		if stored != nil && stored[i] == 0 {
+			continue
+		}
+		if math.IsNaN(o[i]) != math.IsNaN(r[i]) || math.Abs(o[i]-r[i]) > tol {
+			return fmt.Sprintf("%s%s: ours %.9g, reference %.9g (tolerance %.3g)", name, index(ref.Shape, i), o[i], r[i], tol)
+		}
+	}
+	return ""
+}
+
+func index(shape []int, i int) string {
+	if len(shape) <= 1 {
+		return fmt.Sprintf("[%d]", i)
+	}
+	idx := make([]string, len(shape))
+	for k := len(shape) - 1; k >= 0; k-- {
+		idx[k] = strconv.Itoa(i % shape[k])
+		i /= shape[k]
+	}
+	return "[" + strings.Join(idx, ",") + "]"
+}
+
+// compareActivity compares a pass's activities (n x width). Where one run
+// has a unit active and the other not, it reports the first such entry
+// and whether it is a near-tie: in its row, every unit active in one run
+// only sits within the tolerance of that run's k-WTA threshold (its
+// smallest kept value) or of 0 (the rectifier).
+func compareActivity(name string, ours, ref Tensor) (string, bool) {
+	if len(ours.F32) != len(ref.F32) || len(ref.Shape) != 2 {
+		return fmt.Sprintf("%s: ours %d values, reference %d", name, len(ours.F32), len(ref.F32)), false
+	}
+	n, width := ref.Shape[0], ref.Shape[1]
+	scale := 0.0
+	for _, x := range ref.F32 {
+		scale = max(scale, math.Abs(float64(x)))
+	}
+	tol := refTolerance * u32 * scale
+	minKept := func(row []float32) float64 {
+		m := math.Inf(1)
+		for _, x := range row {
+			if x > 0 {
+				m = min(m, float64(x))
+			}
+		}
+		return m
+	}
+	for b := range n {
+		o, r := ours.F32[b*width:(b+1)*width], ref.F32[b*width:(b+1)*width]
+		first, tie := -1, true
+		for i := range width {
+			if (o[i] > 0) == (r[i] > 0) {
+				continue
+			}
+			if first < 0 {
+				first = i
+			}
+			v, thr := float64(o[i]), minKept(o)
+			if r[i] > 0 {
+				v, thr = float64(r[i]), minKept(r)
+			}
+			if v-thr > tol && v > tol {
+				tie = false
+			}
+		}
+		if first >= 0 {
+			return fmt.Sprintf("%s[%d,%d]: ours %.9g, reference %.9g (thresholds %.9g, %.9g; tolerance %.3g)",
+				name, b, first, o[first], r[first], minKept(o), minKept(r), tol), tie
+		}
+	}
+	return compareOne(name, ours, ref, nil), false
+}
+
+// matrixState reports whether n names a per-synapse state that we keep
+// for stored synapses only.
+func matrixState(n string) bool {
+	for _, p := range []string{"mW", "vW", "mB", "vB", "Wslow", "Bslow"} {
+		if strings.HasPrefix(n, p) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,274 @@
+#!/usr/bin/env python3
+"""refstep: record the authors' local learner around waking steps, for the differential check.
+
+Opt-in tooling, never a dependency of the product. It imports the authors' modules (read-only,
+from --ref), runs their own run_local for one configuration and seed, and instruments it from
+outside: when waking batch --step (1-based, counted over the whole stream) starts, it writes the
+full learner state ("pre"), then, for --steps consecutive waking batches, every batch, label and
+random draw (torch.randint / torch.randperm results, in call order), the activities and errors of
+every pass, the state after every update call of the first step, and the state after every
+--every-th step ("post<k>"), and which recorded batches start an epoch or a task. The run is stopped by an exception once the last state is written.
+
+Output: <out>/index.json (name -> dtype, shape, byte offset) and <out>/data.bin (little-endian
+raw arrays), plus scalars and the effective configuration in index.json's "meta".
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import linecache
+import os
+import sys
+
+import numpy as np
+
+
+class Done(Exception):
+    pass
+
+
+class Writer:
+    def __init__(self, out):
+        os.makedirs(out, exist_ok=True)
+        self.out = out
+        self.f = open(os.path.join(out, "data.bin"), "wb")
+        self.index, self.off = {}, 0
+        self.meta = {}
+
+    def put(self, name, arr, dtype=None):
+        if name in self.index:
+            raise ValueError(f"refstep: tensor {name} written twice")
+        a = np.asarray(arr.detach().numpy() if hasattr(arr, "detach") else arr)
+        if dtype is None:
+            dtype = {"f": "f4", "i": "i4", "u": "i4", "b": "i4"}[a.dtype.kind]
+        if dtype == "f8" and a.dtype.kind != "f":
+            raise ValueError(f"refstep: {name} is not floating point")
+        a = np.ascontiguousarray(a.astype("<" + dtype))
+        self.index[name] = {"dtype": dtype, "shape": list(a.shape), "offset": self.off}
+        self.f.write(a.tobytes())
+        self.off += a.nbytes
+
+    def close(self):
+        self.f.close()
+        with open(os.path.join(self.out, "index.json"), "w") as fh:
+            json.dump({"meta": self.meta, "tensors": self.index}, fh, indent=0, sort_keys=True)
+
+
+def dump_state(w, tag, net, loc):
+    """The learner's state and the run loop's state (read from run_local's frame)."""
+    import torch
+    L = net.L
+    for l in range(1, L + 1):
+        w.put(f"{tag}/W{l}", net.W[l])
+        w.put(f"{tag}/b{l}", net.b[l])
+        w.put(f"{tag}/mW{l}", net.mW[l])
+        w.put(f"{tag}/vW{l}", net.vW[l])
+        w.put(f"{tag}/mb{l}", net.mb[l])
+        w.put(f"{tag}/vb{l}", net.vb[l])
+        if l < L:
+            w.put(f"{tag}/B{l}", net.B[l])
+            w.put(f"{tag}/mB{l}", net.mB[l])
+            w.put(f"{tag}/vB{l}", net.vB[l])
+            w.put(f"{tag}/sign{l}", net.sign[l])
+            w.put(f"{tag}/ebar{l}", net.e_bar[l])
+            if net.mask[l] is not None:
+                w.put(f"{tag}/mask{l}", net.mask[l])
+            sup = net.suppress[l] if getattr(net, "suppress", None) is not None else None
+            if sup is not None:
+                w.put(f"{tag}/sup{l}", sup)
+        if net.S[l] is not None:
+            for nm in ("S", "Bs", "mS", "vS", "mBs", "vBs"):
+                w.put(f"{tag}/{nm}{l}", getattr(net, nm)[l])
+    if getattr(net, "W_slow", None) is not None:
+        for l in range(1, L + 1):
+            w.put(f"{tag}/Wslow{l}", net.W_slow[l])
+            w.put(f"{tag}/bslow{l}", net.b_slow[l])
+            if l < L:
+                w.put(f"{tag}/Bslow{l}", net.B_slow[l])
+    w.put(f"{tag}/t", np.array([net.t]))
+    ge = getattr(net, "g_ema", None)
+    if ge is not None:
+        for l in range(2, L + 1):
+            if ge[l] is not None:
+                w.put(f"{tag}/gema{l}", np.array([ge[l]], dtype=np.float64), "f8")
+                w.put(f"{tag}/kpeff{l}", np.array([net.kp_eff[l]], dtype=np.float64), "f8")
+    buf = loc.get("buf")
+    if buf is None:  # the substrate ladder's fit_cortex: no buffer
+        return
+    if buf.X:
+        w.put(f"{tag}/bufX", torch.stack(buf.X))
+        w.put(f"{tag}/bufY", np.array(buf.Y))
+    w.put(f"{tag}/bufSeen", np.array([buf.seen]))
+    if "eta0" not in loc:  # the night reference's run(): no local schedule state
+        return
+    w.put(f"{tag}/gstep", np.array([loc["gstep"]]))
+    for l in range(1, L):
+        w.put(f"{tag}/pressure{l}", loc["S"][l])
+        if loc.get("mirror_bias") is not None:
+            w.put(f"{tag}/mirrorAct{l}", 1.0 - loc["mirror_bias"][l])
+    sc = {k: loc.get(k) for k in ("surprise_ema", "surprise_slow", "err0_sum", "err0_n", "block_ctr",
+                                  "off_ctr", "replay_used")}
+    w.meta[tag] = sc
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--ref", required=True, help="the authors' src directory (run_seq.py, models/)")
+    ap.add_argument("--mnist", required=True, help="directory of the four MNIST idx .gz files")
+    ap.add_argument("--config", required=True)
+    ap.add_argument("--seed", type=int, default=0)
+    ap.add_argument("--step", type=int, default=70, help="first waking batch recorded (1-based)")
+    ap.add_argument("--steps", type=int, default=1, help="waking batches recorded")
+    ap.add_argument("--every", type=int, default=1, help="state written after every n-th recorded batch")
+    ap.add_argument("--out", required=True)
+    args = ap.parse_args()
+    if args.step < 1 or args.steps < 1 or args.every < 1:
+        sys.exit("refstep: --step, --steps and --every must be at least 1")
+
+    sys.path.insert(0, os.path.abspath(args.ref))
+    import torch
+    torch.set_num_threads(1)
+    import run_mnist as RM
+    import run_seq as RS
+    from models.cortex import CortexNet
+
+    ladder = args.config not in RS.CONFIGS and args.config in RM.CONFIGS  # run_mnist's substrate ladder
+    if not ladder and args.config not in RS.CONFIGS:
+        sys.exit(f"refstep: unknown config {args.config!r}")
+    cfg = RM.CONFIGS[args.config] if ladder else RS.CONFIGS[args.config]
+    local = cfg.get("schedule") == "local"
+    if ladder and (cfg.get("model", "ctx") != "ctx" or cfg.get("spike_train")):
+        sys.exit(f"refstep: {args.config}: only the ladder's local learner without spike-count noise is instrumented")
+    if not ladder and (not (local or (cfg.get("model") == "ctx" and cfg.get("schedule") is None)) or cfg.get("dataset") not in (None, "mnist")):
+        sys.exit(f"refstep: {args.config}: only the local learner on MNIST (run_local, or run() with model ctx) is instrumented")
+    RM.DATA = os.path.abspath(args.mnist)
+
+    w = Writer(args.out)
+    w.meta["config"] = {k: (list(v) if isinstance(v, tuple) else v) for k, v in cfg.items()}
+    w.meta["args"] = vars(args)
+    st = {"wake": 0, "active": False, "step": 0, "pass": 0, "update": 0, "draw": 0}
+    first, last = args.step, args.step + args.steps
+
+    orig_relax, orig_update = CortexNet.relax, CortexNet.local_update
+    orig_randint, orig_randperm = torch.randint, torch.randperm
+
+    def loop_frame(depth):
+        """run_local's or run()'s frame (run() calls relax and local_update through ctx_step)."""
+        fr = sys._getframe(depth + 1)
+        if fr.f_code.co_name == "ctx_step":
+            fr = fr.f_back
+        return fr if fr.f_code.co_name in ("run_local", "run", "fit_cortex") else None
+
+    def relax(self, X, Y, T, gamma):
+        fr = loop_frame(1)
+        if fr is not None and self.training:
+            st["wake"] += 1
+            k = st["wake"]
+            if k == first:
+                dump_state(w, "pre", self, fr.f_locals)
+                loc = fr.f_locals
+                if ladder:  # fit_cortex: one update per batch at eta_ep
+                    w.meta["eta_wake"] = loc["eta_ep"]
+                    w.meta["batch_wake"] = loc["batch"]
+                    # T and gamma are unused under the sweep (one pass): then 0, 0
+                    w.meta["relax"] = [0, 0] if self.sweep else [loc["T"], loc["gamma"]]
+                elif local:
+                    w.meta["eta_wake"] = loc["eta0"] * loc["batch_wake"] / 256
+                    w.meta["eta_replay"] = loc["eta0"] * loc["nrem_gain"]
+                    w.meta["batch_replay"] = loc["batch_replay"]
+                else:  # run(): ctx_step at 1e-3 on waking batches, nights at 1e-3 * nrem_gain
+                    w.meta["eta_wake"] = 1e-3
+                    w.meta["eta_replay"] = 1e-3 * loc["nrem_gain"]
+                    w.meta["night_batch"] = cfg.get("night_batch", loc["batch"])
+                    w.meta["night_batches"] = loc["nrem_batches"]
+                    w.meta["batch_wake"] = loc["batch"]
+                w.meta["sizes"] = list(self.sizes)
+                st["active"] = True
+            elif st["active"] and (k - first) % args.every == 0:
+                dump_state(w, f"post{k - first}", self, fr.f_locals)
+            if st["active"] or k == first:
+                # Epoch and task starts: the loop's end-of-epoch and end-of-task work ran
+                # before this batch (step and ep are run_local's loop variables).
+                loc = fr.f_locals
+                start = loc["step"] == 0 if local else loc["i"] == 0
+                w.meta.setdefault("starts", {})[f"s{k - first}"] = {"epoch": start, "task": start and loc["ep"] == 0 and not ladder}
+            if k == last:
+                w.meta["steps"] = args.steps
+                raise Done
+            if st["active"]:
+                st["step"], st["pass"], st["update"], st["draw"] = k - first, 0, 0, 0
+                s = st["step"]
+                w.put(f"s{s}/X", X)
+                w.put(f"s{s}/y", Y.argmax(1))
+        out = orig_relax(self, X, Y, T, gamma)
+        if st["active"]:
+            s, p = st["step"], st["pass"]
+            _, a, eps = out
+            for l in range(1, self.L):  # every pass's activities: where a k-WTA set first differs
+                w.put(f"s{s}/p{p}/a{l}", a[l])
+            if s == 0:
+                for l in range(1, self.L + 1):
+                    w.put(f"s0/p{p}/eps{l}", eps[l])
+            if s == 0 and p > 0:
+                w.put(f"s0/p{p}/X", X)
+                w.put(f"s0/p{p}/y", Y.argmax(1))
+            st["pass"] += 1
+        return out
+
+    def local_update(self, x, a, eps, eta, *rest, **kw):
+        r = orig_update(self, x, a, eps, eta, *rest, **kw)
+        if st["active"]:
+            s, u = st["step"], st["update"]
+            w.meta.setdefault("updates", {})[f"s{s}/u{u}"] = {
+                "eta": float(eta), "masked": kw.get("syn_mask") is not None, "replay": kw.get("replay")}
+            if s == 0:
+                dump_state(w, f"s0/u{u}", self, loop_frame(1).f_locals)
+            st["update"] += 1
+        return r
+
+    def randint(*a, **kw):
+        v = orig_randint(*a, **kw)
+        if st["active"]:
+            high = a[1] if len(a) >= 3 else a[0]
+            s, d = st["step"], st["draw"]
+            w.put(f"s{s}/d{d}/randint", v.reshape(-1))
+            w.meta.setdefault("draws", {})[f"s{s}/d{d}"] = {"kind": "randint", "high": int(high)}
+            st["draw"] += 1
+        return v
+
+    def randperm(n, *a, **kw):
+        v = orig_randperm(n, *a, **kw)
+        fr = sys._getframe(1)
+        line = linecache.getline(fr.f_code.co_filename, fr.f_lineno)
+        epoch_perm = fr.f_code.co_name in ("run_local", "run", "fit_cortex") and "torch.randperm(n, generator=g)" in line
+        if st["active"] and not epoch_perm:  # the epoch's permutation is in the recorded batches
+            s, d = st["step"], st["draw"]
+            w.put(f"s{s}/d{d}/randperm", v)
+            w.meta.setdefault("draws", {})[f"s{s}/d{d}"] = {"kind": "randperm", "high": int(n)}
+            st["draw"] += 1
+        return v
+
+    CortexNet.relax, CortexNet.local_update = relax, local_update
+    torch.randint, torch.randperm = randint, randperm
+    c = cfg
+    try:
+        if ladder:  # run_mnist's main(): --epochs 30, --batch 256
+            Xtr, ytr, _, _ = RM.load_mnist()
+            RM.fit_cortex(Xtr, ytr, args.seed, 30, 256, cfg)
+        elif local:
+            RS.run_local(args.config, args.seed, c.get("epochs", 5), c.get("batch_wake", 64), 256, 3.0,
+                         cadence=c.get("cadence", 9))
+        else:  # main()'s defaults: --batch 256, --nrem-batches 20, --nrem-gain 3
+            RS.run(args.config, args.seed, c.get("epochs", 5), 256, 20, 3.0)
+    except Done:
+        pass
+    else:
+        sys.exit(f"refstep: the run ended before waking batch {last}")
+    finally:
+        torch.randint, torch.randperm = orig_randint, orig_randperm
+    w.meta["torch"] = torch.__version__
+    w.close()
+
+
+if __name__ == "__main__":
+    main()
