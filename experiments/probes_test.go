@@ -206,7 +206,18 @@ var configProbes = []probe{
 	{"syntax NUL byte", repl(`store = ".repro"`, "store = \".repro\"\x00"), "control characters"},
 	{"syntax invalid utf8", func(s string) string { return "\xff" + s }, "invalid UTF-8"},
 	{"empty file", func(string) string { return "" }, "no profile defined"},
-	{"truncated file", func(s string) string { return s[:len(s)/2] }, "bad.toml:"},
+	{"truncated file", truncateInArray, "bad.toml:"},
+}
+
+// truncateInArray cuts s inside the first array value past its middle, as a
+// copy interrupted mid-write leaves it (a cut at a line end could be valid).
+func truncateInArray(s string) string {
+	mid := len(s) / 2
+	i := strings.Index(s[mid:], "= [")
+	if i < 0 {
+		return s[:mid]
+	}
+	return s[:mid+i+3]
 }
 
 // TestConfigProbes: every probe of the reliability review is rejected when
