@@ -118,10 +118,11 @@ func (e *MissingOutputError) Error() string {
 }
 
 // CellVersion returns the version of the stage's cell with the resolved
-// params: VersionOf(params) if set, else Version.
+// params: the larger of Version and VersionOf(params), so that bumping
+// Version reruns every cell of the stage, whatever VersionOf says.
 func (s *Stage) CellVersion(params any) int {
 	if s.VersionOf != nil {
-		return s.VersionOf(params)
+		return max(s.Version, s.VersionOf(params))
 	}
 	return s.Version
 }
