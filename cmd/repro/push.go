@@ -109,8 +109,11 @@ developing; a record saying "revision unknown" never goes.`,
 func refuseUnnamed(r artifacts.Remote, cells []*pipeline.PlannedCell, allowDirty bool) error {
 	var bad []string
 	for _, pc := range cells {
+		if pc.State != pipeline.Cached || pc.Manifest == nil {
+			continue // not finished here: push skips it
+		}
 		pv := &pc.Manifest.Provenance
-		if pc.State != pipeline.Cached || pushable(pv, allowDirty) {
+		if pushable(pv, allowDirty) {
 			continue
 		}
 		if _, err := r.Manifest(pc.Key); err == nil {

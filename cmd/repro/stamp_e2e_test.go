@@ -224,3 +224,18 @@ func TestKernelSwitch(t *testing.T) {
 		}
 	}
 }
+
+// A push after a partial run takes the finished cells and counts the rest
+// as not finished (the unnamed-source check once read the record of a cell
+// the store does not hold, and panicked).
+func TestPushAfterPartialRun(t *testing.T) {
+	t.Parallel()
+	dir := remoteWorkdir(t, "[settings.remotes.shared]\npath = \"cells\"\n", tinyDAG)
+	if _, errOut, code := reproWith(t, reproBin, dir, "run", "-q", "--only", "synth/l0/c0"); code != 0 {
+		t.Fatalf("run --only: exit %d, stderr %q", code, errOut)
+	}
+	out, errOut, code := reproWith(t, reproBin, dir, "push", "--allow-dirty")
+	if code != 0 || !strings.Contains(out, "not finished in this store") || !strings.Contains(out, "1 new record(s)") {
+		t.Errorf("push after a partial run: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+}
