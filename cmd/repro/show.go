@@ -37,10 +37,6 @@ every claim that differs, and then every number and claim with its verdict
 rule). 'repro show reproduction --summary' prints the one line only.`,
 		flags: fs,
 		run: func(ctx context.Context, e *env, args []string) error {
-			// --summary may follow the name, as the README writes it.
-			if len(args) == 2 && (args[1] == "--summary" || args[1] == "-summary") {
-				*summary, args = true, args[:1]
-			}
 			if len(args) != 1 {
 				return usageErr("show takes one table name")
 			}
