@@ -124,6 +124,13 @@ func (p *TrainParams) Validate() error {
 //     (CIFAR's luminance and V1 features) keep the dense path and the same
 //     bits; they share the version because a cell's version cannot see its
 //     data.
+//   - 3 for the backprop k-WTA learner on the local schedule with rotation
+//     over more than one task (protocols other than static): its
+//     suppression is kept across task boundaries, as the reference's
+//     run_bp_local sets it once before its task loop (run_seq.py:1493) and
+//     only its waking steps rewrite it (1512-1513). It had been cleared at
+//     every task, so the first waking batch of each task ran unsuppressed.
+//     A static run has one task and keeps version 2.
 //   - 6: every local configuration under the adaptive decay controller
 //     (kp_adapt > 0): its sums of |Delta W|, |G| and |W| over a layer are
 //     each four float64 partial sums (synapse j of a row into partial
@@ -226,6 +233,8 @@ func localWeights(c *core.LocalConfig) float64 {
 func trainVersion(params any) int {
 	p := params.(*TrainParams)
 	switch {
+	case p.Learner == "bp" && p.BP != nil && p.BP.Method == backprop.MethodLocal && p.BP.Rotate && p.Protocol != "static":
+		return 3
 	case p.Learner == "bp":
 		return 2
 	case p.Learner != "local" || p.Local == nil:

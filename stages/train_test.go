@@ -216,3 +216,32 @@ func TestTrainCostOrdersLearnerKinds(t *testing.T) {
 		}
 	}
 }
+
+// TestTrainVersionBackpropRotation: only the backprop k-WTA learner's
+// local schedule with rotation over several tasks takes train version 3
+// (its suppression now carries across task boundaries); a static run has
+// one task and other backprop learners are unchanged.
+func TestTrainVersionBackpropRotation(t *testing.T) {
+	t.Parallel()
+	bp := func(protocol string, f func(*backprop.Config)) *TrainParams {
+		c := backprop.DefaultConfig()
+		f(&c)
+		return &TrainParams{Learner: "bp", Protocol: protocol, BP: &c}
+	}
+	rot := func(c *backprop.Config) { c.Method, c.KWTA, c.Rotate = backprop.MethodLocal, 0.1, true }
+	for _, tc := range []struct {
+		name string
+		p    *TrainParams
+		want int
+	}{
+		{"rotation sequential", bp("sequential", rot), 3},
+		{"rotation single pass", bp("single_pass", rot), 3},
+		{"rotation static", bp("static", rot), 2},
+		{"local without rotation", bp("sequential", func(c *backprop.Config) { c.Method, c.KWTA = backprop.MethodLocal, 0.1 }), 2},
+		{"er", bp("sequential", func(*backprop.Config) {}), 2},
+	} {
+		if got := Train.CellVersion(tc.p); got != tc.want {
+			t.Errorf("%s: train version %d, want %d", tc.name, got, tc.want)
+		}
+	}
+}

@@ -153,14 +153,6 @@ func (s *localStep) record(n int) {
 	}
 }
 
-// resetRotation clears the suppression at a task boundary, as the local
-// learner's rotation state is reset at every task (the reference's run_bp_local keeps its state in the same place).
-func (r *runner) resetRotation() {
-	for _, s := range r.supp {
-		clear(s)
-	}
-}
-
 // lossRows fills p.D[L] with the gradient of the mean per-sample loss.
 func lossRows(kind Loss, p *Pass, y []int32, L, C int) {
 	w := 1 / float32(len(y))

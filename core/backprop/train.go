@@ -106,7 +106,7 @@ type runner struct {
 
 	done, total int
 	step        func(idx []int)
-	supp        [][]bool // local schedule: per hidden layer, benched units
+	supp        [][]bool // local schedule: per hidden layer, the units benched on the next waking batch (kept across tasks)
 }
 
 func (r *runner) run() error {
@@ -130,10 +130,12 @@ func (r *runner) run() error {
 		r.step = r.newBatch()
 	}
 	idx := make([]int, 0, r.cfg.Batch)
+	// The local schedule's rotation state (r.supp) carries across task
+	// boundaries: the reference's run_bp_local sets suppress once before its
+	// task loop (run_seq.py:1493) and only its waking steps rewrite it
+	// (run_seq.py:1512-1513), so the first waking batch of a task is
+	// suppressed by the last one of the task before.
 	for t := range r.tasks {
-		if r.cfg.Method == MethodLocal {
-			r.resetRotation()
-		}
 		n := len(taskIdx[t])
 		for range r.cfg.Epochs {
 			if r.hooks.Stop != nil && r.hooks.Stop() {

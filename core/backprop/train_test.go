@@ -65,3 +65,56 @@ func TestTrainRejectsBadInput(t *testing.T) {
 		}
 	}
 }
+
+// TestRotationCarriesAcrossTasks checks the local schedule's rotation: a
+// unit awake on one waking batch is benched on the next, so no unit is
+// awake on two consecutive waking batches, including the last batch of a
+// task and the first of the next (the reference's run_bp_local keeps its
+// suppression across tasks). It also checks that the test looks at a
+// boundary and at awake units at all.
+func TestRotationCarriesAcrossTasks(t *testing.T) {
+	t.Parallel()
+	train, eval := blobs(240, 12, 4, 21), blobs(80, 12, 4, 22)
+	cfg := DefaultConfig()
+	cfg.Method, cfg.KWTA, cfg.Batch, cfg.ReplayBatch, cfg.Rotate = MethodLocal, 0.1, 16, 16, true
+	cfg.Hidden, cfg.K, cfg.Epochs = []int{40, 20}, 50, 1
+	var r *runner
+	var prev [][]bool
+	boundary := 0 // waking batches of the first task
+	checked, awakeSeen := 0, 0
+	hooks := core.Hooks{Progress: func(done, total int) {
+		// After step done, r.supp holds the awake sets of that step.
+		for l := 1; l < len(r.supp)-1; l++ {
+			for i, a := range r.supp[l] {
+				if !a {
+					continue
+				}
+				awakeSeen++
+				if prev != nil && prev[l][i] {
+					t.Errorf("layer %d unit %d awake on waking batches %d and %d (first task: %d batches)", l, i, done-1, done, boundary)
+				}
+			}
+		}
+		if prev != nil {
+			checked++
+		}
+		prev = make([][]bool, len(r.supp))
+		for l := range r.supp {
+			prev[l] = append([]bool(nil), r.supp[l]...)
+		}
+	}}
+	tasks := pairTasks(4)
+	r = newRunner(cfg, train, eval, tasks, 3, hooks)
+	for _, y := range train.Y {
+		if c := int(y); c == tasks[0][0] || c == tasks[0][1] {
+			boundary++
+		}
+	}
+	boundary = ceilDiv(boundary, cfg.Batch)
+	if err := r.run(); err != nil {
+		t.Fatal(err)
+	}
+	if checked <= boundary || awakeSeen == 0 {
+		t.Fatalf("checked %d pairs of batches (first task %d batches), %d awake units: the test saw no task boundary", checked, boundary, awakeSeen)
+	}
+}
