@@ -84,6 +84,9 @@ type NumberRef struct {
 	Protocol string `json:"protocol"`
 	Param    string `json:"param,omitempty"` // the row's param column (LaTeX)
 	Text     string `json:"text"`            // the LaTeX cell
+	// Decimals is how many decimals the cell prints (nil in sidecars
+	// before render version 6).
+	Decimals *int `json:"decimals,omitempty"`
 	AggCell
 }
 
@@ -323,8 +326,9 @@ func (p *RenderParams) writeRows(b *strings.Builder, rec *AggregateRecord, side 
 			if why, ok := strings.CutPrefix(x.Status, "not run: "); ok && p.ShowNotRun {
 				txt = `{\scriptsize not run$^{` + notes.mark(why) + `}$}`
 			}
-			fields = append(fields, txt)
-			side.Numbers = append(side.Numbers, NumberRef{ID: x.ID, Row: r + 1, Column: c + 1, Label: layout.Label, Protocol: x.Protocol, Param: param, Text: txt, AggCell: x})
+			fields = append(fields, cardLink(x.ID, txt))
+			dec := layout.Cells[c].Decimals
+			side.Numbers = append(side.Numbers, NumberRef{ID: x.ID, Row: r + 1, Column: c + 1, Label: layout.Label, Protocol: x.Protocol, Param: param, Text: txt, Decimals: &dec, AggCell: x})
 			ids = append(ids, x.ID+rowNote(&x))
 		}
 		line := strings.TrimRight(strings.Join(fields, " & "), " ")
