@@ -64,8 +64,11 @@ func (s *site) index() []byte {
 		if nd == 0 {
 			b.WriteString("<p>None.</p>\n")
 		}
-		if len(rep.Claims) > 0 {
-			b.WriteString("<h2 id=\"claims\">Claims</h2>\n<table class=\"list\"><thead><tr><th>claim</th><th>verdict</th><th>conditions</th></tr></thead><tbody>\n")
+		b.WriteString("<h2 id=\"claims\">Claims</h2>\n")
+		if len(rep.Claims) == 0 {
+			b.WriteString("<p>None judged.</p>\n")
+		} else {
+			b.WriteString("<table class=\"list\"><thead><tr><th>claim</th><th>verdict</th><th>conditions</th></tr></thead><tbody>\n")
 			for _, c := range rep.Claims {
 				var conds []string
 				for _, x := range c.Conditions {
