@@ -326,7 +326,7 @@ func (p *RenderParams) writeRows(b *strings.Builder, rec *AggregateRecord, side 
 			if why, ok := strings.CutPrefix(x.Status, "not run: "); ok && p.ShowNotRun {
 				txt = `{\scriptsize not run$^{` + notes.mark(why) + `}$}`
 			}
-			fields = append(fields, cardLink(x.ID, txt))
+			fields = append(fields, cardLink(&x, txt))
 			dec := layout.Cells[c].Decimals
 			side.Numbers = append(side.Numbers, NumberRef{ID: x.ID, Row: r + 1, Column: c + 1, Label: layout.Label, Protocol: x.Protocol, Param: param, Text: txt, Decimals: &dec, AggCell: x})
 			ids = append(ids, x.ID+rowNote(&x))

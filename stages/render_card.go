@@ -9,13 +9,13 @@ func CardName(id string) string { return strings.ReplaceAll(id, "/", ".") }
 
 // cardLink wraps a printed table cell in \reprocard{<card name>}{<cell>},
 // which paper/main.tex (CardMacro) makes a hyperlink to the number's card
-// in the report site (`repro report`). A blank cell (not run, or left empty
-// by the layout) and "---" (not applicable) link nowhere.
-func cardLink(id, text string) string {
-	if text == "" || text == "---" {
+// in the report site (`repro report`). Only a number links: a blank cell,
+// "---" (not applicable), "not run" and "n=0" stay as they are.
+func cardLink(x *AggCell, text string) string {
+	if x.Status != "ok" || text == "" {
 		return text
 	}
-	return `\reprocard{` + CardName(id) + `}{` + text + `}`
+	return `\reprocard{` + CardName(x.ID) + `}{` + text + `}`
 }
 
 // CardMacro is the LaTeX that defines \reprocard for a document that

@@ -31,8 +31,9 @@ func TestRender(t *testing.T) {
 	checkGolden(t, "render-tiny.tex", tex)
 	checkGolden(t, "render-tiny", digestLines(out, order))
 	for _, want := range []string{
-		`row a & $10^{-4}$ & $\mathbf{91.6\pm0.3}$ & $94.1\pm0.0$ \\`, // best sequential value is bold
-		`$87.7\pm0.4$\,{\scriptsize($n{=}2$)} & --- \\`,               // a missing seed shows n; n/a shows ---
+		// best sequential value is bold; every number links to its card
+		`row a & $10^{-4}$ & \reprocard{tiny.a.sequential}{$\mathbf{91.6\pm0.3}$} & \reprocard{tiny.a.static}{$94.1\pm0.0$} \\`,
+		`\reprocard{tiny.b.sequential}{$87.7\pm0.4$\,{\scriptsize($n{=}2$)}} & --- \\`, // a missing seed shows n; n/a shows --- (no link)
 		"\\midrule\nrow c &  &  & \\\\",                               // not run: blank
 		`\toprule`, `\bottomrule`, `SMOKE\_TEST 100\%`,
 	} {
