@@ -113,9 +113,12 @@ type Sidecar struct {
 //   - 4: the caption ends with the rule that sets the bold numbers.
 //   - 5: params are lists of records (columns, rows and their cells)
 //     instead of parallel slices; the outputs are byte-identical.
+//   - 6: every printed number links to its card in the report site
+//     (\reprocard, render_card.go); the sidecar gives each number's
+//     decimals.
 var Render = &pipeline.Stage{
 	Name:      "render",
-	Version:   5,
+	Version:   6,
 	NewParams: func() any { return &RenderParams{} },
 	Run: func(ctx context.Context, rc *pipeline.RunContext) error {
 		p := rc.Params.(*RenderParams)
