@@ -59,7 +59,8 @@ var palette = []string{"#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#
 
 // plotPanel draws one panel of a figure as SVG: every point a link to its
 // card, with its error bar; reference lines dashed across the panel. A log
-// x axis is used when every x is positive and they span two decades.
+// x axis is used when every x is positive and they span a decade; series
+// sharing an x are set a few pixels apart, as the paper's figures do.
 func plotPanel(pts []plotPoint, title string) string {
 	const w, h, l, r, t, bt = 520.0, 300.0, 52.0, 14.0, 22.0, 34.0
 	xlo, xhi, ylo, yhi := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
@@ -72,7 +73,7 @@ func plotPanel(pts []plotPoint, title string) string {
 	if math.IsInf(xlo, 0) {
 		xlo, xhi = 0, 1
 	}
-	logx := xlo > 0 && xhi/xlo >= 100
+	logx := xlo > 0 && xhi/xlo >= 10
 	fx := func(v float64) float64 { return v }
 	if logx {
 		fx = math.Log10
@@ -106,15 +107,20 @@ func plotPanel(pts []plotPoint, title string) string {
 	if logx {
 		fmt.Fprintf(&b, `<text x="%.0f" y="%.0f" text-anchor="end" class="axis">log x</text>`, w-r, h-4)
 	}
+	nSeries := 0
+	for _, p := range pts {
+		nSeries = max(nSeries, p.series+1)
+	}
 	for _, p := range pts {
 		c := palette[p.series%len(palette)]
+		off := 5 * (float64(p.series) - float64(nSeries-1)/2)
 		fmt.Fprintf(&b, `<a href="%s"><title>%s</title>`, esc(p.href), esc(p.title))
 		if p.line {
 			fmt.Fprintf(&b, `<line x1="%.0f" x2="%.0f" y1="%.1f" y2="%.1f" stroke="%s" class="ref"/>`, l, w-r, Y(p.y), Y(p.y), c)
 			fmt.Fprintf(&b, `<rect x="%.0f" y="%.1f" width="%.0f" height="8" class="hit"/>`, l, Y(p.y)-4, w-l-r)
 		} else {
-			fmt.Fprintf(&b, `<line x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f" stroke="%s" class="bar"/>`, X(p.x), X(p.x), Y(p.ylo), Y(p.yhi), c)
-			fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="5" fill="%s" class="pt"/>`, X(p.x), Y(p.y), c)
+			fmt.Fprintf(&b, `<line x1="%.1f" x2="%.1f" y1="%.1f" y2="%.1f" stroke="%s" class="bar"/>`, X(p.x)+off, X(p.x)+off, Y(p.ylo), Y(p.yhi), c)
+			fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="5" fill="%s" class="pt"/>`, X(p.x)+off, Y(p.y), c)
 		}
 		b.WriteString(`</a>`)
 	}
