@@ -18,6 +18,11 @@ func cardLink(x *AggCell, text string) string {
 	return `\reprocard{` + CardName(x.ID) + `}{` + text + `}`
 }
 
+// cardFallback opens every rendered table: a document that does not link
+// numbers to cards (one that inputs a table without CardMacro) prints them
+// plain.
+const cardFallback = "\\providecommand{\\reprocard}[2]{#2}% a link to the number's card where the document defines it (main.tex)\n"
+
 // CardMacro is the LaTeX that defines \reprocard for a document that
 // inputs the rendered tables: a link to site/cards/<name>.html relative to
 // the PDF. \reprosite is the site's base: define it before (a URL ending in

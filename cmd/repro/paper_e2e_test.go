@@ -100,7 +100,7 @@ func TestPaperEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{`\toprule`, `row a & $10^{-3}$ & $`, `row b & $3{\cdot}10^{-3}$ & $`, "SMOKE TEST OUTPUT", "% row 1: t/a/sequential, t/a/static", `not configured &  &  & --- \\`} {
+	for _, want := range []string{`\toprule`, `row a & $10^{-3}$ & \reprocard{t.a.sequential}{$`, `row b & $3{\cdot}10^{-3}$ & \reprocard{t.b.sequential}{$`, "SMOKE TEST OUTPUT", "% row 1: t/a/sequential, t/a/static", `not configured &  &  & --- \\`} {
 		if !strings.Contains(string(tex), want) {
 			t.Errorf("t.tex lacks %q:\n%s", want, tex)
 		}
