@@ -34,7 +34,7 @@ func TestRender(t *testing.T) {
 		// best sequential value is bold; every number links to its card
 		`row a & $10^{-4}$ & \reprocard{tiny.a.sequential}{$\mathbf{91.6\pm0.3}$} & \reprocard{tiny.a.static}{$94.1\pm0.0$} \\`,
 		`\reprocard{tiny.b.sequential}{$87.7\pm0.4$\,{\scriptsize($n{=}2$)}} & --- \\`, // a missing seed shows n; n/a shows --- (no link)
-		"\\midrule\nrow c &  &  & \\\\",                               // not run: blank
+		"\\midrule\nrow c &  &  & \\\\", // not run: blank
 		`\toprule`, `\bottomrule`, `SMOKE\_TEST 100\%`,
 	} {
 		if !strings.Contains(tex, want) {
