@@ -133,9 +133,9 @@ func TestGeneralTables(t *testing.T) {
 	tex := string(b)
 	for _, want := range []string{
 		`after task & T1 & T2 & T3 & $F$ \\`,
-		`1 & $100.0$ &  &  & \\`, // seeds 0-2: 99, 100, 101
-		`2 & $95.0$ & $97.0$ &  & \\`,
-		`3 & $90.0$ & $92.0$ & $96.0$ & $6.0\pm1.0$ \\`,
+		`1 & \reprocard{accmatrix.after1.t1}{$100.0$} &  &  & \\`, // seeds 0-2: 99, 100, 101
+		`2 & \reprocard{accmatrix.after2.t1}{$95.0$} & \reprocard{accmatrix.after2.t2}{$97.0$} &  & \\`,
+		`3 & \reprocard{accmatrix.after3.t1}{$90.0$} & \reprocard{accmatrix.after3.t2}{$92.0$} & \reprocard{accmatrix.after3.t3}{$96.0$} & \reprocard{accmatrix.after3.f}{$6.0\pm1.0$} \\`,
 	} {
 		if !strings.Contains(tex, want) {
 			t.Errorf("matrix table lacks %q:\n%s", want, tex)
