@@ -68,7 +68,7 @@ func degrade(g *pipeline.Graph, p *pipeline.Plan, leave func(*pipeline.Cell) boo
 				d.Inputs = append(d.Inputs, in)
 				continue
 			}
-			why := strings.Join(pc.Reasons, "; ")
+			why := pipeline.JoinReasons(pc.Reasons)
 			if b := blockedBy(p, in.Cell, map[string]blocked{}); b != "" {
 				why = "not run: " + b
 			}

@@ -135,7 +135,7 @@ func TestRunCachesAndRerunsExactlyTheDependents(t *testing.T) {
 	wantReason := map[string]string{"a/0": "config changed: a.v 1 -> 2", "b/0": "input changed: a/0", "c/0": "input changed: b/0"}
 	for id, want := range wantReason {
 		pc := p.Cell(id)
-		if pc.State != Stale || !strings.Contains(strings.Join(pc.Reasons, "; "), want) {
+		if pc.State != Stale || !strings.Contains(JoinReasons(pc.Reasons), want) {
 			t.Errorf("plan %s = %v %v, want run: %s", id, pc.State, pc.Reasons, want)
 		}
 	}
@@ -151,7 +151,7 @@ func TestRunCachesAndRerunsExactlyTheDependents(t *testing.T) {
 	cnt.reset()
 	d.B = newStage("b", 2, cnt)
 	p, _ = MakePlan(st, d.graph(t), "p")
-	if rs := strings.Join(p.Cell("b/1").Reasons, "; "); !strings.Contains(rs, "stage version b 1 -> 2") {
+	if rs := JoinReasons(p.Cell("b/1").Reasons); !strings.Contains(rs, "stage version b 1 -> 2") {
 		t.Errorf("plan b/1 reasons = %q", rs)
 	}
 	run(t, st, d.graph(t), 2)
@@ -172,7 +172,7 @@ func TestRunCachesAndRerunsExactlyTheDependents(t *testing.T) {
 		return 2
 	}
 	p, _ = MakePlan(st, d.graph(t), "p")
-	if rs := strings.Join(p.Cell("b/1").Reasons, "; "); !strings.Contains(rs, "stage version b 2 -> 3") {
+	if rs := JoinReasons(p.Cell("b/1").Reasons); !strings.Contains(rs, "stage version b 2 -> 3") {
 		t.Errorf("plan b/1 reasons = %q", rs)
 	}
 	if p.Cell("b/0").State != Cached {
@@ -189,7 +189,7 @@ func TestRunCachesAndRerunsExactlyTheDependents(t *testing.T) {
 	m, _ := st.Lookup(p.Cell("a/1").Key)
 	os.Remove(st.BlobPath(m.Outputs[0].Digest))
 	p, _ = MakePlan(st, d.graph(t), "p")
-	if rs := strings.Join(p.Cell("a/1").Reasons, "; "); !strings.Contains(rs, "output missing") {
+	if rs := JoinReasons(p.Cell("a/1").Reasons); !strings.Contains(rs, "output missing") {
 		t.Errorf("plan a/1 reasons = %q, want output missing", rs)
 	}
 	run(t, st, d.graph(t), 2)
@@ -214,7 +214,7 @@ func TestRunFailureBlocksOnlyDependents(t *testing.T) {
 	}
 	p, _ := MakePlan(st, g, "p")
 	pc := p.Cell("b/0")
-	if pc.Failure == nil || !strings.Contains(strings.Join(pc.Reasons, ";"), "failed last time") {
+	if pc.Failure == nil || !strings.Contains(JoinReasons(pc.Reasons), "failed last time") {
 		t.Fatalf("plan b/0 = %v, failure %v", pc.Reasons, pc.Failure)
 	}
 	if log, err := st.Get(pc.Failure.Log); err != nil || !strings.Contains(string(log), "boom") {

@@ -71,7 +71,7 @@ func resolveWhy(w *workspace, arg string) ([]artifacts.Key, error) {
 		}
 		pc := p.Cell(arg)
 		if pc.State == pipeline.Stale {
-			return nil, fmt.Errorf("cell %s is not computed (would run: %s)", arg, strings.Join(pc.Reasons, "; "))
+			return nil, fmt.Errorf("cell %s is not computed (would run: %s)", arg, pipeline.JoinReasons(pc.Reasons))
 		}
 		return []artifacts.Key{pc.Key}, nil
 	}
