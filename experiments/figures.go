@@ -277,7 +277,7 @@ func (m *Matrix) figureCells(profile string, prof *Profile, byID map[string]*pip
 			}
 			for l := range pn.Lines {
 				ln := &pn.Lines[l]
-				ln.Status = "run"
+				ln.Status = stages.Status{Kind: stages.StatusRun}
 				if ln.Value != nil {
 					ln.ID = fmt.Sprintf("fig/%s/line/%s", f.Name, strconv.FormatFloat(*ln.Value, 'g', -1, 64))
 					continue
@@ -316,17 +316,17 @@ type figResolver struct {
 //
 // An energy metric (stages.IsEnergyMetric) reads the experiment's energy
 // cells instead of its train cells.
-func (r *figResolver) ref(name, protocol, metric string, input cellid.FigureInput, needs string) (*stages.CellRef, string, error) {
+func (r *figResolver) ref(name, protocol, metric string, input cellid.FigureInput, needs string) (*stages.CellRef, stages.Status, error) {
 	e := r.m.byName[name]
 	switch {
 	case e == nil && needs != "":
-		return nil, "not run: " + needs, nil
+		return nil, stages.NotRun(needs), nil
 	case e == nil:
-		return nil, "", fmt.Errorf("%s: figure %s: no experiment %q", r.m.cfg.Path, r.fig, name)
+		return nil, stages.Status{}, fmt.Errorf("%s: figure %s: no experiment %q", r.m.cfg.Path, r.fig, name)
 	case !e.inProfile(r.profile):
-		return nil, fmt.Sprintf("not run: experiment %s is not in profile %s", name, r.profile), nil
+		return nil, stages.NotRun(fmt.Sprintf("experiment %s is not in profile %s", name, r.profile)), nil
 	case !slices.Contains(e.Protocols, protocol):
-		return nil, fmt.Sprintf("not run: experiment %s has no protocol %s", name, protocol), nil
+		return nil, stages.NotRun(fmt.Sprintf("experiment %s has no protocol %s", name, protocol)), nil
 	}
 	eval := cellid.EvalOf(e.splits(r.prof)[0])
 	prefix := cellid.Train{Experiment: name, Protocol: protocol, Eval: eval}.Prefix()
@@ -344,7 +344,7 @@ func (r *figResolver) ref(name, protocol, metric string, input cellid.FigureInpu
 		}
 		tc := r.byID[id]
 		if tc == nil {
-			return nil, "", fmt.Errorf("%s: figure %s: no cell %s", r.m.cfg.Path, r.fig, id)
+			return nil, stages.Status{}, fmt.Errorf("%s: figure %s: no cell %s", r.m.cfg.Path, r.fig, id)
 		}
 		if tag := "fig/" + r.fig; !slices.Contains(tc.Tables, tag) {
 			tc.Tables = append(tc.Tables, tag)
@@ -354,7 +354,7 @@ func (r *figResolver) ref(name, protocol, metric string, input cellid.FigureInpu
 		r.inputs = append(r.inputs, pipeline.CellInput{Name: in.String(), Cell: tc})
 	}
 	ref.Seeds = strings.Join(parts, " ")
-	return ref, "run", nil
+	return ref, stages.Status{Kind: stages.StatusRun}, nil
 }
 
 // series resolves one series in place: its defaults, x kind and points.
@@ -383,7 +383,7 @@ func (r *figResolver) series(p, s int, sr *stages.FigSeries, pn *stages.FigPanel
 		}
 		in := cellid.FigureInput{Panel: p, Series: s, Point: i, Role: 'y'}
 		var y *stages.CellRef
-		var status string
+		var status stages.Status
 		var err error
 		if sr.Select != "" {
 			pt.Variants, status, err = r.variants(name, protocol, sr.Variants, in, needs)
@@ -434,7 +434,7 @@ func (r *figResolver) series(p, s int, sr *stages.FigSeries, pn *stages.FigPanel
 // variants resolves the candidates of one point of a selected series:
 // experiment name-<variant> for each variant, its inputs numbered by
 // variant (1-based). The point runs when every candidate does.
-func (r *figResolver) variants(name, protocol string, variants []string, in cellid.FigureInput, needs string) ([]*stages.CellRef, string, error) {
+func (r *figResolver) variants(name, protocol string, variants []string, in cellid.FigureInput, needs string) ([]*stages.CellRef, stages.Status, error) {
 	var refs []*stages.CellRef
 	for v, suffix := range variants {
 		in.Variant = v + 1
@@ -444,7 +444,7 @@ func (r *figResolver) variants(name, protocol string, variants []string, in cell
 		}
 		refs = append(refs, ref)
 	}
-	return refs, "run", nil
+	return refs, stages.Status{Kind: stages.StatusRun}, nil
 }
 
 // energySeries resolves a series of accuracy against energy: one point

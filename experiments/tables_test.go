@@ -111,7 +111,7 @@ func TestTableCells(t *testing.T) {
 	want := []string{"run", "run", "run", "run", "not run: no night yet", "n/a"}
 	var status []string
 	for _, c := range ap.Cells {
-		status = append(status, c.Status)
+		status = append(status, c.Status.String())
 	}
 	if strings.Join(status, "|") != strings.Join(want, "|") {
 		t.Errorf("status %q, want %q", status, want)

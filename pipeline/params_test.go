@@ -258,3 +258,53 @@ func FuzzParams(f *testing.F) {
 		}
 	})
 }
+
+// textValue is a struct with a text form, as stages.Status is.
+type textValue struct{ Kind, Why string }
+
+func (v textValue) MarshalText() ([]byte, error) { return []byte(v.Kind + ": " + v.Why), nil }
+
+func (v *textValue) UnmarshalText(b []byte) error {
+	k, w, _ := strings.Cut(string(b), ": ")
+	*v = textValue{k, w}
+	return nil
+}
+
+// A value with a text form encodes as that text, a string, both as a
+// param and inside a record, exactly as the string it replaces; it decodes
+// back through UnmarshalText.
+func TestEncodeParamsText(t *testing.T) {
+	t.Parallel()
+	type typed struct {
+		Top   textValue `toml:"top"`
+		Cells []struct {
+			Status textValue `toml:"status"`
+		} `toml:"cells"`
+	}
+	type plain struct {
+		Top   string `toml:"top"`
+		Cells []struct {
+			Status string `toml:"status"`
+		} `toml:"cells"`
+	}
+	tv := typed{Top: textValue{"not run", "x"}}
+	tv.Cells = append(tv.Cells, struct {
+		Status textValue `toml:"status"`
+	}{textValue{"missing", `a "b"`}})
+	pv := plain{Top: "not run: x"}
+	pv.Cells = append(pv.Cells, struct {
+		Status string `toml:"status"`
+	}{`missing: a "b"`})
+	a, err := EncodeParams("s", &tv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := EncodeParams("s", &pv)
+	if ParamsText(a) != ParamsText(b) {
+		t.Fatalf("typed params:\n%s\nwant the plain string's\n%s", ParamsText(a), ParamsText(b))
+	}
+	var back typed
+	if err := DecodeParams("s", a, &back); err != nil || back.Top != tv.Top || len(back.Cells) != 1 || back.Cells[0] != tv.Cells[0] {
+		t.Fatalf("round trip: %+v, %v", back, err)
+	}
+}

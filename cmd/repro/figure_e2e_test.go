@@ -170,7 +170,7 @@ func TestFiguresEndToEnd(t *testing.T) {
 		"fig/f/gated/1":  "not run: needs the gate",
 		"fig/f/spike/t2": "ok", "fig/f/spike/t4": "ok", "fig/f/dense/dense": "ok",
 	} {
-		if p, ok := got[id]; !ok || p.Status != status {
+		if p, ok := got[id]; !ok || p.Status.String() != status {
 			t.Errorf("point %s: %+v, want status %q", id, p, status)
 		}
 	}
