@@ -183,6 +183,24 @@ func TestRunCachesAndRerunsExactlyTheDependents(t *testing.T) {
 		t.Fatalf("after a per-cell version bump executed %v, want b/1 only", cnt.n)
 	}
 
+	// A bump of the stage's Version above every per-cell version reruns
+	// every cell of the stage: VersionOf never hides Version
+	// (CellVersion is the larger of the two).
+	cnt.reset()
+	versionOf := d.B.VersionOf
+	d.B = newStage("b", 4, cnt)
+	d.B.VersionOf = versionOf
+	p, _ = MakePlan(st, d.graph(t), "p")
+	for id, want := range map[string]string{"b/0": "stage version b 2 -> 4", "b/1": "stage version b 3 -> 4"} {
+		if pc := p.Cell(id); pc.State != Stale || len(pc.Reasons) != 1 || pc.Reasons[0].Kind != ReasonStageVersion || pc.Reasons[0].String() != want {
+			t.Errorf("plan %s = %v %v, want to run: %s", id, pc.State, pc.Reasons, want)
+		}
+	}
+	run(t, st, d.graph(t), 2)
+	if cnt.total() != 2 || cnt.n["b/0"] != 1 || cnt.n["b/1"] != 1 {
+		t.Fatalf("after a stage Version bump over VersionOf executed %v, want b/0 and b/1", cnt.n)
+	}
+
 	// An output removed from the store: that cell reruns (and nothing
 	// downstream, since it reproduces the same bytes).
 	cnt.reset()
