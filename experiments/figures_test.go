@@ -10,7 +10,7 @@ import (
 	"repro/stages"
 )
 
-const figuresTestConfig = tablesTestConfig + `
+var figuresTestConfig = tablesTestConfig + `
 [[figure]]
 name = "f"
 label = "fig:f"

@@ -19,14 +19,7 @@ label = "M"
 `
 	params := func(src, id string) []pipeline.Param {
 		t.Helper()
-		m, err := loadMatrix(src)
-		if err != nil {
-			t.Fatal(err)
-		}
-		g, err := m.Build("smoke")
-		if err != nil {
-			t.Fatal(err)
-		}
+		g := mustBuild(t, src, "smoke")
 		c := g.Cell(id)
 		if c == nil {
 			t.Fatalf("no cell %s", id)

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"repro/experiments"
 )
 
 // cifarTestConfig is a table with a CIFAR-10 row and two CIFAR-100 rows
@@ -48,16 +50,17 @@ var cifarRows = []struct {
 // cifarConfig is cifarTestConfig on mirror with its rows' experiments and
 // the releases declared (%RELEASES% is left for the caller).
 func cifarConfig(mirror string) string {
-	var exps, rows strings.Builder
+	var exps []experiments.TestExperiment
+	var rows strings.Builder
 	for _, r := range cifarRows {
-		protocols, na := `["sequential", "static"]`, ""
+		protocols, na := []string{"sequential", "static"}, ""
 		if !r.static {
-			protocols, na = `["sequential"]`, "na = [\"static\"]\n"
+			protocols, na = []string{"sequential"}, "na = [\"static\"]\n"
 		}
-		fmt.Fprintf(&exps, "[[experiment]]\nname = %q\nlearner = \"bp\"\ndataset = %q\nprotocols = %s\nbp = { hidden = [32], epochs = 1 }\n\n", r.name, r.dataset, protocols)
+		exps = append(exps, experiments.TestExperiment{Name: r.name, Dataset: r.dataset, Protocols: protocols, Extra: []string{"bp = { hidden = [32], epochs = 1 }"}})
 		fmt.Fprintf(&rows, "[[table.row]]\nexperiment = %q\nlabel = %q\n%s", r.name, r.label, na)
 	}
-	return strings.NewReplacer("%MIRROR%", mirror, "%EXPERIMENTS%", exps.String()).Replace(cifarTestConfig) + rows.String()
+	return strings.NewReplacer("%MIRROR%", mirror, "%EXPERIMENTS%", experiments.TestExperiments(exps...)).Replace(cifarTestConfig) + rows.String()
 }
 
 // cifarRecords returns n records of the CIFAR binary format: labelBytes
