@@ -236,7 +236,7 @@ func notRunCells(ap *stages.AggregateParams, blockedOn map[[2]int][]string) *sta
 			out = &cp
 		}
 		c := &out.Cells[i]
-		c.Status, c.Seeds, c.Cell = blockedStatus(roots[0]), "", ""
+		c.Status, c.Seeds, c.Cell = BlockedStatus(roots[0]), "", ""
 	}
 	if out == nil {
 		return ap
@@ -244,7 +244,7 @@ func notRunCells(ap *stages.AggregateParams, blockedOn map[[2]int][]string) *sta
 	return out
 }
 
-// blockedStatus is the status of a table cell or figure point none of
+// BlockedStatus is the status of a table cell or figure point none of
 // whose cells can run because cell root failed: not run, "blocked by
 // <root>".
-func blockedStatus(root string) stages.Status { return stages.NotRun("blocked by " + root) }
+func BlockedStatus(root string) stages.Status { return stages.NotRun("blocked by " + root) }
