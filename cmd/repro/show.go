@@ -132,8 +132,8 @@ func showTable(e *env, sc *stages.Sidecar) error {
 		cell := plainCell(&n)
 		// Not run: the general tables say why (their LaTeX cell reads
 		// "not run"); the simple ones leave the cell blank, as the paper's.
-		if why, ok := strings.CutPrefix(n.Status, "not run"); ok && strings.Contains(n.Text, "not run") {
-			why = strings.TrimPrefix(why, ": ")
+		if n.Status.Kind == stages.StatusNotRun && strings.Contains(n.Text, "not run") {
+			why := n.Status.Why
 			i := slices.Index(notes, why)
 			if i < 0 {
 				i = len(notes)
@@ -164,9 +164,9 @@ func showTable(e *env, sc *stages.Sidecar) error {
 
 func plainCell(n *stages.NumberRef) string {
 	switch {
-	case n.Status == "n/a":
+	case n.Status.Kind == stages.StatusNA:
 		return "---"
-	case n.Status != "ok":
+	case n.Status.Kind != stages.StatusOK:
 		return ""
 	}
 	s := fmt.Sprintf("%.1f ± %.1f", n.Acc.Mean, n.Acc.SD)
