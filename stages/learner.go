@@ -6,6 +6,7 @@ import (
 
 	"repro/core"
 	"repro/core/backprop"
+	"repro/experiments/presets"
 )
 
 // LearnerKind names the learner a train cell runs: pipeline.toml's
@@ -137,4 +138,22 @@ func FieldOf(err error) string {
 		return fe.Field
 	}
 	return ""
+}
+
+// PresetLearners are the learner tables of presets.toml: one per
+// registered kind, its presets checked by the learner's Validate.
+func PresetLearners() []presets.Learner {
+	var out []presets.Learner
+	for _, l := range learners {
+		validate := l.Validate
+		out = append(out, presets.Learner{
+			Table: string(l.Kind),
+			New:   l.NewConfig,
+			Check: func(cfg any) (string, error) {
+				err := validate(cfg)
+				return FieldOf(err), err
+			},
+		})
+	}
+	return out
 }

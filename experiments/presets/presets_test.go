@@ -18,6 +18,7 @@ import (
 	"repro/core"
 	"repro/experiments"
 	"repro/experiments/presets"
+	"repro/stages"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/resolved.golden from presets.toml")
@@ -35,7 +36,7 @@ func TestResolvedGolden(t *testing.T) {
 		t.Fatal(err)
 	}
 	var got bytes.Buffer
-	for _, l := range experiments.PresetLearners() {
+	for _, l := range stages.PresetLearners() {
 		for _, name := range set.Names(l.Table) {
 			cfg, err := set.Resolve(l.Table, name)
 			if err != nil {
