@@ -54,16 +54,9 @@ type entry struct {
 	prim              toml.Primitive
 }
 
-func (e *entry) key() string { return e.table + "." + quoteKey(e.name) }
-
-// quoteKey is how a name appears in error keys: dotted names quoted, as
-// the file writes them.
-func quoteKey(name string) string {
-	if strings.ContainsAny(name, ". ") {
-		return `"` + name + `"`
-	}
-	return name
-}
+// key is the entry's key path, unquoted even for a dotted name, as
+// pipeline.Config.KeyLine finds it.
+func (e *entry) key() string { return e.table + "." + e.name }
 
 // Builtin parses the embedded presets.toml (BuiltinPath).
 func Builtin(learners ...Learner) (*Set, error) {

@@ -149,6 +149,7 @@ func TestParseErrors(t *testing.T) {
 		{"check at the layer setting it", "[t.a]\nn = -1\n[t.b]\nbase = \"a\"\ns = \"x\"\n", "p.toml:2: t.a.n: n = -1, want >= 0"},
 		{"check at the overriding layer", "[t]\na = { n = 5 }\nb = { base = \"a\", n = -2 }\n", "p.toml:3: t.b.n: n = -2"},
 		{"syntax", "[t]\na = {\n", "p.toml:3"},
+		{"dotted name", "[t]\na = {}\n\"x.y\" = { n = -3 }\n", "p.toml:3: t.x.y.n: n = -3"},
 		{"engine table", "[settings]\nstore = \"x\"\n", "p.toml:1: settings: not a learner table"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
