@@ -369,6 +369,7 @@ func printCell(e *env, w *workspace, p *pipeline.Plan, n *stages.AggCell) {
 			for _, pr := range ps {
 				fmt.Fprintf(out, "      %s = %s\n", pr.Name, pr.Value)
 			}
+			printTrainDiff(out, w, id)
 		}
 	}
 	fmt.Fprintf(out, "  full provenance of a seed: repro why <train cell ID>\n")
