@@ -1,6 +1,10 @@
 package core
 
-import "testing"
+import (
+	"testing"
+
+	"repro/internal/kernels"
+)
 
 // TestDriveBatch checks the batched drives of the hidden layers above the
 // first, skip synapses included (driveBatch, and drive1's batch product on
@@ -51,7 +55,7 @@ func TestDriveBatch(t *testing.T) {
 			z[i] += nt.c[i]
 		}
 		lo, hi := p.rPtr[b], p.rPtr[b+1]
-		addTiles(z, p.rVal[lo:hi], p.rOff[lo:hi], ly.wT, ly.nIn*tile)
+		kernels.AddTiles(z, p.rVal[lo:hi], p.rOff[lo:hi], ly.wT, ly.nIn*tile)
 		if !bitsEqual(z, p.z1[b*n1:(b+1)*n1]) {
 			t.Fatalf("layer 1 sample %d: drive1 differs from the sample's own product", b)
 		}

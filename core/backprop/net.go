@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"repro/core"
+	"repro/internal/kernels"
 )
 
 // Net is a fully connected network: ReLU hidden layers (k-WTA when KFrac >
@@ -193,7 +194,7 @@ func (n *Net) Forward(p *Pass) {
 				zr := z[r*out : (r+1)*out]
 				copy(zr, b)
 				v, o := nonZeros(p.vals, p.offs, x[r*in:(r+1)*in], out)
-				core.AddRows(zr, v, o, w)
+				kernels.AddRows(zr, v, o, w)
 			}
 		}
 		if l == L-1 {
@@ -281,10 +282,10 @@ func (n *Net) Backward(p *Pass, grad []float32) {
 			p.inputWeightGrad(gw[l], a, d, in, out)
 		default:
 			at := p.at[:in*p.Rows]
-			core.TransposeInto(at, a, p.Rows, in)
+			kernels.TransposeInto(at, a, p.Rows, in)
 			for j := range in {
 				v, o := nonZeros(p.vals, p.offs, at[j*p.Rows:(j+1)*p.Rows], out)
-				core.AddRows(gw[l][j*out:(j+1)*out], v, o, d)
+				kernels.AddRows(gw[l][j*out:(j+1)*out], v, o, d)
 			}
 		}
 		// Bias gradient: sum_r d[r,:].
@@ -292,7 +293,7 @@ func (n *Net) Backward(p *Pass, grad []float32) {
 		for r := range p.Rows {
 			v[r], o[r] = 1, int32(r*out)
 		}
-		core.AddRows(gb[l], v, o, d)
+		kernels.AddRows(gb[l], v, o, d)
 		if l == 0 {
 			break
 		}
@@ -304,12 +305,12 @@ func (n *Net) Backward(p *Pass, grad []float32) {
 		// Input gradient through the transposed weights, then the
 		// activation's gate.
 		wt := p.wt[l]
-		core.TransposeInto(wt, n.W[l], in, out)
+		kernels.TransposeInto(wt, n.W[l], in, out)
 		for r := range p.Rows {
 			v, o := nonZeros(p.vals, p.offs, d[r*out:(r+1)*out], in)
 			c := dPrev[r*in : (r+1)*in]
 			clear(c)
-			core.AddRows(c, v, o, wt)
+			kernels.AddRows(c, v, o, wt)
 			gate(c, a[r*in:(r+1)*in])
 		}
 	}

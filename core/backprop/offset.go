@@ -4,6 +4,7 @@ import (
 	"math/bits"
 
 	"repro/core"
+	"repro/internal/kernels"
 )
 
 // The input layer's offset path. Standardised MNIST is dense but almost
@@ -105,7 +106,7 @@ func (n *Net) forwardInputOffset(p *Pass, x, z []float32) {
 	w, ob, off, words := n.W[0], p.off, n.off, p.off.words
 	u := ob.u[:out]
 	copy(u, n.B[0])
-	core.AddRows(u, n.offV, n.offO, w)
+	kernels.AddRows(u, n.offV, n.offO, w)
 	for r := range p.Rows {
 		diffBits(ob.nz[r*words:(r+1)*words], x[r*in:(r+1)*in], off)
 	}
@@ -159,7 +160,7 @@ func (n *Net) inputWeightGradOffset(p *Pass, gw, a, d []float32) {
 	for r := range rows {
 		ones[r], roff[r] = 1, int32(r*out)
 	}
-	core.AddRows(sum, ones, roff, dd)
+	kernels.AddRows(sum, ones, roff, dd)
 	for j := 0; j < in; j += 4 {
 		nj := min(4, in-j)
 		k, sh := j>>6, uint(j&63)
