@@ -93,8 +93,8 @@ func BenchmarkLadderForward(b *testing.B) {
 
 // BenchmarkLadderForwardBatch is the tiled forward product for a batch of
 // 16 samples, each with its own active units: one sample at a time
-// (addTiles, as the forward pass ran before) against the batch a block of
-// columns at a time (addTilesBatch, as drive1 and driveBatch run it).
+// (kernels.AddTiles, as the forward pass ran before) against the batch a block of
+// columns at a time (kernels.AddTilesBatch, as drive1 and driveBatch run it).
 func BenchmarkLadderForwardBatch(b *testing.B) {
 	const batch = 16
 	for _, n := range ladderWidths {

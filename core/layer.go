@@ -114,7 +114,7 @@ const tile = kernels.Tile
 
 // colMajor holds W^l densely in column order (0 for absent synapses), for
 // the vector forward product; pos[s] is stored synapse s's place in it. The
-// update rewrites it from w (syncT, or a row at a time with copyColumn), so
+// update rewrites it from w (syncT, or a row at a time with kernels.CopyColumn), so
 // it always equals w after an update call.
 //
 // Untiled, wT[j*ldT+i] = W_ij, with ldT = nOut padded so that columns do not
@@ -192,11 +192,11 @@ type connState struct {
 	// absent flags the connectivity-absent stored synapses (nil unless the
 	// layer stores every synapse, as the adaptive controller's do); the
 	// update re-zeroes them after every step. absentWord is the same as
-	// all-ones words, for ctrlDecayRow's re-mask (nil with absent).
+	// all-ones words, for kernels.CtrlDecayRow's re-mask (nil with absent).
 	absent     []bool
 	absentWord []int32
 	// sign is the Dale sign (+1 excitatory, -1 inhibitory) of each pre unit
-	// (nil for l = 1 and without Dale's law). signWord holds sgdRowFB's flags
+	// (nil for l = 1 and without Dale's law). signWord holds kernels.SGDRowFB's flags
 	// for it: kernels.FlagExc where excitatory, kernels.FlagInh where inhibitory, 0 else.
 	sign     []float32
 	signWord []int32
@@ -344,7 +344,7 @@ type layerScratch struct {
 	zeroWord, oneWord          []int32   // per pre unit: all 0, all 1
 	// Per pre unit, a masked call's row-step words (preWords): masked
 	// Adam's frozen words (frozenPre, 1 where the pre unit is awake) and
-	// sgdRowFB's flags (flagPre: signWord plus kernels.FlagFrozen where awake).
+	// kernels.SGDRowFB's flags (flagPre: signWord plus kernels.FlagFrozen where awake).
 	frozenPre, flagPre []int32
 }
 

@@ -193,7 +193,7 @@ func (nt *net) activate(p *pass, l, b int, z, gain []float32) {
 // MNIST) is read from cache by every sample, and by c's recomputation
 // first when an update made c stale; per element the terms are added in
 // the same order as one sample at a time. On a tiled W^1 the whole batch
-// goes through a strip's columns a block at a time (addTilesBatch), so the
+// goes through a strip's columns a block at a time (kernels.AddTilesBatch), so the
 // samples read the block from L1 rather than the strip from L2.
 func (nt *net) drive1(p *pass) {
 	if nt.rowFwd {
@@ -245,7 +245,7 @@ func (nt *net) drive1(p *pass) {
 // z = b + W^l a^{l-1} over the active units of l-1, then (when tiled) the
 // skip synapses' S^l a^{l-2}, which is what scatter computes for one sample
 // and its caller adds, term for term in the same order; the batch goes
-// through each strip of 64 rows with addTilesBatch.
+// through each strip of 64 rows with kernels.AddTilesBatch.
 func (nt *net) driveBatch(p *pass, l int) {
 	ly := nt.lay[l]
 	nOut := ly.nOut
@@ -267,7 +267,7 @@ func (nt *net) driveBatch(p *pass, l int) {
 }
 
 // activeEntries lists hidden layer l's active units (n_l = n of them) of
-// every sample as addTilesBatch's entries: their column offsets in a tiled
+// every sample as kernels.AddTilesBatch's entries: their column offsets in a tiled
 // matrix and their rates, sample b's at ptr[b]:ptr[b+1], ascending.
 func (p *pass) activeEntries(l, n int) (off []int32, val []float32, ptr []int32) {
 	act := p.act[l]
@@ -416,7 +416,7 @@ func (nt *net) sweepLayer(p *pass, b, l int, bound func(float32) float32) {
 // twinAtActive sets acc[k], for each active unit act[k] of the layer below
 // up, to sum_r us[r] * fb[offs[r] + act[k]]: rows offs of up's twin (row i
 // at i*nIn) weighted by us, read at the active columns, r ascending. A
-// sparse twin reads them through its index map (gatherRows: two dependent
+// sparse twin reads them through its index map (kernels.GatherRows: two dependent
 // gathers per 8 entries). A dense twin with a thirty-second or more of its
 // columns active takes every column with the vector product over whole
 // rows into scratch and picks the active ones: more entries, none

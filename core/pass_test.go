@@ -8,7 +8,7 @@ import (
 
 // TestDriveBatch checks the batched drives of the hidden layers above the
 // first, skip synapses included (driveBatch, and drive1's batch product on
-// W^1) against one sample at a time (scatter, and addTiles over the
+// W^1) against one sample at a time (scatter, and kernels.AddTiles over the
 // sample's input entries),
 // bit for bit, on a network whose hidden layers are tiled strips of 64,
 // after some training so that the weights, activities and the set of

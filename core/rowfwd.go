@@ -7,7 +7,7 @@ const lanes = kernels.Lanes
 
 // useRowForward switches W^1's forward product to the row-order weights
 // (drive1Rows) and drops its column copy when that multiplies fewer
-// weights: the column-order product (addTilesBatch) costs about one
+// weights: the column-order product (kernels.AddTilesBatch) costs about one
 // multiply-add per input entry off the offset and per row, the row-order
 // one one per stored synapse and per lane of a 16-sample block, whether
 // the lane's entry is zero or not. On MNIST, a quarter of x - o is off the
@@ -15,7 +15,7 @@ const lanes = kernels.Lanes
 // inputs read every column, more than three times the stored synapses.
 // density is the fraction of the training inputs' entries off their
 // column's offset, batch the smallest batch a pass runs. Both products
-// give the same drives to the bit (driveRows), so the choice is speed
+// give the same drives to the bit (kernels.DriveRows), so the choice is speed
 // alone. The count leaves out what tips MNIST either way: the column copy
 // the row steps no longer write, against c = W^1 o, which the row order
 // computes in a pass of its own (forced on MNIST, a headline run took
@@ -39,8 +39,8 @@ func (nt *net) useRowForward(density float64, batch int) {
 // drive1Rows is drive1 from the row-order weights (useRowForward): per
 // block of up to 16 samples, the block's x - o by column (xT, every
 // entry; with o = +0 and a whole block, a transpose of x), the drives
-// b + c per row and lane, then driveRows adds W^1 (x - o) in ascending
-// columns, as addTiles adds the entries; the zero entries add exact zeros,
+// b + c per row and lane, then kernels.DriveRows adds W^1 (x - o) in ascending
+// columns, as kernels.AddTiles adds the entries; the zero entries add exact zeros,
 // which leave the sums as they are (a sum that starts from b + c is never
 // -0: c is a sum from +0). The drives go back to sample order by
 // transposes of 8 rows.

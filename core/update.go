@@ -579,7 +579,7 @@ func (nt *net) controllerDecay(cfg *LocalConfig, ly *layer, m *layerMask, op *op
 // the same order as finishSyn, so the same bits. (The adaptive controller
 // spent most of its update here, one call per synapse.) A dense layer with
 // a twin, as every controller layer is, runs the vector kernel
-// ctrlDecayRow if vector is set (tests compare the two).
+// kernels.CtrlDecayRow if vector is set (tests compare the two).
 func (ly *layer) decayRows(m *layerMask, lam float32, vector bool) {
 	clampB := !ly.fbNoDale
 	if vector && ly.fb != nil && ly.dense() {
@@ -670,7 +670,7 @@ func (ly *layer) decayRowsScalar(m *layerMask, lam float32, clampB bool) {
 
 // ctrlRows is the fast path of updateLayer for heavy-ball SGD under the
 // adaptive decay controller on a dense layer with a twin (no anchor, no
-// coupled L2): the optimiser pass row by row (ctrlStepRow, which also
+// coupled L2): the optimiser pass row by row (kernels.CtrlStepRow, which also
 // gathers the controller's sums), the controller, then its decay pass. It
 // computes exactly what the general path computes.
 func (nt *net) ctrlRows(cfg *LocalConfig, ly *layer, m *layerMask, op *optim, pre []float32, replay bool) {
@@ -1021,7 +1021,7 @@ func (ly *layer) rowGrad(i int, pre []float32) []float32 {
 
 // adamRows is the fast path of updateLayer for masked Adam (confined or
 // leaking moments) with a fixed decay and no anchor, on a layer without a
-// twin or with Dale signs: the vector row step of adamRow, with the column
+// twin or with Dale signs: the vector row step of kernels.AdamRow, with the column
 // copy. It computes exactly what the general path computes.
 func (nt *net) adamRows(ly *layer, preL int, m *layerMask, op *optim, wd, lam float32, pre []float32) {
 	k := kernels.NewAdamCoef(op.b1, op.b2, op.bc1, op.bc2, op.eta, op.eps, wd, lam, op.leak)
@@ -1070,7 +1070,7 @@ func (nt *net) adamRows(ly *layer, preL int, m *layerMask, op *optim, wd, lam fl
 // preWords returns the per-pre-unit words of a row step for the rows whose
 // post unit is awake under mask m: base[j], with kernels.FlagFrozen set where pre
 // unit j is awake, written to dst; base itself when m marks no awake pre
-// units. sgdRowFB's flags start from the Dale bits (signWord); masked Adam's
+// units. kernels.SGDRowFB's flags start from the Dale bits (signWord); masked Adam's
 // frozen words from zeroWord, so they are 1 exactly where the pre unit is
 // awake.
 func preWords(m *layerMask, base, dst []int32) []int32 {

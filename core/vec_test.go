@@ -71,7 +71,7 @@ func TestAnchorRowVec(t *testing.T) {
 
 // TestTwinAtActive checks both ways twinAtActive reads a twin's rows at the
 // active columns (the dense product with a pick, the gather through the
-// index map) against gatherRows bit for bit, on a dense twin at active
+// index map) against kernels.GatherRows bit for bit, on a dense twin at active
 // fractions on both sides of the switch, and on a sparse twin.
 func TestTwinAtActive(t *testing.T) {
 	t.Parallel()

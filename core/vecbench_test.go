@@ -68,7 +68,7 @@ func reportCPU(b *testing.B, c0 float64) {
 	b.ReportMetric((processCPU()-c0)*1e9/float64(b.N), "cpu-ns/op")
 }
 
-// BenchmarkCtrlRows times the controller's optimiser pass (ctrlStepRow)
+// BenchmarkCtrlRows times the controller's optimiser pass (kernels.CtrlStepRow)
 // over a dense layer's rows: 256 x 512 (W^2 of the deep nets, larger than
 // L2 with its twin, velocity and gradient) and 16 x 512 (in L1), so that
 // the float64 sums' latency and the memory traffic can be told apart.
@@ -100,7 +100,7 @@ func BenchmarkCtrlRows(b *testing.B) {
 
 // BenchmarkTwinAtActive compares twinAtActive's two ways of reading a dense
 // twin's rows at the active columns: gathering through the index map
-// (gatherRows) and the whole-row product with a pick. Widths 256 and 512,
+// (kernels.GatherRows) and the whole-row product with a pick. Widths 256 and 512,
 // an active fraction f (1% to 50%) of both the senders (rows) and the
 // columns.
 func BenchmarkTwinAtActive(b *testing.B) {

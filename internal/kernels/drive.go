@@ -18,7 +18,7 @@ const Lanes = 16
 func DriveRows(acc, w []float32, col []uint16, rowPtr []int32, x []float32) {
 	n := len(rowPtr) - 1
 	if n < 0 || len(acc) < n*Lanes {
-		panic("core: DriveRows shape")
+		panic("kernels: DriveRows shape")
 	}
 	checkRows("DriveRows", w, col, rowPtr, len(x)/Lanes)
 	if n > 0 {
@@ -32,21 +32,21 @@ func DriveRows(acc, w []float32, col []uint16, rowPtr []int32, x []float32) {
 func checkRows(fn string, w []float32, col []uint16, rowPtr []int32, nIn int) {
 	n := len(rowPtr) - 1
 	if n < 0 || len(col) < len(w) {
-		panic("core: " + fn + " shape")
+		panic("kernels: " + fn + " shape")
 	}
 	if n == 0 {
 		return
 	}
 	if rowPtr[0] < 0 || int(rowPtr[n]) > len(w) {
-		panic("core: " + fn + " out of range")
+		panic("kernels: " + fn + " out of range")
 	}
 	for i := range n {
 		lo, hi := rowPtr[i], rowPtr[i+1]
 		if hi < lo {
-			panic("core: " + fn + " rows out of order")
+			panic("kernels: " + fn + " rows out of order")
 		}
 		if hi > lo && int(col[hi-1]) >= nIn {
-			panic("core: " + fn + " column out of range")
+			panic("kernels: " + fn + " column out of range")
 		}
 	}
 }
@@ -72,7 +72,7 @@ func driveRowsGo(acc, w []float32, col []uint16, rowPtr []int32, x []float32) {
 func DotRows(c, w []float32, col []uint16, rowPtr []int32, o []float32) {
 	n := len(rowPtr) - 1
 	if n < 0 || len(c) < n {
-		panic("core: DotRows shape")
+		panic("kernels: DotRows shape")
 	}
 	checkRows("DotRows", w, col, rowPtr, len(o))
 	if n > 0 {

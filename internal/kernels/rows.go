@@ -10,7 +10,7 @@ import "math"
 // It panics if a column of b is too short.
 func AddRows(c, v []float32, off []int32, b []float32) {
 	if len(v) != len(off) {
-		panic("core: AddRows length mismatch")
+		panic("kernels: AddRows length mismatch")
 	}
 	if len(c) == 0 || len(v) == 0 {
 		return
@@ -22,7 +22,7 @@ func AddRows(c, v []float32, off []int32, b []float32) {
 // element starts from +0.
 func SetRows(c, v []float32, off []int32, b []float32) {
 	if len(v) != len(off) {
-		panic("core: SetRows length mismatch")
+		panic("kernels: SetRows length mismatch")
 	}
 	if len(c) == 0 {
 		return
@@ -179,7 +179,7 @@ func sgdRowFBGo(w, fb, v []float32, col []int32, g []float32, flags []int32, k *
 func SGDRowFBDense(w, fb, v, g []float32, flags []int32, k *SGDFBCoef) {
 	n := len(w)
 	if len(fb) < n || len(v) < n || len(g) < n || len(flags) < n {
-		panic("core: SGDRowFBDense length mismatch")
+		panic("kernels: SGDRowFBDense length mismatch")
 	}
 	sgdRowFBDenseImpl(w, fb, v, g, flags, k)
 }
@@ -232,7 +232,7 @@ func CopyColumn[C int32 | uint16](wT, w []float32, col []C, ld int) {
 // column copy (syncT) of a dense tiled layer, a Tile at a time.
 func TransposeTile(dst, src []float32, n int) {
 	if len(src) != Tile*n || len(dst) != Tile*n {
-		panic("core: TransposeTile shape")
+		panic("kernels: TransposeTile shape")
 	}
 	transposeRows8Impl(dst, Tile, src, n)
 }
@@ -244,7 +244,7 @@ func TransposeTile(dst, src []float32, n int) {
 // transpose of a layer's activities and weights for its backward pass.
 func TransposeInto(dst, src []float32, rows, cols int) {
 	if rows < 0 || cols < 0 || len(src) < rows*cols || len(dst) < rows*cols {
-		panic("core: TransposeInto shape")
+		panic("kernels: TransposeInto shape")
 	}
 	r8 := rows &^ 7
 	if cols > 0 {
@@ -282,7 +282,7 @@ func transposeRows8Go(dst []float32, ld int, src []float32, n, from int) {
 // so only the shape is checked.
 func AddTiles(c, v []float32, off []int32, b []float32, ts int) {
 	if len(c)%Tile != 0 || len(v) != len(off) || len(b) < len(c)/Tile*ts {
-		panic("core: AddTiles shape")
+		panic("kernels: AddTiles shape")
 	}
 	if len(v) == 0 {
 		return
@@ -315,17 +315,17 @@ const batchBlockCols = 128
 func AddTilesBatch(z []float32, zstride int, v []float32, off, ptr, cur []int32, b []float32, ts int) {
 	n := len(ptr) - 1
 	if n < 0 || len(cur) != n || len(v) != len(off) || len(b) < 8*ts || zstride < 8*Tile {
-		panic("core: AddTilesBatch shape")
+		panic("kernels: AddTilesBatch shape")
 	}
 	if n == 0 {
 		return
 	}
 	if (n-1)*zstride+8*Tile > len(z) || ptr[0] < 0 || int(ptr[n]) > len(v) {
-		panic("core: AddTilesBatch out of range")
+		panic("kernels: AddTilesBatch out of range")
 	}
 	for s := range n {
 		if ptr[s+1] < ptr[s] {
-			panic("core: AddTilesBatch entries out of order")
+			panic("kernels: AddTilesBatch entries out of order")
 		}
 	}
 	addTilesBatchImpl(z, zstride, v, off, ptr, cur, b, ts)
@@ -344,7 +344,7 @@ func addTilesBatchGo(z []float32, zstride int, v []float32, off, ptr []int32, b 
 // the rest with the loop. len(ws) >= len(w).
 func AnchorRowVec(w, ws []float32, lam, aMu, aLam float32) int {
 	if len(ws) < len(w) {
-		panic("core: AnchorRowVec length mismatch")
+		panic("kernels: AnchorRowVec length mismatch")
 	}
 	return anchorRowVecImpl(w, ws, lam, aMu, aLam)
 }

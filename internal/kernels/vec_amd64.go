@@ -20,7 +20,7 @@ func addRowsImpl(c, v []float32, off []int32, b []float32, zero bool) {
 	// The assembly does no bounds checks.
 	for _, o := range off {
 		if o < 0 || int(o)+n > len(b) {
-			panic("core: AddRows column out of range")
+			panic("kernels: AddRows column out of range")
 		}
 	}
 	if n16 := n &^ 15; useAVX512 && n16 > 0 {
@@ -51,17 +51,17 @@ func sgdRowInputImpl(w, v []float32, col []uint16, g []float32, k *SGDCoef, wT [
 		return
 	}
 	if len(v) < n || len(col) < n {
-		panic("core: SGDRowInput length mismatch")
+		panic("kernels: SGDRowInput length mismatch")
 	}
 	// The gather and the column copy's stores do no bounds checks; col is
 	// ascending (a row's stored synapses), so its ends bound every entry.
 	if g != nil && int(col[n-1]) >= len(g) {
-		panic("core: SGDRowInput column out of range")
+		panic("kernels: SGDRowInput column out of range")
 	}
 	if wT == nil {
 		ld = 0 // no copy
 	} else if ld < 1 || int(col[n-1])*ld >= len(wT) {
-		panic("core: SGDRowInput column copy out of range")
+		panic("kernels: SGDRowInput column copy out of range")
 	}
 	sgdRowInputAVX2(w, v[:n], col[:n], g, k, wT, ld) // the tail too
 }
@@ -77,15 +77,15 @@ func sgdRowFBImpl(w, fb, v []float32, col []int32, g []float32, flags []int32, k
 		return
 	}
 	if len(fb) < n || len(v) < n || len(col) < n {
-		panic("core: SGDRowFB length mismatch")
+		panic("kernels: SGDRowFB length mismatch")
 	}
 	// The gathers and the column copy's stores do no bounds checks; col is
 	// ascending (a row's stored synapses), so its ends bound every entry.
 	if col[0] < 0 || int(col[n-1]) >= len(flags) || (g != nil && int(col[n-1]) >= len(g)) {
-		panic("core: SGDRowFB column out of range")
+		panic("kernels: SGDRowFB column out of range")
 	}
 	if ld < 1 || int(col[n-1])*ld >= len(wT) {
-		panic("core: SGDRowFB column copy out of range")
+		panic("kernels: SGDRowFB column copy out of range")
 	}
 	sgdRowFBAVX2(w, fb[:n], v[:n], col[:n], g, flags, k, wT, ld) // the tail too
 }
@@ -100,15 +100,15 @@ func sgdRowFBWordsImpl(w, fb, v []float32, colWord []int32, g []float32, k *SGDF
 		return
 	}
 	if len(fb) < n || len(v) < n || len(colWord) < n {
-		panic("core: SGDRowFBWords length mismatch")
+		panic("kernels: SGDRowFBWords length mismatch")
 	}
 	// As in sgdRowFBImpl: the columns ascend, so the ends bound them all.
 	first, last := colWord[0]&0xffff, colWord[n-1]&0xffff
 	if colWord[0] < 0 || (g != nil && int(last) >= len(g)) || first > last {
-		panic("core: SGDRowFBWords column out of range")
+		panic("kernels: SGDRowFBWords column out of range")
 	}
 	if ld < 1 || int(last)*ld >= len(wT) {
-		panic("core: SGDRowFBWords column copy out of range")
+		panic("kernels: SGDRowFBWords column copy out of range")
 	}
 	sgdRowFBWordsAVX2(w, fb[:n], v[:n], colWord[:n], g, k, wT, ld) // the tail too
 }
@@ -182,7 +182,7 @@ func adamRowImpl(w, fb, m1, m2 []float32, col []int32, g []float32, frozen []int
 		return
 	}
 	if len(m1) < n || len(m2) < n || len(col) < n || (fb != nil && (len(fb) < n || len(sign) < n)) {
-		panic("core: AdamRow length mismatch")
+		panic("kernels: AdamRow length mismatch")
 	}
 	// The gathers and the column copy's stores do no bounds checks; col is
 	// ascending (a row's stored synapses), so its ends bound every entry.
@@ -191,12 +191,12 @@ func adamRowImpl(w, fb, m1, m2 []float32, col []int32, g []float32, frozen []int
 		top = min(top, len(frozen))
 	}
 	if col[0] < 0 || int(col[n-1]) >= top {
-		panic("core: AdamRow column out of range")
+		panic("kernels: AdamRow column out of range")
 	}
 	if wT == nil {
 		ld = 0 // no copy
 	} else if ld < 1 || int(col[n-1])*ld >= len(wT) {
-		panic("core: AdamRow column copy out of range")
+		panic("kernels: AdamRow column copy out of range")
 	}
 	var fb8 []float32
 	if fb != nil {
@@ -237,7 +237,7 @@ func compressPositiveImpl(dst, src []float32) (int, bool) {
 		return compressPositiveGo(dst, src)
 	}
 	if len(dst) < len(src) {
-		panic("core: CompressPositive dst too short")
+		panic("kernels: CompressPositive dst too short")
 	}
 	n8 := len(src) &^ 7
 	n, bad := compressPosAVX2(dst, src[:n8], packPerm)
@@ -255,7 +255,7 @@ func thresholdListImpl(a []float32, thr float32, idx []int32) int {
 		return thresholdListGo(a, thr, idx, 0)
 	}
 	if len(idx) < len(a) {
-		panic("core: ThresholdList idx too short")
+		panic("kernels: ThresholdList idx too short")
 	}
 	n8 := len(a) &^ 7
 	n := thresholdListAVX2(a[:n8], thr, idx, packPerm, laneIdx)
@@ -270,7 +270,7 @@ func splitImpl(hi, lo, src []float32, p float32) (nhi, nlo int) {
 		return splitGo(hi, lo, src, p)
 	}
 	if len(hi) < len(src) || len(lo) < len(src) {
-		panic("core: Split buffers too short")
+		panic("kernels: Split buffers too short")
 	}
 	n8 := len(src) &^ 7
 	nhi, nlo = splitAVX2(hi, lo, src[:n8], p, packPerm)
@@ -286,7 +286,7 @@ func sparseDiffImpl(x, o, val []float32, idx []int32) int {
 		return sparseDiffGo(x, o, val, idx, 0)
 	}
 	if len(o) < len(x) || len(val) < len(x) || len(idx) < len(x) {
-		panic("core: SparseDiff buffers too short")
+		panic("kernels: SparseDiff buffers too short")
 	}
 	n8 := len(x) &^ 7
 	n := sparseDiffAVX2(x[:n8], o, val, idx, packPerm, laneIdx)
@@ -303,7 +303,7 @@ func reluGainImpl(a, z, g []float32) {
 		return
 	}
 	if len(z) < n || len(g) < n {
-		panic("core: ReluGain length mismatch")
+		panic("kernels: ReluGain length mismatch")
 	}
 	n8 := n &^ 7
 	reluGainAVX2(a[:n8], z, g)
@@ -320,7 +320,7 @@ func gatherRowsImpl(acc, u []float32, off, pos []int32, b []float32, idx []int32
 		return
 	}
 	if len(idx) < n || len(off) < len(u) {
-		panic("core: GatherRows length mismatch")
+		panic("kernels: GatherRows length mismatch")
 	}
 	// The gathers do no bounds checks: pos holds indices of b (checked
 	// when it is built); here the rows read.
@@ -330,7 +330,7 @@ func gatherRowsImpl(acc, u []float32, off, pos []int32, b []float32, idx []int32
 	}
 	for _, o := range off[:len(u)] {
 		if int(o)+int(lo) < 0 || int(o)+int(hi) >= len(pos) {
-			panic("core: GatherRows index out of range")
+			panic("kernels: GatherRows index out of range")
 		}
 	}
 	n8 := n &^ 7
@@ -350,7 +350,7 @@ func ctrlStepRowImpl(w, fb, v, g []float32, flags []int32, k *CtrlCoef, s *CtrlS
 		return
 	}
 	if len(fb) < n || len(v) < n || len(g) < n || len(flags) < n {
-		panic("core: CtrlStepRow length mismatch")
+		panic("kernels: CtrlStepRow length mismatch")
 	}
 	n8 := n &^ 7
 	ctrlStepRowAVX2(w[:n8], fb, v, g, flags, k, s)
@@ -367,7 +367,7 @@ func ctrlDecayRowImpl(w, fb []float32, flags, absent []int32, k *DecayCoef) {
 		return
 	}
 	if len(fb) < n || len(flags) < n || len(absent) < n {
-		panic("core: CtrlDecayRow length mismatch")
+		panic("kernels: CtrlDecayRow length mismatch")
 	}
 	n8 := n &^ 7
 	ctrlDecayRowAVX2(w[:n8], fb, flags, absent, k)
