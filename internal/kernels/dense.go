@@ -1,25 +1,23 @@
-package backprop
+package kernels
 
 import "math"
 
-// The inner loops of the package (the sparse product is core.AddRows). Each has a portable Go version
-// (below) and, on amd64 with AVX2, a vector version in accrows_amd64.s that
-// performs the same float32 operations element by element in the same order
-// (separate multiply and add, never fused), so both give identical bits; the
-// tests check this. Which one runs is fixed by the CPU, not by state.
+// core/backprop's kernels: the dense product (AccRows4, fused), its Adam
+// step (AdamStep) and the list builders in select.go. The vector versions
+// are in dense_amd64.s; every path gives identical bits.
 
-// accRows4 is the dense product kernel: for four rows of c at once (row q
+// AccRows4 is the dense product kernel: for four rows of c at once (row q
 // at c[q*ldc : q*ldc+n]) sharing one offset list, with row q's coefficients
 // v4[4*t+q], it sets c = fma(v, b, c) term by term in ascending t: one fused
-// multiply-add, rounded once, per term (unlike core.AddRows's separate
+// multiply-add, rounded once, per term (unlike AddRows's separate
 // multiply and add). Sharing the loads of b across rows and fusing make the dense
 // products (the input layer's forward pass and weight gradient, most of a
 // BP+ER step) several times faster with 512-bit vectors. The portable
 // version rounds exactly as the hardware FMA (fma32), so every path gives
 // the same bits. It panics if an argument is too short.
-func accRows4(c []float32, ldc int, v4 []float32, off []int32, b []float32, n int) {
+func AccRows4(c []float32, ldc int, v4 []float32, off []int32, b []float32, n int) {
 	if len(v4) < 4*len(off) || len(c) < 3*ldc+n || ldc < n {
-		panic("backprop: accRows4 argument too short")
+		panic("kernels: AccRows4 argument too short")
 	}
 	if n == 0 || len(off) == 0 {
 		return
@@ -27,29 +25,29 @@ func accRows4(c []float32, ldc int, v4 []float32, off []int32, b []float32, n in
 	accRows4Impl(c, ldc, v4, off, b, n)
 }
 
-// stripCols is the column strip width of accRows4Groups: a strip of the
+// stripCols is the column strip width of AccRows4Groups: a strip of the
 // shared rows of b (the input layer's 1,024-2,048 weight rows of 64
 // floats, or 768 rows of a batch's gradients) is 192-512 KB, so it stays
 // in the 1-2 MB L2 cache while every group passes over it, where the whole
 // width (2-4 MB) had to come back from L3 for each group of four rows.
 const stripCols = 64
 
-// accRows4Groups is accRows4 for groups g = 0..groups-1 of four rows of c,
+// AccRows4Groups is AccRows4 for groups g = 0..groups-1 of four rows of c,
 // group g at c[4*g*ldc:] with its own coefficients v4[4*len(off)*g:], all
 // sharing off and b: strip by strip of stripCols columns, every group
 // within a strip. Every element of c gets the same terms in the same order
-// as from accRows4 group by group, so the same bits; only the order in
+// as from AccRows4 group by group, so the same bits; only the order in
 // which elements are visited changes. It panics if an argument is too
 // short.
-func accRows4Groups(c []float32, ldc, groups int, v4 []float32, off []int32, b []float32, n int) {
+func AccRows4Groups(c []float32, ldc, groups int, v4 []float32, off []int32, b []float32, n int) {
 	if groups <= 0 || n == 0 || len(off) == 0 {
 		return
 	}
 	T := len(off)
 	if len(v4) < 4*T*groups || len(c) < (4*groups-1)*ldc+n || ldc < n {
-		panic("backprop: accRows4Groups argument too short")
+		panic("kernels: AccRows4Groups argument too short")
 	}
-	checkRows(off, n, len(b))
+	checkDenseRows(off, n, len(b))
 	for c0 := 0; c0 < n; c0 += stripCols {
 		nc := min(stripCols, n-c0)
 		bs := b[c0:]
@@ -59,18 +57,18 @@ func accRows4Groups(c []float32, ldc, groups int, v4 []float32, off []int32, b [
 	}
 }
 
-// checkRows panics unless every row [o, o+n) lies within b's length: the
-// vector kernels do no bounds checks, and accRows4Groups checks once for
+// checkDenseRows panics unless every row [o, o+n) lies within b's length: the
+// vector kernels do no bounds checks, and AccRows4Groups checks once for
 // all its strips (on every architecture, so a bad row panics the same way).
-func checkRows(off []int32, n, lenB int) {
+func checkDenseRows(off []int32, n, lenB int) {
 	for _, o := range off {
 		if o < 0 || int(o)+n > lenB {
-			panic("backprop: kernel row out of range")
+			panic("kernels: kernel row out of range")
 		}
 	}
 }
 
-// accRows4Go does accRows4's columns [j0, n).
+// accRows4Go does AccRows4's columns [j0, n).
 func accRows4Go(c []float32, ldc int, v4 []float32, off []int32, b []float32, n, j0 int) {
 	for q := range 4 {
 		cq := c[q*ldc+j0 : q*ldc+n]
@@ -110,12 +108,13 @@ func fma32(a, b, c float32) float32 {
 	return float32(s)
 }
 
-// adamCoef holds one Adam step's scalars, fixed for all elements.
-type adamCoef struct {
-	wd, b1, ob1, b2, ob2 float32 // decay, beta1, 1-beta1, beta2, 1-beta2
-	invSqrtBC2           float32 // 1/sqrt(1-beta2^t)
-	eps                  float32
-	step                 float32 // lr/(1-beta1^t)
+// AdamStepCoef holds one Adam step's scalars, fixed for all elements.
+// The vector kernels read the fields at fixed offsets, in this order.
+type AdamStepCoef struct {
+	WD, B1, OB1, B2, OB2 float32 // decay, beta1, 1-beta1, beta2, 1-beta2
+	InvSqrtBC2           float32 // 1/sqrt(1-beta2^t)
+	Eps                  float32
+	Step                 float32 // lr/(1-beta1^t)
 }
 
 // adamStepGo updates p, m, v with gradient g (all the same length):
@@ -131,7 +130,7 @@ type adamCoef struct {
 // left zero everywhere: the step consumes the gradient, so the next
 // Backward accumulates into zeros without a pass of its own to clear them
 // (the zeros are stored while g's cache lines are at hand).
-func adamStepGo(p, g, m, v []float32, mask []uint32, k *adamCoef) {
+func adamStepGo(p, g, m, v []float32, mask []uint32, k *AdamStepCoef) {
 	n := len(p)
 	g, m, v = g[:n], m[:n], v[:n]
 	if mask != nil {
@@ -143,13 +142,20 @@ func adamStepGo(p, g, m, v []float32, mask []uint32, k *adamCoef) {
 		if mask != nil && mask[i] == 0 {
 			continue
 		}
-		gi = flushGrad(gi + float32(k.wd*p[i]))
-		mi := float32(k.b1*m[i]) + float32(k.ob1*gi)
-		vi := float32(k.b2*v[i]) + float32(k.ob2*float32(gi*gi))
-		den := float32(float32(math.Sqrt(float64(vi)))*k.invSqrtBC2) + k.eps
-		pi := p[i] - float32(k.step*(mi/den))
+		gi = flushGrad(gi + float32(k.WD*p[i]))
+		mi := float32(k.B1*m[i]) + float32(k.OB1*gi)
+		vi := float32(k.B2*v[i]) + float32(k.OB2*float32(gi*gi))
+		den := float32(float32(math.Sqrt(float64(vi)))*k.InvSqrtBC2) + k.Eps
+		pi := p[i] - float32(k.Step*(mi/den))
 		p[i], m[i], v[i] = flushStore(pi), flushStore(mi), flushStore(vi)
 	}
+}
+
+// AdamStep is adamStepGo's step (below), by the vector kernels where the
+// CPU has them: the same float32 operations in the same order, so the
+// same bits.
+func AdamStep(p, g, m, v []float32, mask []uint32, k *AdamStepCoef) {
+	adamStepImpl(p, g, m, v, mask, k)
 }
 
 // Adam's flushes to zero. Under the coupled L2 decay a parameter with no

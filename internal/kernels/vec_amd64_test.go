@@ -1,6 +1,6 @@
-//go:build amd64
+//go:build !purego
 
-package core
+package kernels
 
 import (
 	"slices"
@@ -9,8 +9,8 @@ import (
 	"golang.org/x/sys/cpu"
 )
 
-// TestAddRowsEachWidth runs the 256-bit and the 512-bit forms of addRows
-// directly, whichever one addRows picks on this CPU, against the Go loop
+// TestAddRowsEachWidth runs the 256-bit and the 512-bit forms of AddRows
+// directly, whichever one AddRows picks on this CPU, against the Go loop
 // bit for bit (the 512-bit one only where the CPU has AVX-512F).
 func TestAddRowsEachWidth(t *testing.T) {
 	t.Parallel()
@@ -28,7 +28,7 @@ func TestAddRowsEachWidth(t *testing.T) {
 	} else {
 		t.Log("no AVX-512F: only the 256-bit kernel runs")
 	}
-	rng := NewRNG(10, StreamRun)
+	rng := newRNG(10)
 	randoms := func(n int) []float32 {
 		x := make([]float32, n)
 		for i := range x {
@@ -60,7 +60,7 @@ func TestAddRowsEachWidth(t *testing.T) {
 					addRowsGo(want, v, off, b)
 					k.rows(got, v, off, b, zero)
 					if !bitsEqual(got, want) {
-						t.Fatalf("%s addRows n=%d terms=%d zero=%v: kernel differs from the loop", k.name, n, terms, zero)
+						t.Fatalf("%s AddRows n=%d terms=%d zero=%v: kernel differs from the loop", k.name, n, terms, zero)
 					}
 				}
 			}

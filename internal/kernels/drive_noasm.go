@@ -1,6 +1,6 @@
-//go:build !amd64
+//go:build !amd64 || purego
 
-package core
+package kernels
 
 func driveRowsImpl(acc, w []float32, col []uint16, rowPtr []int32, x []float32) {
 	driveRowsGo(acc, w, col, rowPtr, x)

@@ -1,9 +1,10 @@
-//go:build amd64
+//go:build !purego
 
-package core
+package kernels
 
 import (
 	"math"
+	"math/rand/v2"
 	"slices"
 	"testing"
 )
@@ -22,13 +23,13 @@ func TestDriveRowsKernels(t *testing.T) {
 	if len(kernels) == 0 {
 		t.Skip("no vector kernel on this CPU")
 	}
-	rng := NewRNG(11, StreamRun)
+	rng := newRNG(11)
 	const nIn = 97
 	for trial := range 40 {
 		nRows := 1 + rng.IntN(11)
 		w, col, rowPtr := randomRows(rng, nIn, nRows)
-		x := awkwardValues(rng, nIn*lanes)
-		acc0 := make([]float32, nRows*lanes)
+		x := awkwardValues(rng, nIn*Lanes)
+		acc0 := make([]float32, nRows*Lanes)
 		for i := range acc0 {
 			acc0[i] = float32(rng.NormFloat64())
 		}
@@ -51,7 +52,7 @@ func TestDotRowsKernel(t *testing.T) {
 	if !useAVX2 {
 		t.Skip("no vector kernel on this CPU")
 	}
-	rng := NewRNG(12, StreamRun)
+	rng := newRNG(12)
 	const nIn = 61
 	for trial := range 60 {
 		nRows := 1 + rng.IntN(13)
@@ -60,7 +61,7 @@ func TestDotRowsKernel(t *testing.T) {
 		want := make([]float32, nRows)
 		got := make([]float32, nRows)
 		dotRowsGo(want, w, col, rowPtr, o)
-		dotRows(got, w, col, rowPtr, o)
+		DotRows(got, w, col, rowPtr, o)
 		if i := firstBitDiff(got, want); i >= 0 {
 			t.Fatalf("trial %d: c[%d] = %v, want %v", trial, i, got[i], want[i])
 		}
@@ -70,7 +71,7 @@ func TestDotRowsKernel(t *testing.T) {
 // randomRows draws n rows of 0-40 synapses each at random ascending
 // columns below nIn, with normal weights: every length of the kernels'
 // joint parts and rests.
-func randomRows(rng *RNG, nIn, n int) (w []float32, col []uint16, rowPtr []int32) {
+func randomRows(rng *rand.Rand, nIn, n int) (w []float32, col []uint16, rowPtr []int32) {
 	rowPtr = []int32{0}
 	for range n {
 		perm := rng.Perm(nIn)[:rng.IntN(min(41, nIn+1))]
@@ -86,7 +87,7 @@ func randomRows(rng *RNG, nIn, n int) (w []float32, col []uint16, rowPtr []int32
 
 // awkwardValues returns n values, a sixth each -0, a subnormal and a
 // large one, the rest normal.
-func awkwardValues(rng *RNG, n int) []float32 {
+func awkwardValues(rng *rand.Rand, n int) []float32 {
 	x := make([]float32, n)
 	for i := range x {
 		switch rng.IntN(6) {

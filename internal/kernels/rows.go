@@ -1,16 +1,16 @@
-package core
+package kernels
 
 import "math"
 
-// addRows adds sum_t v[t] * b[off[t] : off[t]+len(c)] to c, each element of
+// AddRows adds sum_t v[t] * b[off[t] : off[t]+len(c)] to c, each element of
 // c accumulating in ascending t with a separate multiply and add (never
 // fused), so the vector kernel (vec_amd64.s, AVX2) and the portable loop
 // give the same bits. It is the forward product: c is a layer's drive, the
 // pairs are the active presynaptic units with their dense weight columns.
 // It panics if a column of b is too short.
-func addRows(c, v []float32, off []int32, b []float32) {
+func AddRows(c, v []float32, off []int32, b []float32) {
 	if len(v) != len(off) {
-		panic("core: addRows length mismatch")
+		panic("kernels: AddRows length mismatch")
 	}
 	if len(c) == 0 || len(v) == 0 {
 		return
@@ -18,21 +18,17 @@ func addRows(c, v []float32, off []int32, b []float32) {
 	addRowsImpl(c, v, off, b, false)
 }
 
-// setRows is clear(c) then addRows, without the clear's stores: each
+// SetRows is clear(c) then AddRows, without the clear's stores: each
 // element starts from +0.
-func setRows(c, v []float32, off []int32, b []float32) {
+func SetRows(c, v []float32, off []int32, b []float32) {
 	if len(v) != len(off) {
-		panic("core: setRows length mismatch")
+		panic("kernels: SetRows length mismatch")
 	}
 	if len(c) == 0 {
 		return
 	}
 	addRowsImpl(c, v, off, b, true)
 }
-
-// AddRows is addRows for the other learners (core/backprop's forward and
-// gradient products): one vector kernel, with the same bits on every CPU.
-func AddRows(c, v []float32, off []int32, b []float32) { addRows(c, v, off, b) }
 
 func addRowsGo(c, v []float32, off []int32, b []float32) {
 	n := len(c)
@@ -45,34 +41,41 @@ func addRowsGo(c, v []float32, off []int32, b []float32) {
 	}
 }
 
-// sgdCoef holds the constants of one heavy-ball row step without decay.
-type sgdCoef struct {
+// SGDCoef holds the constants of one heavy-ball row step without decay.
+// Its fields are read by the vector kernel at fixed offsets.
+type SGDCoef struct {
 	wd, mu, eta float32
-	tiny        float32 // tinyVelocity
+	tiny        float32 // TinyVelocity
 }
 
-// sgdRowInput is the heavy-ball step of one row of W^1 (no decay, no Dale):
+// NewSGDCoef returns SGDRowInput's constants: coupled L2 wd, momentum mu,
+// step eta.
+func NewSGDCoef(wd, mu, eta float32) SGDCoef {
+	return SGDCoef{wd: wd, mu: mu, eta: eta, tiny: TinyVelocity}
+}
+
+// SGDRowInput is the heavy-ball step of one row of W^1 (no decay, no Dale):
 // for each stored synapse s,
 //
 //	gs = g[col[s]] - wd*w[s]
-//	v[s] = flushTiny(mu*v[s] + gs)
+//	v[s] = FlushTiny(mu*v[s] + gs)
 //	w[s] = w[s] + eta*v[s]
 //
 // with g the row's dense gradient (nil, read as all +0, for a row without
 // one: the kernel then skips the gather) and col
 // ascending, as a row's stored synapses are; then the column copy of the
-// new weights, copyColumn(wT, w, col, ld) (none if wT is nil), which the
+// new weights, CopyColumn(wT, w, col, ld) (none if wT is nil), which the
 // vector kernel fuses into the step (each new weight is stored while still
 // in a register). The
 // vector kernel performs the same float32 operations in the same order, so
 // both give identical bits (a NaN velocity, which cannot arise, would be
 // flushed by the kernel and kept by the loop). It panics if a column
 // or its place in wT is out of range.
-func sgdRowInput(w, v []float32, col []uint16, g []float32, k *sgdCoef, wT []float32, ld int) {
+func SGDRowInput(w, v []float32, col []uint16, g []float32, k *SGDCoef, wT []float32, ld int) {
 	sgdRowInputImpl(w, v, col, g, k, wT, ld)
 }
 
-func sgdRowInputGo(w, v []float32, col []uint16, g []float32, k *sgdCoef) {
+func sgdRowInputGo(w, v []float32, col []uint16, g []float32, k *SGDCoef) {
 	v = v[:len(w)]
 	col = col[:len(w)]
 	for s, ws := range w {
@@ -81,50 +84,57 @@ func sgdRowInputGo(w, v []float32, col []uint16, g []float32, k *sgdCoef) {
 			gs = g[col[s]]
 		}
 		gs -= float32(k.wd * ws)
-		vs := flushTiny(float32(k.mu*v[s]) + gs)
+		vs := FlushTiny(float32(k.mu*v[s]) + gs)
 		v[s] = vs
 		w[s] = ws + float32(k.eta*vs)
 	}
 }
 
-// sgdFBCoef holds the constants of one heavy-ball row step with decay.
-type sgdFBCoef struct {
+// SGDFBCoef holds the constants of one heavy-ball row step with decay.
+// Its fields are read by the vector kernels at fixed offsets.
+type SGDFBCoef struct {
 	mu, eta, lam float32
-	tiny         float32 // tinyVelocity
+	tiny         float32 // TinyVelocity
 }
 
-// sgdRowFB is the heavy-ball step of one row of a layer with a feedback
+// NewSGDFBCoef returns SGDRowFB's constants: momentum mu, step eta, decay
+// lam.
+func NewSGDFBCoef(mu, eta, lam float32) SGDFBCoef {
+	return SGDFBCoef{mu: mu, eta: eta, lam: lam, tiny: TinyVelocity}
+}
+
+// SGDRowFB is the heavy-ball step of one row of a layer with a feedback
 // twin (W^l and B^{l-1}, l >= 2): for each stored synapse s whose pre unit
-// j = col[s] may move (flags[j]&flagFrozen == 0),
+// j = col[s] may move (flags[j]&FlagFrozen == 0),
 //
-//	v[s] = flushTiny(mu*v[s] + g[j])
+//	v[s] = FlushTiny(mu*v[s] + g[j])
 //	d = eta*v[s]
 //	w[s] = clamp_j(w[s] + d - lam*(w[s] + d))
 //	fb[s] = clamp_j(fb[s] + d - lam*(fb[s] + d))
 //
-// where clamp_j is max(x, 0) for an excitatory pre unit (flags[j]&flagExc
+// where clamp_j is max(x, 0) for an excitatory pre unit (flags[j]&FlagExc
 // != 0) and min(x, 0) otherwise (Dale's law); the other synapses keep their
 // state (frozen). One word per pre unit carries both bits,
 // so the vector kernel gathers once per synapse. g is the row's dense
 // gradient (all +0 for a row without one, or nil for that, which spares
 // the kernel its gather) and lam != 0. Then the column
-// copy of the (new or kept) weights, copyColumn(wT, w, col, ld), fused into
-// the vector kernel as in sgdRowInput. The vector kernel performs the same
+// copy of the (new or kept) weights, CopyColumn(wT, w, col, ld), fused into
+// the vector kernel as in SGDRowInput. The vector kernel performs the same
 // float32 operations in the same order, so both give identical bits,
 // signed zeros included. It panics if a column or its place in wT is out
 // of range.
-func sgdRowFB(w, fb, v []float32, col []int32, g []float32, flags []int32, k *sgdFBCoef, wT []float32, ld int) {
+func SGDRowFB(w, fb, v []float32, col []int32, g []float32, flags []int32, k *SGDFBCoef, wT []float32, ld int) {
 	sgdRowFBImpl(w, fb, v, col, g, flags, k, wT, ld)
 }
 
-// sgdRowFBWords is sgdRowFB with each synapse's column and flags packed in
+// SGDRowFBWords is SGDRowFB with each synapse's column and flags packed in
 // one word, colWord[s] = col[s] | flags[col[s]]<<16 (layer.colWord), for
 // rows whose flags are the static Dale bits: the same steps, the same bits.
-func sgdRowFBWords(w, fb, v []float32, colWord []int32, g []float32, k *sgdFBCoef, wT []float32, ld int) {
+func SGDRowFBWords(w, fb, v []float32, colWord []int32, g []float32, k *SGDFBCoef, wT []float32, ld int) {
 	sgdRowFBWordsImpl(w, fb, v, colWord, g, k, wT, ld)
 }
 
-func sgdRowFBWordsGo(w, fb, v []float32, colWord []int32, g []float32, k *sgdFBCoef, wT []float32, ld int) {
+func sgdRowFBWordsGo(w, fb, v []float32, colWord []int32, g []float32, k *SGDFBCoef, wT []float32, ld int) {
 	fb = fb[:len(w)]
 	v = v[:len(w)]
 	colWord = colWord[:len(w)]
@@ -141,14 +151,14 @@ func sgdRowFBWordsGo(w, fb, v []float32, colWord []int32, g []float32, k *sgdFBC
 	}
 }
 
-// The bits of sgdRowFB's per-pre-unit flag words.
+// The bits of SGDRowFB's per-pre-unit flag words.
 const (
-	flagFrozen = 1 // the pre unit is awake: its synapses into awake posts are frozen
-	flagExc    = 2 // the pre unit is excitatory
-	flagInh    = 4 // the pre unit is inhibitory (the controller's decay pass; sgdRowFB reads only bits 0 and 1)
+	FlagFrozen = 1 // the pre unit is awake: its synapses into awake posts are frozen
+	FlagExc    = 2 // the pre unit is excitatory
+	FlagInh    = 4 // the pre unit is inhibitory (the controller's decay pass; SGDRowFB reads only bits 0 and 1)
 )
 
-func sgdRowFBGo(w, fb, v []float32, col []int32, g []float32, flags []int32, k *sgdFBCoef) {
+func sgdRowFBGo(w, fb, v []float32, col []int32, g []float32, flags []int32, k *SGDFBCoef) {
 	fb = fb[:len(w)]
 	v = v[:len(w)]
 	col = col[:len(w)]
@@ -162,38 +172,38 @@ func sgdRowFBGo(w, fb, v []float32, col []int32, g []float32, flags []int32, k *
 	}
 }
 
-// sgdRowFBDense is sgdRowFB on a row of a dense layer, where synapse j
+// SGDRowFBDense is SGDRowFB on a row of a dense layer, where synapse j
 // comes from pre unit j, so that g and flags are read in step with the row
 // (no gather), and without the column copy: the caller rewrites that with
 // syncT once the layer's rows are done.
-func sgdRowFBDense(w, fb, v, g []float32, flags []int32, k *sgdFBCoef) {
+func SGDRowFBDense(w, fb, v, g []float32, flags []int32, k *SGDFBCoef) {
 	n := len(w)
 	if len(fb) < n || len(v) < n || len(g) < n || len(flags) < n {
-		panic("core: sgdRowFBDense length mismatch")
+		panic("kernels: SGDRowFBDense length mismatch")
 	}
 	sgdRowFBDenseImpl(w, fb, v, g, flags, k)
 }
 
-func sgdRowFBDenseGo(w, fb, v, g []float32, flags []int32, k *sgdFBCoef) {
+func sgdRowFBDenseGo(w, fb, v, g []float32, flags []int32, k *SGDFBCoef) {
 	for s := range w {
 		fbSyn(k, flags[s], g[s], &w[s], &fb[s], &v[s])
 	}
 }
 
-// fbSyn is sgdRowFB's step of one synapse whose pre unit has flag word f
+// fbSyn is SGDRowFB's step of one synapse whose pre unit has flag word f
 // and gradient gj.
-func fbSyn(k *sgdFBCoef, f int32, gj float32, w, fb, v *float32) {
-	if f&flagFrozen != 0 {
+func fbSyn(k *SGDFBCoef, f int32, gj float32, w, fb, v *float32) {
+	if f&FlagFrozen != 0 {
 		return
 	}
-	vs := flushTiny(float32(k.mu**v) + gj)
+	vs := FlushTiny(float32(k.mu**v) + gj)
 	*v = vs
 	d := float32(k.eta * vs)
 	ws := *w + d
 	bs := *fb + d
 	ws -= float32(k.lam * ws)
 	bs -= float32(k.lam * bs)
-	if f&flagExc != 0 {
+	if f&FlagExc != 0 {
 		ws = max(ws, 0)
 		bs = max(bs, 0)
 	} else {
@@ -204,11 +214,11 @@ func fbSyn(k *sgdFBCoef, f int32, gj float32, w, fb, v *float32) {
 	*fb = bs
 }
 
-// copyColumn writes a row's stored weights into the column-order copy:
+// CopyColumn writes a row's stored weights into the column-order copy:
 // wT[col[s]*ld] = w[s]; nothing for a nil wT (a layer without a copy).
 // W^1's fast path passes 16-bit columns (less memory traffic on the
 // largest layer).
-func copyColumn[C int32 | uint16](wT, w []float32, col []C, ld int) {
+func CopyColumn[C int32 | uint16](wT, w []float32, col []C, ld int) {
 	if wT == nil {
 		return
 	}
@@ -217,29 +227,29 @@ func copyColumn[C int32 | uint16](wT, w []float32, col []C, ld int) {
 	}
 }
 
-// transposeTile writes one tile of 8 rows of a dense matrix, n columns
+// TransposeTile writes one Tile of 8 rows of a dense matrix, n columns
 // each, in the tiled column order: dst[j*8+r] = src[r*n+j]. It is the
-// column copy (syncT) of a dense tiled layer, a tile at a time.
-func transposeTile(dst, src []float32, n int) {
-	if len(src) != tile*n || len(dst) != tile*n {
-		panic("core: transposeTile shape")
+// column copy (syncT) of a dense tiled layer, a Tile at a time.
+func TransposeTile(dst, src []float32, n int) {
+	if len(src) != Tile*n || len(dst) != Tile*n {
+		panic("kernels: TransposeTile shape")
 	}
-	transposeRows8Impl(dst, tile, src, n)
+	transposeRows8Impl(dst, Tile, src, n)
 }
 
 // TransposeInto writes the rows x cols matrix src (row-major) transposed to
-// dst: dst[j*rows+r] = src[r*cols+j]. Blocks of 8 rows go through the tile
+// dst: dst[j*rows+r] = src[r*cols+j]. Blocks of 8 rows go through the Tile
 // transpose's kernel (8 x 8 in registers), the last rows % 8 rows through a
 // loop. Only moves, so the bits are the source's. It is core/backprop's
 // transpose of a layer's activities and weights for its backward pass.
 func TransposeInto(dst, src []float32, rows, cols int) {
 	if rows < 0 || cols < 0 || len(src) < rows*cols || len(dst) < rows*cols {
-		panic("core: TransposeInto shape")
+		panic("kernels: TransposeInto shape")
 	}
 	r8 := rows &^ 7
 	if cols > 0 {
-		for r0 := 0; r0 < r8; r0 += tile {
-			transposeRows8Impl(dst[r0:], rows, src[r0*cols:(r0+tile)*cols], cols)
+		for r0 := 0; r0 < r8; r0 += Tile {
+			transposeRows8Impl(dst[r0:], rows, src[r0*cols:(r0+Tile)*cols], cols)
 		}
 	}
 	for r := r8; r < rows; r++ {
@@ -256,7 +266,7 @@ func TransposeInto(dst, src []float32, rows, cols int) {
 // transposeRows8Impl does every column, by the vector kernel where the
 // CPU has it; its callers check the shapes.
 func transposeRows8Go(dst []float32, ld int, src []float32, n, from int) {
-	for r := range tile {
+	for r := range Tile {
 		row := src[r*n : (r+1)*n]
 		for j := from; j < n; j++ {
 			dst[j*ld+r] = row[j]
@@ -264,15 +274,15 @@ func transposeRows8Go(dst []float32, ld int, src []float32, n, from int) {
 	}
 }
 
-// addTiles adds sum_t v[t] * column off[t] of a tiled matrix b (tiles of
-// 8 rows, ts floats apart; column j of a tile at offset j*8) to c, whose
+// AddTiles adds sum_t v[t] * column off[t] of a tiled matrix b (tiles of
+// 8 rows, ts floats apart; column j of a Tile at offset j*8) to c, whose
 // len(c)/8 tiles start at b[0]: per element of c in ascending t, multiply
-// and add separate, as addRows. Offsets are multiples of 8 below ts, which
+// and add separate, as AddRows. Offsets are multiples of 8 below ts, which
 // the callers guarantee by construction (pre units j < nIn, ts = nIn*8),
 // so only the shape is checked.
-func addTiles(c, v []float32, off []int32, b []float32, ts int) {
-	if len(c)%tile != 0 || len(v) != len(off) || len(b) < len(c)/tile*ts {
-		panic("core: addTiles shape")
+func AddTiles(c, v []float32, off []int32, b []float32, ts int) {
+	if len(c)%Tile != 0 || len(v) != len(off) || len(b) < len(c)/Tile*ts {
+		panic("kernels: AddTiles shape")
 	}
 	if len(v) == 0 {
 		return
@@ -281,41 +291,41 @@ func addTiles(c, v []float32, off []int32, b []float32, ts int) {
 }
 
 func addTilesGo(c, v []float32, off []int32, b []float32, ts int) {
-	for q := range len(c) / tile {
-		addRowsGo(c[q*tile:(q+1)*tile], v, off, b[q*ts:])
+	for q := range len(c) / Tile {
+		addRowsGo(c[q*Tile:(q+1)*Tile], v, off, b[q*ts:])
 	}
 }
 
-// batchBlockCols is how many columns of a strip addTilesBatch's kernel
+// batchBlockCols is how many columns of a strip AddTilesBatch's kernel
 // takes at a time: 128 columns of 64 rows are 32 KB, which the samples of
 // a batch then read from the L1 cache. (Blocks of 64-256 columns ran a
 // batch of 16 MNIST samples 20-25% faster than one block of all 784; 784
 // columns of a strip are 200 KB, read from L2 by every sample.)
 const batchBlockCols = 128
 
-// addTilesBatch runs addTiles on a strip of 64 rows (8 tiles of b) for
+// AddTilesBatch runs AddTiles on a strip of 64 rows (8 tiles of b) for
 // every sample s of a batch: z[s*zstride : s*zstride+64] += the sample's
 // entries ptr[s]:ptr[s+1] of v and off. Per drive the terms are added in
-// the sample's order, so the drives equal addTiles' bit for bit when each
-// sample's offsets ascend (they always do: sparseDiff lists entries in
+// the sample's order, so the drives equal AddTiles' bit for bit when each
+// sample's offsets ascend (they always do: SparseDiff lists entries in
 // ascending columns); the kernel goes through the columns a block at a
 // time (batchBlockCols) for all the samples, so that a block's weights are
 // read from L1 by every sample. cur is scratch of len(ptr)-1 elements.
-// Offsets are multiples of 8 below ts, as for addTiles.
-func addTilesBatch(z []float32, zstride int, v []float32, off, ptr, cur []int32, b []float32, ts int) {
+// Offsets are multiples of 8 below ts, as for AddTiles.
+func AddTilesBatch(z []float32, zstride int, v []float32, off, ptr, cur []int32, b []float32, ts int) {
 	n := len(ptr) - 1
-	if n < 0 || len(cur) != n || len(v) != len(off) || len(b) < 8*ts || zstride < 8*tile {
-		panic("core: addTilesBatch shape")
+	if n < 0 || len(cur) != n || len(v) != len(off) || len(b) < 8*ts || zstride < 8*Tile {
+		panic("kernels: AddTilesBatch shape")
 	}
 	if n == 0 {
 		return
 	}
-	if (n-1)*zstride+8*tile > len(z) || ptr[0] < 0 || int(ptr[n]) > len(v) {
-		panic("core: addTilesBatch out of range")
+	if (n-1)*zstride+8*Tile > len(z) || ptr[0] < 0 || int(ptr[n]) > len(v) {
+		panic("kernels: AddTilesBatch out of range")
 	}
 	for s := range n {
 		if ptr[s+1] < ptr[s] {
-			panic("core: addTilesBatch entries out of order")
+			panic("kernels: AddTilesBatch entries out of order")
 		}
 	}
 	addTilesBatchImpl(z, zstride, v, off, ptr, cur, b, ts)
@@ -324,29 +334,29 @@ func addTilesBatch(z []float32, zstride int, v []float32, off, ptr, cur []int32,
 func addTilesBatchGo(z []float32, zstride int, v []float32, off, ptr []int32, b []float32, ts int) {
 	for s := range len(ptr) - 1 {
 		lo, hi := ptr[s], ptr[s+1]
-		addTilesGo(z[s*zstride:s*zstride+8*tile], v[lo:hi], off[lo:hi], b, ts)
+		addTilesGo(z[s*zstride:s*zstride+8*Tile], v[lo:hi], off[lo:hi], b, ts)
 	}
 }
 
-// anchorRowVec runs the anchor's steady state (anchorRowGo without twin,
+// AnchorRowVec runs the anchor's steady state (anchorRowGo without twin,
 // Dale signs or first call) on the longest prefix of w it can do with the
 // vector kernel and returns its length (0 without one); the caller does
 // the rest with the loop. len(ws) >= len(w).
-func anchorRowVec(w, ws []float32, lam, aMu, aLam float32) int {
+func AnchorRowVec(w, ws []float32, lam, aMu, aLam float32) int {
 	if len(ws) < len(w) {
-		panic("core: anchorRowVec length mismatch")
+		panic("kernels: AnchorRowVec length mismatch")
 	}
 	return anchorRowVecImpl(w, ws, lam, aMu, aLam)
 }
 
-// adamCoef holds the constants of one masked-Adam row step, each
+// AdamCoef holds the constants of one masked-Adam row step, each
 // broadcast to a vector's 8 lanes for the kernel's memory operands.
-type adamCoef struct {
+type AdamCoef struct {
 	b1, c1, b2, c2 [8]float32 // c = 1 - beta, rounded as the loop rounds it
 	bc1, bc2       [8]float32 // bias corrections
 	eta, eps       [8]float32
 	wd, lam        [8]float32
-	tiny           [8]float32 // tinyVelocity: the first moment's flush
+	tiny           [8]float32 // TinyVelocity: the first moment's flush
 	hasWD, hasLam  int32      // apply the coupled L2 / the decay (the loop skips them at 0)
 	leak           int32      // moments advance at frozen synapses too (leaking Adam)
 	// divBC1, divBC2: the bias correction is not 1, so the kernel divides by
@@ -357,15 +367,19 @@ type adamCoef struct {
 	divBC1, divBC2 int32
 }
 
-func newAdamCoef(op *optim, wd, lam float32) *adamCoef {
-	k := &adamCoef{}
+// NewAdamCoef returns AdamRow's constants for the Adam step with betas b1,
+// b2, bias corrections bc1, bc2 (1 - beta^t), rate eta, epsilon eps,
+// coupled L2 wd and decay lam; leak lets the moments advance at frozen
+// synapses.
+func NewAdamCoef(b1, b2, bc1, bc2, eta, eps, wd, lam float32, leak bool) *AdamCoef {
+	k := &AdamCoef{}
 	for i := range 8 {
-		k.b1[i], k.c1[i] = op.b1, 1-op.b1
-		k.b2[i], k.c2[i] = op.b2, 1-op.b2
-		k.bc1[i], k.bc2[i] = op.bc1, op.bc2
-		k.eta[i], k.eps[i] = op.eta, op.eps
+		k.b1[i], k.c1[i] = b1, 1-b1
+		k.b2[i], k.c2[i] = b2, 1-b2
+		k.bc1[i], k.bc2[i] = bc1, bc2
+		k.eta[i], k.eps[i] = eta, eps
 		k.wd[i], k.lam[i] = wd, lam
-		k.tiny[i] = tinyVelocity
+		k.tiny[i] = TinyVelocity
 	}
 	if wd != 0 {
 		k.hasWD = 1
@@ -373,19 +387,19 @@ func newAdamCoef(op *optim, wd, lam float32) *adamCoef {
 	if lam != 0 {
 		k.hasLam = 1
 	}
-	if op.leak {
+	if leak {
 		k.leak = 1
 	}
-	if op.bc1 != 1 {
+	if bc1 != 1 {
 		k.divBC1 = 1
 	}
-	if op.bc2 != 1 {
+	if bc2 != 1 {
 		k.divBC2 = 1
 	}
 	return k
 }
 
-// adamRow is the masked-Adam step of one row with confined moments:
+// AdamRow is the masked-Adam step of one row with confined moments:
 // for each stored synapse s whose pre unit j = col[s]
 // may move (frozen[j] == 0; frozen nil: every pre unit may),
 //
@@ -402,16 +416,16 @@ func newAdamCoef(op *optim, wd, lam float32) *adamCoef {
 // gathering it.
 // Synapses with frozen[j] != 0 keep their weights and, unless the moments
 // leak (leak_moments), their moments. Then the column copy of the (new or
-// kept) weights, copyColumn(wT, w, col, ld) (none for a nil wT), fused
-// into the vector kernel as in sgdRowInput. The vector kernel performs the
+// kept) weights, CopyColumn(wT, w, col, ld) (none for a nil wT), fused
+// into the vector kernel as in SGDRowInput. The vector kernel performs the
 // same float32 operations in the same order (a float32 square root is the
 // float64 one rounded), so both give identical bits, signed zeros
 // included. It panics if a column or its place in wT is out of range.
-func adamRow(w, fb, m1, m2 []float32, col []int32, g []float32, frozen []int32, sign []float32, k *adamCoef, wT []float32, ld int) {
+func AdamRow(w, fb, m1, m2 []float32, col []int32, g []float32, frozen []int32, sign []float32, k *AdamCoef, wT []float32, ld int) {
 	adamRowImpl(w, fb, m1, m2, col, g, frozen, sign, k, wT, ld)
 }
 
-func adamRowGo(w, fb, m1, m2 []float32, col []int32, g []float32, frozen []int32, sign []float32, k *adamCoef) {
+func adamRowGo(w, fb, m1, m2 []float32, col []int32, g []float32, frozen []int32, sign []float32, k *AdamCoef) {
 	m1, m2, col = m1[:len(w)], m2[:len(w)], col[:len(w)]
 	for s := range w {
 		j := col[s]
@@ -424,7 +438,7 @@ func adamRowGo(w, fb, m1, m2 []float32, col []int32, g []float32, frozen []int32
 		if k.hasWD != 0 {
 			gs -= float32(k.wd[0] * ws)
 		}
-		a := flushTiny(float32(k.b1[0]*m1[s]) + float32(k.c1[0]*gs))
+		a := FlushTiny(float32(k.b1[0]*m1[s]) + float32(k.c1[0]*gs))
 		b := float32(k.b2[0]*m2[s]) + float32(float32(k.c2[0]*gs)*gs)
 		m1[s], m2[s] = a, b
 		if frz {
@@ -460,3 +474,7 @@ func adamRowGo(w, fb, m1, m2 []float32, col []int32, g []float32, frozen []int32
 		w[s] = ws
 	}
 }
+
+// Tile is the number of rows per tile of a tiled matrix (AddTiles,
+// TransposeTile): one 256-bit vector of float32.
+const Tile = 8

@@ -1,30 +1,15 @@
-//go:build amd64
+//go:build !purego
 
-package backprop
-
-import (
-	"golang.org/x/sys/cpu"
-
-	"repro/internal/kernelpath"
-)
-
-// The vector kernels are selected by the CPU, capped by REPRO_KERNELS
-// (package kernelpath), fixed at start-up; every path gives identical bits
-// (the portable fma32 is correctly rounded).
-var (
-	useAVX2   = cpu.X86.HasAVX2 && kernelpath.Allow(kernelpath.AVX2)
-	useFMA    = useAVX2 && cpu.X86.HasFMA
-	useAVX512 = cpu.X86.HasAVX512F && kernelpath.Allow(kernelpath.AVX512)
-)
+package kernels
 
 //go:noescape
-func adamAVX2(p, g, m, v []float32, mask []uint32, k *adamCoef)
+func adamAVX2(p, g, m, v []float32, mask []uint32, k *AdamStepCoef)
 
 //go:noescape
-func adamMaskedAVX2(p, g, m, v []float32, mask []uint32, k *adamCoef)
+func adamMaskedAVX2(p, g, m, v []float32, mask []uint32, k *AdamStepCoef)
 
 //go:noescape
-func adamAVX512(p, g, m, v []float32, mask []uint32, k *adamCoef)
+func adamAVX512(p, g, m, v []float32, mask []uint32, k *AdamStepCoef)
 
 //go:noescape
 func nonZerosAVX512(v []float32, o []int32, x []float32, stride int, lanes *[16]int32) int
@@ -62,7 +47,7 @@ func accRows4AVX512(c []float32, ldc int, v4 []float32, off []int32, b []float32
 
 func accRows4Impl(c []float32, ldc int, v4 []float32, off []int32, b []float32, n int) {
 	if (useAVX512 && n >= 16) || (useFMA && n >= 8) {
-		checkRows(off, n, len(b))
+		checkDenseRows(off, n, len(b))
 	}
 	accRows4Run(c, ldc, v4, off, b, n)
 }
@@ -84,7 +69,7 @@ func accRows4Run(c []float32, ldc int, v4 []float32, off []int32, b []float32, n
 	}
 }
 
-func adamStep(p, g, m, v []float32, mask []uint32, k *adamCoef) {
+func adamStepImpl(p, g, m, v []float32, mask []uint32, k *AdamStepCoef) {
 	n := len(p)
 	if !useAVX2 || n < 8 {
 		adamStepGo(p, g, m, v, mask, k)
@@ -160,7 +145,7 @@ func diffBitsAVX2(nz []uint64, x, o []float32)
 func diffBitsImpl(nz []uint64, x, o []float32) {
 	full := len(x) / 64
 	if useAVX2 && full > 0 {
-		diffBitsAVX2(nz[:full], x[:64*full], o[:64*full]) // diffBits checked the lengths
+		diffBitsAVX2(nz[:full], x[:64*full], o[:64*full]) // DiffBits checked the lengths
 		nz, x, o = nz[full:], x[64*full:], o[64*full:]
 	}
 	diffBitsGo(nz, x, o)

@@ -1,7 +1,8 @@
-package core
+package kernels
 
 import (
 	"math"
+	"math/rand/v2"
 	"slices"
 	"testing"
 )
@@ -9,7 +10,7 @@ import (
 // ctrlRowCase draws one dense row's state with the edge cases the kernels
 // must keep bit for bit: subnormal-bound velocities, signed zeros, steps
 // that cross zero, NaN, frozen, excitatory, inhibitory and absent synapses.
-func ctrlRowCase(rng *RNG, n int, zeroG, nan bool) (w, fb, v, g []float32, flags, absent []int32) {
+func ctrlRowCase(rng *rand.Rand, n int, zeroG, nan bool) (w, fb, v, g []float32, flags, absent []int32) {
 	w, fb, v, g = make([]float32, n), make([]float32, n), make([]float32, n), make([]float32, n)
 	flags, absent = make([]int32, n), make([]int32, n)
 	for j := range w {
@@ -35,13 +36,13 @@ func ctrlRowCase(rng *RNG, n int, zeroG, nan bool) (w, fb, v, g []float32, flags
 		}
 		switch rng.IntN(5) {
 		case 0:
-			flags[j] = flagInh
+			flags[j] = FlagInh
 		case 1:
 		default:
-			flags[j] = flagExc
+			flags[j] = FlagExc
 		}
 		if rng.IntN(4) == 0 {
-			flags[j] |= flagFrozen
+			flags[j] |= FlagFrozen
 		}
 		if rng.IntN(3) == 0 {
 			absent[j] = -1
@@ -54,17 +55,17 @@ func ctrlRowCase(rng *RNG, n int, zeroG, nan bool) (w, fb, v, g []float32, flags
 // the three float64 sums, against the portable loop bit for bit.
 func TestCtrlStepRow(t *testing.T) {
 	t.Parallel()
-	rng := NewRNG(6, StreamRun)
-	k := &ctrlCoef{mu: 0.9, eta: 0.06, tiny: tinyVelocity}
+	rng := newRNG(6)
+	k := &CtrlCoef{mu: 0.9, eta: 0.06, tiny: TinyVelocity}
 	for _, n := range []int{0, 1, 7, 8, 9, 31, 128, 256, 511} {
 		for c := range 4 {
 			zeroG, nan := c&1 != 0, c&2 != 0
 			w, fb, v, g, flags, _ := ctrlRowCase(rng, n, zeroG, nan)
 			w2, fb2, v2 := slices.Clone(w), slices.Clone(fb), slices.Clone(v)
-			s := ctrlSums{d: [4]float64{0.5, 0, 1e-3, 7}, g: [4]float64{1.25}, w: [4]float64{3, 1, 2, 0.1}}
+			s := CtrlSums{D: [4]float64{0.5, 0, 1e-3, 7}, G: [4]float64{1.25}, W: [4]float64{3, 1, 2, 0.1}}
 			s2 := s
 			ctrlStepRowGo(w, fb, v, g, flags, k, &s)
-			ctrlStepRow(w2, fb2, v2, g, flags, k, &s2)
+			CtrlStepRow(w2, fb2, v2, g, flags, k, &s2)
 			if !bitsEqual(w, w2) || !bitsEqual(fb, fb2) || !bitsEqual(v, v2) {
 				t.Fatalf("n=%d zeroG=%v nan=%v: kernel state differs from the loop", n, zeroG, nan)
 			}
@@ -72,7 +73,7 @@ func TestCtrlStepRow(t *testing.T) {
 			same := func(a, b float64) bool {
 				return math.Float64bits(a) == math.Float64bits(b) || math.IsNaN(a) && math.IsNaN(b)
 			}
-			if !slices.EqualFunc(s.d[:], s2.d[:], same) || !slices.EqualFunc(s.g[:], s2.g[:], same) || !slices.EqualFunc(s.w[:], s2.w[:], same) {
+			if !slices.EqualFunc(s.D[:], s2.D[:], same) || !slices.EqualFunc(s.G[:], s2.G[:], same) || !slices.EqualFunc(s.W[:], s2.W[:], same) {
 				t.Fatalf("n=%d zeroG=%v nan=%v: sums %v, loop %v", n, zeroG, nan, s2, s)
 			}
 		}
@@ -88,7 +89,7 @@ func TestCtrlStepRow(t *testing.T) {
 func TestCtrlSumsPartial(t *testing.T) {
 	t.Parallel()
 	const big = 1 << 53
-	k := &ctrlCoef{mu: 0.9, eta: 0.06, tiny: tinyVelocity}
+	k := &CtrlCoef{mu: 0.9, eta: 0.06, tiny: TinyVelocity}
 	for _, n := range []int{4, 8, 12, 16, 20} {
 		for _, at := range []int{0, n - 4} { // the 1s in the row's first or last four
 			w := make([]float32, 2*n)
@@ -97,23 +98,23 @@ func TestCtrlSumsPartial(t *testing.T) {
 			fb, v, g := make([]float32, 2*n), make([]float32, 2*n), make([]float32, 2*n)
 			flags := make([]int32, n)
 			for j := range flags {
-				flags[j] = flagFrozen // no step: the sums see w as it is
+				flags[j] = FlagFrozen // no step: the sums see w as it is
 			}
-			for _, step := range []func(w, fb, v, g []float32, flags []int32, k *ctrlCoef, s *ctrlSums){ctrlStepRowGo, ctrlStepRow} {
-				var s ctrlSums
+			for _, step := range []func(w, fb, v, g []float32, flags []int32, k *CtrlCoef, s *CtrlSums){ctrlStepRowGo, CtrlStepRow} {
+				var s CtrlSums
 				for r := range 2 {
 					row := w[r*n : (r+1)*n]
 					step(row, fb[r*n:], v[r*n:], g[r*n:], flags, k, &s)
 				}
-				if _, _, sw := s.total(); sw != big+2 {
-					t.Errorf("n=%d, 1s at %d: |W| sum %.0f, want 2^53 + 2 = %.0f (partials %v)", n, at, sw, float64(big+2), s.w)
+				if _, _, sw := s.Total(); sw != big+2 {
+					t.Errorf("n=%d, 1s at %d: |W| sum %.0f, want 2^53 + 2 = %.0f (partials %v)", n, at, sw, float64(big+2), s.W)
 				}
 			}
-			var s ctrlSums
-			s.addW(w[:n])
-			s.addW(w[n:])
-			if _, _, sw := s.total(); sw != big+2 {
-				t.Errorf("n=%d, 1s at %d: addW's |W| sum %.0f, want %.0f", n, at, sw, float64(big+2))
+			var s CtrlSums
+			s.AddW(w[:n])
+			s.AddW(w[n:])
+			if _, _, sw := s.Total(); sw != big+2 {
+				t.Errorf("n=%d, 1s at %d: AddW's |W| sum %.0f, want %.0f", n, at, sw, float64(big+2))
 			}
 		}
 	}
@@ -123,9 +124,9 @@ func TestCtrlSumsPartial(t *testing.T) {
 // loop bit for bit, with and without lambda and the twin's clamp.
 func TestCtrlDecayRow(t *testing.T) {
 	t.Parallel()
-	rng := NewRNG(7, StreamRun)
+	rng := newRNG(7)
 	for _, n := range []int{0, 1, 7, 8, 9, 31, 128, 511} {
-		for _, k := range []decayCoef{{lam: 0.01, hasLam: 1, clampB: -1}, {lam: 0.02, hasLam: 1}, {clampB: -1}} {
+		for _, k := range []DecayCoef{{lam: 0.01, hasLam: 1, clampB: -1}, {lam: 0.02, hasLam: 1}, {clampB: -1}} {
 			w, fb, _, _, flags, absent := ctrlRowCase(rng, n, false, true)
 			for j := range w {
 				if rng.IntN(10) == 0 {
@@ -134,7 +135,7 @@ func TestCtrlDecayRow(t *testing.T) {
 			}
 			w2, fb2 := slices.Clone(w), slices.Clone(fb)
 			ctrlDecayRowGo(w, fb, flags, absent, &k)
-			ctrlDecayRow(w2, fb2, flags, absent, &k)
+			CtrlDecayRow(w2, fb2, flags, absent, &k)
 			if !bitsEqual(w, w2) || !bitsEqual(fb, fb2) {
 				t.Fatalf("n=%d %+v: kernel differs from the loop", n, k)
 			}

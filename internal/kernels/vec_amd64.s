@@ -1,4 +1,4 @@
-//go:build amd64
+//go:build !purego
 
 #include "textflag.h"
 #include "rows_amd64.h"
@@ -7,6 +7,13 @@
 // A legacy SSE instruction after a 256-bit one, such as Go's MOVL R, X
 // (the SSE MOVD), costs an AVX-SSE transition: on this project's machines
 // it made the row steps three times slower. TestKernelsVEXOnly checks.
+
+// PCALIGN $64 starts the hottest inner loops (the waking step's row step,
+// batch product, tile product and twin gather) on a 64-byte line, so that
+// their place in the CPU's fetch and op-cache lines no longer depends on
+// where the linker puts the function. Moving the kernels from core to this
+// package shifted every function by 32 bytes mod 64 and the headline run
+// took about 6% more CPU time (docs/kernels.md); aligned, as before.
 
 // COPYLANES8 is the row steps' fused column copy of one block of 8 new
 // weights, wT[col[s]*ld] = w[s], lane by lane (AVX2 has no scatter): lanes
@@ -237,6 +244,7 @@ TEXT ·sgdRowInputAVX2(SB), NOSPLIT, $0-136
 	XORQ AX, AX
 	XORQ R10, R10            // bytes of col (2 per synapse)
 
+	PCALIGN $64
 loop:
 	CMPQ AX, CX
 	JGE  done
@@ -454,6 +462,7 @@ TEXT ·addTiles8AVX2(SB), NOSPLIT, $0-104
 	ROWS8LOAD(DI, 32, Y0, Y1, Y2, Y3, Y4, Y5, Y6, Y7)
 	XORQ BX, BX
 
+	PCALIGN $64
 tiles8:
 	CMPQ BX, R8
 	JGE  tiles8done
@@ -503,6 +512,7 @@ smpLoop:
 	MOVLQSX (R12)(R8*4), BX
 	ROWS8LOAD(AX, 32, Y0, Y1, Y2, Y3, Y4, Y5, Y6, Y7)
 
+	PCALIGN $64
 entLoop:
 	CMPL BX, 4(R11)(R8*4)
 	JGE  smpDone
@@ -1006,6 +1016,7 @@ grblock:
 	VMOVDQU (R11)(AX*4), Y1
 	XORQ BX, BX
 
+	PCALIGN $64
 grrow:
 	CMPQ BX, R8
 	JGE  grrowdone

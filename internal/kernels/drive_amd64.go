@@ -1,6 +1,6 @@
-//go:build amd64
+//go:build !purego
 
-package core
+package kernels
 
 //go:noescape
 func driveRows4AVX512(acc *float32, w *float32, col *uint16, ptr *int32, x *float32)
@@ -37,15 +37,15 @@ func driveRowsImpl(acc, w []float32, col []uint16, rowPtr []int32, x []float32) 
 	}
 }
 
-// driveRowsVec runs driveRows with kernel on the rows four at a time and
+// driveRowsVec runs DriveRows with kernel on the rows four at a time and
 // the loop on the last 1-3.
 func driveRowsVec(kernel func(acc *float32, w *float32, col *uint16, ptr *int32, x *float32), acc, w []float32, col []uint16, rowPtr []int32, x []float32) {
 	n := len(rowPtr) - 1
 	i := 0
 	for ; i+4 <= n; i += 4 {
-		kernel(&acc[i*lanes], &w[0], &col[0], &rowPtr[i], &x[0])
+		kernel(&acc[i*Lanes], &w[0], &col[0], &rowPtr[i], &x[0])
 	}
 	if i < n {
-		driveRowsGo(acc[i*lanes:], w, col, rowPtr[i:], x)
+		driveRowsGo(acc[i*Lanes:], w, col, rowPtr[i:], x)
 	}
 }

@@ -1,20 +1,6 @@
-//go:build amd64
+//go:build !purego
 
-package core
-
-import (
-	"golang.org/x/sys/cpu"
-
-	"repro/internal/kernelpath"
-)
-
-// useAVX2 selects the vector kernels and useAVX512 addRows' 512-bit form,
-// properties of the CPU capped by REPRO_KERNELS (package kernelpath); every
-// path gives identical bits.
-var (
-	useAVX2   = cpu.X86.HasAVX2 && kernelpath.Allow(kernelpath.AVX2)
-	useAVX512 = useAVX2 && cpu.X86.HasAVX512F && kernelpath.Allow(kernelpath.AVX512)
-)
+package kernels
 
 //go:noescape
 func addRowsAVX512(c, v []float32, off []int32, b []float32, zero bool)
@@ -34,7 +20,7 @@ func addRowsImpl(c, v []float32, off []int32, b []float32, zero bool) {
 	// The assembly does no bounds checks.
 	for _, o := range off {
 		if o < 0 || int(o)+n > len(b) {
-			panic("core: addRows column out of range")
+			panic("kernels: AddRows column out of range")
 		}
 	}
 	if n16 := n &^ 15; useAVX512 && n16 > 0 {
@@ -53,84 +39,84 @@ func addRowsImpl(c, v []float32, off []int32, b []float32, zero bool) {
 }
 
 //go:noescape
-func sgdRowInputAVX2(w, v []float32, col []uint16, g []float32, k *sgdCoef, wT []float32, ld int)
+func sgdRowInputAVX2(w, v []float32, col []uint16, g []float32, k *SGDCoef, wT []float32, ld int)
 
-func sgdRowInputImpl(w, v []float32, col []uint16, g []float32, k *sgdCoef, wT []float32, ld int) {
+func sgdRowInputImpl(w, v []float32, col []uint16, g []float32, k *SGDCoef, wT []float32, ld int) {
 	n := len(w)
 	if !useAVX2 || n < 8 {
 		sgdRowInputGo(w, v, col, g, k)
 		if wT != nil {
-			copyColumn(wT, w, col, ld)
+			CopyColumn(wT, w, col, ld)
 		}
 		return
 	}
 	if len(v) < n || len(col) < n {
-		panic("core: sgdRowInput length mismatch")
+		panic("kernels: SGDRowInput length mismatch")
 	}
 	// The gather and the column copy's stores do no bounds checks; col is
 	// ascending (a row's stored synapses), so its ends bound every entry.
 	if g != nil && int(col[n-1]) >= len(g) {
-		panic("core: sgdRowInput column out of range")
+		panic("kernels: SGDRowInput column out of range")
 	}
 	if wT == nil {
 		ld = 0 // no copy
 	} else if ld < 1 || int(col[n-1])*ld >= len(wT) {
-		panic("core: sgdRowInput column copy out of range")
+		panic("kernels: SGDRowInput column copy out of range")
 	}
 	sgdRowInputAVX2(w, v[:n], col[:n], g, k, wT, ld) // the tail too
 }
 
 //go:noescape
-func sgdRowFBAVX2(w, fb, v []float32, col []int32, g []float32, flags []int32, k *sgdFBCoef, wT []float32, ld int)
+func sgdRowFBAVX2(w, fb, v []float32, col []int32, g []float32, flags []int32, k *SGDFBCoef, wT []float32, ld int)
 
-func sgdRowFBImpl(w, fb, v []float32, col []int32, g []float32, flags []int32, k *sgdFBCoef, wT []float32, ld int) {
+func sgdRowFBImpl(w, fb, v []float32, col []int32, g []float32, flags []int32, k *SGDFBCoef, wT []float32, ld int) {
 	n := len(w)
 	if !useAVX2 || n < 8 {
 		sgdRowFBGo(w, fb, v, col, g, flags, k)
-		copyColumn(wT, w, col, ld)
+		CopyColumn(wT, w, col, ld)
 		return
 	}
 	if len(fb) < n || len(v) < n || len(col) < n {
-		panic("core: sgdRowFB length mismatch")
+		panic("kernels: SGDRowFB length mismatch")
 	}
 	// The gathers and the column copy's stores do no bounds checks; col is
 	// ascending (a row's stored synapses), so its ends bound every entry.
 	if col[0] < 0 || int(col[n-1]) >= len(flags) || (g != nil && int(col[n-1]) >= len(g)) {
-		panic("core: sgdRowFB column out of range")
+		panic("kernels: SGDRowFB column out of range")
 	}
 	if ld < 1 || int(col[n-1])*ld >= len(wT) {
-		panic("core: sgdRowFB column copy out of range")
+		panic("kernels: SGDRowFB column copy out of range")
 	}
 	sgdRowFBAVX2(w, fb[:n], v[:n], col[:n], g, flags, k, wT, ld) // the tail too
 }
 
 //go:noescape
-func sgdRowFBWordsAVX2(w, fb, v []float32, colWord []int32, g []float32, k *sgdFBCoef, wT []float32, ld int)
+func sgdRowFBWordsAVX2(w, fb, v []float32, colWord []int32, g []float32, k *SGDFBCoef, wT []float32, ld int)
 
-func sgdRowFBWordsImpl(w, fb, v []float32, colWord []int32, g []float32, k *sgdFBCoef, wT []float32, ld int) {
+func sgdRowFBWordsImpl(w, fb, v []float32, colWord []int32, g []float32, k *SGDFBCoef, wT []float32, ld int) {
 	n := len(w)
 	if !useAVX2 || n < 8 {
 		sgdRowFBWordsGo(w, fb, v, colWord, g, k, wT, ld)
 		return
 	}
 	if len(fb) < n || len(v) < n || len(colWord) < n {
-		panic("core: sgdRowFBWords length mismatch")
+		panic("kernels: SGDRowFBWords length mismatch")
 	}
 	// As in sgdRowFBImpl: the columns ascend, so the ends bound them all.
 	first, last := colWord[0]&0xffff, colWord[n-1]&0xffff
 	if colWord[0] < 0 || (g != nil && int(last) >= len(g)) || first > last {
-		panic("core: sgdRowFBWords column out of range")
+		panic("kernels: SGDRowFBWords column out of range")
 	}
 	if ld < 1 || int(last)*ld >= len(wT) {
-		panic("core: sgdRowFBWords column copy out of range")
+		panic("kernels: SGDRowFBWords column copy out of range")
 	}
 	sgdRowFBWordsAVX2(w, fb[:n], v[:n], colWord[:n], g, k, wT, ld) // the tail too
 }
 
 //go:noescape
-func sgdRowFBDenseAVX2(w, fb, v, g []float32, flags []int32, k *sgdFBCoef)
+func sgdRowFBDenseAVX2(w, fb, v, g []float32, flags []int32, k *SGDFBCoef)
 
-func sgdRowFBDenseImpl(w, fb, v, g []float32, flags []int32, k *sgdFBCoef) {
+func sgdRowFBDenseImpl(w, fb, v, g []float32, flags []int32, k *SGDFBCoef) {
 	n8 := 0
 	if useAVX2 {
 		n8 = len(w) &^ 7
@@ -149,13 +135,13 @@ func addTilesImpl(c, v []float32, off []int32, b []float32, ts int) {
 		addTilesGo(c, v, off, b, ts)
 		return
 	}
-	const strip = 8 * tile
+	const strip = 8 * Tile
 	q := 0
 	for ; q+strip <= len(c); q += strip {
-		addTiles8AVX2(c[q:q+strip], v, off, b[q/tile*ts:], ts)
+		addTiles8AVX2(c[q:q+strip], v, off, b[q/Tile*ts:], ts)
 	}
-	for ; q < len(c); q += tile {
-		addRowsAVX2(c[q:q+tile], v, off, b[q/tile*ts:], false)
+	for ; q < len(c); q += Tile {
+		addRowsAVX2(c[q:q+Tile], v, off, b[q/Tile*ts:], false)
 	}
 }
 
@@ -168,7 +154,7 @@ func addTilesBatchImpl(z []float32, zstride int, v []float32, off, ptr, cur []in
 		return
 	}
 	copy(cur, ptr)
-	const block = batchBlockCols * tile
+	const block = batchBlockCols * Tile
 	addTilesBatch8AVX2(z, 4*zstride, v, off, ptr, cur, b, ts, block, ts) // offsets < ts
 }
 
@@ -186,17 +172,17 @@ func transposeRows8Impl(dst []float32, ld int, src []float32, n int) {
 }
 
 //go:noescape
-func adamRowAVX2(w, fb, m1, m2 []float32, col []int32, g []float32, frozen []int32, sign []float32, k *adamCoef, wT []float32, ld int)
+func adamRowAVX2(w, fb, m1, m2 []float32, col []int32, g []float32, frozen []int32, sign []float32, k *AdamCoef, wT []float32, ld int)
 
-func adamRowImpl(w, fb, m1, m2 []float32, col []int32, g []float32, frozen []int32, sign []float32, k *adamCoef, wT []float32, ld int) {
+func adamRowImpl(w, fb, m1, m2 []float32, col []int32, g []float32, frozen []int32, sign []float32, k *AdamCoef, wT []float32, ld int) {
 	n := len(w)
 	if !useAVX2 || n < 8 {
 		adamRowGo(w, fb, m1, m2, col, g, frozen, sign, k)
-		copyColumn(wT, w, col, ld)
+		CopyColumn(wT, w, col, ld)
 		return
 	}
 	if len(m1) < n || len(m2) < n || len(col) < n || (fb != nil && (len(fb) < n || len(sign) < n)) {
-		panic("core: adamRow length mismatch")
+		panic("kernels: AdamRow length mismatch")
 	}
 	// The gathers and the column copy's stores do no bounds checks; col is
 	// ascending (a row's stored synapses), so its ends bound every entry.
@@ -205,12 +191,12 @@ func adamRowImpl(w, fb, m1, m2 []float32, col []int32, g []float32, frozen []int
 		top = min(top, len(frozen))
 	}
 	if col[0] < 0 || int(col[n-1]) >= top {
-		panic("core: adamRow column out of range")
+		panic("kernels: AdamRow column out of range")
 	}
 	if wT == nil {
 		ld = 0 // no copy
 	} else if ld < 1 || int(col[n-1])*ld >= len(wT) {
-		panic("core: adamRow column copy out of range")
+		panic("kernels: AdamRow column copy out of range")
 	}
 	var fb8 []float32
 	if fb != nil {
@@ -223,7 +209,7 @@ func adamRowImpl(w, fb, m1, m2 []float32, col []int32, g []float32, frozen []int
 			fbt, st = fb[n8:n], sign[n8:n]
 		}
 		adamRowGo(w[n8:], fbt, m1[n8:n], m2[n8:n], col[n8:n], g, frozen, st, k)
-		copyColumn(wT, w[n8:], col[n8:n], ld)
+		CopyColumn(wT, w[n8:], col[n8:n], ld)
 	}
 }
 
@@ -251,7 +237,7 @@ func compressPositiveImpl(dst, src []float32) (int, bool) {
 		return compressPositiveGo(dst, src)
 	}
 	if len(dst) < len(src) {
-		panic("core: compressPositive dst too short")
+		panic("kernels: CompressPositive dst too short")
 	}
 	n8 := len(src) &^ 7
 	n, bad := compressPosAVX2(dst, src[:n8], packPerm)
@@ -269,7 +255,7 @@ func thresholdListImpl(a []float32, thr float32, idx []int32) int {
 		return thresholdListGo(a, thr, idx, 0)
 	}
 	if len(idx) < len(a) {
-		panic("core: thresholdList idx too short")
+		panic("kernels: ThresholdList idx too short")
 	}
 	n8 := len(a) &^ 7
 	n := thresholdListAVX2(a[:n8], thr, idx, packPerm, laneIdx)
@@ -284,7 +270,7 @@ func splitImpl(hi, lo, src []float32, p float32) (nhi, nlo int) {
 		return splitGo(hi, lo, src, p)
 	}
 	if len(hi) < len(src) || len(lo) < len(src) {
-		panic("core: split buffers too short")
+		panic("kernels: Split buffers too short")
 	}
 	n8 := len(src) &^ 7
 	nhi, nlo = splitAVX2(hi, lo, src[:n8], p, packPerm)
@@ -300,7 +286,7 @@ func sparseDiffImpl(x, o, val []float32, idx []int32) int {
 		return sparseDiffGo(x, o, val, idx, 0)
 	}
 	if len(o) < len(x) || len(val) < len(x) || len(idx) < len(x) {
-		panic("core: sparseDiff buffers too short")
+		panic("kernels: SparseDiff buffers too short")
 	}
 	n8 := len(x) &^ 7
 	n := sparseDiffAVX2(x[:n8], o, val, idx, packPerm, laneIdx)
@@ -317,7 +303,7 @@ func reluGainImpl(a, z, g []float32) {
 		return
 	}
 	if len(z) < n || len(g) < n {
-		panic("core: reluGain length mismatch")
+		panic("kernels: ReluGain length mismatch")
 	}
 	n8 := n &^ 7
 	reluGainAVX2(a[:n8], z, g)
@@ -334,7 +320,7 @@ func gatherRowsImpl(acc, u []float32, off, pos []int32, b []float32, idx []int32
 		return
 	}
 	if len(idx) < n || len(off) < len(u) {
-		panic("core: gatherRows length mismatch")
+		panic("kernels: GatherRows length mismatch")
 	}
 	// The gathers do no bounds checks: pos holds indices of b (checked
 	// when it is built); here the rows read.
@@ -344,7 +330,7 @@ func gatherRowsImpl(acc, u []float32, off, pos []int32, b []float32, idx []int32
 	}
 	for _, o := range off[:len(u)] {
 		if int(o)+int(lo) < 0 || int(o)+int(hi) >= len(pos) {
-			panic("core: gatherRows index out of range")
+			panic("kernels: GatherRows index out of range")
 		}
 	}
 	n8 := n &^ 7
@@ -355,16 +341,16 @@ func gatherRowsImpl(acc, u []float32, off, pos []int32, b []float32, idx []int32
 }
 
 //go:noescape
-func ctrlStepRowAVX2(w, fb, v, g []float32, flags []int32, k *ctrlCoef, s *ctrlSums)
+func ctrlStepRowAVX2(w, fb, v, g []float32, flags []int32, k *CtrlCoef, s *CtrlSums)
 
-func ctrlStepRowImpl(w, fb, v, g []float32, flags []int32, k *ctrlCoef, s *ctrlSums) {
+func ctrlStepRowImpl(w, fb, v, g []float32, flags []int32, k *CtrlCoef, s *CtrlSums) {
 	n := len(w)
 	if !useAVX2 || n < 8 {
 		ctrlStepRowGo(w, fb, v, g, flags, k, s)
 		return
 	}
 	if len(fb) < n || len(v) < n || len(g) < n || len(flags) < n {
-		panic("core: ctrlStepRow length mismatch")
+		panic("kernels: CtrlStepRow length mismatch")
 	}
 	n8 := n &^ 7
 	ctrlStepRowAVX2(w[:n8], fb, v, g, flags, k, s)
@@ -372,16 +358,16 @@ func ctrlStepRowImpl(w, fb, v, g []float32, flags []int32, k *ctrlCoef, s *ctrlS
 }
 
 //go:noescape
-func ctrlDecayRowAVX2(w, fb []float32, flags, absent []int32, k *decayCoef)
+func ctrlDecayRowAVX2(w, fb []float32, flags, absent []int32, k *DecayCoef)
 
-func ctrlDecayRowImpl(w, fb []float32, flags, absent []int32, k *decayCoef) {
+func ctrlDecayRowImpl(w, fb []float32, flags, absent []int32, k *DecayCoef) {
 	n := len(w)
 	if !useAVX2 || n < 8 {
 		ctrlDecayRowGo(w, fb, flags, absent, k)
 		return
 	}
 	if len(fb) < n || len(flags) < n || len(absent) < n {
-		panic("core: ctrlDecayRow length mismatch")
+		panic("kernels: CtrlDecayRow length mismatch")
 	}
 	n8 := n &^ 7
 	ctrlDecayRowAVX2(w[:n8], fb, flags, absent, k)

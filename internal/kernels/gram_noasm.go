@@ -1,6 +1,6 @@
-//go:build !amd64
+//go:build !amd64 || purego
 
-package core
+package kernels
 
 func gramUpperImpl(gram []float64, n int, x []float64, ld, nb int) {
 	gramUpperGo(gram, n, x[:nb*ld], ld)

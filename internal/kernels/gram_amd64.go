@@ -1,6 +1,6 @@
-//go:build amd64
+//go:build !purego
 
-package core
+package kernels
 
 //go:noescape
 func gramTilesAVX2(gram *float64, x *float64, n, ld, nb, m int)
@@ -8,9 +8,9 @@ func gramTilesAVX2(gram *float64, x *float64, n, ld, nb, m int)
 // gramUpperImpl adds addGramDense's products to the gram's upper triangle:
 // rows four at a time, in tiles of 4 x 8 entries held in registers across
 // the samples (gramTilesAVX2, m tiles from the diagonal on), the columns
-// past the last whole tile and the last n mod 4 rows entry by entry. Each
+// past the last whole Tile and the last n mod 4 rows entry by entry. Each
 // entry adds its products in sample order, multiply and add separate, as
-// gramUpperGo does, so both give the same bits. A tile that starts on the
+// gramUpperGo does, so both give the same bits. A Tile that starts on the
 // diagonal also adds to a few entries below it, which no one reads.
 func gramUpperImpl(gram []float64, n int, x []float64, ld, nb int) {
 	if !useAVX2 || nb == 0 {

@@ -1,8 +1,10 @@
-//go:build !amd64
+//go:build !amd64 || purego
 
-package backprop
+package kernels
 
-func adamStep(p, g, m, v []float32, mask []uint32, k *adamCoef) { adamStepGo(p, g, m, v, mask, k) }
+func adamStepImpl(p, g, m, v []float32, mask []uint32, k *AdamStepCoef) {
+	adamStepGo(p, g, m, v, mask, k)
+}
 
 func accRows4Impl(c []float32, ldc int, v4 []float32, off []int32, b []float32, n int) {
 	accRows4Run(c, ldc, v4, off, b, n)

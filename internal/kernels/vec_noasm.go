@@ -1,6 +1,6 @@
-//go:build !amd64
+//go:build !amd64 || purego
 
-package core
+package kernels
 
 func addRowsImpl(c, v []float32, off []int32, b []float32, zero bool) {
 	if zero {
@@ -9,16 +9,16 @@ func addRowsImpl(c, v []float32, off []int32, b []float32, zero bool) {
 	addRowsGo(c, v, off, b)
 }
 
-func sgdRowInputImpl(w, v []float32, col []uint16, g []float32, k *sgdCoef, wT []float32, ld int) {
+func sgdRowInputImpl(w, v []float32, col []uint16, g []float32, k *SGDCoef, wT []float32, ld int) {
 	sgdRowInputGo(w, v, col, g, k)
 	if wT != nil {
-		copyColumn(wT, w, col, ld)
+		CopyColumn(wT, w, col, ld)
 	}
 }
 
-func sgdRowFBImpl(w, fb, v []float32, col []int32, g []float32, flags []int32, k *sgdFBCoef, wT []float32, ld int) {
+func sgdRowFBImpl(w, fb, v []float32, col []int32, g []float32, flags []int32, k *SGDFBCoef, wT []float32, ld int) {
 	sgdRowFBGo(w, fb, v, col, g, flags, k)
-	copyColumn(wT, w, col, ld)
+	CopyColumn(wT, w, col, ld)
 }
 
 func addTilesImpl(c, v []float32, off []int32, b []float32, ts int) { addTilesGo(c, v, off, b, ts) }
@@ -27,9 +27,9 @@ func addTilesBatchImpl(z []float32, zstride int, v []float32, off, ptr, _ []int3
 	addTilesBatchGo(z, zstride, v, off, ptr, b, ts)
 }
 
-func adamRowImpl(w, fb, m1, m2 []float32, col []int32, g []float32, frozen []int32, sign []float32, k *adamCoef, wT []float32, ld int) {
+func adamRowImpl(w, fb, m1, m2 []float32, col []int32, g []float32, frozen []int32, sign []float32, k *AdamCoef, wT []float32, ld int) {
 	adamRowGo(w, fb, m1, m2, col, g, frozen, sign, k)
-	copyColumn(wT, w, col, ld)
+	CopyColumn(wT, w, col, ld)
 }
 
 func compressPositiveImpl(dst, src []float32) (int, bool) { return compressPositiveGo(dst, src) }
@@ -48,11 +48,11 @@ func gatherRowsImpl(acc, u []float32, off, pos []int32, b []float32, idx []int32
 	gatherRowsGo(acc, u, off, pos, b, idx)
 }
 
-func ctrlStepRowImpl(w, fb, v, g []float32, flags []int32, k *ctrlCoef, s *ctrlSums) {
+func ctrlStepRowImpl(w, fb, v, g []float32, flags []int32, k *CtrlCoef, s *CtrlSums) {
 	ctrlStepRowGo(w, fb, v, g, flags, k, s)
 }
 
-func ctrlDecayRowImpl(w, fb []float32, flags, absent []int32, k *decayCoef) {
+func ctrlDecayRowImpl(w, fb []float32, flags, absent []int32, k *DecayCoef) {
 	ctrlDecayRowGo(w, fb, flags, absent, k)
 }
 
@@ -62,10 +62,10 @@ func transposeRows8Impl(dst []float32, ld int, src []float32, n int) {
 	transposeRows8Go(dst, ld, src, n, 0)
 }
 
-func sgdRowFBDenseImpl(w, fb, v, g []float32, flags []int32, k *sgdFBCoef) {
+func sgdRowFBDenseImpl(w, fb, v, g []float32, flags []int32, k *SGDFBCoef) {
 	sgdRowFBDenseGo(w, fb, v, g, flags, k)
 }
 
-func sgdRowFBWordsImpl(w, fb, v []float32, colWord []int32, g []float32, k *sgdFBCoef, wT []float32, ld int) {
+func sgdRowFBWordsImpl(w, fb, v []float32, colWord []int32, g []float32, k *SGDFBCoef, wT []float32, ld int) {
 	sgdRowFBWordsGo(w, fb, v, colWord, g, k, wT, ld)
 }

@@ -1,14 +1,14 @@
-package backprop
+package kernels
 
 import (
 	"math"
+	"math/rand/v2"
 	"slices"
+	"strconv"
 	"testing"
-
-	"repro/core"
 )
 
-func randVec(rng *core.RNG, n int) []float32 {
+func randVec(rng *rand.Rand, n int) []float32 {
 	x := make([]float32, n)
 	for i := range x {
 		x[i] = float32(rng.NormFloat64())
@@ -22,7 +22,7 @@ func randVec(rng *core.RNG, n int) []float32 {
 // randRows draws a product kernel's shared operand for n columns and T
 // terms: T random rows of b, a row stride and an output row distance ldc
 // each n or a little more, and T row offsets drawn with repeats.
-func randRows(rng *core.RNG, n, T int) (ldc int, b []float32, off []int32) {
+func randRows(rng *rand.Rand, n, T int) (ldc int, b []float32, off []int32) {
 	ldc = n + rng.IntN(3)
 	stride := n + rng.IntN(3)
 	b = randVec(rng, T*stride)
@@ -38,14 +38,14 @@ func randRows(rng *core.RNG, n, T int) (ldc int, b []float32, off []int32) {
 // bit for bit.
 func TestAccRows4MatchesRows(t *testing.T) {
 	t.Parallel()
-	rng := core.NewRNG(9, 0)
+	rng := newRNG(9)
 	for _, n := range []int{1, 8, 15, 16, 17, 24, 40, 130} {
 		for _, T := range []int{1, 3, 50} {
 			ldc, b, off := randRows(rng, n, T)
 			v4 := randVec(rng, 4*T)
 			c0 := randVec(rng, 3*ldc+n)
 			got := slices.Clone(c0)
-			accRows4(got, ldc, v4, off, b, n)
+			AccRows4(got, ldc, v4, off, b, n)
 			for q := range 4 {
 				v := make([]float32, T)
 				for t := range v {
@@ -68,12 +68,12 @@ func TestAccRows4MatchesRows(t *testing.T) {
 }
 
 // TestAccRows4GroupsMatchesGroups checks the strip-by-strip product
-// against accRows4 called group by group, bit for bit, at widths around
+// against AccRows4 called group by group, bit for bit, at widths around
 // the strip and the kernels' blocks, and that it leaves the entries
 // between the groups' rows alone.
 func TestAccRows4GroupsMatchesGroups(t *testing.T) {
 	t.Parallel()
-	rng := core.NewRNG(10, 0)
+	rng := newRNG(10)
 	for _, n := range []int{1, 17, 63, 64, 65, 130, 512} {
 		for _, groups := range []int{1, 3} {
 			T := 1 + rng.IntN(40)
@@ -82,10 +82,10 @@ func TestAccRows4GroupsMatchesGroups(t *testing.T) {
 			c0 := randVec(rng, 4*groups*ldc)
 			want := slices.Clone(c0)
 			for g := range groups {
-				accRows4(want[4*g*ldc:], ldc, v4[4*T*g:4*T*(g+1)], off, b, n)
+				AccRows4(want[4*g*ldc:], ldc, v4[4*T*g:4*T*(g+1)], off, b, n)
 			}
 			got := slices.Clone(c0)
-			accRows4Groups(got, ldc, groups, v4, off, b, n)
+			AccRows4Groups(got, ldc, groups, v4, off, b, n)
 			for i := range got {
 				if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
 					t.Fatalf("n=%d groups=%d T=%d: c[%d] = %g, group by group %g", n, groups, T, i, got[i], want[i])
@@ -101,7 +101,7 @@ func TestAccRows4GroupsMatchesGroups(t *testing.T) {
 // the kernels' 8 lanes.
 func TestReluGateMatchGo(t *testing.T) {
 	t.Parallel()
-	rng := core.NewRNG(12, 0)
+	rng := newRNG(12)
 	special := []float32{0, float32(math.Copysign(0, -1)), float32(math.Inf(1)), float32(math.Inf(-1)),
 		math.Float32frombits(0x7fc0_1234), math.Float32frombits(0xffc0_0001), 1e-40, -1e-40}
 	fill := func(n int) []float32 {
@@ -118,21 +118,21 @@ func TestReluGateMatchGo(t *testing.T) {
 		want := slices.Clone(z)
 		reluGo(want)
 		got := slices.Clone(z)
-		relu(got)
+		Relu(got)
 		c, a := fill(n), fill(n+3)
 		wantC := slices.Clone(c)
 		gateGo(wantC, a)
 		gotC := slices.Clone(c)
-		gate(gotC, a)
+		Gate(gotC, a)
 		for i := range n {
 			if math.Float32bits(got[i]) != math.Float32bits(want[i]) {
-				t.Fatalf("relu n=%d: z[%d] = %#x from %#x, loop %#x", n, i, math.Float32bits(got[i]), math.Float32bits(z[i]), math.Float32bits(want[i]))
+				t.Fatalf("Relu n=%d: z[%d] = %#x from %#x, loop %#x", n, i, math.Float32bits(got[i]), math.Float32bits(z[i]), math.Float32bits(want[i]))
 			}
 			if math.Float32bits(gotC[i]) != math.Float32bits(wantC[i]) {
-				t.Fatalf("gate n=%d: c[%d] = %#x (a %g), loop %#x", n, i, math.Float32bits(gotC[i]), a[i], math.Float32bits(wantC[i]))
+				t.Fatalf("Gate n=%d: c[%d] = %#x (a %g), loop %#x", n, i, math.Float32bits(gotC[i]), a[i], math.Float32bits(wantC[i]))
 			}
 			if z[i] <= 0 && math.Float32bits(want[i]) != 0 || !(z[i] <= 0) && math.Float32bits(want[i]) != math.Float32bits(z[i]) {
-				t.Fatalf("relu n=%d: %#x from %#x, want +0 or the value", n, math.Float32bits(want[i]), math.Float32bits(z[i]))
+				t.Fatalf("Relu n=%d: %#x from %#x, want +0 or the value", n, math.Float32bits(want[i]), math.Float32bits(z[i]))
 			}
 		}
 	}
@@ -143,10 +143,12 @@ func TestReluGateMatchGo(t *testing.T) {
 // gradient zero.
 func TestAdamMatchesGo(t *testing.T) {
 	t.Parallel()
-	rng := core.NewRNG(2, 0)
-	a := NewAdam(0, 1e-3, 1e-3)
+	rng := newRNG(2)
 	for step := 1; step <= 3; step++ {
-		k := a.coef(1e-3)
+		// Adam's scalars at step t, as core/backprop's Adam.coef sets them.
+		bc1, bc2 := 1-math.Pow(0.9, float64(step)), 1-math.Pow(0.999, float64(step))
+		k := AdamStepCoef{WD: 1e-3, B1: 0.9, OB1: 1 - 0.9, B2: 0.999, OB2: 1 - 0.999,
+			InvSqrtBC2: float32(1 / math.Sqrt(bc2)), Eps: 1e-8, Step: float32(1e-3 / bc1)}
 		for _, n := range []int{1, 8, 13, 29, 64, 517} {
 			for _, masked := range []bool{false, true} {
 				p, g := randVec(rng, n), randVec(rng, n)
@@ -171,7 +173,7 @@ func TestAdamMatchesGo(t *testing.T) {
 				}
 				ps, gs, ms, vs := slices.Clone(p), slices.Clone(g), slices.Clone(m), slices.Clone(v)
 				adamStepGo(ps, gs, ms, vs, mask, &k)
-				adamStep(p, g, m, v, mask, &k)
+				AdamStep(p, g, m, v, mask, &k)
 				for i := range p {
 					if g[i] != 0 || gs[i] != 0 {
 						t.Fatalf("step %d n=%d masked=%v: gradient %d left %g (portable %g), want 0", step, n, masked, i, g[i], gs[i])
@@ -190,37 +192,6 @@ func TestAdamMatchesGo(t *testing.T) {
 					}
 				}
 			}
-		}
-	}
-}
-
-// TestAdamAgainstFloat64 checks one unmasked step against the textbook
-// formula evaluated in float64 (PyTorch Adam with coupled L2).
-func TestAdamAgainstFloat64(t *testing.T) {
-	t.Parallel()
-	rng := core.NewRNG(4, 0)
-	n := 37
-	p, g := randVec(rng, n), randVec(rng, n)
-	a := NewAdam(n, 1e-2, 1e-3)
-	p0 := slices.Clone(p)
-	for step := 1; step <= 2; step++ {
-		a.Step(p, slices.Clone(g), a.LR) // a step clears the gradient it takes
-	}
-	for i := range p {
-		// Two steps with the same gradient, recomputed in float64.
-		th, m, v := float64(p0[i]), 0.0, 0.0
-		for s := 1; s <= 2; s++ {
-			gi := float64(g[i]) + 1e-3*th
-			m = 0.9*m + 0.1*gi
-			v = 0.999*v + 0.001*gi*gi
-			mh := m / (1 - math.Pow(0.9, float64(s)))
-			den := math.Sqrt(v)/math.Sqrt(1-math.Pow(0.999, float64(s))) + 1e-8
-			th -= 1e-2 * mh / den
-			_ = mh
-		}
-		// float32 state: agreement to 1e-6 absolute on O(1) parameters.
-		if math.Abs(th-float64(p[i])) > 1e-6 {
-			t.Errorf("param %d: %g, float64 formula %g", i, p[i], th)
 		}
 	}
 }
@@ -261,7 +232,7 @@ func TestFMA32(t *testing.T) {
 	if got, want := fma32(a, b, cc), float32(1); got != want {
 		t.Errorf("exact tie: fma32 = %.10g, want %.10g (ties to even)", got, want)
 	}
-	rng := core.NewRNG(10, 0)
+	rng := newRNG(10)
 	for range 100000 {
 		a, b, c := float32(rng.NormFloat64()), float32(rng.NormFloat64()), float32(rng.NormFloat64())
 		// The float64 FMA is exact here whenever the float64 sum is exact;
@@ -278,8 +249,8 @@ func TestFMA32(t *testing.T) {
 
 func BenchmarkAccRows4(b *testing.B) {
 	for _, n := range []int{256, 512} {
-		b.Run("n="+itoa(n), func(b *testing.B) {
-			rng := core.NewRNG(1, 0)
+		b.Run("n="+strconv.Itoa(n), func(b *testing.B) {
+			rng := newRNG(1)
 			T := 784
 			w := randVec(rng, T*n)
 			v4 := randVec(rng, 4*T)
@@ -289,30 +260,19 @@ func BenchmarkAccRows4(b *testing.B) {
 			}
 			c := make([]float32, 4*n)
 			for b.Loop() {
-				accRows4(c, n, v4, off, w, n)
+				AccRows4(c, n, v4, off, w, n)
 			}
 			b.ReportMetric(float64(4*T*n)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GMAC/s")
 		})
 	}
 }
 
-func BenchmarkAdam(b *testing.B) {
-	n := 784*512 + 512*256
-	rng := core.NewRNG(1, 0)
-	p, g := randVec(rng, n), randVec(rng, n)
-	a := NewAdam(n, 1e-3, 1e-3)
-	for b.Loop() {
-		a.Step(p, g, 1e-3) // g is zero after the first step: the same arithmetic
-	}
-	b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds()/1e9, "Gparam/s")
-}
-
-// TestNonZerosMatchesGo checks the vector nonZeros and positives against
+// TestNonZerosMatchesGo checks the vector NonZeros and Positives against
 // their portable loops: the same entries and offsets in the same order, for lengths around
 // the 16-lane blocks, strides 1 and wide, and rows with zeros, -0, NaN and
 // infinities.
 func TestNonZerosMatchesGo(t *testing.T) {
-	rng := core.NewRNG(5, 0)
+	rng := newRNG(5)
 	special := []float32{0, float32(math.Copysign(0, -1)), float32(math.NaN()), float32(math.Inf(1)), float32(math.Inf(-1)), 1e-45}
 	for _, n := range []int{0, 1, 15, 16, 17, 31, 32, 33, 100, 256, 784} {
 		for _, stride := range []int{1, 10, 512} {
@@ -328,13 +288,13 @@ func TestNonZerosMatchesGo(t *testing.T) {
 				}
 			}
 			if stride == 1 {
-				got := positives(make([]int32, n), x)
+				got := Positives(make([]int32, n), x)
 				want := positivesGo(make([]int32, n), x, 0, 0)
 				if !slices.Equal(got, want) {
-					t.Fatalf("n=%d: positives %v, want %v", n, got, want)
+					t.Fatalf("n=%d: Positives %v, want %v", n, got, want)
 				}
 			}
-			v, o := nonZeros(make([]float32, n), make([]int32, n), x, stride)
+			v, o := NonZeros(make([]float32, n), make([]int32, n), x, stride)
 			wv, wo := nonZerosGo(make([]float32, n), make([]int32, n), x, stride, 0, 0)
 			if len(v) != len(wv) || len(o) != len(wo) {
 				t.Fatalf("n=%d stride=%d: %d entries, want %d", n, stride, len(v), len(wv))
@@ -343,37 +303,6 @@ func TestNonZerosMatchesGo(t *testing.T) {
 				if math.Float32bits(v[i]) != math.Float32bits(wv[i]) || o[i] != wo[i] {
 					t.Fatalf("n=%d stride=%d entry %d: (%v, %d), want (%v, %d)", n, stride, i, v[i], o[i], wv[i], wo[i])
 				}
-			}
-		}
-	}
-}
-
-// TestAnyNonZero checks the bitwise column test against v != 0 entry by
-// entry, with -0 (zero) and NaN (non-zero) in the rows.
-func TestAnyNonZero(t *testing.T) {
-	rng := core.NewRNG(7, 0)
-	special := []float32{float32(math.Copysign(0, -1)), float32(math.NaN()), 1e-45, -1e-45}
-	for _, rows := range []int{1, 3, 16} {
-		const n = 37
-		a := make([]float32, rows*n)
-		for i := range a {
-			if r := rng.IntN(8); r == 0 {
-				a[i] = special[rng.IntN(len(special))]
-			} else if r == 1 {
-				a[i] = float32(rng.NormFloat64())
-			}
-		}
-		got := make([]bool, n)
-		anyNonZero(got, a, rows, make([]uint32, n))
-		for i := range n {
-			want := false
-			for r := range rows {
-				if a[r*n+i] != 0 {
-					want = true
-				}
-			}
-			if got[i] != want {
-				t.Fatalf("rows=%d column %d: %v, want %v", rows, i, got[i], want)
 			}
 		}
 	}
