@@ -69,10 +69,14 @@ smoke: build
 # stages/) read it from REPRO_DATA: the mirror. What stays opt-in
 # is printed at the end (README, "Tests and benchmarks").
 # go vet for arm64 as well: the portable kernels (no assembly) must build.
+# core's goldens again with -tags purego: the portable kernels alone, no
+# assembly compiled in, must give the same bits (docs/kernels.md; about a
+# minute).
 test: build
 	$(GO) vet ./...
 	GOARCH=arm64 $(GO) vet ./...
 	REPRO_DATA="$${REPRO_DATA:-$(REPRO_DATA_MIRROR)}" $(GO) test -count=1 -timeout 30m ./...
+	REPRO_DATA="$${REPRO_DATA:-$(REPRO_DATA_MIRROR)}" $(GO) test -count=1 -timeout 30m -tags purego ./core/... ./internal/kernels/
 	@if scontrol ping 2>/dev/null | grep -q UP; then \
 	  echo "a Slurm controller answered: the Slurm tests ran against it; opt-in, not run: TestSlurmTimeout (REPRO_SLURM_LONG=1), TestV1LinearProbe (REPRO_V1_PROBE=1)"; \
 	else \

@@ -41,29 +41,14 @@ var generalConfig = matrixConfig +
 	}, []string{`experiment = "full"; label = "full"`, `experiment = "bp-er"; label = "BP"`})
 
 // tableTOML returns a [[table]] with its [[table.column]] and [[table.row]]
-// entries, each given as its keys separated by "; ".
+// entries, each given as its keys separated by "; ", after a blank line.
 func tableTOML(head string, columns, rows []string) string {
-	lines := func(kv string) string { return strings.ReplaceAll(kv, "; ", "\n") + "\n" }
-	s := "\n[[table]]\n" + lines(head)
-	for _, c := range columns {
-		s += "[[table.column]]\n" + lines(c)
-	}
-	for _, r := range rows {
-		s += "[[table.row]]\n" + lines(r)
-	}
-	return s
+	return "\n" + TestTable{Head: head, Columns: columns, Rows: rows}.TOML()
 }
 
 func TestGeneralTables(t *testing.T) {
 	t.Parallel()
-	m, err := loadMatrix(generalConfig)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := m.Build("paper")
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := mustBuild(t, generalConfig, "paper")
 	// The development set and the second split are added for the cells
 	// the table selects, on the seeds it asks for, and nothing more.
 	for _, c := range []struct {

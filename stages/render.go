@@ -170,11 +170,11 @@ func signed1(x float64) string {
 // row's expected seed count.
 func cellText(c *AggCell, bold bool, decimals int, meanOnly bool) string {
 	switch {
-	case c.Status == "n/a":
+	case c.Status.Kind == StatusNA:
 		return "---"
-	case strings.HasPrefix(c.Status, "missing"):
+	case c.Status.Kind == StatusMissing:
 		return `{\scriptsize($n{=}0$)}`
-	case c.Status != "ok":
+	case c.Status.Kind != StatusOK:
 		return ""
 	}
 	body := fmtN(c.Acc.Mean, decimals)
@@ -209,7 +209,7 @@ func bestRows(p *RenderParams, rec *AggregateRecord) map[[2]int]bool {
 		var cand []int
 		for r := range rec.Rows {
 			x := &rec.Rows[r][c]
-			if p.Rows[r].Reference || x.Status != "ok" || x.N != x.Expected || x.N != rec.DefaultSeeds {
+			if p.Rows[r].Reference || x.Status.Kind != StatusOK || x.N != x.Expected || x.N != rec.DefaultSeeds {
 				continue
 			}
 			cand = append(cand, r)
@@ -327,8 +327,8 @@ func (p *RenderParams) writeRows(b *strings.Builder, rec *AggregateRecord, side 
 		var ids []string
 		for c, x := range row {
 			txt := cellText(&x, best[[2]int{r, c}], layout.Cells[c].Decimals, layout.Cells[c].MeanOnly)
-			if why, ok := strings.CutPrefix(x.Status, "not run: "); ok && p.ShowNotRun {
-				txt = `{\scriptsize not run$^{` + notes.mark(why) + `}$}`
+			if x.Status.Kind == StatusNotRun && x.Status.Why != "" && p.ShowNotRun {
+				txt = `{\scriptsize not run$^{` + notes.mark(x.Status.Why) + `}$}`
 			}
 			fields = append(fields, cardLink(&x, txt))
 			dec := layout.Cells[c].Decimals
@@ -345,10 +345,10 @@ func (p *RenderParams) writeRows(b *strings.Builder, rec *AggregateRecord, side 
 // seeds it lacks, or why it has no value.
 func rowNote(x *AggCell) string {
 	switch {
-	case x.Status == "ok" && len(x.Missing) > 0:
+	case x.Status.Kind == StatusOK && len(x.Missing) > 0:
 		return fmt.Sprintf(" (n=%d of %d; missing seeds %v)", x.N, x.Expected, x.Missing)
-	case x.Status != "ok" && x.Status != "n/a" && x.Status != "empty":
-		return " (" + x.Status + ")"
+	case x.Status.Kind != StatusOK && x.Status.Kind != StatusNA && x.Status.Kind != StatusEmpty:
+		return " (" + x.Status.String() + ")"
 	}
 	return ""
 }

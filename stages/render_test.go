@@ -56,8 +56,8 @@ func TestRender(t *testing.T) {
 func TestRenderShowNotRun(t *testing.T) {
 	t.Parallel()
 	rec := &AggregateRecord{Table: "tiny", Protocols: []string{"sequential", "static"}, Rows: [][]AggCell{
-		{{ID: "tiny/a/sequential", Status: "not run: download cifar100: no network & no mirror"}, {ID: "tiny/a/static", Status: "n/a"}},
-		{{ID: "tiny/b/sequential", Status: "not run: no preset"}, {ID: "tiny/b/static", Status: "not run: download cifar100: no network & no mirror"}},
+		{{ID: "tiny/a/sequential", Status: NotRun("download cifar100: no network & no mirror")}, {ID: "tiny/a/static", Status: Status{Kind: StatusNA}}},
+		{{ID: "tiny/b/sequential", Status: NotRun("no preset")}, {ID: "tiny/b/static", Status: NotRun("download cifar100: no network & no mirror")}},
 	}}
 	p := tinyRender()
 	p.Rows = p.Rows[:2]
@@ -84,7 +84,7 @@ func TestRenderShowNotRun(t *testing.T) {
 func TestBestRows(t *testing.T) {
 	t.Parallel()
 	cell := func(m float64, n, exp int) AggCell {
-		return AggCell{Status: "ok", N: n, Expected: exp, Acc: Stat{Mean: m}}
+		return AggCell{Status: Status{Kind: StatusOK}, N: n, Expected: exp, Acc: Stat{Mean: m}}
 	}
 	cases := []struct {
 		name string
