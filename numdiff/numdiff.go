@@ -63,7 +63,7 @@ func FromSidecars(tables []*stages.Sidecar, figures []*stages.FigureSidecar) *Bu
 				case p.YCell != nil:
 					b.Numbers[p.ID] = cellNumber(p.ID, g, p.YCell)
 				default:
-					b.Numbers[p.ID] = &Number{ID: p.ID, Group: g, Status: p.Status}
+					b.Numbers[p.ID] = &Number{ID: p.ID, Group: g, Status: p.Status.String()}
 				}
 			}
 		}
@@ -72,7 +72,7 @@ func FromSidecars(tables []*stages.Sidecar, figures []*stages.FigureSidecar) *Bu
 }
 
 func cellNumber(id, group string, c *stages.AggCell) *Number {
-	return &Number{ID: id, Group: group, Status: c.Status, Mean: c.Acc.Mean, SD: c.Acc.SD, N: c.N,
+	return &Number{ID: id, Group: group, Status: c.Status.String(), Mean: c.Acc.Mean, SD: c.Acc.SD, N: c.N,
 		Seeds: c.Seeds, Values: c.Values, Kind: stages.MetricKind(c.Metric)}
 }
 

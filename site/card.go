@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"repro/pipeline"
+	"repro/stages"
 )
 
 // card is the page of one number: ours against the paper's with the
@@ -57,8 +58,8 @@ func (s *site) card(n *number) []byte {
 	if sel := n.sel; sel != nil {
 		var cands []string
 		for _, c := range sel.Candidates {
-			if c.Status != "ok" {
-				cands = append(cands, c.Experiment+" "+c.Status)
+			if !c.Status.Is(stages.StatusOK) {
+				cands = append(cands, c.Experiment+" "+c.Status.String())
 				continue
 			}
 			cands = append(cands, fmt.Sprintf("%s %.2f ± %.2f (%d seeds)", c.Experiment, c.Mean, c.SD, c.N))
@@ -115,8 +116,8 @@ func (s *site) seeds(b *strings.Builder, rc roleCell, pub *float64, revs map[str
 		what = c.Metric
 	}
 	fmt.Fprintf(b, "<h2>%s</h2>\n<p>experiment <code>%s</code>, protocol %s: %s", esc(title), esc(c.Experiment), esc(c.Protocol), esc(what))
-	if c.Status != "ok" {
-		fmt.Fprintf(b, " — %s</p>\n", esc(c.Status))
+	if !c.Status.Is(stages.StatusOK) {
+		fmt.Fprintf(b, " — %s</p>\n", esc(c.Status.String()))
 		return
 	}
 	fmt.Fprintf(b, ", mean %.4f, s.d. %.4f over n = %d of %d seeds", c.Acc.Mean, c.Acc.SD, c.N, c.Expected)

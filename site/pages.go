@@ -162,7 +162,7 @@ func (s *site) tablePage(t *stages.Sidecar) []byte {
 		cls := "notrun"
 		if r, ok := num.verdictOf(); ok {
 			cls = outcomeClass(r.Verdict)
-		} else if n.Status == "ok" {
+		} else if n.Status.Is(stages.StatusOK) {
 			cls = "unjudged"
 		}
 		fmt.Fprintf(&b, "<td class=\"%s\"><a href=\"%s\" title=\"%s\">%s</a></td>", cls, esc(cardHref(n.ID, "../")), esc(n.ID), esc(num.text))
@@ -210,7 +210,7 @@ func (s *site) figurePage(f *stages.FigureSidecar) []byte {
 	for _, pn := range panels {
 		var pts []plotPoint
 		for i, p := range all {
-			if p.Panel != pn || p.Status != "ok" || p.Hidden {
+			if p.Panel != pn || !p.Status.Is(stages.StatusOK) || p.Hidden {
 				continue
 			}
 			pts = append(pts, plotPoint{href: cardHref(p.ID, "../"), title: p.ID + " = " + p.Text,
@@ -235,7 +235,7 @@ func (s *site) figurePage(f *stages.FigureSidecar) []byte {
 		cls := "notrun"
 		if r, ok := num.verdictOf(); ok {
 			cls = outcomeClass(r.Verdict)
-		} else if p.Status == "ok" {
+		} else if p.Status.Is(stages.StatusOK) {
 			cls = "unjudged"
 		}
 		fmt.Fprintf(&b, "<tr><td><a href=\"%s\">%s</a></td><td>%d</td><td>%s</td><td>%s</td><td class=\"%s\">%s</td></tr>\n",

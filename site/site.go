@@ -154,8 +154,8 @@ func newSite(in *Input) *site {
 				p := &list[i]
 				n := &number{id: p.ID, group: "fig/" + f.Figure, page: "figures/" + f.Figure + ".html", text: p.Text, sel: p.Selection,
 					where: fmt.Sprintf("figure %s, panel %d, series %s, experiment %s", f.Figure, p.Panel, p.Series, p.Experiment), cmp: p.Diff}
-				if p.Status != "ok" {
-					n.text = p.Status
+				if !p.Status.Is(stages.StatusOK) {
+					n.text = p.Status.String()
 				}
 				for _, rc := range []roleCell{{"y", p.YCell}, {"x", p.XCell}, {"minus", p.BCell}} {
 					if rc.cell != nil {

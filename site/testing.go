@@ -15,9 +15,10 @@ import (
 // the default system. shift is added to every seed of experiment "b": two
 // fixtures that differ only in it differ in that experiment's numbers.
 func FixtureInput(shift float64) *Input {
-	cell := func(exp, proto string, base float64, status string) stages.AggCell {
+	ok := stages.Status{Kind: stages.StatusOK}
+	cell := func(exp, proto string, base float64, status stages.Status) stages.AggCell {
 		c := stages.AggCell{ID: "tab/" + exp + "/" + proto, Experiment: exp, Protocol: proto, Status: status, Expected: 3}
-		if status != "ok" {
+		if !status.Is(stages.StatusOK) {
 			return c
 		}
 		c.Seeds = []int64{0, 1, 2}
@@ -39,18 +40,18 @@ func FixtureInput(shift float64) *Input {
 	ref := func(row, col int, label string, c stages.AggCell) stages.NumberRef {
 		return stages.NumberRef{ID: c.ID, Row: row, Column: col, Label: label, Protocol: c.Protocol, Text: "$x$", Decimals: &dec, AggCell: c}
 	}
-	a1, a2 := cell("a", "sequential", 90, "ok"), cell("a", "static", 95, "ok")
-	b1, b2 := cell("b", "sequential", 85, "ok"), cell("b", "static", 0, "not run: no data")
+	a1, a2 := cell("a", "sequential", 90, ok), cell("a", "static", 95, ok)
+	b1, b2 := cell("b", "sequential", 85, ok), cell("b", "static", 0, stages.NotRun("no data"))
 	tab := &stages.Sidecar{Table: "tab", Profile: "paper", Source: "aggregate/tab",
 		Numbers: []stages.NumberRef{ref(1, 1, `\textbf{system a} $+$ rotation`, a1), ref(1, 2, `\textbf{system a} $+$ rotation`, a2),
 			ref(2, 1, `baseline b ($\eta{=}0.1$)`, b1), ref(2, 2, `baseline b ($\eta{=}0.1$)`, b2)},
 		Comparisons: []stages.Comparison{{ID: "tab/compare/a-b", A: "a", B: "b", Protocol: "sequential", N: 3, Seeds: []int64{0, 1, 2},
 			Diff: a1.Acc.Mean - b1.Acc.Mean, Lo: a1.Acc.Mean - b1.Acc.Mean - 0.5, Hi: a1.Acc.Mean - b1.Acc.Mean + 0.5, Status: "ok"}},
 	}
-	y1, y2 := cell("a", "sequential", 90, "ok"), cell("b", "sequential", 85, "ok")
+	y1, y2 := cell("a", "sequential", 90, ok), cell("b", "sequential", 85, ok)
 	pt := func(id, series string, x float64, c stages.AggCell, line bool) stages.FigurePoint {
 		c.ID = id
-		return stages.FigurePoint{ID: id, Panel: 1, Series: series, Experiment: c.Experiment, Status: "ok", X: x, Y: c.Acc.Mean,
+		return stages.FigurePoint{ID: id, Panel: 1, Series: series, Experiment: c.Experiment, Status: ok, X: x, Y: c.Acc.Mean,
 			Errors: "sd", YLo: c.Acc.Mean - c.Acc.SD, YHi: c.Acc.Mean + c.Acc.SD, Text: fmt.Sprintf("%.1f ± %.1f", c.Acc.Mean, c.Acc.SD), YCell: &c}
 	}
 	fig := &stages.FigureSidecar{Figure: "sweep", Label: "fig:sweep", Profile: "paper", Source: "figure/sweep",

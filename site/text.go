@@ -62,11 +62,11 @@ func cellValue(c *stages.AggCell, decimals int) string {
 	switch {
 	case c == nil:
 		return ""
-	case c.Status == "n/a":
+	case c.Status.Is(stages.StatusNA):
 		return "—"
-	case strings.HasPrefix(c.Status, "missing"):
+	case c.Status.Is(stages.StatusMissing):
 		return "n=0"
-	case c.Status != "ok":
+	case !c.Status.Is(stages.StatusOK):
 		return "not run"
 	}
 	s := fmtN(c.Acc.Mean, decimals)

@@ -12,7 +12,7 @@ func CardName(id string) string { return strings.ReplaceAll(id, "/", ".") }
 // in the report site (`repro report`). Only a number links: a blank cell,
 // "---" (not applicable), "not run" and "n=0" stay as they are.
 func cardLink(x *AggCell, text string) string {
-	if x.Status != "ok" || text == "" {
+	if !x.Status.Is(StatusOK) || text == "" {
 		return text
 	}
 	return `\reprocard{` + CardName(x.ID) + `}{` + text + `}`

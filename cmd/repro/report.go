@@ -25,7 +25,7 @@ const siteSubdir = "site"
 // defaultPresets name each learner's default system (core.DefaultLocalConfig
 // and backprop.DefaultConfig): a card shows a configuration as its
 // difference from the experiment of that preset.
-var defaultPresets = map[string]string{"local": "g16_sgd_refr_s10_w512", "bp": "bp_er_1000"}
+var defaultPresets = map[stages.LearnerKind]string{stages.LearnerLocal: "g16_sgd_refr_s10_w512", stages.LearnerBP: "bp_er_1000"}
 
 func cmdReport() *command {
 	var g globalFlags
@@ -145,7 +145,7 @@ func siteInput(ctx context.Context, w *workspace, dir string) (*site.Input, erro
 			}
 			if c := firstCell(w.graph, "train/"+x.Name+"/"); c != nil {
 				if ps, err := pipeline.EncodeParams(c.Stage.Name, c.Params); err == nil {
-					in.Defaults[learner] = site.DefaultConfig{Name: x.Name + " (" + preset + ")", Config: ps}
+					in.Defaults[string(learner)] = site.DefaultConfig{Name: x.Name + " (" + preset + ")", Config: ps}
 				}
 			}
 			break
