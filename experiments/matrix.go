@@ -88,6 +88,7 @@ type Matrix struct {
 	synth       *stages.SynthConfig
 	byName      map[string]*Experiment
 	spike       *SpikeConfig // [spike], nil without one
+	disputed    *Disputed    // [disputed], nil without one
 	// releases are the declared releases ([release.NAME]) as download
 	// members ("<member> <sha256>", sorted), by data set.
 	releases map[string][]string
@@ -132,6 +133,9 @@ func Load(cfg *pipeline.Config) (*Matrix, error) {
 		return nil, err
 	}
 	if err := m.loadFigures(); err != nil {
+		return nil, err
+	}
+	if err := m.loadDisputed(); err != nil {
 		return nil, err
 	}
 	if err := cfg.Finish(); err != nil {

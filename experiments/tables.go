@@ -454,6 +454,13 @@ func (m *Matrix) tableCells(b *builder, profile string, prof *Profile) ([]*pipel
 		}
 	}
 	rep := &pipeline.Cell{ID: cellid.Reproduction, Stage: stages.Reproduction, Params: rp, Inputs: repInputs, Tables: rp.Tables}
+	agg, err := m.disputedCells(b, profile, prof, rep)
+	if err != nil {
+		return nil, err
+	}
+	if agg != nil {
+		out = append(out, agg)
+	}
 	return append(out, rep), nil
 }
 
