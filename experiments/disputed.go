@@ -176,7 +176,7 @@ func (m *Matrix) disputedCells(b *builder, profile string, prof *Profile, rep *p
 			need[[2]string{r.Minus, r.Protocol}] = true
 		}
 	}
-	ap := &stages.AggregateParams{Table: "disputed", Rows: exps, Protocols: protos, DefaultSeeds: len(d.Seeds),
+	ap := &stages.AggregateParams{Table: stages.DisputedTable, Rows: exps, Protocols: protos, DefaultSeeds: len(d.Seeds),
 		Resamples: stages.BootstrapResamples, BootstrapSeed: stages.BootstrapSeed}
 	var inputs []pipeline.CellInput
 	for r, name := range exps {
@@ -192,8 +192,8 @@ func (m *Matrix) disputedCells(b *builder, profile string, prof *Profile, rep *p
 			for s, seed := range d.Seeds {
 				seeds = append(seeds, strconv.FormatInt(seed, 10))
 				in := m.disputedTrainCell(b, profile, e, protocol, split, seed, slices.Contains(own, seed))
-				if !slices.Contains(in.Tables, "disputed") {
-					in.Tables = append(in.Tables, "disputed")
+				if !slices.Contains(in.Tables, stages.DisputedTable) {
+					in.Tables = append(in.Tables, stages.DisputedTable)
 				}
 				inputs = append(inputs, pipeline.CellInput{Name: cellid.Input{Row: r, Col: c, Seed: s}.String(), Cell: in})
 			}
@@ -201,7 +201,7 @@ func (m *Matrix) disputedCells(b *builder, profile string, prof *Profile, rep *p
 				Cell: cellid.Train{Experiment: name, Protocol: protocol, Eval: cellid.EvalOf(split)}.Prefix()})
 		}
 	}
-	agg := &pipeline.Cell{ID: cellid.Aggregate("disputed"), Stage: stages.Aggregate, Params: ap, Inputs: inputs, Tables: []string{"disputed"}}
+	agg := &pipeline.Cell{ID: cellid.Aggregate(stages.DisputedTable), Stage: stages.Aggregate, Params: ap, Inputs: inputs, Tables: []string{stages.DisputedTable}}
 	for _, r := range d.Rows {
 		row := stages.DisputedRow{ID: r.ID, Label: r.Label, Experiment: r.Experiment, Minus: r.Minus, Protocol: r.Protocol, RefNote: r.ReferenceNote}
 		if r.Reference != "" {

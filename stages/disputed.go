@@ -50,8 +50,7 @@ type DisputedSide struct {
 // DisputedPair is the verdict between two columns of a row: on the means
 // (Mean: b - a) and, where both have counts, on the collapsed seeds.
 type DisputedPair struct {
-	A, B     string             `json:"-"`
-	Name     string             `json:"name"` // "paper/authors", "paper/ours", "authors/ours"
+	Name     string             `json:"name"` // "authors - paper", "ours - paper", "ours - authors"
 	Mean     *verdict.Judgement `json:"mean,omitempty"`
 	Collapse *verdict.Judgement `json:"collapse,omitempty"`
 	// Outcome is the mean's verdict (not run without one).
@@ -183,7 +182,7 @@ func disputedPairs(res *DisputedResult, v *PublishedValue, diff bool) []Disputed
 		name string
 		side *DisputedSide
 	}{{"authors", &res.Authors}, {"ours", &res.Ours}} {
-		pr := DisputedPair{Name: "paper/" + who.name}
+		pr := DisputedPair{Name: who.name + " - paper"}
 		s := who.side
 		if s.N > 0 && res.Paper.Mean != nil {
 			var j verdict.Judgement
@@ -200,7 +199,7 @@ func disputedPairs(res *DisputedResult, v *PublishedValue, diff bool) []Disputed
 		}
 		out = append(out, pr)
 	}
-	pr := DisputedPair{Name: "authors/ours"}
+	pr := DisputedPair{Name: "ours - authors"}
 	if res.Authors.N > 1 && res.Ours.N > 1 {
 		j := verdict.Welch(res.Ours.sample(), res.Authors.sample(), verdict.Points)
 		pr.Mean = &j
@@ -221,13 +220,28 @@ func cmpOr(a, b string) string {
 
 // sideTeX is one column of a disputed row as the report prints it.
 func sideTeX(s DisputedSide, paper bool) string {
+	t := sideText(s, paper)
+	if s.Mean != nil {
+		m, rest, _ := strings.Cut(t, ", ")
+		m = "$" + strings.ReplaceAll(m, " ± ", ` \pm `) + "$"
+		if rest != "" {
+			m += ", " + rest
+		}
+		return m
+	}
+	return t
+}
+
+// sideText is one column of a disputed row in plain text: "mean ± sd, n=N,
+// med M, K coll." (--- when the side has nothing).
+func sideText(s DisputedSide, paper bool) string {
 	var parts []string
 	if s.Mean != nil {
 		t := fmt.Sprintf("%.1f", *s.Mean)
 		if s.SD != nil && (paper || s.N > 1) {
-			t += fmt.Sprintf(` \pm %.1f`, *s.SD)
+			t += fmt.Sprintf(" ± %.1f", *s.SD)
 		}
-		parts = append(parts, "$"+t+"$")
+		parts = append(parts, t)
 	}
 	if s.N > 0 {
 		parts = append(parts, fmt.Sprintf("n=%d", s.N))
@@ -273,35 +287,8 @@ func DisputedTeX(rows []DisputedResult) string {
 		label := latexEscape(r.Label)
 		fmt.Fprintf(&b, "%s (\\texttt{%s}) & %s & %s & %s \\\\*\n", label, latexEscape(r.ID), sideTeX(r.Paper, true), sideTeX(r.Authors, false), sideTeX(r.Ours, false))
 		var notes []string
-		for _, pr := range r.Pairs {
-			t := pr.Name + ": "
-			switch {
-			case pr.Mean != nil:
-				t += pr.Outcome.String() + " (" + pr.Mean.String() + ")"
-			default:
-				t += "not judged (a side has no mean or too few runs)"
-			}
-			if pr.Collapse != nil {
-				t += fmt.Sprintf("; collapsed %d/%d against %d/%d, Fisher p = %.2g (BH %.2g)", pr.Collapse.Collapse.Ours, pr.Collapse.Collapse.OursN, pr.Collapse.Collapse.Paper, pr.Collapse.Collapse.PaperN, pr.Collapse.P, pr.Collapse.PAdj)
-			}
-			notes = append(notes, latexEscape(t))
-		}
-		if r.Reference != "" {
-			notes = append(notes, latexEscape("authors' config "+r.Reference))
-		}
-		for _, s := range []struct {
-			who  string
-			side DisputedSide
-		}{{"paper", r.Paper}, {"authors", r.Authors}, {"ours", r.Ours}} {
-			if s.side.Note != "" {
-				notes = append(notes, latexEscape(s.who+": "+s.side.Note))
-			}
-		}
-		if len(r.Authors.Values) > 0 {
-			notes = append(notes, latexEscape("authors per seed: "+valuesText(r.Authors)))
-		}
-		if len(r.Ours.Values) > 0 {
-			notes = append(notes, latexEscape("ours per seed: "+valuesText(r.Ours)))
+		for _, n := range r.Notes() {
+			notes = append(notes, latexEscape(n))
 		}
 		fmt.Fprintf(&b, "\\multicolumn{4}{@{\\quad}p{0.95\\linewidth}@{}}{\\textit{%s}} \\\\[2pt]\n", strings.Join(notes, "; "))
 	}
@@ -312,3 +299,58 @@ func DisputedTeX(rows []DisputedResult) string {
 // DisputedInput is the reproduction cell's input holding ours for the
 // disputed rows: an aggregate cell with one row per experiment.
 const DisputedInput = "disputed"
+
+// DisputedTable names the disputed rows' aggregate cell
+// (aggregate/disputed) and its record's table.
+const DisputedTable = "disputed"
+
+// Notes are what the report prints under a disputed row: the three
+// verdicts, the authors' configuration, what a side lacks, and the
+// per-seed values of the two reruns.
+func (r DisputedResult) Notes() []string {
+	var notes []string
+	for _, pr := range r.Pairs {
+		t := pr.Name + ": "
+		switch {
+		case pr.Mean != nil:
+			t += pr.Outcome.String() + " (" + pr.Mean.String() + ")"
+		default:
+			t += "not judged (a side has no mean or too few runs)"
+		}
+		if pr.Collapse != nil {
+			t += fmt.Sprintf("; collapsed seeds %d/%d against %d/%d, Fisher p = %.2g (BH %.2g)", pr.Collapse.Collapse.Ours, pr.Collapse.Collapse.OursN, pr.Collapse.Collapse.Paper, pr.Collapse.Collapse.PaperN, pr.Collapse.P, pr.Collapse.PAdj)
+		}
+		notes = append(notes, t)
+	}
+	if r.Reference != "" {
+		notes = append(notes, "authors' config "+r.Reference)
+	}
+	for _, s := range []struct {
+		who  string
+		side DisputedSide
+	}{{"paper", r.Paper}, {"authors", r.Authors}, {"ours", r.Ours}} {
+		if s.side.Note != "" {
+			notes = append(notes, s.who+": "+s.side.Note)
+		}
+	}
+	if len(r.Authors.Values) > 0 {
+		notes = append(notes, "authors per seed: "+valuesText(r.Authors))
+	}
+	if len(r.Ours.Values) > 0 {
+		notes = append(notes, "ours per seed: "+valuesText(r.Ours))
+	}
+	return notes
+}
+
+// DisputedText is the table of disputed rows in plain text, as `repro show
+// reproduction` prints it.
+func DisputedText(rows []DisputedResult) string {
+	var b strings.Builder
+	for _, r := range rows {
+		fmt.Fprintf(&b, "- %s (%s): paper %s; authors' code here %s; ours %s\n", r.Label, r.ID, sideText(r.Paper, true), sideText(r.Authors, false), sideText(r.Ours, false))
+		for _, n := range r.Notes() {
+			fmt.Fprintf(&b, "    %s\n", n)
+		}
+	}
+	return b.String()
+}

@@ -116,6 +116,9 @@ func Parse(name string, r io.Reader) (*File, error) {
 	}
 	if !columns {
 		line++
+		if hdr < len(headerKeys) {
+			return nil, bad("want the header line %q (# %s: ...)", headerKeys[hdr], headerKeys[hdr])
+		}
 		return nil, bad("no column line %q", Columns)
 	}
 	if !ValidConfig(f.Config) {
