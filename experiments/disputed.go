@@ -203,7 +203,8 @@ func (m *Matrix) disputedCells(b *builder, profile string, prof *Profile, rep *p
 	}
 	agg := &pipeline.Cell{ID: cellid.Aggregate(stages.DisputedTable), Stage: stages.Aggregate, Params: ap, Inputs: inputs, Tables: []string{stages.DisputedTable}}
 	for _, r := range d.Rows {
-		row := stages.DisputedRow{ID: r.ID, Label: r.Label, Experiment: r.Experiment, Minus: r.Minus, Protocol: r.Protocol, RefNote: r.ReferenceNote}
+		row := stages.DisputedRow{ID: r.ID, Label: r.Label, Experiment: r.Experiment, Minus: r.Minus, Protocol: r.Protocol, RefNote: r.ReferenceNote,
+			RowSeeds: len(m.byName[r.Experiment].seeds(prof))}
 		if r.Reference != "" {
 			row.Reference = r.Reference
 			a := d.refs[r.Reference]

@@ -27,6 +27,9 @@ type DisputedRow struct {
 	RefSeeds  []int64   `toml:"ref_seeds,omitzero"`
 	RefAcc    []float64 `toml:"ref_acc,omitzero"`
 	RefNote   string    `toml:"ref_note,omitzero"`
+	// RowSeeds is the seeds the experiment runs for the paper's tables:
+	// the paper's n where its value says "the row's own count" (n = 0).
+	RowSeeds int `toml:"row_seeds"`
 }
 
 // DisputedSide is one column of a disputed row: n runs, their mean, s.d.
@@ -34,9 +37,12 @@ type DisputedRow struct {
 // and the per-seed values. For the paper only what it prints: Mean and SD
 // (nil without a printed mean) and the count it states (CollapsedKnown).
 type DisputedSide struct {
-	N              int       `json:"n"`
-	Mean           *float64  `json:"mean,omitempty"`
-	SD             *float64  `json:"sd,omitempty"`
+	N    int      `json:"n"`
+	Mean *float64 `json:"mean,omitempty"`
+	SD   *float64 `json:"sd,omitempty"`
+	// Lo and Hi are the paper's 95% interval of a paired difference.
+	Lo             *float64  `json:"lo,omitempty"`
+	Hi             *float64  `json:"hi,omitempty"`
 	Median         *float64  `json:"median,omitempty"`
 	Min            *float64  `json:"min,omitempty"`
 	Collapsed      int       `json:"collapsed"`
@@ -132,11 +138,11 @@ func JudgeDisputed(p *ReproductionParams, rec *AggregateRecord) ([]DisputedResul
 		v := pub[row.ID]
 		if v != nil && !strings.HasSuffix(v.ID, "/collapsed") {
 			res.Paper.N = v.N
-			if res.Paper.N == 0 {
-				res.Paper.N = a.Expected
+			if res.Paper.N == 0 && v.Lo == nil {
+				res.Paper.N = row.RowSeeds
 			}
 			m := v.Mean
-			res.Paper.Mean, res.Paper.SD = &m, v.SD
+			res.Paper.Mean, res.Paper.SD, res.Paper.Lo, res.Paper.Hi = &m, v.SD, v.Lo, v.Hi
 			if v.Collapsed != nil {
 				res.Paper.Collapsed, res.Paper.CollapsedKnown = *v.Collapsed, true
 			}
@@ -223,7 +229,7 @@ func sideTeX(s DisputedSide, paper bool) string {
 	t := sideText(s, paper)
 	if s.Mean != nil {
 		m, rest, _ := strings.Cut(t, ", ")
-		m = "$" + strings.ReplaceAll(m, " ± ", ` \pm `) + "$"
+		m = "$" + strings.NewReplacer(" ± ", ` \pm `, ", ", `,\ `).Replace(m) + "$"
 		if rest != "" {
 			m += ", " + rest
 		}
@@ -238,7 +244,10 @@ func sideText(s DisputedSide, paper bool) string {
 	var parts []string
 	if s.Mean != nil {
 		t := fmt.Sprintf("%.1f", *s.Mean)
-		if s.SD != nil && (paper || s.N > 1) {
+		switch {
+		case s.Lo != nil && s.Hi != nil:
+			t = fmt.Sprintf("%+.1f [%+.1f, %+.1f]", *s.Mean, *s.Lo, *s.Hi)
+		case s.SD != nil && (paper || s.N > 1):
 			t += fmt.Sprintf(" ± %.1f", *s.SD)
 		}
 		parts = append(parts, t)

@@ -11,12 +11,12 @@ func disputedFixture() (*ReproductionParams, *AggregateRecord) {
 	sd, lo, hi := 3.5, 0.2, 0.8
 	p := &ReproductionParams{
 		Values: []PublishedValue{
-			{ID: "ablation/mirror/sequential", Mean: 79.4, SD: &sd, N: 6},
+			{ID: "ablation/mirror/sequential", Mean: 79.4, SD: &sd}, // n = 0: the row's own seeds (RowSeeds)
 			{ID: "fig/batch/unmasked-rotation/2/collapsed", Mean: 3, N: 6},
 			{ID: "bpk/compare/rotation", Mean: 0.5, Lo: &lo, Hi: &hi},
 		},
 		Disputed: []DisputedRow{
-			{ID: "ablation/mirror/sequential", Label: "mirror", Experiment: "mirror", Protocol: "sequential", Reference: "g17_mirror_s10",
+			{ID: "ablation/mirror/sequential", Label: "mirror", Experiment: "mirror", Protocol: "sequential", Reference: "g17_mirror_s10", RowSeeds: 6,
 				RefSeeds: []int64{0, 1, 2, 3, 4, 5}, RefAcc: []float64{79.7, 71.4, 77.9, 84.4, 72.4, 83.6}},
 			{ID: "fig/batch/unmasked-rotation/2", Label: "br2 unmasked", Experiment: "rot", Protocol: "sequential", Reference: "g26",
 				RefSeeds: []int64{0, 1, 2, 3, 4, 5}, RefAcc: []float64{83.4, 85.4, 11.2, 9.9, 84.9, 86.0}},
@@ -85,6 +85,9 @@ func TestJudgeDisputed(t *testing.T) {
 	}
 
 	diff := rows[2]
+	if diff.Paper.N != 0 || diff.Paper.Lo == nil || sideText(diff.Paper, true) != "+0.5 [+0.2, +0.8]" {
+		t.Errorf("difference row's paper side = %q (n %d), want its interval and no n", sideText(diff.Paper, true), diff.Paper.N)
+	}
 	if diff.Ours.N != 8 || diff.Ours.CollapsedKnown || diff.Pairs[1].Mean == nil || !diff.Pairs[1].Mean.Paired {
 		t.Errorf("difference row = %+v: want 8 paired seeds, no collapse count, a paired verdict", diff)
 	}
