@@ -291,11 +291,12 @@ func DisputedTeX(rows []DisputedResult) string {
 	b.WriteString("\n\\subsection*{Disputed rows, settled by seeds on both codes}\n")
 	b.WriteString("{\\footnotesize\\noindent Each row: the paper (its seeds, as printed), the authors' code rerun here (its own \\texttt{--val} runs: the held-out tenth of split seed 1234, the same samples as our split 1), and ours at every seed of \\texttt{[disputed]} in \\texttt{pipeline.toml}; mean $\\pm$ s.d., n, median and collapsed seeds (a seed ")
 	fmt.Fprintf(&b, "%.0f points below its column's median, \\texttt{verdict.Collapsed}). Verdicts by the report's rule (above), second minus first, Benjamini-Hochberg over this table's tests; collapse counts by Fisher's exact test. docs/disputed.md reads them.\\par}\n", verdict.CollapseDrop)
-	b.WriteString("{\\scriptsize\n\\begin{longtable}{@{}p{0.22\\linewidth}p{0.22\\linewidth}p{0.24\\linewidth}p{0.24\\linewidth}@{}}\n\\toprule\nrow & paper & authors' code, here & ours \\\\\n\\midrule\n\\endhead\n")
+	col := func(w string) string { return `>{\raggedright\arraybackslash}p{` + w + `\linewidth}` }
+	fmt.Fprintf(&b, "{\\scriptsize\n\\begin{longtable}{@{}%s%s%s%s@{}}\n\\toprule\nrow & paper & authors' code, here & ours \\\\\n\\midrule\n\\endhead\n", col("0.25"), col("0.2"), col("0.24"), col("0.24"))
 	for _, r := range rows {
 		label := latexEscape(r.Label)
-		fmt.Fprintf(&b, "%s (\\texttt{%s}) & %s & %s & %s \\\\*\n", label, latexEscape(r.ID), sideTeX(r.Paper, true), sideTeX(r.Authors, false), sideTeX(r.Ours, false))
-		var notes []string
+		fmt.Fprintf(&b, "%s & %s & %s & %s \\\\*\n", label, sideTeX(r.Paper, true), sideTeX(r.Authors, false), sideTeX(r.Ours, false))
+		notes := []string{`\texttt{` + latexEscape(r.ID) + `}`}
 		for _, n := range r.Notes() {
 			notes = append(notes, latexEscape(n))
 		}

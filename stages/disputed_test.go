@@ -96,7 +96,7 @@ func TestJudgeDisputed(t *testing.T) {
 	}
 
 	tex := DisputedTeX(rows)
-	for _, want := range []string{"Disputed rows", "mirror (\\texttt{ablation/mirror/sequential})", "authors per seed: s0 79.7", "3 coll.", "authors - paper: not judged"} {
+	for _, want := range []string{"Disputed rows", "mirror & ", "\\texttt{ablation/mirror/sequential}", "authors per seed: s0 79.7", "3 coll.", "authors - paper: not judged"} {
 		if !strings.Contains(tex, want) {
 			t.Errorf("DisputedTeX lacks %q", want)
 		}
