@@ -152,10 +152,10 @@ func (d *Disputed) inProfile(profile string) bool {
 // only, so a collapse to non-finite weights counts as a collapse instead
 // of failing the cell), one aggregate cell over them, and wires it and the
 // rows into the reproduction cell rep.
-func (m *Matrix) disputedCells(b *builder, profile string, prof *Profile, rep *pipeline.Cell) (*pipeline.Cell, error) {
+func (m *Matrix) disputedCells(b *builder, profile string, prof *Profile, rep *pipeline.Cell) *pipeline.Cell {
 	d := m.disputed
 	if !d.inProfile(profile) || rep == nil {
-		return nil, nil
+		return nil
 	}
 	rp := rep.Params.(*stages.ReproductionParams)
 	var exps, protos []string
@@ -224,7 +224,7 @@ func (m *Matrix) disputedCells(b *builder, profile string, prof *Profile, rep *p
 		rp.Disputed = append(rp.Disputed, row)
 	}
 	rep.Inputs = append(rep.Inputs, pipeline.CellInput{Name: stages.DisputedInput, Cell: agg})
-	return agg, nil
+	return agg
 }
 
 // disputedTrainCell is the train cell of a disputed row at one seed: the

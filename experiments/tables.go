@@ -454,11 +454,7 @@ func (m *Matrix) tableCells(b *builder, profile string, prof *Profile) ([]*pipel
 		}
 	}
 	rep := &pipeline.Cell{ID: cellid.Reproduction, Stage: stages.Reproduction, Params: rp, Inputs: repInputs, Tables: rp.Tables}
-	agg, err := m.disputedCells(b, profile, prof, rep)
-	if err != nil {
-		return nil, err
-	}
-	if agg != nil {
+	if agg := m.disputedCells(b, profile, prof, rep); agg != nil {
 		out = append(out, agg)
 	}
 	return append(out, rep), nil
