@@ -8,7 +8,7 @@ JOBS     ?= $(shell nproc 2>/dev/null || echo 2)
 REPRO_DATA_MIRROR ?= $(abspath $(wildcard ../shared/data))
 export REPRO_DATA_MIRROR
 
-.PHONY: all build paper pdf check smoke test test-short bench vet fmt clean reference-check
+.PHONY: all build paper pdf check smoke test test-short bench vet fmt clean reference-check reference-runs
 
 all: build
 
@@ -97,6 +97,18 @@ reference-check:
 	  REPRO_REFCHECK_REF=$(REFCHECK_REF) REPRO_DATA="$${REPRO_DATA:-$(REPRO_DATA_MIRROR)}" \
 	  $(GO) test ./core -run '^TestReferenceCheck$$' -count=1 -v -timeout 60m >$$out 2>&1; status=$$?; \
 	grep -v -e '^=== RUN' -e '^PASS$$' -e '^ok ' $$out; rm -f $$out; exit $$status
+
+# The authors' code's per-seed results for the disputed rows
+# (docs/disputed.md): paper/reference-runs/<config>.tsv from the
+# checkpoints its own --val runs wrote (REFRUNS_DIR: the directory the
+# runs were made in, with src/ the copy that ran and the checkpoints under
+# results/bio/seq/parts). Opt-in, never a dependency of `make paper`, which
+# reads the committed files; skipped, saying why, without the checkpoints
+# or without numpy and pandas for $(REFCHECK_PYTHON).
+REFRUNS_DIR ?= $(HOME)/.cache/refruns
+reference-runs:
+	@if ! $(REFCHECK_PYTHON) -c 'import numpy, pandas' 2>/dev/null; then 	  echo "reference runs skipped: $(REFCHECK_PYTHON) cannot import numpy and pandas (apt-get install python3-pandas)"; exit 0; fi; 	if [ ! -d "$(REFRUNS_DIR)/results/bio/seq/parts" ]; then 	  echo "reference runs skipped: no checkpoints in $(REFRUNS_DIR)/results/bio/seq/parts (REFRUNS_DIR= names where the authors' --val runs were made)"; exit 0; fi; 	$(REFCHECK_PYTHON) tools/refcheck/reference_runs.py --parts "$(REFRUNS_DIR)/results/bio/seq/parts" --ran "$(REFRUNS_DIR)/src" \
+	  --reference "$(abspath ../shared/spec/reference)" --out paper/reference-runs pipeline.toml
 
 test-short:
 	$(GO) test -short -count=1 ./...

@@ -114,6 +114,7 @@ type Matrix struct {
 	byName      map[string]*Experiment
 	presets     *presets.Set // the reference configs experiments name
 	spike       *SpikeConfig // [spike], nil without one
+	disputed    *Disputed    // [disputed], nil without one
 	// releases are the declared releases ([release.NAME]) as download
 	// members ("<member> <sha256>", sorted), by data set.
 	releases map[string][]string
@@ -162,6 +163,9 @@ func Load(cfg *pipeline.Config) (*Matrix, error) {
 		return nil, err
 	}
 	if err := m.loadFigures(); err != nil {
+		return nil, err
+	}
+	if err := m.loadDisputed(); err != nil {
 		return nil, err
 	}
 	if err := cfg.Finish(); err != nil {

@@ -454,6 +454,9 @@ func (m *Matrix) tableCells(b *builder, profile string, prof *Profile) ([]*pipel
 		}
 	}
 	rep := &pipeline.Cell{ID: cellid.Reproduction, Stage: stages.Reproduction, Params: rp, Inputs: repInputs, Tables: rp.Tables}
+	if agg := m.disputedCells(b, profile, prof, rep); agg != nil {
+		out = append(out, agg)
+	}
 	return append(out, rep), nil
 }
 

@@ -29,6 +29,9 @@ type ReproductionParams struct {
 	NotRun []NotRunGroup `toml:"not_run,omitzero"`
 	// PaperNumbers is how many numbers the paper states.
 	PaperNumbers int `toml:"paper_numbers,omitzero"`
+	// Disputed are the rows settled by more seeds on both codes
+	// ([disputed] in pipeline.toml); ours come from the input "disputed".
+	Disputed []DisputedRow `toml:"disputed,omitzero"`
 }
 
 // ReproRow is one published number judged against ours.
@@ -130,6 +133,8 @@ type ReproReport struct {
 	Groups     []GroupTally `json:"groups"`
 	// PaperNumbers is how many numbers the paper states (0: not counted).
 	PaperNumbers int `json:"paper_numbers,omitempty"`
+	// Disputed is the table of disputed rows (JudgeDisputed).
+	Disputed []DisputedResult `json:"disputed,omitempty"`
 }
 
 // Summary is the report's verdict in one line: the counts of numbers and
@@ -173,6 +178,9 @@ func (rep *ReproReport) Summary() string {
 //     number and every claim; figure points are numbers too; the report
 //     opens with the summary line and a per-group table, then the
 //     differs; our spread is never replaced by the paper's.
+//   - (11, unchanged) the table of disputed rows when the params have
+//     any: new params, so only those keys change; without them the
+//     outputs are byte-identical.
 var Reproduction = &pipeline.Stage{
 	Name:      "reproduction",
 	Version:   11,
@@ -205,6 +213,19 @@ var Reproduction = &pipeline.Stage{
 		rep, err := Reproduce(p, recs)
 		if err != nil {
 			return err
+		}
+		if len(p.Disputed) > 0 {
+			b, err := rc.Input(DisputedInput).Read(ctx, "aggregate")
+			if err != nil {
+				return fmt.Errorf("input %s: %w", DisputedInput, err)
+			}
+			rec := &AggregateRecord{}
+			if err := json.Unmarshal(b, rec); err != nil {
+				return fmt.Errorf("input %s: %w", DisputedInput, err)
+			}
+			if rep.Disputed, err = JudgeDisputed(p, rec); err != nil {
+				return err
+			}
 		}
 		b, err := json.MarshalIndent(rep, "", " ")
 		if err != nil {

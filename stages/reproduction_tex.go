@@ -44,6 +44,8 @@ func ReproductionTeX(rep *ReproReport) string {
 	b.WriteString("\\bottomrule\n\\end{tabular}\n\\end{center}\n\n")
 	fmt.Fprintf(&b, "{\\footnotesize\\noindent %s\\par}\n", texQuotes(latexEscape(RuleText)))
 
+	b.WriteString(DisputedTeX(rep.Disputed))
+
 	var differ []ReproRow
 	for _, r := range rep.Rows {
 		if r.Verdict == verdict.Differs {

@@ -391,7 +391,7 @@ func freshClone(t *testing.T) string {
 		}
 		rel, _ := filepath.Rel(repoRoot, path)
 		if d.IsDir() {
-			if rel != "." && rel != "paper" && rel != filepath.Join("paper", "tables") && rel != filepath.Join("paper", "figures") {
+			if rel != "." && rel != "paper" && rel != filepath.Join("paper", "tables") && rel != filepath.Join("paper", "figures") && rel != filepath.Join("paper", "reference-runs") {
 				return filepath.SkipDir
 			}
 			return os.MkdirAll(filepath.Join(dir, rel), 0o755)

@@ -22,7 +22,11 @@ const (
 	tablesSubdir   = "tables"
 	figuresSubdir  = "figures"
 	reproductionTo = "reproduction.tex"
-	mainTeX        = "main.tex"
+	// disputedTo is ours for the disputed rows (aggregate/disputed's
+	// record), so that the report rebuilt from the committed files has
+	// their table too.
+	disputedTo = "disputed.json"
+	mainTeX    = "main.tex"
 )
 
 // paperPath is a rendered file's path. The default profile's files go to
@@ -51,7 +55,7 @@ func (w *workspace) checkUnderPaper(path string) error {
 
 // checkOutputs checks every path materialise would write.
 func (w *workspace) checkOutputs() error {
-	paths := []string{w.paperPath(reproductionTo)}
+	paths := []string{w.paperPath(reproductionTo), w.paperPath(disputedTo)}
 	for _, t := range w.tableNames() {
 		paths = append(paths, w.texPath(t), w.idsPath(t))
 	}
@@ -180,6 +184,9 @@ func materialise(ctx context.Context, w *workspace, g *pipeline.Graph) (wrote, m
 	}
 	if g.Cell(cellid.Reproduction) != nil {
 		files = append(files, file{cellid.Reproduction, "tex", w.paperPath(reproductionTo)})
+	}
+	if g.Cell(cellid.Aggregate(stages.DisputedTable)) != nil {
+		files = append(files, file{cellid.Aggregate(stages.DisputedTable), "aggregate", w.paperPath(disputedTo)})
 	}
 	if err := w.checkOutputs(); err != nil {
 		return nil, nil, err

@@ -258,8 +258,25 @@ func committedReport(w *workspace) (rep *stages.ReproReport, missing []string, e
 		return nil, missing, fmt.Errorf("no table is committed under %s", rel(w, w.paperPath(tablesSubdir)))
 	}
 	// A value of a table or figure not committed is not run here.
-	rep, err = stages.Reproduce(rp, recs)
-	return rep, missing, err
+	if rep, err = stages.Reproduce(rp, recs); err != nil || len(rp.Disputed) == 0 {
+		return rep, missing, err
+	}
+	// The disputed rows, from ours as committed (paper/disputed.json).
+	b, err := os.ReadFile(w.paperPath(disputedTo))
+	if errors.Is(err, fs.ErrNotExist) {
+		return rep, append(missing, stages.DisputedTable), nil
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	rec := &stages.AggregateRecord{}
+	if err := json.Unmarshal(b, rec); err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", rel(w, w.paperPath(disputedTo)), err)
+	}
+	if rep.Disputed, err = stages.JudgeDisputed(rp, rec); err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", rel(w, w.paperPath(disputedTo)), err)
+	}
+	return rep, missing, nil
 }
 
 // recordOf is the aggregate record a sidecar was rendered from, as far as
@@ -300,6 +317,9 @@ func showReport(e *env, rep *stages.ReproReport) {
 	add("claims", rep.ClaimTally)
 	tw.Render()
 	fmt.Fprintf(out, "\nThe rule: %s\n", stages.RuleText)
+	if len(rep.Disputed) > 0 {
+		fmt.Fprintf(out, "\nDisputed rows, by seeds on both codes (%d; docs/disputed.md):\n%s", len(rep.Disputed), stages.DisputedText(rep.Disputed))
+	}
 	rows := rep.SortedRows()
 	n := 0
 	for _, r := range rows {

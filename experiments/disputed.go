@@ -1,0 +1,263 @@
+package experiments
+
+import (
+	"fmt"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+
+	"repro/experiments/cellid"
+	"repro/internal/refruns"
+	"repro/pipeline"
+	"repro/stages"
+)
+
+// Disputed is the [disputed] section: published rows settled by more seeds
+// on both codes (issue 43; docs/disputed.md). Its seeds beyond an
+// experiment's own are new train cells; the paper's tables keep the seeds
+// they have. Ours go to one aggregate cell (aggregate/disputed), the
+// authors' code's runs are read from ReferenceRuns, and the reproduction
+// report judges each row three ways.
+//
+//	[disputed]
+//	profiles = ["paper"]               # the profiles that run it
+//	seeds = [0, 1, ..., 11]            # ours, per row
+//	reference_runs = "paper/reference-runs"   # relative to pipeline.toml
+//	[[disputed.row]]
+//	id = "ablation/mirror/sequential"  # the published number it settles
+//	label = "mirror control"
+//	experiment = "mirror"
+//	protocol = "sequential"
+//	minus = "..."                      # optional: experiment minus this one, paired by seed
+//	reference = "g17_mirror_s10"       # optional: the authors' config (its .tsv)
+//	minus_reference = "..."            # with minus: the authors' config of the subtrahend
+//	reference_note = "..."             # without reference: why not
+type Disputed struct {
+	Profiles      []string      `toml:"profiles"`
+	Seeds         []int64       `toml:"seeds"`
+	ReferenceRuns string        `toml:"reference_runs"`
+	Rows          []DisputedRow `toml:"row"`
+
+	refs map[string]*refruns.File
+}
+
+// DisputedRow is one [[disputed.row]].
+type DisputedRow struct {
+	ID             string `toml:"id"`
+	Label          string `toml:"label"`
+	Experiment     string `toml:"experiment"`
+	Minus          string `toml:"minus"`
+	Protocol       string `toml:"protocol"`
+	Reference      string `toml:"reference"`
+	MinusReference string `toml:"minus_reference"`
+	ReferenceNote  string `toml:"reference_note"`
+}
+
+// loadDisputed decodes and checks [disputed] and reads the reference runs
+// its rows name. It runs after the experiments are loaded.
+func (m *Matrix) loadDisputed() error {
+	cfg := m.cfg
+	sec, ok := cfg.Section("disputed")
+	if !ok {
+		return nil
+	}
+	d := &Disputed{refs: map[string]*refruns.File{}}
+	if err := cfg.DecodeAt(sec, d, "disputed"); err != nil {
+		return err
+	}
+	bad := func(key, format string, args ...any) error {
+		l := cfg.KeyLine(key)
+		if l == 0 {
+			l = cfg.KeyLine("disputed")
+		}
+		return cfg.ErrAt(l, key, format, args...)
+	}
+	for _, p := range d.Profiles {
+		if _, ok := m.Profiles[p]; !ok {
+			return bad("disputed.profiles", "no profile %q", p)
+		}
+	}
+	if len(d.Seeds) == 0 {
+		return bad("disputed.seeds", "missing or empty")
+	}
+	if err := checkSeeds(cfg, "disputed.seeds", d.Seeds, 0, "a run seed must be >= 0"); err != nil {
+		return err
+	}
+	if d.ReferenceRuns == "" {
+		return bad("disputed.reference_runs", "missing")
+	}
+	dir := d.ReferenceRuns
+	if !filepath.IsAbs(dir) {
+		dir = filepath.Join(cfg.Dir, dir)
+	}
+	ids := map[string]bool{}
+	for i, r := range d.Rows {
+		at := fmt.Sprintf("disputed.row[%d]", i)
+		switch {
+		case r.ID == "":
+			return bad(at+".id", "missing")
+		case ids[r.ID]:
+			return bad(at+".id", "%q twice", r.ID)
+		case r.Label == "":
+			return bad(at+".label", "missing")
+		}
+		ids[r.ID] = true
+		for _, x := range []struct{ key, name string }{{"experiment", r.Experiment}, {"minus", r.Minus}} {
+			if x.name == "" && x.key == "minus" {
+				continue
+			}
+			e := m.byName[x.name]
+			switch {
+			case e == nil:
+				return bad(at+"."+x.key, "no experiment %q", x.name)
+			case !slices.Contains(e.Protocols, r.Protocol):
+				return bad(at+".protocol", "experiment %s has no protocol %q", x.name, r.Protocol)
+			}
+			for _, p := range d.Profiles {
+				if !e.inProfile(p) {
+					return bad(at+"."+x.key, "experiment %s is not in profile %s", x.name, p)
+				}
+			}
+		}
+		if (r.Minus == "") != (r.MinusReference == "") && r.Reference != "" {
+			return bad(at+".minus_reference", "a difference row names the authors' configs of both operands (or neither)")
+		}
+		if r.Reference == "" && r.ReferenceNote == "" {
+			return bad(at+".reference_note", "a row without the authors' runs says why")
+		}
+		for _, x := range []struct{ key, config string }{{"reference", r.Reference}, {"minus_reference", r.MinusReference}} {
+			if x.config == "" || d.refs[x.config] != nil {
+				continue
+			}
+			f, err := refruns.Load(dir, x.config)
+			if err != nil {
+				return bad(at+"."+x.key, "%v", err)
+			}
+			d.refs[x.config] = f
+		}
+	}
+	m.disputed = d
+	return nil
+}
+
+// inProfile reports whether the section runs under a profile.
+func (d *Disputed) inProfile(profile string) bool {
+	return d != nil && slices.Contains(d.Profiles, profile)
+}
+
+// disputedCells adds the train cells of every disputed row at every seed
+// of [disputed] (new cells for the seeds the experiment does not run; a
+// run that diverges is kept as a result, allow_diverged in those new keys
+// only, so a collapse to non-finite weights counts as a collapse instead
+// of failing the cell), one aggregate cell over them, and wires it and the
+// rows into the reproduction cell rep.
+func (m *Matrix) disputedCells(b *builder, profile string, prof *Profile, rep *pipeline.Cell) *pipeline.Cell {
+	d := m.disputed
+	if !d.inProfile(profile) || rep == nil {
+		return nil
+	}
+	rp := rep.Params.(*stages.ReproductionParams)
+	var exps, protos []string
+	for _, r := range d.Rows {
+		for _, x := range []string{r.Experiment, r.Minus} {
+			if x != "" && !slices.Contains(exps, x) {
+				exps = append(exps, x)
+			}
+		}
+		if !slices.Contains(protos, r.Protocol) {
+			protos = append(protos, r.Protocol)
+		}
+	}
+	need := map[[2]string]bool{}
+	for _, r := range d.Rows {
+		need[[2]string{r.Experiment, r.Protocol}] = true
+		if r.Minus != "" {
+			need[[2]string{r.Minus, r.Protocol}] = true
+		}
+	}
+	ap := &stages.AggregateParams{Table: stages.DisputedTable, Rows: exps, Protocols: protos, DefaultSeeds: len(d.Seeds),
+		Resamples: stages.BootstrapResamples, BootstrapSeed: stages.BootstrapSeed}
+	var inputs []pipeline.CellInput
+	for r, name := range exps {
+		e := m.byName[name]
+		for c, protocol := range protos {
+			if !need[[2]string{name, protocol}] {
+				ap.Cells = append(ap.Cells, stages.TableCell{Status: stages.Status{Kind: stages.StatusEmpty}})
+				continue
+			}
+			split := e.splits(prof)[0]
+			own := e.seeds(prof)
+			var seeds []string
+			for s, seed := range d.Seeds {
+				seeds = append(seeds, strconv.FormatInt(seed, 10))
+				in := m.disputedTrainCell(b, profile, e, protocol, split, seed, slices.Contains(own, seed))
+				if !slices.Contains(in.Tables, stages.DisputedTable) {
+					in.Tables = append(in.Tables, stages.DisputedTable)
+				}
+				inputs = append(inputs, pipeline.CellInput{Name: cellid.Input{Row: r, Col: c, Seed: s}.String(), Cell: in})
+			}
+			ap.Cells = append(ap.Cells, stages.TableCell{Status: stages.Status{Kind: stages.StatusRun}, Seeds: strings.Join(seeds, " "),
+				Cell: cellid.Train{Experiment: name, Protocol: protocol, Eval: cellid.EvalOf(split)}.Prefix()})
+		}
+	}
+	agg := &pipeline.Cell{ID: cellid.Aggregate(stages.DisputedTable), Stage: stages.Aggregate, Params: ap, Inputs: inputs, Tables: []string{stages.DisputedTable}}
+	for _, r := range d.Rows {
+		row := stages.DisputedRow{ID: r.ID, Label: r.Label, Experiment: r.Experiment, Minus: r.Minus, Protocol: r.Protocol, RefNote: r.ReferenceNote,
+			RowSeeds: len(m.byName[r.Experiment].seeds(prof))}
+		if r.Reference != "" {
+			row.Reference = r.Reference
+			a := d.refs[r.Reference]
+			if r.Minus == "" {
+				for _, run := range a.Runs {
+					row.RefSeeds = append(row.RefSeeds, run.Seed)
+					row.RefAcc = append(row.RefAcc, run.FinalAcc)
+				}
+			} else {
+				row.Reference += " - " + r.MinusReference
+				row.RefSeeds, row.RefAcc = refDiffs(a, d.refs[r.MinusReference])
+			}
+			if len(row.RefAcc) == 0 {
+				row.RefNote = "no seed of the authors' runs finished yet"
+			}
+		}
+		rp.Disputed = append(rp.Disputed, row)
+	}
+	rep.Inputs = append(rep.Inputs, pipeline.CellInput{Name: stages.DisputedInput, Cell: agg})
+	return agg
+}
+
+// disputedTrainCell is the train cell of a disputed row at one seed: the
+// experiment's own when it runs that seed, else a new cell that keeps a
+// diverged run as a result.
+func (m *Matrix) disputedTrainCell(b *builder, profile string, e *Experiment, protocol string, split, seed int64, own bool) *pipeline.Cell {
+	if own {
+		return m.trainCell(b, profile, e, protocol, split, seed)
+	}
+	id := cellid.Train{Experiment: e.Name, Protocol: protocol, Eval: cellid.EvalOf(split), Seed: seed}.String()
+	if c, ok := b.byID[id]; ok {
+		return c
+	}
+	p := clone(e.params[profile][protocol])
+	p.Seed = seed
+	p.AllowDiverged = true
+	c := b.cell(id, stages.Train, p, pipeline.CellInput{Name: "data", Cell: b.data(e.Dataset)}, pipeline.CellInput{Name: "stream", Cell: b.stream(e.Dataset, protocol, split)})
+	c.Mem = trainMem(p, e.Dataset)
+	return c
+}
+
+// refDiffs is a - b of the authors' runs, seed by seed, over the seeds
+// both have.
+func refDiffs(a, b *refruns.File) ([]int64, []float64) {
+	var seeds []int64
+	var d []float64
+	for _, x := range a.Runs {
+		for _, y := range b.Runs {
+			if x.Seed == y.Seed {
+				seeds = append(seeds, x.Seed)
+				d = append(d, x.FinalAcc-y.FinalAcc)
+			}
+		}
+	}
+	return seeds, d
+}

@@ -1,0 +1,146 @@
+package experiments
+
+import (
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"repro/experiments/cellid"
+	"repro/pipeline"
+	"repro/stages"
+)
+
+// disputedConfig is matrixConfig with a [disputed] section (its row at
+// lines 7-12 of the section) settling full/sequential at five seeds.
+var disputedConfig = matrixConfig + `
+[disputed]
+profiles = ["paper"]
+seeds = [0, 1, 2, 3, 4]
+reference_runs = "runs"
+
+[[disputed.row]]
+id = "t/full/sequential"
+label = "full"
+experiment = "full"
+protocol = "sequential"
+reference = "g16_sgd_refr_s10_w512"
+`
+
+const disputedRuns = `# config: g16_sgd_refr_s10_w512
+# command: c
+# reference: r
+# split: s
+# source: test
+seed	final_acc	forgetting	replay_used
+0	91.50	7.00	16885
+2	92.10	6.50	16885
+`
+
+func disputedGraph(t *testing.T, cfgText, profile string) (*pipeline.Graph, error) {
+	t.Helper()
+	dir := t.TempDir()
+	if err := os.Mkdir(filepath.Join(dir, "runs"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "runs", "g16_sgd_refr_s10_w512.tsv"), []byte(disputedRuns), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "pipeline.toml")
+	if err := os.WriteFile(path, []byte(cfgText), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, err := pipeline.LoadConfig(path)
+	if err != nil {
+		return nil, err
+	}
+	return build(cfg, profile)
+}
+
+func TestDisputedCells(t *testing.T) {
+	t.Parallel()
+	g, err := disputedGraph(t, disputedConfig, "paper")
+	if err != nil {
+		t.Fatal(err)
+	}
+	agg := g.Cell(cellid.Aggregate("disputed"))
+	if agg == nil {
+		t.Fatal("no aggregate/disputed cell")
+	}
+	if n := len(agg.Inputs); n != 5 {
+		t.Errorf("aggregate/disputed reads %d cells, want 5", n)
+	}
+	for s := range 5 {
+		id := cellid.Train{Experiment: "full", Protocol: "sequential", Eval: "split1234", Seed: int64(s)}.String()
+		c := g.Cell(id)
+		if c == nil {
+			t.Fatalf("no cell %s", id)
+		}
+		// The experiment's own seeds (0-2) are the table's cells as they
+		// were; the new ones keep a diverged run as a result.
+		if got, want := c.Params.(*stages.TrainParams).AllowDiverged, s >= 3; got != want {
+			t.Errorf("%s: allow_diverged %v, want %v", id, got, want)
+		}
+	}
+	rep := g.Cell(cellid.Reproduction)
+	found := false
+	for _, in := range rep.Inputs {
+		found = found || in.Name == stages.DisputedInput && in.Cell == agg
+	}
+	if !found {
+		t.Error("the reproduction cell does not read aggregate/disputed")
+	}
+	rows := rep.Params.(*stages.ReproductionParams).Disputed
+	if len(rows) != 1 || len(rows[0].RefAcc) != 2 || rows[0].RefAcc[1] != 92.10 || rows[0].RefSeeds[1] != 2 {
+		t.Errorf("reproduction's disputed rows = %+v", rows)
+	}
+
+	// The same matrix without [disputed], and the smoke profile, have no
+	// such cells, and every other cell's key is what it was.
+	plain, err := disputedGraph(t, matrixConfig, "paper")
+	if err != nil {
+		t.Fatal(err)
+	}
+	before, after := structKeys(plain), structKeys(g)
+	for _, c := range plain.Cells {
+		if c.ID == cellid.Reproduction {
+			continue
+		}
+		if k1, k2 := before[c.ID], after[c.ID]; k1 != k2 {
+			t.Errorf("cell %s: key changed by [disputed]", c.ID)
+		}
+	}
+	smoke, err := disputedGraph(t, disputedConfig, "smoke")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if smoke.Cell(cellid.Aggregate("disputed")) != nil {
+		t.Error("profile smoke has aggregate/disputed; [disputed] names only paper")
+	}
+}
+
+func TestDisputedErrors(t *testing.T) {
+	t.Parallel()
+	// The section starts at line 1 + the lines of matrixConfig.
+	base := strings.Count(matrixConfig, "\n") + 1
+	at := func(n int) string { return "pipeline.toml:" + strconv.Itoa(base+n) + ": " }
+	for _, c := range []struct{ name, from, to, want string }{
+		{"experiment", `experiment = "full"`, `experiment = "fulll"`, at(9) + `disputed.row[0].experiment: no experiment "fulll"`},
+		{"protocol", `protocol = "sequential"`, `protocol = "static_pass"`, at(10) + `disputed.row[0].protocol: experiment full has no protocol "static_pass"`},
+		{"reference file", `reference = "g16_sgd_refr_s10_w512"`, `reference = "g17_none"`, at(11) + "disputed.row[0].reference: open "},
+		{"no reference, no note", `reference = "g16_sgd_refr_s10_w512"`, ``, "disputed.row[0].reference_note: a row without the authors' runs says why"},
+		{"seeds", `seeds = [0, 1, 2, 3, 4]`, `seeds = [0, 1, 1]`, at(3) + "disputed.seeds: 1 listed twice"},
+		{"profile", `profiles = ["paper"]`, `profiles = ["papr"]`, at(2) + `disputed.profiles: no profile "papr"`},
+		{"unknown key", `label = "full"`, "label = \"full\"\ncolour = 1", "colour: unknown key"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			section := strings.Replace(strings.TrimPrefix(disputedConfig, matrixConfig), c.from, c.to, 1)
+			_, err := disputedGraph(t, matrixConfig+section, "paper")
+			if err == nil || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("err %v, want it to contain %q", err, c.want)
+			}
+		})
+	}
+}

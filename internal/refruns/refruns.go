@@ -1,0 +1,195 @@
+// Package refruns reads and writes the authors' code's per-seed results as
+// the repository keeps them: paper/reference-runs/<config>.tsv, one file
+// per configuration of the authors' run_seq.py, written by `make
+// reference-runs` (tools/refcheck/reference_runs.py) from the checkpoints
+// their own --val runs left. The product reads these files and nothing of
+// the authors' code; the runs are never a dependency of `make paper`.
+//
+// A file is a header of "# key: value" lines (config, command, reference,
+// split, source; in that order, each once), the column line
+//
+//	seed	final_acc	forgetting	replay_used
+//
+// and one line per seed, ascending: the run seed, the final accuracy and
+// the forgetting in percent (x100, two decimals as written), and the
+// replay micro-batches the run applied.
+package refruns
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// Run is one seed of the authors' code.
+type Run struct {
+	Seed int64
+	// FinalAcc and Forgetting are percentages (x100) in [0, 100].
+	FinalAcc, Forgetting float64
+	// ReplayUsed is the replay micro-batches applied (>= 0).
+	ReplayUsed int64
+}
+
+// File is one configuration's runs and what produced them.
+type File struct {
+	// Config is the authors' configuration name (run_seq.py --configs).
+	Config string
+	// Command is the command line that ran each seed (S for the seed).
+	Command string
+	// Reference names the authors' files and commits that ran.
+	Reference string
+	// Split says which evaluation set the runs scored.
+	Split string
+	// Source says where the results were read from and by what.
+	Source string
+	// Runs are the seeds, ascending.
+	Runs []Run
+}
+
+// headerKeys are the header's keys, in the order a file gives them.
+var headerKeys = []string{"config", "command", "reference", "split", "source"}
+
+// Columns is the column line.
+const Columns = "seed\tfinal_acc\tforgetting\treplay_used"
+
+// configRe is what a configuration name may be: it names the file.
+var configRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.+-]*$`)
+
+// ValidConfig reports whether s can name a configuration (and its file).
+func ValidConfig(s string) bool { return configRe.MatchString(s) && !strings.Contains(s, "..") }
+
+// Parse reads a file; name is how errors call it. Every error names
+// name:line and what is wrong.
+func Parse(name string, r io.Reader) (*File, error) {
+	f := &File{}
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64*1024), 1<<20)
+	line, hdr, columns := 0, 0, false
+	bad := func(format string, args ...any) error {
+		return fmt.Errorf("%s:%d: %s", name, line, fmt.Sprintf(format, args...))
+	}
+	for sc.Scan() {
+		line++
+		s := sc.Text()
+		switch {
+		case !columns && strings.HasPrefix(s, "# "):
+			if hdr == len(headerKeys) {
+				return nil, bad("a header line after %q", headerKeys[len(headerKeys)-1])
+			}
+			key, val, ok := strings.Cut(s[2:], ": ")
+			if !ok || key != headerKeys[hdr] {
+				return nil, bad("want the header line %q (# %s: ...)", headerKeys[hdr], headerKeys[hdr])
+			}
+			if val = strings.TrimSpace(val); val == "" {
+				return nil, bad("header %s: empty", key)
+			}
+			*f.field(hdr) = val
+			hdr++
+		case !columns:
+			if hdr < len(headerKeys) {
+				return nil, bad("want the header line %q (# %s: ...)", headerKeys[hdr], headerKeys[hdr])
+			}
+			if s != Columns {
+				return nil, bad("want the column line %q", Columns)
+			}
+			columns = true
+		default:
+			run, err := parseRun(s)
+			if err != nil {
+				return nil, bad("%v", err)
+			}
+			if n := len(f.Runs); n > 0 && run.Seed <= f.Runs[n-1].Seed {
+				return nil, bad("seed %d after seed %d: seeds must ascend, each once", run.Seed, f.Runs[n-1].Seed)
+			}
+			f.Runs = append(f.Runs, run)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return nil, fmt.Errorf("%s:%d: %w", name, line+1, err)
+	}
+	if !columns {
+		line++
+		if hdr < len(headerKeys) {
+			return nil, bad("want the header line %q (# %s: ...)", headerKeys[hdr], headerKeys[hdr])
+		}
+		return nil, bad("no column line %q", Columns)
+	}
+	if !ValidConfig(f.Config) {
+		line = 1
+		return nil, bad("config %q: want letters, digits and _ . + -", f.Config)
+	}
+	return f, nil
+}
+
+// field is the header field i (headerKeys' order).
+func (f *File) field(i int) *string {
+	return [...]*string{&f.Config, &f.Command, &f.Reference, &f.Split, &f.Source}[i]
+}
+
+// parseRun reads one seed's line.
+func parseRun(s string) (Run, error) {
+	fs := strings.Split(s, "\t")
+	if len(fs) != 4 {
+		return Run{}, fmt.Errorf("%d fields, want 4 (%s)", len(fs), strings.ReplaceAll(Columns, "\t", ", "))
+	}
+	var r Run
+	var err error
+	if r.Seed, err = strconv.ParseInt(fs[0], 10, 64); err != nil || r.Seed < 0 {
+		return r, fmt.Errorf("seed %q: want an integer >= 0", fs[0])
+	}
+	for i, dst := range []*float64{&r.FinalAcc, &r.Forgetting} {
+		v, err := strconv.ParseFloat(fs[1+i], 64)
+		if err != nil || math.IsNaN(v) || v < 0 || v > 100 {
+			return r, fmt.Errorf("%s %q: want a percentage in [0, 100]", strings.Split(Columns, "\t")[1+i], fs[1+i])
+		}
+		*dst = v
+	}
+	if r.ReplayUsed, err = strconv.ParseInt(fs[3], 10, 64); err != nil || r.ReplayUsed < 0 {
+		return r, fmt.Errorf("replay_used %q: want an integer >= 0", fs[3])
+	}
+	return r, nil
+}
+
+// Format writes f as Parse reads it. Percentages are written with two
+// decimals (as the converter writes them), so a parsed file formats to
+// its own bytes.
+func Format(w io.Writer, f *File) error {
+	var b bytes.Buffer
+	for i, k := range headerKeys {
+		fmt.Fprintf(&b, "# %s: %s\n", k, *f.field(i))
+	}
+	b.WriteString(Columns + "\n")
+	for _, r := range f.Runs {
+		fmt.Fprintf(&b, "%d\t%.2f\t%.2f\t%d\n", r.Seed, r.FinalAcc, r.Forgetting, r.ReplayUsed)
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+// Load reads dir/<config>.tsv and checks that it is that configuration's.
+func Load(dir, config string) (*File, error) {
+	if !ValidConfig(config) {
+		return nil, fmt.Errorf("reference config %q: want letters, digits and _ . + -", config)
+	}
+	path := filepath.Join(dir, config+".tsv")
+	fh, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer fh.Close()
+	f, err := Parse(path, fh)
+	if err != nil {
+		return nil, err
+	}
+	if f.Config != config {
+		return nil, fmt.Errorf("%s:1: config %q, want %q (the file's name)", path, f.Config, config)
+	}
+	return f, nil
+}

@@ -1,0 +1,366 @@
+package stages
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"repro/verdict"
+)
+
+// DisputedRow is one row of the report's table of disputed rows: a
+// published number (ID) settled by more seeds on both codes. Ours are the
+// train cells of Experiment (minus those of Minus, seed by seed, for a
+// paired difference) in Protocol, read from the reproduction cell's input
+// "disputed"; the authors' code's are RefSeeds and RefAcc, read by package
+// experiments from paper/reference-runs (so they are in the cell's key).
+type DisputedRow struct {
+	ID         string `toml:"id"`
+	Label      string `toml:"label"`
+	Experiment string `toml:"experiment"`
+	Minus      string `toml:"minus,omitzero"`
+	Protocol   string `toml:"protocol"`
+	// Reference names the authors' configuration(s) the row's runs are of
+	// ("a - b" for a difference); RefNote says why there are none.
+	Reference string    `toml:"reference,omitzero"`
+	RefSeeds  []int64   `toml:"ref_seeds,omitzero"`
+	RefAcc    []float64 `toml:"ref_acc,omitzero"`
+	RefNote   string    `toml:"ref_note,omitzero"`
+	// RowSeeds is the seeds the experiment runs for the paper's tables:
+	// the paper's n where its value says "the row's own count" (n = 0).
+	RowSeeds int `toml:"row_seeds"`
+}
+
+// DisputedSide is one column of a disputed row: n runs, their mean, s.d.
+// (ddof 1), median, lowest value and collapsed count (verdict.Collapsed),
+// and the per-seed values. For the paper only what it prints: Mean and SD
+// (nil without a printed mean) and the count it states (CollapsedKnown).
+type DisputedSide struct {
+	N    int      `json:"n"`
+	Mean *float64 `json:"mean,omitempty"`
+	SD   *float64 `json:"sd,omitempty"`
+	// Lo and Hi are the paper's 95% interval of a paired difference.
+	Lo             *float64  `json:"lo,omitempty"`
+	Hi             *float64  `json:"hi,omitempty"`
+	Median         *float64  `json:"median,omitempty"`
+	Min            *float64  `json:"min,omitempty"`
+	Collapsed      int       `json:"collapsed"`
+	CollapsedKnown bool      `json:"collapsed_known"`
+	Seeds          []int64   `json:"seeds,omitempty"`
+	Values         []float64 `json:"values,omitempty"`
+	// Note says what the side lacks (no runs, no printed mean).
+	Note string `json:"note,omitempty"`
+}
+
+// DisputedPair is the verdict between two columns of a row: on the means
+// (Mean: b - a) and, where both have counts, on the collapsed seeds.
+type DisputedPair struct {
+	Name     string             `json:"name"` // "authors - paper", "ours - paper", "ours - authors"
+	Mean     *verdict.Judgement `json:"mean,omitempty"`
+	Collapse *verdict.Judgement `json:"collapse,omitempty"`
+	// Outcome is the mean's verdict (not run without one).
+	Outcome verdict.Outcome `json:"outcome"`
+}
+
+// DisputedResult is one row of the table judged.
+type DisputedResult struct {
+	ID        string         `json:"id"`
+	Label     string         `json:"label"`
+	Reference string         `json:"reference,omitempty"`
+	Paper     DisputedSide   `json:"paper"`
+	Authors   DisputedSide   `json:"authors"`
+	Ours      DisputedSide   `json:"ours"`
+	Pairs     []DisputedPair `json:"pairs"`
+}
+
+// computedSide summarises per-seed values of ours or the authors' code.
+func computedSide(seeds []int64, values []float64, difference bool) DisputedSide {
+	s := DisputedSide{N: len(values), Seeds: seeds, Values: values, CollapsedKnown: !difference}
+	if len(values) == 0 {
+		return s
+	}
+	m, sd := verdict.MeanSD(values)
+	sorted := slices.Sorted(slices.Values(values))
+	med := sorted[len(sorted)/2]
+	if len(sorted)%2 == 0 {
+		med = (sorted[len(sorted)/2-1] + sorted[len(sorted)/2]) / 2
+	}
+	s.Mean, s.SD, s.Median, s.Min = &m, &sd, &med, &sorted[0]
+	if !difference {
+		s.Collapsed = verdict.Collapsed(values)
+	}
+	return s
+}
+
+// sample is a computed side as the verdict package takes it.
+func (s DisputedSide) sample() verdict.Sample { return verdict.Ours(*s.Mean, *s.SD, s.N) }
+
+// JudgeDisputed judges every disputed row of p against the paper's values
+// of p and ours in rec (the "disputed" aggregate: one row per experiment).
+// The rows' tests are one family (Benjamini-Hochberg over this table
+// alone, so the report's other verdicts are as they were without it).
+func JudgeDisputed(p *ReproductionParams, rec *AggregateRecord) ([]DisputedResult, error) {
+	pub := map[string]*PublishedValue{}
+	for i := range p.Values {
+		pub[p.Values[i].ID] = &p.Values[i]
+	}
+	var fam verdict.Family
+	var out []DisputedResult
+	for _, row := range p.Disputed {
+		diff := row.Minus != ""
+		res := DisputedResult{ID: row.ID, Label: row.Label, Reference: row.Reference}
+		// Ours.
+		a := rec.find(row.Experiment, row.Protocol)
+		if a == nil {
+			return nil, fmt.Errorf("disputed row %s: no cell %s %s in the disputed aggregate", row.ID, row.Experiment, row.Protocol)
+		}
+		seeds, values := a.Seeds, a.Values
+		if diff {
+			b := rec.find(row.Minus, row.Protocol)
+			if b == nil {
+				return nil, fmt.Errorf("disputed row %s: no cell %s %s in the disputed aggregate", row.ID, row.Minus, row.Protocol)
+			}
+			values, seeds = pairedDiffs(a, b)
+		}
+		res.Ours = computedSide(seeds, values, diff)
+		if a.Status.Kind != StatusOK {
+			res.Ours.Note = a.Status.String()
+		} else if a.N < a.Expected {
+			res.Ours.Note = fmt.Sprintf("n=%d of %d (missing seeds %v)", a.N, a.Expected, a.Missing)
+		}
+		// The authors' code.
+		res.Authors = computedSide(row.RefSeeds, row.RefAcc, diff)
+		if len(row.RefAcc) == 0 {
+			res.Authors.Note = cmpOr(row.RefNote, "no runs of the authors' code")
+		}
+		// The paper.
+		v := pub[row.ID]
+		if v != nil && !strings.HasSuffix(v.ID, "/collapsed") {
+			res.Paper.N = v.N
+			if res.Paper.N == 0 && v.Lo == nil {
+				res.Paper.N = row.RowSeeds
+			}
+			m := v.Mean
+			res.Paper.Mean, res.Paper.SD, res.Paper.Lo, res.Paper.Hi = &m, v.SD, v.Lo, v.Hi
+			if v.Collapsed != nil {
+				res.Paper.Collapsed, res.Paper.CollapsedKnown = *v.Collapsed, true
+			}
+		} else {
+			res.Paper.Note = "the paper prints no mean for this row"
+		}
+		if c := pub[row.ID+"/collapsed"]; c != nil && !diff {
+			res.Paper.Collapsed, res.Paper.CollapsedKnown = int(c.Mean), true
+			res.Paper.N = max(c.N, res.Paper.N)
+		}
+		res.Pairs = disputedPairs(&res, v, diff)
+		out = append(out, res)
+	}
+	for i := range out {
+		for k := range out[i].Pairs {
+			pr := &out[i].Pairs[k]
+			for _, j := range []*verdict.Judgement{pr.Mean, pr.Collapse} {
+				if j != nil {
+					fam.Add(j)
+				}
+			}
+		}
+	}
+	fam.Settle()
+	for i := range out {
+		for k := range out[i].Pairs {
+			if pr := &out[i].Pairs[k]; pr.Mean != nil {
+				pr.Outcome = pr.Mean.Outcome
+			}
+		}
+	}
+	return out, nil
+}
+
+// disputedPairs are a row's three verdicts: the paper against the authors'
+// code, the paper against ours, the authors' code against ours (each the
+// second minus the first), on the means and the collapse counts, by the
+// report's own tests (verdict.Welch, verdict.Paired for a published
+// paired difference with its interval, verdict.CollapseCount).
+func disputedPairs(res *DisputedResult, v *PublishedValue, diff bool) []DisputedPair {
+	var out []DisputedPair
+	for _, who := range []struct {
+		name string
+		side *DisputedSide
+	}{{"authors", &res.Authors}, {"ours", &res.Ours}} {
+		pr := DisputedPair{Name: who.name + " - paper"}
+		s := who.side
+		if s.N > 0 && res.Paper.Mean != nil {
+			var j verdict.Judgement
+			if v.Lo != nil && v.Hi != nil {
+				j = verdict.Paired(s.Values, v.Mean, v.Lo, v.Hi, v.Places())
+			} else {
+				j = verdict.Welch(s.sample(), verdict.Printed(v.Mean, v.SD, res.Paper.N, v.Places()), verdict.Points)
+			}
+			pr.Mean = &j
+		}
+		if s.N > 1 && s.CollapsedKnown && res.Paper.CollapsedKnown {
+			j := verdict.CollapseCount(s.Values, res.Paper.Collapsed, res.Paper.N)
+			pr.Collapse = &j
+		}
+		out = append(out, pr)
+	}
+	pr := DisputedPair{Name: "ours - authors"}
+	if res.Authors.N > 1 && res.Ours.N > 1 {
+		j := verdict.Welch(res.Ours.sample(), res.Authors.sample(), verdict.Points)
+		pr.Mean = &j
+		if !diff {
+			c := verdict.CollapseCount(res.Ours.Values, res.Authors.Collapsed, res.Authors.N)
+			pr.Collapse = &c
+		}
+	}
+	return append(out, pr)
+}
+
+func cmpOr(a, b string) string {
+	if a != "" {
+		return a
+	}
+	return b
+}
+
+// sideTeX is one column of a disputed row as the report prints it.
+func sideTeX(s DisputedSide, paper bool) string {
+	t := sideText(s, paper)
+	if s.Mean != nil {
+		m, rest, _ := strings.Cut(t, ", ")
+		m = "$" + strings.NewReplacer(" ± ", ` \pm `, ", ", `,\ `).Replace(m) + "$"
+		if rest != "" {
+			m += ", " + rest
+		}
+		return m
+	}
+	return t
+}
+
+// sideText is one column of a disputed row in plain text: "mean ± sd, n=N,
+// med M, K coll." (--- when the side has nothing).
+func sideText(s DisputedSide, paper bool) string {
+	var parts []string
+	if s.Mean != nil {
+		t := fmt.Sprintf("%.1f", *s.Mean)
+		switch {
+		case s.Lo != nil && s.Hi != nil:
+			t = fmt.Sprintf("%+.1f [%+.1f, %+.1f]", *s.Mean, *s.Lo, *s.Hi)
+		case s.SD != nil && (paper || s.N > 1):
+			t += fmt.Sprintf(" ± %.1f", *s.SD)
+		}
+		parts = append(parts, t)
+	}
+	if s.N > 0 {
+		parts = append(parts, fmt.Sprintf("n=%d", s.N))
+	}
+	if s.Median != nil {
+		parts = append(parts, fmt.Sprintf("med %.1f", *s.Median))
+	}
+	if s.CollapsedKnown && (s.N > 0 || paper) {
+		parts = append(parts, fmt.Sprintf("%d coll.", s.Collapsed))
+	}
+	if len(parts) == 0 {
+		return "---"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// valuesText lists per-seed values as "s0 90.8, s1 89.7, ...".
+func valuesText(s DisputedSide) string {
+	var b []string
+	for i, v := range s.Values {
+		if math.IsNaN(v) {
+			b = append(b, fmt.Sprintf("s%d NaN", s.Seeds[i]))
+			continue
+		}
+		b = append(b, fmt.Sprintf("s%d %.1f", s.Seeds[i], v))
+	}
+	return strings.Join(b, ", ")
+}
+
+// DisputedTeX is the report's table of disputed rows: per row the paper,
+// the authors' code rerun here and ours, then the three verdicts, then the
+// per-seed values of the two reruns.
+func DisputedTeX(rows []DisputedResult) string {
+	if len(rows) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("\n\\subsection*{Disputed rows, settled by seeds on both codes}\n")
+	b.WriteString("{\\footnotesize\\noindent Each row: the paper (its seeds, as printed), the authors' code rerun here (its own \\texttt{--val} runs: the held-out tenth of split seed 1234, the same samples as our split 1), and ours at every seed of \\texttt{[disputed]} in \\texttt{pipeline.toml}; mean $\\pm$ s.d., n, median and collapsed seeds (a seed ")
+	fmt.Fprintf(&b, "%.0f points below its column's median, \\texttt{verdict.Collapsed}). Verdicts by the report's rule (above), second minus first, Benjamini-Hochberg over this table's tests; collapse counts by Fisher's exact test. docs/disputed.md reads them.\\par}\n", verdict.CollapseDrop)
+	col := func(w string) string { return `>{\raggedright\arraybackslash}p{` + w + `\linewidth}` }
+	fmt.Fprintf(&b, "{\\scriptsize\n\\begin{longtable}{@{}%s%s%s%s@{}}\n\\toprule\nrow & paper & authors' code, here & ours \\\\\n\\midrule\n\\endhead\n", col("0.25"), col("0.2"), col("0.24"), col("0.24"))
+	for _, r := range rows {
+		label := latexEscape(r.Label)
+		fmt.Fprintf(&b, "%s & %s & %s & %s \\\\*\n", label, sideTeX(r.Paper, true), sideTeX(r.Authors, false), sideTeX(r.Ours, false))
+		notes := []string{`\texttt{` + latexEscape(r.ID) + `}`}
+		for _, n := range r.Notes() {
+			notes = append(notes, latexEscape(n))
+		}
+		fmt.Fprintf(&b, "\\multicolumn{4}{@{\\quad}p{0.95\\linewidth}@{}}{\\textit{%s}} \\\\[2pt]\n", strings.Join(notes, "; "))
+	}
+	b.WriteString("\\bottomrule\n\\end{longtable}}\n")
+	return b.String()
+}
+
+// DisputedInput is the reproduction cell's input holding ours for the
+// disputed rows: an aggregate cell with one row per experiment.
+const DisputedInput = "disputed"
+
+// DisputedTable names the disputed rows' aggregate cell
+// (aggregate/disputed) and its record's table.
+const DisputedTable = "disputed"
+
+// Notes are what the report prints under a disputed row: the three
+// verdicts, the authors' configuration, what a side lacks, and the
+// per-seed values of the two reruns.
+func (r DisputedResult) Notes() []string {
+	var notes []string
+	for _, pr := range r.Pairs {
+		t := pr.Name + ": "
+		switch {
+		case pr.Mean != nil:
+			t += pr.Outcome.String() + " (" + pr.Mean.String() + ")"
+		default:
+			t += "not judged (a side has no mean or too few runs)"
+		}
+		if pr.Collapse != nil {
+			t += fmt.Sprintf("; collapsed seeds %d/%d against %d/%d, Fisher p = %.2g (BH %.2g)", pr.Collapse.Collapse.Ours, pr.Collapse.Collapse.OursN, pr.Collapse.Collapse.Paper, pr.Collapse.Collapse.PaperN, pr.Collapse.P, pr.Collapse.PAdj)
+		}
+		notes = append(notes, t)
+	}
+	if r.Reference != "" {
+		notes = append(notes, "authors' config "+r.Reference)
+	}
+	for _, s := range []struct {
+		who  string
+		side DisputedSide
+	}{{"paper", r.Paper}, {"authors", r.Authors}, {"ours", r.Ours}} {
+		if s.side.Note != "" {
+			notes = append(notes, s.who+": "+s.side.Note)
+		}
+	}
+	if len(r.Authors.Values) > 0 {
+		notes = append(notes, "authors per seed: "+valuesText(r.Authors))
+	}
+	if len(r.Ours.Values) > 0 {
+		notes = append(notes, "ours per seed: "+valuesText(r.Ours))
+	}
+	return notes
+}
+
+// DisputedText is the table of disputed rows in plain text, as `repro show
+// reproduction` prints it.
+func DisputedText(rows []DisputedResult) string {
+	var b strings.Builder
+	for _, r := range rows {
+		fmt.Fprintf(&b, "- %s (%s): paper %s; authors' code here %s; ours %s\n", r.Label, r.ID, sideText(r.Paper, true), sideText(r.Authors, false), sideText(r.Ours, false))
+		for _, n := range r.Notes() {
+			fmt.Fprintf(&b, "    %s\n", n)
+		}
+	}
+	return b.String()
+}

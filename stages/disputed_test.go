@@ -1,0 +1,123 @@
+package stages
+
+import (
+	"strings"
+	"testing"
+
+	"repro/verdict"
+)
+
+func disputedFixture() (*ReproductionParams, *AggregateRecord) {
+	sd, lo, hi := 3.5, 0.2, 0.8
+	p := &ReproductionParams{
+		Values: []PublishedValue{
+			{ID: "ablation/mirror/sequential", Mean: 79.4, SD: &sd}, // n = 0: the row's own seeds (RowSeeds)
+			{ID: "fig/batch/unmasked-rotation/2/collapsed", Mean: 3, N: 6},
+			{ID: "bpk/compare/rotation", Mean: 0.5, Lo: &lo, Hi: &hi},
+		},
+		Disputed: []DisputedRow{
+			{ID: "ablation/mirror/sequential", Label: "mirror", Experiment: "mirror", Protocol: "sequential", Reference: "g17_mirror_s10", RowSeeds: 6,
+				RefSeeds: []int64{0, 1, 2, 3, 4, 5}, RefAcc: []float64{79.7, 71.4, 77.9, 84.4, 72.4, 83.6}},
+			{ID: "fig/batch/unmasked-rotation/2", Label: "br2 unmasked", Experiment: "rot", Protocol: "sequential", Reference: "g26",
+				RefSeeds: []int64{0, 1, 2, 3, 4, 5}, RefAcc: []float64{83.4, 85.4, 11.2, 9.9, 84.9, 86.0}},
+			{ID: "bpk/compare/rotation", Label: "rotation - none", Experiment: "rot", Minus: "mirror", Protocol: "sequential", RefNote: "none finished"},
+		},
+	}
+	cell := func(exp string, vals ...float64) AggCell {
+		c := AggCell{ID: "disputed/" + exp + "/sequential", Experiment: exp, Protocol: "sequential", Status: Status{Kind: StatusOK}, N: len(vals), Expected: 8, Values: vals}
+		for i := range vals {
+			c.Seeds = append(c.Seeds, int64(i))
+		}
+		c.Acc = MeanSD(vals)
+		return c
+	}
+	rec := &AggregateRecord{Table: "disputed", Protocols: []string{"sequential"}, Rows: [][]AggCell{
+		{cell("mirror", 72, 73, 71, 74, 70, 72, 73, 71)},
+		{cell("rot", 88, 87, 89, 88, 86, 88, 40, 87)},
+	}}
+	return p, rec
+}
+
+func TestJudgeDisputed(t *testing.T) {
+	t.Parallel()
+	p, rec := disputedFixture()
+	rows, err := JudgeDisputed(p, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 3 {
+		t.Fatalf("%d rows, want 3", len(rows))
+	}
+	mirror := rows[0]
+	if mirror.Paper.Mean == nil || *mirror.Paper.Mean != 79.4 || mirror.Paper.N != 6 || mirror.Paper.CollapsedKnown {
+		t.Errorf("mirror paper side = %+v", mirror.Paper)
+	}
+	// Median of six: the mean of the middle two; tolerance for rounding.
+	if mirror.Authors.N != 6 || abs(*mirror.Authors.Median-78.8) > 1e-9 || *mirror.Authors.Min != 71.4 {
+		t.Errorf("mirror authors side = %+v", mirror.Authors)
+	}
+	if mirror.Ours.N != 8 || mirror.Ours.Note != "" {
+		t.Errorf("mirror ours side = %+v", mirror.Ours)
+	}
+	names := []string{"authors - paper", "ours - paper", "ours - authors"}
+	for i, pr := range mirror.Pairs {
+		if pr.Name != names[i] || pr.Mean == nil || pr.Outcome == verdict.NotRun {
+			t.Errorf("mirror pair %d = %+v", i, pr)
+		}
+	}
+	// Ours - authors: 72.0 - 78.23 over 8 and 6 seeds.
+	if d := mirror.Pairs[2].Mean.Diff; abs(d-(72.0-78.2333333)) > 1e-6 {
+		t.Errorf("authors/ours diff = %.4f, want -6.2333", d)
+	}
+	if mirror.Pairs[0].Collapse != nil || mirror.Pairs[2].Collapse == nil {
+		t.Errorf("mirror collapse judgements: paper/authors %v (the paper states no count), authors/ours %v", mirror.Pairs[0].Collapse, mirror.Pairs[2].Collapse)
+	}
+
+	br := rows[1]
+	if br.Paper.Mean != nil || !br.Paper.CollapsedKnown || br.Paper.Collapsed != 3 || br.Paper.N != 6 {
+		t.Errorf("br2 paper side = %+v", br.Paper)
+	}
+	if br.Authors.Collapsed != 2 || br.Ours.Collapsed != 1 {
+		t.Errorf("br2 collapsed: authors %d (want 2), ours %d (want 1)", br.Authors.Collapsed, br.Ours.Collapsed)
+	}
+	if br.Pairs[0].Mean != nil || br.Pairs[0].Collapse == nil || br.Pairs[0].Collapse.Collapse.Ours != 2 {
+		t.Errorf("br2 paper/authors = %+v: want no mean verdict and a collapse count", br.Pairs[0])
+	}
+
+	diff := rows[2]
+	if diff.Paper.N != 0 || diff.Paper.Lo == nil || sideText(diff.Paper, true) != "+0.5 [+0.2, +0.8]" {
+		t.Errorf("difference row's paper side = %q (n %d), want its interval and no n", sideText(diff.Paper, true), diff.Paper.N)
+	}
+	if diff.Ours.N != 8 || diff.Ours.CollapsedKnown || diff.Pairs[1].Mean == nil || !diff.Pairs[1].Mean.Paired {
+		t.Errorf("difference row = %+v: want 8 paired seeds, no collapse count, a paired verdict", diff)
+	}
+	if diff.Authors.N != 0 || diff.Authors.Note != "none finished" || diff.Pairs[0].Mean != nil || diff.Pairs[2].Mean != nil {
+		t.Errorf("difference row without the authors' runs = %+v", diff)
+	}
+
+	tex := DisputedTeX(rows)
+	for _, want := range []string{"Disputed rows", "mirror & ", "\\texttt{ablation/mirror/sequential}", "authors per seed: s0 79.7", "3 coll.", "authors - paper: not judged"} {
+		if !strings.Contains(tex, want) {
+			t.Errorf("DisputedTeX lacks %q", want)
+		}
+	}
+	if DisputedTeX(nil) != "" {
+		t.Error("DisputedTeX(nil) is not empty")
+	}
+}
+
+func TestJudgeDisputedMissingCell(t *testing.T) {
+	t.Parallel()
+	p, rec := disputedFixture()
+	p.Disputed[0].Experiment = "absent"
+	if _, err := JudgeDisputed(p, rec); err == nil || !strings.Contains(err.Error(), "no cell absent sequential") {
+		t.Errorf("JudgeDisputed with a missing cell: error %v", err)
+	}
+}
+
+func abs(x float64) float64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
