@@ -10,14 +10,16 @@ import (
 // refcheck_test.go) loads a state their run_bp_local wrote into a runner,
 // replays their random draws (core.TapeRNG), runs the same local-schedule
 // steps and compares the state after. This file holds the narrow hooks it
-// needs and nothing of the check itself: injectLocal (a local-schedule run
-// whose network, Adam state, suppression and buffer are given) and
-// exportState (the same state back, in the reference's layout).
+// needs and nothing of the check itself: injectLocal and injectBatch (a
+// local-schedule or batch-protocol run whose network, Adam state,
+// suppression and buffer are given) and exportState (the same state back,
+// in the reference's layout).
 //
 // Names, as refbp.py writes them under "<tag>/": W<l> (layer l's weights in
 // torch's (out, in) layout, l from 1), b<l>, mW<l>, vW<l>, mb<l>, vb<l> (Adam's
 // moments), t (Adam's shared step counter), sup<l> (the rotation's
-// suppression of hidden layer l, 1 = benched), bufX, bufY, bufSeen.
+// suppression of hidden layer l, 1 = benched), bufX, bufY, bufZ (DER++'s
+// stored logits), bufSeen.
 
 // injectLocal returns a runner of cfg (method "local") on train with the
 // state ts holds under tag, and its local-schedule step; the runner's
@@ -26,8 +28,44 @@ func injectLocal(cfg Config, train *core.Dataset, ts core.Tensors, tag string) (
 	if cfg.Method != MethodLocal {
 		return nil, nil, fmt.Errorf("injectLocal: method %q, want %q", cfg.Method, MethodLocal)
 	}
+	r, err := injectRunner(cfg, train, ts, tag)
+	if err != nil {
+		return nil, nil, err
+	}
+	s := r.newLocalStep()
+	for l := 1; l < r.net.Layers(); l++ {
+		sup, ok := ts[fmt.Sprintf("%s/sup%d", tag, l)]
+		if !ok {
+			continue // the reference's suppression before any waking batch (None): none benched
+		}
+		if len(sup.F32) != len(r.supp[l]) {
+			return nil, nil, fmt.Errorf("injectLocal: %s/sup%d has %d values, want %d", tag, l, len(sup.F32), len(r.supp[l]))
+		}
+		for i, x := range sup.F32 {
+			r.supp[l][i] = x != 0
+		}
+	}
+	return r, s, nil
+}
+
+// injectBatch returns a runner of cfg (the batch protocol's methods) on
+// train with the state ts holds under tag, and its step.
+func injectBatch(cfg Config, train *core.Dataset, ts core.Tensors, tag string) (*runner, func(idx []int), error) {
+	if cfg.Method == MethodLocal {
+		return nil, nil, fmt.Errorf("injectBatch: method %q is the local schedule: injectLocal", cfg.Method)
+	}
+	r, err := injectRunner(cfg, train, ts, tag)
+	if err != nil {
+		return nil, nil, err
+	}
+	return r, r.newBatch(), nil
+}
+
+// injectRunner returns a runner of cfg on train whose network, Adam state
+// and buffer are those ts holds under tag.
+func injectRunner(cfg Config, train *core.Dataset, ts core.Tensors, tag string) (*runner, error) {
 	if err := cfg.Validate(); err != nil {
-		return nil, nil, fmt.Errorf("injectLocal: config: %w", err)
+		return nil, fmt.Errorf("inject: config: %w", err)
 	}
 	all := make(core.Task, train.Classes)
 	for c := range all {
@@ -38,10 +76,10 @@ func injectLocal(cfg Config, train *core.Dataset, ts core.Tensors, tag string) (
 	get := func(name string, n int) ([]float32, error) {
 		t, ok := ts[tag+"/"+name]
 		if !ok {
-			return nil, fmt.Errorf("injectLocal: %s/%s missing", tag, name)
+			return nil, fmt.Errorf("inject: %s/%s missing", tag, name)
 		}
 		if len(t.F32) != n {
-			return nil, fmt.Errorf("injectLocal: %s/%s has %d float32 values, want %d (sizes %v)", tag, name, len(t.F32), n, net.Sizes)
+			return nil, fmt.Errorf("inject: %s/%s has %d float32 values, want %d (sizes %v)", tag, name, len(t.F32), n, net.Sizes)
 		}
 		return t.F32, nil
 	}
@@ -55,7 +93,7 @@ func injectLocal(cfg Config, train *core.Dataset, ts core.Tensors, tag string) (
 		}{{"W", net.W[l]}, {"mW", mw[l]}, {"vW", vw[l]}} {
 			v, err := get(fmt.Sprintf("%s%d", p.name, l+1), in*out)
 			if err != nil {
-				return nil, nil, err
+				return nil, err
 			}
 			for i := range out {
 				for j := range in {
@@ -69,41 +107,28 @@ func injectLocal(cfg Config, train *core.Dataset, ts core.Tensors, tag string) (
 		}{{"b", net.B[l]}, {"mb", mb[l]}, {"vb", vb[l]}} {
 			v, err := get(fmt.Sprintf("%s%d", p.name, l+1), out)
 			if err != nil {
-				return nil, nil, err
+				return nil, err
 			}
 			copy(p.dst, v)
 		}
 	}
 	t, ok := ts[tag+"/t"]
 	if !ok || len(t.I32) != 1 {
-		return nil, nil, fmt.Errorf("injectLocal: %s/t missing or not one integer", tag)
+		return nil, fmt.Errorf("inject: %s/t missing or not one integer", tag)
 	}
 	r.adam.T = int(t.I32[0])
-	s := r.newLocalStep()
-	for l := 1; l < net.Layers(); l++ {
-		sup, ok := ts[fmt.Sprintf("%s/sup%d", tag, l)]
-		if !ok {
-			continue // the reference's suppression before any waking batch (None): none benched
-		}
-		if len(sup.F32) != len(r.supp[l]) {
-			return nil, nil, fmt.Errorf("injectLocal: %s/sup%d has %d values, want %d", tag, l, len(sup.F32), len(r.supp[l]))
-		}
-		for i, x := range sup.F32 {
-			r.supp[l][i] = x != 0
-		}
-	}
 	seen, ok := ts[tag+"/bufSeen"]
 	if !ok || len(seen.I32) != 1 {
-		return nil, nil, fmt.Errorf("injectLocal: %s/bufSeen missing or not one integer", tag)
+		return nil, fmt.Errorf("inject: %s/bufSeen missing or not one integer", tag)
 	}
-	x, y := ts[tag+"/bufX"].F32, ts[tag+"/bufY"].I32
-	if err := r.buf.SetContents(x, y, nil, int(seen.I32[0])); err != nil {
-		return nil, nil, fmt.Errorf("injectLocal: %s: %w", tag, err)
+	x, y, z := ts[tag+"/bufX"].F32, ts[tag+"/bufY"].I32, ts[tag+"/bufZ"].F32
+	if err := r.buf.SetContents(x, y, z, int(seen.I32[0])); err != nil {
+		return nil, fmt.Errorf("inject: %s: %w", tag, err)
 	}
-	return r, s, nil
+	return r, nil
 }
 
-// exportState returns a local-schedule runner's state under the names
+// exportState returns a runner's state under the names
 // injectLocal reads (without tag), in the reference's layout. sup<l> is
 // present under Rotate only (the reference's suppression stays None
 // without it).
@@ -145,10 +170,13 @@ func (r *runner) exportState() core.Tensors {
 			ts[fmt.Sprintf("sup%d", l)] = core.Tensor{Shape: []int{len(v)}, F32: v}
 		}
 	}
-	x, y, _, seen := r.buf.Contents()
+	x, y, z, seen := r.buf.Contents()
 	if len(y) > 0 {
 		ts["bufX"] = core.Tensor{Shape: []int{len(y), len(x) / len(y)}, F32: x}
 		ts["bufY"] = core.Tensor{Shape: []int{len(y)}, I32: y}
+		if len(z) > 0 {
+			ts["bufZ"] = core.Tensor{Shape: []int{len(y), len(z) / len(y)}, F32: z}
+		}
 	}
 	ts["bufSeen"] = core.Tensor{Shape: []int{1}, I32: []int32{int32(seen)}}
 	return ts

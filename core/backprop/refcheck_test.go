@@ -113,14 +113,26 @@ func TestReferenceCheck(t *testing.T) {
 		t.Fatalf("REPRO_REFCHECK_SET=%q: want all, step or ci", set)
 	}
 	failed := 0
+	type job struct {
+		p   bpRefPath
+		run func(*testing.T, string, string, string, bpRefPath) string
+	}
+	var jobs []job
 	for _, p := range bpRefPaths {
+		jobs = append(jobs, job{p, runBPRefPath})
+	}
+	for _, p := range bpBatchPaths {
+		jobs = append(jobs, job{p, runBatchRefPath})
+	}
+	for _, j := range jobs {
+		p := j.p
 		if (set == "ci" && !p.ci) || (set != "all" && p.trajec) {
 			continue
 		}
 		if only != "" && !strings.Contains(p.name, only) && p.ref != only {
 			continue
 		}
-		line := runBPRefPath(t, py, ref, mnist, p)
+		line := j.run(t, py, ref, mnist, p)
 		same := strings.Contains(line, ": identical through")
 		switch {
 		case p.control && same:
@@ -194,7 +206,7 @@ var bpExact = []string{"t", "bufSeen", "bufY", "bufX", "sup", "X", "y"}
 
 // bpOrder is the order the state's tensors are compared in: counts and
 // copies first, then biases before weights, values before moments.
-var bpOrder = []string{"X", "y", "t", "bufSeen", "bufY", "bufX", "sup", "b", "mb", "vb", "W", "mW", "vW", "out"}
+var bpOrder = []string{"X", "y", "t", "bufSeen", "bufY", "bufX", "bufZ", "sup", "b", "mb", "vb", "W", "mW", "vW", "out"}
 
 func bpKey(n string) int {
 	base := strings.TrimRight(n, "0123456789")
@@ -462,6 +474,179 @@ func checkBPDump(d *refdump.Dump, cfg Config, clearAtTask bool, alter func(*loca
 	}
 	if len(ties) > 0 {
 		return fmt.Sprintf("identical through %d steps%s, re-synchronised at the next checkpoint after %d k-WTA near-tie(s) within float32 rounding (first: %s)", steps, crossed, len(ties), ties[0])
+	}
+	return fmt.Sprintf("identical through %d steps%s", steps, crossed)
+}
+
+// bpBatchPaths are the batch protocol's baselines (the reference's run()
+// with model "bp"). A run of 256-sample batches fills the 1,000-sample
+// buffer on its fourth batch, so batch 6 already writes and draws; the
+// first task has 50 batches per epoch, so the second task starts at batch
+// 251.
+var bpBatchPaths = []bpRefPath{
+	{name: "control: BP+ER with Adam's weight decay doubled", ci: true, ref: "bp_er_1000", control: true, step: 6,
+		ours: bpRefConfig("bp_er_1000", func(c *Config) { c.WeightDecay *= 2 })},
+	{name: "BP+ER", ci: true, ref: "bp_er_1000", ours: bpRefConfig("bp_er_1000", nil), step: 6},
+	{name: "DER++", ci: true, ref: "bp_derpp_a0.03_b1.0_w512_ce", ours: bpRefConfig("bp_derpp_a0.03_b1.0_w512_ce", nil), step: 6},
+	{name: "ER-ACE", ci: true, ref: "bp_erace_1000", ours: bpRefConfig("bp_erace_1000", nil), step: 6},
+	{name: "A-GEM", ci: true, ref: "bp_agem_1000_w512", ours: bpRefConfig("bp_agem_1000_w512", nil), step: 6},
+	{name: "BP+ER, trajectory across the first task boundary", ref: "bp_er_1000", ours: bpRefConfig("bp_er_1000", nil), step: 231, steps: 40, every: 10, trajec: true},
+	{name: "DER++, trajectory across the first task boundary", ref: "bp_derpp_a0.03_b1.0_w512_ce", ours: bpRefConfig("bp_derpp_a0.03_b1.0_w512_ce", nil), step: 231, steps: 40, every: 10, trajec: true},
+	{name: "ER-ACE, trajectory across the first task boundary", ref: "bp_erace_1000", ours: bpRefConfig("bp_erace_1000", nil), step: 231, steps: 40, every: 10, trajec: true},
+	{name: "A-GEM, trajectory across the first task boundary", ref: "bp_agem_1000_w512", ours: bpRefConfig("bp_agem_1000_w512", nil), step: 231, steps: 40, every: 10, trajec: true},
+}
+
+// runBatchRefPath records the reference's run() and runs ours; it returns
+// the path's line.
+func runBatchRefPath(t *testing.T, py, ref, mnist string, p bpRefPath) string {
+	steps, every := max(p.steps, 1), max(p.every, 1)
+	dir := filepath.Join(t.TempDir(), "dump")
+	cmd := exec.Command(py, "../../tools/refcheck/refbatch.py", "--ref", ref, "--mnist", mnist, "--config", p.ref,
+		"--step", strconv.Itoa(p.step), "--steps", strconv.Itoa(steps), "--every", strconv.Itoa(every), "--out", dir)
+	cmd.Env = append(os.Environ(), "OMP_NUM_THREADS=1")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Sprintf("%s: not run: refbatch.py: %v: %s", p.name, err, lastLine(string(out)))
+	}
+	d, err := refdump.Load(dir)
+	if err != nil {
+		return fmt.Sprintf("%s: not run: %v", p.name, err)
+	}
+	cfg, err := p.ours()
+	if err != nil {
+		return fmt.Sprintf("%s: not run: our config: %v", p.name, err)
+	}
+	return p.name + ": " + checkBatchDump(d, cfg)
+}
+
+// recordedSteps returns a data set of a dump's recorded batches (step s
+// is batches[s]) and the taped draws, with the count after each step.
+func recordedSteps(d *refdump.Dump, steps int) (train *core.Dataset, batches [][]int, draws []core.Draw, perStep []int, err error) {
+	train = &core.Dataset{D: 784, Classes: 10, Height: 28, Width: 28}
+	perStep = make([]int, steps)
+	for s := range steps {
+		x, y := d.Tensors[fmt.Sprintf("s%d/X", s)], d.Tensors[fmt.Sprintf("s%d/y", s)]
+		if len(y.I32) == 0 || len(x.F32) != len(y.I32)*train.D {
+			return nil, nil, nil, nil, fmt.Errorf("step %d: the recorded batch is missing or malformed", s)
+		}
+		var idx []int
+		for range y.I32 {
+			idx = append(idx, train.N)
+			train.N++
+		}
+		train.X = append(train.X, x.F32...)
+		train.Y = append(train.Y, y.I32...)
+		batches = append(batches, idx)
+		for j := 0; ; j++ {
+			key := fmt.Sprintf("s%d/d%d", s, j)
+			v, ok := d.Tensors[key+"/randint"]
+			if !ok {
+				if _, perm := d.Tensors[key+"/randperm"]; perm {
+					return nil, nil, nil, nil, fmt.Errorf("%s: a randperm draw, which these steps never make", key)
+				}
+				break
+			}
+			high := int(d.Entry("draws", key)["high"].(float64))
+			for _, x := range v.I32 {
+				draws = append(draws, core.Draw{Value: int(x), N: high})
+			}
+		}
+		perStep[s] = len(draws)
+	}
+	return train, batches, draws, perStep, nil
+}
+
+// checkBatchDump runs our batch protocol from the dump's pre-state and
+// returns the verdict: the state after every `every` batches.
+func checkBatchDump(d *refdump.Dump, cfg Config) string {
+	steps := int(d.Num("steps"))
+	every := int(d.Meta["args"].(map[string]any)["every"].(float64))
+	rc, _ := d.Meta["config"].(map[string]any)
+	num := func(k string, def float64) float64 {
+		if f, ok := rc[k].(float64); ok {
+			return f
+		}
+		return def
+	}
+	str := func(k, def string) string {
+		if s, ok := rc[k].(string); ok {
+			return s
+		}
+		return def
+	}
+	method := str("replay", MethodNone)
+	if num("buffer", 0) == 0 {
+		method = MethodNone
+	}
+	if method != cfg.Method {
+		return fmt.Sprintf("differs at step 0, tensor config.method: ours %q, reference %q", cfg.Method, method)
+	}
+	if str("bp_loss", "mse") != cfg.Loss {
+		return fmt.Sprintf("differs at step 0, tensor config.loss: ours %q, reference %q", cfg.Loss, str("bp_loss", "mse"))
+	}
+	sizes, _ := d.Meta["sizes"].([]any)
+	if len(sizes) != len(cfg.Hidden)+2 {
+		return fmt.Sprintf("differs at step 0, tensor config.sizes: ours %d layers, reference %d", len(cfg.Hidden)+2, len(sizes))
+	}
+	checks := []struct {
+		name      string
+		ours, ref float64
+	}{
+		{"config.lr", cfg.LR, d.Num("lr")}, {"config.batch", float64(cfg.Batch), d.Num("batch")},
+		{"config.replay_batch", float64(cfg.ReplayBatch), d.Num("batch")}, {"config.k", float64(cfg.K), num("buffer", 0)},
+	}
+	if method == MethodDERPP {
+		checks = append(checks, []struct {
+			name      string
+			ours, ref float64
+		}{{"config.alpha", cfg.Alpha, num("alpha", 0.3)}, {"config.beta", cfg.Beta, num("beta", 0.5)}}...)
+	}
+	for l, h := range cfg.Hidden {
+		checks = append(checks, struct {
+			name      string
+			ours, ref float64
+		}{fmt.Sprintf("config.hidden[%d]", l), float64(h), sizes[l+1].(float64)})
+	}
+	for _, c := range checks {
+		if math.Abs(c.ours-c.ref) > 1e-12*math.Abs(c.ref) {
+			return fmt.Sprintf("differs at step 0, tensor %s: ours %g, reference %g", c.name, c.ours, c.ref)
+		}
+	}
+	train, batches, draws, perStep, err := recordedSteps(d, steps)
+	if err != nil {
+		return "not run: " + err.Error()
+	}
+	r, step, err := injectBatch(cfg, train, tensors(d), "pre")
+	if err != nil {
+		return "not run: " + err.Error()
+	}
+	done := 0
+	r.rng = core.TapeRNG(draws, &done)
+	starts, _ := d.Meta["starts"].(map[string]any)
+	crossed := ""
+	for s := range steps {
+		if st, ok := starts[fmt.Sprintf("s%d", s)].(map[string]any); ok && s > 0 && st["epoch"] == true {
+			what := "an epoch start"
+			if st["task"] == true {
+				what = "a task start"
+			}
+			crossed += fmt.Sprintf(", across %s at step %d", what, s)
+		}
+		var msg any
+		func() {
+			defer func() { msg = recover() }()
+			step(batches[s])
+		}()
+		if msg != nil {
+			return fmt.Sprintf("differs at step %d: the draws: %v", s, msg)
+		}
+		if done != perStep[s] {
+			return fmt.Sprintf("differs at step %d, tensor random draws: ours %d, reference %d", s, done, perStep[s])
+		}
+		if (s+1)%every == 0 {
+			if v := compareBP(r.exportState(), d.Tensors, fmt.Sprintf("post%d", s+1)); v != "" {
+				return fmt.Sprintf("differs at step %d, tensor %s", s, v)
+			}
+		}
 	}
 	return fmt.Sprintf("identical through %d steps%s", steps, crossed)
 }
