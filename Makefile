@@ -79,8 +79,8 @@ test: build
 # The differential check against the authors' code (docs/reference-check.md):
 # one line per learner path, "PATH: identical through N steps" or "PATH:
 # differs at step S, tensor T[i]: ours x, reference y". REFCHECK_SET=all
-# (steps and trajectories, about 20 min), step, or ci (the disputed rows,
-# under 1 min). Skipped, saying why, when $(REFCHECK_PYTHON) cannot import torch.
+# (steps and trajectories, about 30 min), step, or ci (the disputed rows
+# and the controls, a few minutes). Skipped, saying why, when $(REFCHECK_PYTHON) cannot import torch.
 REFCHECK_SET    ?= all
 REFCHECK_PYTHON ?= /usr/bin/python3
 REFCHECK_REF    ?= $(abspath ../shared/spec/reference/src)
