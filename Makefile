@@ -24,17 +24,20 @@ build:
 # The TeX that paper/main.tex needs (Debian package names).
 TEX_PACKAGES := texlive-latex-base texlive-latex-recommended texlive-fonts-recommended
 
-# make paper: run the profile, compile the PDF, and end with the
+# make paper: run the profile, write the report site (repro report:
+# $(PAPER_DIR)/site, whose cards the PDF's numbers link to), compile the PDF, and end with the
 # reproduction verdict and where the PDF is. It fails when a cell failed;
 # a release absent from the data mirror (CIFAR-100) is not a failure: run
 # names it once, with the cells it blocks, and the tables show them as
 # "not run". Without pdflatex it says what to install and writes no PDF.
 paper: build
 	@$(BIN) run --profile $(PROFILE) -j $(JOBS); status=$$?; \
+	  $(BIN) report --profile $(PROFILE); report=$$?; \
 	  $(PDF); pdf=$$?; \
 	  $(BIN) show --profile $(PROFILE) reproduction --summary; \
 	  $(PDFWHERE); \
 	  if [ $$status -ne 0 ]; then echo "repro run exited $$status: the cells listed above failed"; exit $$status; fi; \
+	  if [ $$report -ne 0 ]; then echo "repro report exited $$report: the site was not written"; exit $$report; fi; \
 	  exit $$pdf
 
 # pdflatex until the cross-references and longtable widths settle (at most
@@ -66,10 +69,14 @@ smoke: build
 # stages/) read it from REPRO_DATA: the mirror. What stays opt-in
 # is printed at the end (README, "Tests and benchmarks").
 # go vet for arm64 as well: the portable kernels (no assembly) must build.
+# core's goldens again with -tags purego: the portable kernels alone, no
+# assembly compiled in, must give the same bits (docs/kernels.md; about a
+# minute).
 test: build
 	$(GO) vet ./...
 	GOARCH=arm64 $(GO) vet ./...
 	REPRO_DATA="$${REPRO_DATA:-$(REPRO_DATA_MIRROR)}" $(GO) test -count=1 -timeout 30m ./...
+	REPRO_DATA="$${REPRO_DATA:-$(REPRO_DATA_MIRROR)}" $(GO) test -count=1 -timeout 30m -tags purego ./core/... ./internal/kernels/
 	@if scontrol ping 2>/dev/null | grep -q UP; then \
 	  echo "a Slurm controller answered: the Slurm tests ran against it; opt-in, not run: TestSlurmTimeout (REPRO_SLURM_LONG=1), TestV1LinearProbe (REPRO_V1_PROBE=1)"; \
 	else \

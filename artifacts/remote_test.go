@@ -205,6 +205,10 @@ func TestConcurrentPushes(t *testing.T) {
 	if len(tmp) > 0 {
 		t.Fatalf("temporary files left: %v", tmp)
 	}
+	// The pattern looks where the remote's files are: it matches them.
+	if all, _ := filepath.Glob(filepath.Join(r.Root(), "*", "*", "*")); len(all) < len(keys) {
+		t.Fatalf("the pattern for temporary files sees %d files, want at least the %d manifests", len(all), len(keys))
+	}
 }
 
 // RefreshRecord replaces a record only by one of the same outputs that

@@ -137,14 +137,30 @@ func TestNoTempFilesLeft(t *testing.T) {
 	t.Parallel()
 	s := openTemp(t)
 	for i := 0; i < 20; i++ {
-		s.Put([]byte{byte(i)})
+		if _, err := s.Put([]byte{byte(i)}); err != nil {
+			t.Fatal(err)
+		}
 	}
-	filepath.Walk(s.Root(), func(p string, fi os.FileInfo, err error) error {
+	files := 0
+	err := filepath.Walk(s.Root(), func(p string, fi os.FileInfo, err error) error {
+		if err != nil {
+			return err
+		}
 		if strings.HasPrefix(filepath.Base(p), ".tmp-") {
 			t.Errorf("temporary file left: %s", p)
 		}
+		if fi.Mode().IsRegular() {
+			files++
+		}
 		return nil
 	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// No temporary file is only news if the walk saw the blobs written.
+	if files < 20 {
+		t.Errorf("walked %d files under %s, want at least the 20 blobs written", files, s.Root())
+	}
 }
 
 func TestLockTakeover(t *testing.T) {

@@ -1,6 +1,10 @@
 package core
 
-import "math"
+import (
+	"math"
+
+	"repro/internal/kernels"
+)
 
 // KWTAK returns the number of winners of a k-WTA layer of n units at active
 // fraction frac: max(1, round(frac*n)), rounding half to even as Python's
@@ -51,7 +55,7 @@ func KthLargest(xs []float32, k int, scratch []float32) float32 {
 	if k < 1 || k > len(xs) {
 		panic("core: KthLargest k out of range")
 	}
-	n, bad := compressPositive(scratch[:len(xs)], xs)
+	n, bad := kernels.CompressPositive(scratch[:len(xs)], xs)
 	buf := scratch[:n]
 	if bad {
 		buf = append(scratch[:0], xs...)
@@ -77,7 +81,7 @@ func selectSplit(a, b, c []float32, k int) float32 {
 		n := len(a)
 		x, y, z := a[0], a[n/2], a[n-1]
 		p := max(min(x, y), min(max(x, y), z)) // median of three
-		nh, nl := split(b, c, a, p)
+		nh, nl := kernels.Split(b, c, a, p)
 		switch ne := n - nh - nl; {
 		case t < nh:
 			a, bufA, b = b[:nh], b, bufA
@@ -89,27 +93,6 @@ func selectSplit(a, b, c []float32, k int) float32 {
 		}
 	}
 	return selectKth(a, t+1)
-}
-
-// split left-packs the entries of src above p into hi and those below p
-// into lo, in order, and returns their numbers (entries equal to p go to
-// neither); hi and lo need len(src) elements.
-func split(hi, lo, src []float32, p float32) (nhi, nlo int) {
-	return splitImpl(hi, lo, src, p)
-}
-
-func splitGo(hi, lo, src []float32, p float32) (nhi, nlo int) {
-	for _, v := range src {
-		switch {
-		case v > p:
-			hi[nhi] = v
-			nhi++
-		case v < p:
-			lo[nlo] = v
-			nlo++
-		}
-	}
-	return nhi, nlo
 }
 
 // selectKth returns the k-th largest element of a (1-based), reordering a.
@@ -156,49 +139,6 @@ func selectKth[T float32 | float64](a []T, k int) T {
 		}
 	}
 	return a[t]
-}
-
-// compressPositive copies the entries of src that are > 0 into dst, in
-// order (the vector kernel left-packs them without a branch per entry,
-// whose outcome is a coin flip on a rectified layer), and returns their
-// number; bad reports an entry < 0 or a NaN. len(dst) >= len(src).
-func compressPositive(dst, src []float32) (n int, bad bool) {
-	return compressPositiveImpl(dst, src)
-}
-
-func compressPositiveGo(dst, src []float32) (n int, bad bool) {
-	for _, v := range src {
-		if v > 0 {
-			dst[n] = v
-			n++
-		} else if v < 0 || v != v {
-			bad = true
-		}
-	}
-	return n, bad
-}
-
-// thresholdList zeroes the entries of a below thr (k-WTA's last step) and
-// writes the indices of the non-zero entries that remain, ascending, to
-// idx (len(idx) >= len(a)); it returns their number.
-func thresholdList(a []float32, thr float32, idx []int32) int {
-	return thresholdListImpl(a, thr, idx)
-}
-
-// thresholdListGo is thresholdList with index base added to every index.
-func thresholdListGo(a []float32, thr float32, idx []int32, base int) int {
-	n := 0
-	for i, v := range a {
-		if v < thr {
-			a[i] = 0
-			continue
-		}
-		if v != 0 {
-			idx[n] = int32(base + i)
-			n++
-		}
-	}
-	return n
 }
 
 // kwtaThreshold is KWTAScratch's threshold without applying it.

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+
+	"repro/internal/kernels"
 )
 
 // The kernel size ladder: every vector kernel of a waking step at layer
@@ -81,7 +83,7 @@ func BenchmarkLadderForward(b *testing.B) {
 				}
 				c := make([]float32, n)
 				for b.Loop() {
-					setRows(c, act, off, wT)
+					kernels.SetRows(c, act, off, wT)
 				}
 				reportPerElem(b, len(off)*n)
 			})
@@ -91,8 +93,8 @@ func BenchmarkLadderForward(b *testing.B) {
 
 // BenchmarkLadderForwardBatch is the tiled forward product for a batch of
 // 16 samples, each with its own active units: one sample at a time
-// (addTiles, as the forward pass ran before) against the batch a block of
-// columns at a time (addTilesBatch, as drive1 and driveBatch run it).
+// (kernels.AddTiles, as the forward pass ran before) against the batch a block of
+// columns at a time (kernels.AddTilesBatch, as drive1 and driveBatch run it).
 func BenchmarkLadderForwardBatch(b *testing.B) {
 	const batch = 16
 	for _, n := range ladderWidths {
@@ -121,7 +123,7 @@ func BenchmarkLadderForwardBatch(b *testing.B) {
 			b.Run(fmt.Sprintf("n=%d/f=%g/samples", n, f), func(b *testing.B) {
 				for b.Loop() {
 					for s := range batch {
-						addTiles(z[s*n:(s+1)*n], v[ptr[s]:ptr[s+1]], off[ptr[s]:ptr[s+1]], wT, ts)
+						kernels.AddTiles(z[s*n:(s+1)*n], v[ptr[s]:ptr[s+1]], off[ptr[s]:ptr[s+1]], wT, ts)
 					}
 				}
 				reportPerElem(b, len(v)*n)
@@ -129,7 +131,7 @@ func BenchmarkLadderForwardBatch(b *testing.B) {
 			b.Run(fmt.Sprintf("n=%d/f=%g/batch", n, f), func(b *testing.B) {
 				for b.Loop() {
 					for s0 := 0; s0+64 <= n; s0 += 64 {
-						addTilesBatch(z[s0:], n, v, off, ptr, cur, wT[s0/tile*ts:], ts)
+						kernels.AddTilesBatch(z[s0:], n, v, off, ptr, cur, wT[s0/tile*ts:], ts)
 					}
 				}
 				reportPerElem(b, len(v)*n)
@@ -170,17 +172,17 @@ func BenchmarkLadderRowStep(b *testing.B) {
 				flags := make([]int32, n)
 				for j := range flags {
 					if j%5 != 0 {
-						flags[j] = flagExc
+						flags[j] = kernels.FlagExc
 					}
 				}
 				rows, _ := ladderActive(n, f)
-				k := &sgdFBCoef{mu: 0.9, eta: 0.00125, lam: 1e-4, tiny: tinyVelocity}
+				k := new(kernels.NewSGDFBCoef(0.9, 0.00125, 1e-4))
 				wT := make([]float32, n*n)
 				for b.Loop() {
 					for _, i := range rows {
 						r := int(i) * per
 						base := int(i)/tile*n*tile + int(i)%tile
-						sgdRowFB(w[r:r+per], fb[r:r+per], v[r:r+per], col[r:r+per], g, flags, k, wT[base:], tile)
+						kernels.SGDRowFB(w[r:r+per], fb[r:r+per], v[r:r+per], col[r:r+per], g, flags, k, wT[base:], tile)
 					}
 				}
 				reportPerElem(b, len(rows)*per)
@@ -203,8 +205,7 @@ func BenchmarkLadderRowStep(b *testing.B) {
 						frozen[j] = 1
 					}
 				}
-				op := &optim{adam: true, eta: 1e-3, b1: 0.9, b2: 0.999, bc1: 0.1, bc2: 0.001, eps: 1e-3}
-				k := newAdamCoef(op, 1e-3, 1e-4)
+				k := kernels.NewAdamCoef(0.9, 0.999, 0.1, 0.001, 1e-3, 1e-3, 1e-3, 1e-4, false)
 				synSign := make([]float32, len(col)) // the Dale sign per synapse
 				for s, j := range col {
 					synSign[s] = sign[j]
@@ -215,7 +216,7 @@ func BenchmarkLadderRowStep(b *testing.B) {
 					for _, i := range rows {
 						r := int(i) * per
 						base := int(i)/tile*n*tile + int(i)%tile
-						adamRow(w[r:r+per], fb[r:r+per], m1[r:r+per], m2[r:r+per], col[r:r+per], g, frozen, synSign[r:r+per], k, wT[base:], tile)
+						kernels.AdamRow(w[r:r+per], fb[r:r+per], m1[r:r+per], m2[r:r+per], col[r:r+per], g, frozen, synSign[r:r+per], k, wT[base:], tile)
 					}
 				}
 				reportPerElem(b, len(rows)*per)

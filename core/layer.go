@@ -1,5 +1,7 @@
 package core
 
+import "repro/internal/kernels"
+
 // layer holds the synapses into one layer l (W^l, b^l) and, for l >= 2, the
 // Kolen-Pollack feedback twin B^{l-1} of the same shape (n_l x n_{l-1}).
 //
@@ -107,12 +109,12 @@ func (v *csrView) gather(m []float32, keep []bool) []float32 {
 // row i's stored synapse j comes from pre unit j.
 func (v *csrView) dense() bool { return len(v.col) == v.nIn*v.nOut }
 
-// tile is the number of rows per tile of a tiled wT.
-const tile = 8
+// tile is the number of rows per tile of a tiled wT (the kernels' tile).
+const tile = kernels.Tile
 
 // colMajor holds W^l densely in column order (0 for absent synapses), for
 // the vector forward product; pos[s] is stored synapse s's place in it. The
-// update rewrites it from w (syncT, or a row at a time with copyColumn), so
+// update rewrites it from w (syncT, or a row at a time with kernels.CopyColumn), so
 // it always equals w after an update call.
 //
 // Untiled, wT[j*ldT+i] = W_ij, with ldT = nOut padded so that columns do not
@@ -190,12 +192,12 @@ type connState struct {
 	// absent flags the connectivity-absent stored synapses (nil unless the
 	// layer stores every synapse, as the adaptive controller's do); the
 	// update re-zeroes them after every step. absentWord is the same as
-	// all-ones words, for ctrlDecayRow's re-mask (nil with absent).
+	// all-ones words, for kernels.CtrlDecayRow's re-mask (nil with absent).
 	absent     []bool
 	absentWord []int32
 	// sign is the Dale sign (+1 excitatory, -1 inhibitory) of each pre unit
-	// (nil for l = 1 and without Dale's law). signWord holds sgdRowFB's flags
-	// for it: flagExc where excitatory, flagInh where inhibitory, 0 else.
+	// (nil for l = 1 and without Dale's law). signWord holds kernels.SGDRowFB's flags
+	// for it: kernels.FlagExc where excitatory, kernels.FlagInh where inhibitory, 0 else.
 	sign     []float32
 	signWord []int32
 	// synSign is sign per stored synapse (sign[col[s]]), for masked Adam's
@@ -231,9 +233,9 @@ func newConnState(v *csrView, keep []bool, storeAll bool, sign []float32) connSt
 	for j, sg := range sign {
 		switch {
 		case sg > 0:
-			c.signWord[j] = flagExc
+			c.signWord[j] = kernels.FlagExc
 		case sg < 0:
-			c.signWord[j] = flagInh
+			c.signWord[j] = kernels.FlagInh
 		}
 	}
 	return c
@@ -342,7 +344,7 @@ type layerScratch struct {
 	zeroWord, oneWord          []int32   // per pre unit: all 0, all 1
 	// Per pre unit, a masked call's row-step words (preWords): masked
 	// Adam's frozen words (frozenPre, 1 where the pre unit is awake) and
-	// sgdRowFB's flags (flagPre: signWord plus flagFrozen where awake).
+	// kernels.SGDRowFB's flags (flagPre: signWord plus kernels.FlagFrozen where awake).
 	frozenPre, flagPre []int32
 }
 
@@ -442,7 +444,7 @@ func (ly *layer) syncT() {
 	if ly.tiled && ly.dense() {
 		n := ly.tileLen
 		for q := 0; q+n <= len(ly.pos); q += n {
-			transposeTile(ly.wT[q:q+n], ly.w[q:q+n], ly.nIn)
+			kernels.TransposeTile(ly.wT[q:q+n], ly.w[q:q+n], ly.nIn)
 		}
 		return
 	}

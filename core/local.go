@@ -16,8 +16,8 @@ import (
 // the training set's per-pixel majority value (x - o is sparse on MNIST);
 // only existing synapses are stored; W^l and its twin share one velocity
 // (their gradients are identical); velocities below 1e-30 are flushed to 0
-// (see tinyVelocity). Torch's random streams cannot be reproduced, so runs
-// match the reference in distribution, not draw for draw.
+// (see kernels.TinyVelocity). Torch's random streams cannot be reproduced,
+// so runs match the reference in distribution, not draw for draw.
 //
 // train holds the stream's samples; each task's stream is every train sample
 // whose label is in the task, in dataset order, reshuffled every epoch (or, if

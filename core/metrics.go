@@ -1,6 +1,10 @@
 package core
 
-import "slices"
+import (
+	"slices"
+
+	"repro/internal/kernels"
+)
 
 // evalChunks runs the network (suppression off) over the listed eval
 // samples in chunks, calling f after each chunk's forward pass with the
@@ -287,7 +291,7 @@ func addGramDense(gram, sums []float64, n int, x []float64, ld, nb int) {
 			sums[i] += v
 		}
 	}
-	gramUpperImpl(gram[:n*n], n, x, ld, nb)
+	kernels.GramUpper(gram, n, x, ld, nb)
 }
 
 // gramStride is the distance between the rows of addGramDense's x for n
@@ -300,53 +304,6 @@ func gramStride(n int) int {
 		return n + 8
 	}
 	return n
-}
-
-// gramUpperGo adds the products of addGramDense to the upper triangle in
-// tiles of 2 x 4 entries, which stay in registers across the samples.
-func gramUpperGo(gram []float64, n int, x []float64, ld int) {
-	i := 0
-	for ; i+2 <= n; i += 2 {
-		j := i
-		for ; j+4 <= n; j += 4 {
-			r0, r1 := gram[i*n+j:i*n+j+4], gram[(i+1)*n+j:(i+1)*n+j+4]
-			a0, a1, a2, a3 := r0[0], r0[1], r0[2], r0[3]
-			c0, c1, c2, c3 := r1[0], r1[1], r1[2], r1[3]
-			for o := 0; o < len(x); o += ld {
-				xr := x[o+j : o+j+4]
-				u0, u1 := x[o+i], x[o+i+1]
-				a0 += float64(u0 * xr[0])
-				a1 += float64(u0 * xr[1])
-				a2 += float64(u0 * xr[2])
-				a3 += float64(u0 * xr[3])
-				c0 += float64(u1 * xr[0])
-				c1 += float64(u1 * xr[1])
-				c2 += float64(u1 * xr[2])
-				c3 += float64(u1 * xr[3])
-			}
-			r0[0], r0[1], r0[2], r0[3] = a0, a1, a2, a3
-			r1[0], r1[1], r1[2], r1[3] = c0, c1, c2, c3
-		}
-		for ; j < n; j++ {
-			addGramEntry(gram, n, x, ld, i, j)
-			addGramEntry(gram, n, x, ld, i+1, j)
-		}
-	}
-	for ; i < n; i++ {
-		for j := i; j < n; j++ {
-			addGramEntry(gram, n, x, ld, i, j)
-		}
-	}
-}
-
-// addGramEntry adds sum_b x[b][i]*x[b][j], b ascending, to gram[i][j]
-// (row b of x at x[b*ld:]).
-func addGramEntry(gram []float64, n int, x []float64, ld, i, j int) {
-	a := gram[i*n+j]
-	for o := 0; o < len(x); o += ld {
-		a += float64(x[o+i] * x[o+j])
-	}
-	gram[i*n+j] = a
 }
 
 // denseMACs is DenseMACs of the network's sizes plus its skip synapses,

@@ -3,6 +3,8 @@ package core
 import (
 	"math"
 	"slices"
+
+	"repro/internal/kernels"
 )
 
 // net is the local learner's substrate.
@@ -308,11 +310,11 @@ func (nt *net) refreshC(s0, s1 int) {
 	clear(c)
 	ly := nt.lay[1]
 	if !ly.tiled {
-		addRows(c, nt.offVal, nt.offIdx, ly.wT[s0:])
+		kernels.AddRows(c, nt.offVal, nt.offIdx, ly.wT[s0:])
 		return
 	}
 	ts := ly.nIn * tile
-	addTiles(c, nt.offVal, nt.offIdx, ly.wT[s0/tile*ts:], ts)
+	kernels.AddTiles(c, nt.offVal, nt.offIdx, ly.wT[s0/tile*ts:], ts)
 }
 
 // InputOffset returns, per input column, the value held by more than half of

@@ -3,6 +3,8 @@ package core
 import (
 	"errors"
 	"fmt"
+
+	"repro/internal/kernels"
 )
 
 // Network is a snapshot of a trained local learner's forward network:
@@ -141,7 +143,7 @@ func NewInference(n *Network) *Inference {
 // matrix.
 func Transpose(w []float32, rows, cols int) []float32 {
 	t := make([]float32, len(w))
-	TransposeInto(t, w, rows, cols)
+	kernels.TransposeInto(t, w, rows, cols)
 	return t
 }
 
@@ -169,7 +171,7 @@ func (f *Inference) Forward(x []float32) int {
 			}
 		}
 		f.off[l] = off
-		AddRows(z, val, off, f.wT[l])
+		kernels.AddRows(z, val, off, f.wT[l])
 		if l < L {
 			for i, v := range z {
 				z[i] = max(v, 0)

@@ -1,6 +1,10 @@
 package core
 
-import "math"
+import (
+	"math"
+
+	"repro/internal/kernels"
+)
 
 // pass holds one batch's forward activities and top-down errors.
 type pass struct {
@@ -113,7 +117,7 @@ func (nt *net) forward(p *pass, sup [][]float32) {
 	nz := 0
 	for b := range p.n {
 		p.rPtr[b] = int32(nz)
-		nz += sparseDiff(p.x[b*d:(b+1)*d], nt.off, p.rVal[nz:], p.rIdx[nz:])
+		nz += kernels.SparseDiff(p.x[b*d:(b+1)*d], nt.off, p.rVal[nz:], p.rIdx[nz:])
 	}
 	p.rPtr[p.n] = int32(nz)
 	p.rIdx, p.rVal = p.rIdx[:nz], p.rVal[:nz]
@@ -173,12 +177,12 @@ func (nt *net) activate(p *pass, l, b int, z, gain []float32) {
 	if nt.sub.spikeTrain > 0 && p.train {
 		nt.spikeRate(a, z, gain)
 	} else {
-		reluGain(a, z, gain)
+		kernels.ReluGain(a, z, gain)
 	}
 	thr := kwtaThreshold(a, nt.k[l], p.kbuf)
 	start := len(p.act[l])
 	p.actPtr[l][b] = int32(start)
-	cnt := thresholdList(a, thr, p.act[l][start:start+nOut])
+	cnt := kernels.ThresholdList(a, thr, p.act[l][start:start+nOut])
 	p.act[l] = p.act[l][:start+cnt]
 	p.actPtr[l][b+1] = int32(start + cnt)
 }
@@ -189,7 +193,7 @@ func (nt *net) activate(p *pass, l, b int, z, gain []float32) {
 // MNIST) is read from cache by every sample, and by c's recomputation
 // first when an update made c stale; per element the terms are added in
 // the same order as one sample at a time. On a tiled W^1 the whole batch
-// goes through a strip's columns a block at a time (addTilesBatch), so the
+// goes through a strip's columns a block at a time (kernels.AddTilesBatch), so the
 // samples read the block from L1 rather than the strip from L2.
 func (nt *net) drive1(p *pass) {
 	if nt.rowFwd {
@@ -220,16 +224,16 @@ func (nt *net) drive1(p *pass) {
 			}
 		}
 		if ly.tiled && s1-s0 == strip {
-			addTilesBatch(z1[s0:], n1, p.rVal, p.rOff, p.rPtr[:p.n+1], p.cur[:p.n], ly.wT[s0/tile*ts:], ts)
+			kernels.AddTilesBatch(z1[s0:], n1, p.rVal, p.rOff, p.rPtr[:p.n+1], p.cur[:p.n], ly.wT[s0/tile*ts:], ts)
 			continue
 		}
 		for b := range p.n {
 			z := z1[b*n1+s0 : b*n1+s1]
 			lo, hi := p.rPtr[b], p.rPtr[b+1]
 			if ly.tiled {
-				addTiles(z, p.rVal[lo:hi], p.rOff[lo:hi], ly.wT[s0/tile*ts:], ts)
+				kernels.AddTiles(z, p.rVal[lo:hi], p.rOff[lo:hi], ly.wT[s0/tile*ts:], ts)
 			} else {
-				addRows(z, p.rVal[lo:hi], p.rOff[lo:hi], ly.wT[s0:])
+				kernels.AddRows(z, p.rVal[lo:hi], p.rOff[lo:hi], ly.wT[s0:])
 			}
 		}
 	}
@@ -241,7 +245,7 @@ func (nt *net) drive1(p *pass) {
 // z = b + W^l a^{l-1} over the active units of l-1, then (when tiled) the
 // skip synapses' S^l a^{l-2}, which is what scatter computes for one sample
 // and its caller adds, term for term in the same order; the batch goes
-// through each strip of 64 rows with addTilesBatch.
+// through each strip of 64 rows with kernels.AddTilesBatch.
 func (nt *net) driveBatch(p *pass, l int) {
 	ly := nt.lay[l]
 	nOut := ly.nOut
@@ -253,7 +257,7 @@ func (nt *net) driveBatch(p *pass, l int) {
 		off, val, ptr := p.activeEntries(from, w.nIn)
 		ts := w.nIn * tile
 		for s0 := 0; s0 < nOut; s0 += 64 {
-			addTilesBatch(zl[s0:], nOut, val, off, ptr, p.cur[:p.n], w.wT[s0/tile*ts:], ts)
+			kernels.AddTilesBatch(zl[s0:], nOut, val, off, ptr, p.cur[:p.n], w.wT[s0/tile*ts:], ts)
 		}
 	}
 	add(ly, l-1)
@@ -263,7 +267,7 @@ func (nt *net) driveBatch(p *pass, l int) {
 }
 
 // activeEntries lists hidden layer l's active units (n_l = n of them) of
-// every sample as addTilesBatch's entries: their column offsets in a tiled
+// every sample as kernels.AddTilesBatch's entries: their column offsets in a tiled
 // matrix and their rates, sample b's at ptr[b]:ptr[b+1], ascending.
 func (p *pass) activeEntries(l, n int) (off []int32, val []float32, ptr []int32) {
 	act := p.act[l]
@@ -284,56 +288,6 @@ func (p *pass) activeEntries(l, n int) (off []int32, val []float32, ptr []int32)
 	return off, val, ptr
 }
 
-// gatherRows adds to acc[t], for r = 0, 1, ... in turn, u[r] *
-// b[pos[off[r]+idx[t]]]: the rows of the index map pos at offsets off, read
-// at the columns idx, weighted by u.
-func gatherRows(acc, u []float32, off, pos []int32, b []float32, idx []int32) {
-	gatherRowsImpl(acc, u, off, pos, b, idx)
-}
-
-func gatherRowsGo(acc, u []float32, off, pos []int32, b []float32, idx []int32) {
-	for r, ur := range u {
-		row := pos[off[r]:]
-		for t, j := range idx[:len(acc)] {
-			acc[t] += ur * b[row[j]]
-		}
-	}
-}
-
-// reluGain writes a = relu(z) * g: the rectified drive under the
-// suppression gain g = 1 - s (all ones without suppression, where the
-// product is exact). relu follows Go's max(v, 0): NaN stays NaN and -0
-// becomes +0. len(z), len(g) >= len(a).
-func reluGain(a, z, g []float32) {
-	reluGainImpl(a, z, g)
-}
-
-func reluGainGo(a, z, g []float32) {
-	for i := range a {
-		a[i] = max(z[i], 0) * g[i]
-	}
-}
-
-// sparseDiff writes the entries r = x[j] - o[j] that are not 0 to val and
-// their indices j to idx, in ascending j, and returns their number; val and
-// idx need len(x) elements (the vector kernel stores whole blocks).
-func sparseDiff(x, o, val []float32, idx []int32) int {
-	return sparseDiffImpl(x, o, val, idx)
-}
-
-// sparseDiffGo is sparseDiff with index base added to every index.
-func sparseDiffGo(x, o, val []float32, idx []int32, base int) int {
-	n := 0
-	for j, v := range x {
-		if r := v - o[j]; r != 0 {
-			idx[n] = int32(base + j)
-			val[n] = r
-			n++
-		}
-	}
-	return n
-}
-
 // scatter adds the contribution of the listed pre units to z: for each pre
 // j = idx[t] with value val[t] (or dense[j] when val is nil), z += value *
 // column j of W^l. Per element of z the terms are added in ascending t.
@@ -350,10 +304,10 @@ func (ly *layer) scatter(z []float32, idx []int32, val []float32, dense []float3
 		}
 	}
 	if ly.tiled {
-		addTiles(z, v, off, ly.wT, ly.nIn*tile)
+		kernels.AddTiles(z, v, off, ly.wT, ly.nIn*tile)
 		return
 	}
-	addRows(z, v, off, ly.wT)
+	kernels.AddRows(z, v, off, ly.wT)
 }
 
 // sweep computes the top-down errors: eps^L = y - z^L,
@@ -412,7 +366,7 @@ func (nt *net) sweepLayer(p *pass, b, l int, bound func(float32) float32) {
 	if l+1 == L && len(up.col) == up.nOut*up.nIn {
 		// Dense readout twin: row i starts at rowPtr[i]; the vector
 		// kernel adds the rows in ascending i, as accum does.
-		addRows(tmp, upTh, up.rowPtr[:up.nOut], up.fb)
+		kernels.AddRows(tmp, upTh, up.rowPtr[:up.nOut], up.fb)
 	} else if l+1 == L {
 		for i := range upTh {
 			accum(i)
@@ -431,7 +385,7 @@ func (nt *net) sweepLayer(p *pass, b, l int, bound func(float32) float32) {
 				offs = append(offs, up.rowPtr[i])
 			}
 		}
-		addRows(tmp, us, offs, up.fb)
+		kernels.AddRows(tmp, us, offs, up.fb)
 	} else {
 		for _, i := range p.activeOf(l+1, b) {
 			accum(int(i))
@@ -447,7 +401,7 @@ func (nt *net) sweepLayer(p *pass, b, l int, bound func(float32) float32) {
 			us = append(us, th2[i])
 			offs = append(offs, sk.rowPtr[i])
 		}
-		addRows(tmp, us, offs, sk.fb)
+		kernels.AddRows(tmp, us, offs, sk.fb)
 	}
 	e := p.eps[l][b*n : (b+1)*n]
 	t := p.th[l][b*n : (b+1)*n]
@@ -462,7 +416,7 @@ func (nt *net) sweepLayer(p *pass, b, l int, bound func(float32) float32) {
 // twinAtActive sets acc[k], for each active unit act[k] of the layer below
 // up, to sum_r us[r] * fb[offs[r] + act[k]]: rows offs of up's twin (row i
 // at i*nIn) weighted by us, read at the active columns, r ascending. A
-// sparse twin reads them through its index map (gatherRows: two dependent
+// sparse twin reads them through its index map (kernels.GatherRows: two dependent
 // gathers per 8 entries). A dense twin with a thirty-second or more of its
 // columns active takes every column with the vector product over whole
 // rows into scratch and picks the active ones: more entries, none
@@ -473,14 +427,14 @@ func twinAtActive(acc, us []float32, offs []int32, up *layer, act []int32, scrat
 	if up.dense() && len(act)*32 >= up.nIn {
 		full := scratch[:up.nIn]
 		clear(full)
-		addRows(full, us, offs, up.fb)
+		kernels.AddRows(full, us, offs, up.fb)
 		for k, j := range act {
 			acc[k] = full[j]
 		}
 		return
 	}
 	clear(acc)
-	gatherRows(acc, us, offs, up.fbPos, up.fb[:len(up.fb)+1], act)
+	kernels.GatherRows(acc, us, offs, up.fbPos, up.fb[:len(up.fb)+1], act)
 }
 
 // sweepGather is sweepLayer between hidden layers without a skip path:

@@ -1,10 +1,14 @@
 package core
 
-import "testing"
+import (
+	"testing"
+
+	"repro/internal/kernels"
+)
 
 // TestDriveBatch checks the batched drives of the hidden layers above the
 // first, skip synapses included (driveBatch, and drive1's batch product on
-// W^1) against one sample at a time (scatter, and addTiles over the
+// W^1) against one sample at a time (scatter, and kernels.AddTiles over the
 // sample's input entries),
 // bit for bit, on a network whose hidden layers are tiled strips of 64,
 // after some training so that the weights, activities and the set of
@@ -51,7 +55,7 @@ func TestDriveBatch(t *testing.T) {
 			z[i] += nt.c[i]
 		}
 		lo, hi := p.rPtr[b], p.rPtr[b+1]
-		addTiles(z, p.rVal[lo:hi], p.rOff[lo:hi], ly.wT, ly.nIn*tile)
+		kernels.AddTiles(z, p.rVal[lo:hi], p.rOff[lo:hi], ly.wT, ly.nIn*tile)
 		if !bitsEqual(z, p.z1[b*n1:(b+1)*n1]) {
 			t.Fatalf("layer 1 sample %d: drive1 differs from the sample's own product", b)
 		}

@@ -2,32 +2,32 @@ package core
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
-// TestPresetsRun: every named configuration resolves, validates, and runs
-// a few batches (on tiny data, with its own substrate widths).
+// TestPresetsRun: every reference configuration of presets.toml resolves,
+// validates, and runs a few batches (on tiny data, with its own substrate
+// widths), on its own protocol and on the static one.
 func TestPresetsRun(t *testing.T) {
 	t.Parallel()
-	var names []string
-	for _, m := range []map[string]func(*LocalConfig){localPresets, substratePresets, appendixPresets} {
-		for n := range m {
-			names = append(names, n)
-		}
+	names, err := testPresetNames()
+	if err != nil {
+		t.Fatal(err)
 	}
-	for n := range singlePass {
-		names = append(names, n)
+	if len(names) < 100 {
+		t.Fatalf("%d local presets, want the paper's ~120", len(names))
 	}
-	slices.Sort(names)
-	names = append(names, "g16_sgd_refr_s10_w512_static", "static_g17_sgd_none_s10", "g16_ctx_none_s10_w512_static")
 	train := tinyData(1, 8, 4, 4, 5)
 	eval := tinyData(2, 4, 4, 4, 5)
-	for _, name := range names {
-		cfg, err := LocalPreset(name)
+	for _, run := range slices.Concat(names, []string{"static:g16_sgd_refr_s10_w512", "static:g17_sgd_none_s10"}) {
+		name, static := strings.CutPrefix(run, "static:")
+		cfg, err := testPreset(name)
 		if err != nil {
 			t.Errorf("%s: %v", name, err)
 			continue
 		}
+		cfg.Static = cfg.Static || static
 		cfg.Epochs = 1
 		cfg.PRSamples = 8
 		for i, h := range cfg.Hidden {
@@ -56,27 +56,29 @@ func TestPresetsRun(t *testing.T) {
 			}
 		}
 	}
-	if _, err := LocalPreset("g99_nonsense"); err == nil {
+	if _, err := testPreset("g99_nonsense"); err == nil {
 		t.Error("unknown name accepted")
 	}
-	cfg, _ := LocalPreset("g27_stream_mirror")
+	cfg, _ := testPreset("g27_stream_mirror")
 	if cfg.Epochs != 1 || cfg.Mask != "mirror" {
 		t.Errorf("single-pass mirror resolved to %+v", cfg)
 	}
 	// The reference's phase-17 mirror and soft dicts set only the mask:
-	// masked Adam at 1e-3, in all three protocols.
-	for _, name := range []string{"g17_mirror_s10", "static_g17_mirror_s10", "g27_stream_mirror",
-		"g17_soft_s10", "static_g17_soft_s10", "g27_stream_soft"} {
-		cfg, _ := LocalPreset(name)
+	// masked Adam at 1e-3, sequential and single pass.
+	for _, name := range []string{"g17_mirror_s10", "g27_stream_mirror", "g17_soft_s10", "g27_stream_soft"} {
+		cfg, _ := testPreset(name)
 		if cfg.Opt != "adam" || cfg.Eta != 1e-3 {
 			t.Errorf("%s: opt %q eta %g, want adam 1e-3", name, cfg.Opt, cfg.Eta)
 		}
 	}
-	cfg, _ = LocalPreset("g17_night_nb16_s10")
+	cfg, _ = testPreset("g17_night_nb16_s10")
 	if cfg.BatchWake != 256 || cfg.NightBatch != 16 {
 		t.Errorf("night at batch 16: waking batch %d, night batch %d; want 256, 16", cfg.BatchWake, cfg.NightBatch)
 	}
-	cfg, _ = LocalPreset("g17_night_s10")
+	if cfg, _ := testPreset("g16_ctx_none_s10_w512_static"); !cfg.Static || cfg.Buffer != 0 || cfg.Schedule != "offline" {
+		t.Errorf("the no-replay row's static twin resolved to %+v", cfg)
+	}
+	cfg, _ = testPreset("g17_night_s10")
 	if cfg.Schedule != "offline" || !cfg.Night || cfg.Opt != "adam" || cfg.BatchWake != 256 {
 		t.Errorf("night resolved to %+v", cfg)
 	}

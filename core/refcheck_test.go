@@ -38,12 +38,12 @@ type refPath struct {
 }
 
 func preset(name string) func() (LocalConfig, error) {
-	return func() (LocalConfig, error) { return LocalPreset(name) }
+	return func() (LocalConfig, error) { return testPreset(name) }
 }
 
 func presetWith(name string, edit func(c *LocalConfig)) func() (LocalConfig, error) {
 	return func() (LocalConfig, error) {
-		c, err := LocalPreset(name)
+		c, err := testPreset(name)
 		if err != nil {
 			return c, err
 		}

@@ -1,73 +1,13 @@
 package core
 
-// lanes is how many samples driveRows carries per row: one 512-bit vector
-// of float32.
-const lanes = 16
+import "repro/internal/kernels"
 
-// driveRows adds, for every row i of a sparse matrix in row order (row i's
-// stored synapses rowPtr[i]:rowPtr[i+1], weights w, ascending columns col)
-// and every sample lane b < 16, sum_s w[s] * x[col[s]*16+b] to
-// acc[i*16+b], per element in ascending s, multiply and add separate. x
-// holds the batch by column, 16 lanes per column. It is the forward
-// product W x of a batch without a column-order copy of W: a term whose x
-// is zero adds an exact zero, which leaves every sum that is not -0 as it
-// was, so the drives equal those of a product over the non-zero entries
-// only (addTiles) when the sums start from a value that is not -0 and the
-// weights are finite. Each row's columns ascend, as a row's stored
-// synapses do. It panics if the shapes do not fit or a column is past x.
-func driveRows(acc, w []float32, col []uint16, rowPtr []int32, x []float32) {
-	n := len(rowPtr) - 1
-	if n < 0 || len(acc) < n*lanes {
-		panic("core: driveRows shape")
-	}
-	checkRows("driveRows", w, col, rowPtr, len(x)/lanes)
-	if n > 0 {
-		driveRowsImpl(acc, w, col, rowPtr, x)
-	}
-}
-
-// checkRows panics, naming fn, unless rowPtr delimits rows of w and col in
-// order and every column is below nIn. The columns of a row ascend, so its
-// last bounds them all.
-func checkRows(fn string, w []float32, col []uint16, rowPtr []int32, nIn int) {
-	n := len(rowPtr) - 1
-	if n < 0 || len(col) < len(w) {
-		panic("core: " + fn + " shape")
-	}
-	if n == 0 {
-		return
-	}
-	if rowPtr[0] < 0 || int(rowPtr[n]) > len(w) {
-		panic("core: " + fn + " out of range")
-	}
-	for i := range n {
-		lo, hi := rowPtr[i], rowPtr[i+1]
-		if hi < lo {
-			panic("core: " + fn + " rows out of order")
-		}
-		if hi > lo && int(col[hi-1]) >= nIn {
-			panic("core: " + fn + " column out of range")
-		}
-	}
-}
-
-func driveRowsGo(acc, w []float32, col []uint16, rowPtr []int32, x []float32) {
-	for i := range len(rowPtr) - 1 {
-		a := acc[i*lanes : (i+1)*lanes]
-		for s := rowPtr[i]; s < rowPtr[i+1]; s++ {
-			ws := w[s]
-			xs := x[int(col[s])*lanes:][:lanes]
-			for b, v := range xs {
-				// The conversion forbids fusing into an FMA.
-				a[b] += float32(ws * v)
-			}
-		}
-	}
-}
+// lanes is how many samples drive1Rows carries per row (kernels.DriveRows).
+const lanes = kernels.Lanes
 
 // useRowForward switches W^1's forward product to the row-order weights
 // (drive1Rows) and drops its column copy when that multiplies fewer
-// weights: the column-order product (addTilesBatch) costs about one
+// weights: the column-order product (kernels.AddTilesBatch) costs about one
 // multiply-add per input entry off the offset and per row, the row-order
 // one one per stored synapse and per lane of a 16-sample block, whether
 // the lane's entry is zero or not. On MNIST, a quarter of x - o is off the
@@ -75,7 +15,7 @@ func driveRowsGo(acc, w []float32, col []uint16, rowPtr []int32, x []float32) {
 // inputs read every column, more than three times the stored synapses.
 // density is the fraction of the training inputs' entries off their
 // column's offset, batch the smallest batch a pass runs. Both products
-// give the same drives to the bit (driveRows), so the choice is speed
+// give the same drives to the bit (kernels.DriveRows), so the choice is speed
 // alone. The count leaves out what tips MNIST either way: the column copy
 // the row steps no longer write, against c = W^1 o, which the row order
 // computes in a pass of its own (forced on MNIST, a headline run took
@@ -99,8 +39,8 @@ func (nt *net) useRowForward(density float64, batch int) {
 // drive1Rows is drive1 from the row-order weights (useRowForward): per
 // block of up to 16 samples, the block's x - o by column (xT, every
 // entry; with o = +0 and a whole block, a transpose of x), the drives
-// b + c per row and lane, then driveRows adds W^1 (x - o) in ascending
-// columns, as addTiles adds the entries; the zero entries add exact zeros,
+// b + c per row and lane, then kernels.DriveRows adds W^1 (x - o) in ascending
+// columns, as kernels.AddTiles adds the entries; the zero entries add exact zeros,
 // which leave the sums as they are (a sum that starts from b + c is never
 // -0: c is a sum from +0). The drives go back to sample order by
 // transposes of 8 rows.
@@ -127,7 +67,7 @@ func (nt *net) drive1Rows(p *pass) {
 		if nt.offPlusZero && nb == lanes {
 			// x - o is x: the block's columns are its transpose, moves
 			// only (CIFAR).
-			TransposeInto(xT, x, lanes, d)
+			kernels.TransposeInto(xT, x, lanes, d)
 		} else {
 			nt.offsetColumns(xT, x, nb)
 		}
@@ -138,11 +78,11 @@ func (nt *net) drive1Rows(p *pass) {
 				a[b] = s
 			}
 		}
-		driveRows(acc, ly.w, ly.col16, ly.rowPtr, xT)
+		kernels.DriveRows(acc, ly.w, ly.col16, ly.rowPtr, xT)
 		z := p.z1[b0*n1 : (b0+nb)*n1]
 		if nb == lanes {
 			// The drives' rows of 16 lanes, transposed to sample order.
-			TransposeInto(z, acc, n1, lanes)
+			kernels.TransposeInto(z, acc, n1, lanes)
 			continue
 		}
 		for b := range nb {
@@ -187,31 +127,5 @@ func (nt *net) refreshCRows(s0, s1 int) {
 		return
 	}
 	ly := nt.lay[1]
-	dotRows(c, ly.w, ly.col16, ly.rowPtr[s0:s1+1], nt.off)
-}
-
-// dotRows sets c[i] to the sum over row i's stored synapses (rowPtr[i]:
-// rowPtr[i+1] of w and col, columns ascending) of w[s] * o[col[s]], in
-// ascending s from +0, multiply and add separate. It panics if the shapes
-// do not fit or a column is past o.
-func dotRows(c, w []float32, col []uint16, rowPtr []int32, o []float32) {
-	n := len(rowPtr) - 1
-	if n < 0 || len(c) < n {
-		panic("core: dotRows shape")
-	}
-	checkRows("dotRows", w, col, rowPtr, len(o))
-	if n > 0 {
-		dotRowsImpl(c, w, col, rowPtr, o)
-	}
-}
-
-func dotRowsGo(c, w []float32, col []uint16, rowPtr []int32, o []float32) {
-	for i := range len(rowPtr) - 1 {
-		var sum float32
-		for s := rowPtr[i]; s < rowPtr[i+1]; s++ {
-			// The conversion forbids fusing into an FMA.
-			sum += float32(w[s] * o[col[s]])
-		}
-		c[i] = sum
-	}
+	kernels.DotRows(c, ly.w, ly.col16, ly.rowPtr[s0:s1+1], nt.off)
 }

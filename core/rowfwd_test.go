@@ -4,6 +4,8 @@ import (
 	"math"
 	"slices"
 	"testing"
+
+	"repro/internal/kernels"
 )
 
 // w1Shape draws a W^1-shaped sparse matrix: nOut rows of per stored
@@ -23,41 +25,6 @@ func w1Shape(rng *RNG, nIn, nOut, per int) (w []float32, col []uint16, rowPtr []
 	return w, col, rowPtr
 }
 
-func TestDriveRowsMatchesGo(t *testing.T) {
-	rng := NewRNG(3, StreamRun)
-	for _, tc := range []struct{ nIn, nOut, per int }{{1, 1, 1}, {5, 3, 2}, {40, 9, 17}, {784, 64, 235}, {1024, 13, 300}} {
-		w, col, rowPtr := w1Shape(rng, tc.nIn, tc.nOut, tc.per)
-		x := make([]float32, tc.nIn*lanes)
-		for i := range x {
-			if rng.Float64() < 0.3 {
-				x[i] = float32(rng.NormFloat64())
-			}
-		}
-		// Awkward values: zeros of both signs, subnormals, large.
-		x[0] = float32(math.Copysign(0, -1))
-		if len(x) > 3 {
-			x[1], x[2] = 1e-40, 3e30
-		}
-		acc := make([]float32, tc.nOut*lanes)
-		for i := range acc {
-			acc[i] = float32(rng.NormFloat64())
-		}
-		want := slices.Clone(acc)
-		driveRowsGo(want, w, col, rowPtr, x)
-		driveRows(acc, w, col, rowPtr, x)
-		if i := firstBitDiff(acc, want); i >= 0 {
-			t.Fatalf("%+v: acc[%d] = %v, want %v", tc, i, acc[i], want[i])
-		}
-	}
-}
-
-// BenchmarkForwardW1 times layer 1's forward product for a batch of 16 on
-// W^1's shapes (30% of the synapses stored): MNIST (784 inputs, a quarter
-// of each sample's entries off the offset) and CIFAR (1,024 inputs, every
-// entry off it), by column (addTilesBatch over the tiled copy, as drive1
-// runs it) and by row (driveRows, as drive1Rows runs it), in ns per sample.
-// useRowForward picks the row-order product for the second shape only.
-// The c- runs time c = W^1 o (an offset at every input) both ways.
 func BenchmarkForwardW1(b *testing.B) {
 	const nOut, batch = 512, 16
 	for _, sh := range []struct {
@@ -96,14 +63,14 @@ func BenchmarkForwardW1(b *testing.B) {
 		b.Run(sh.name+"/tiles", func(b *testing.B) {
 			for b.Loop() {
 				for s0 := 0; s0 < nOut; s0 += 64 {
-					addTilesBatch(z[s0:], nOut, v, off, ptr, cur, wT[s0/tile*ts:], ts)
+					kernels.AddTilesBatch(z[s0:], nOut, v, off, ptr, cur, wT[s0/tile*ts:], ts)
 				}
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*batch), "ns/sample")
 		})
 		b.Run(sh.name+"/rows", func(b *testing.B) {
 			for b.Loop() {
-				driveRows(acc, w, col, rowPtr, x)
+				kernels.DriveRows(acc, w, col, rowPtr, x)
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*batch), "ns/sample")
 		})
@@ -119,12 +86,12 @@ func BenchmarkForwardW1(b *testing.B) {
 		b.Run(sh.name+"/c-tiles", func(b *testing.B) {
 			for b.Loop() {
 				clear(c)
-				addTiles(c, o, oOff, wT, ts)
+				kernels.AddTiles(c, o, oOff, wT, ts)
 			}
 		})
 		b.Run(sh.name+"/c-rows", func(b *testing.B) {
 			for b.Loop() {
-				dotRows(c, w, col, rowPtr, o)
+				kernels.DotRows(c, w, col, rowPtr, o)
 			}
 		})
 	}
@@ -205,29 +172,6 @@ func TestRowForwardMatchesTiled(t *testing.T) {
 			}
 		}
 	}
-}
-
-// TestRowsCheckBounds requires driveRows and dotRows to refuse, before any
-// kernel reads memory, a column past their input and rows out of order.
-func TestRowsCheckBounds(t *testing.T) {
-	w := []float32{1, 2, 3}
-	col := []uint16{0, 2, 5}
-	mustPanic := func(name string, f func()) {
-		t.Helper()
-		defer func() {
-			if recover() == nil {
-				t.Errorf("%s: no panic", name)
-			}
-		}()
-		f()
-	}
-	mustPanic("driveRows column", func() { driveRows(make([]float32, lanes), w, col, []int32{0, 3}, make([]float32, 5*lanes)) })
-	mustPanic("dotRows column", func() { dotRows(make([]float32, 1), w, col, []int32{0, 3}, make([]float32, 5)) })
-	mustPanic("driveRows order", func() { driveRows(make([]float32, 2*lanes), w, col, []int32{0, 3, 2}, make([]float32, 6*lanes)) })
-	mustPanic("dotRows past w", func() { dotRows(make([]float32, 1), w, col, []int32{0, 4}, make([]float32, 6)) })
-	// In bounds: no panic.
-	driveRows(make([]float32, lanes), w, col, []int32{0, 3}, make([]float32, 6*lanes))
-	dotRows(make([]float32, 1), w, col, []int32{0, 3}, make([]float32, 6))
 }
 
 // firstBitDiff returns the first index where a and b (of equal length)

@@ -11,7 +11,7 @@ func BenchmarkSubstrateStep(b *testing.B) {
 	ds := loadMNISTTrain(b)
 	for _, name := range []string{"v6_sweep", "v6_base", "v5_base", "kwta10_w_e3", "control_w_e3", "v6_mirror"} {
 		b.Run(name, func(b *testing.B) {
-			cfg, err := LocalPreset(name)
+			cfg, err := testPreset(name)
 			if err != nil {
 				b.Fatal(err)
 			}
@@ -59,11 +59,11 @@ func BenchmarkSubstrateRun(b *testing.B) {
 	train, eval := ds.Subset(idx), ds.Subset(ev)
 	for _, name := range []string{"v6_sweep", "v6_base"} {
 		b.Run(name, func(b *testing.B) {
-			cfg, err := LocalPreset(name + "_static")
+			cfg, err := testPreset(name)
 			if err != nil {
 				b.Fatal(err)
 			}
-			cfg.Epochs = 1
+			cfg.Static, cfg.Epochs = true, 1
 			c0 := processCPU()
 			for b.Loop() {
 				if _, err := TrainLocal(cfg, train, eval, nil, 0, Hooks{}); err != nil {

@@ -1,6 +1,10 @@
 package core
 
-import "math"
+import (
+	"math"
+
+	"repro/internal/kernels"
+)
 
 // layerMask is the replay (or mirror) mask of one layer's synapses: synapse
 // (i, j) may move iff post i is not awake or pre j is not awake, i.e. M =
@@ -332,7 +336,7 @@ func (nt *net) generalUpdate(cfg *LocalConfig, c *layerCall) {
 	ly, m, op := c.ly, c.m, c.op
 	visitAll := m == nil || op.leak
 	ly.accumGrad(c.pre)
-	var sums ctrlSums
+	var sums kernels.CtrlSums
 	for i := range ly.nOut {
 		if !visitAll && m.rowFrozen(i) {
 			continue
@@ -350,7 +354,7 @@ func (nt *net) generalUpdate(cfg *LocalConfig, c *layerCall) {
 			}
 			var d float32
 			if op.adam {
-				m1 := flushTiny(op.b1*ly.m1[s] + (1-op.b1)*gs)
+				m1 := kernels.FlushTiny(op.b1*ly.m1[s] + (1-op.b1)*gs)
 				m2 := op.b2*ly.m2[s] + (1-op.b2)*gs*gs
 				ly.m1[s], ly.m2[s] = m1, m2
 				if !free {
@@ -358,7 +362,7 @@ func (nt *net) generalUpdate(cfg *LocalConfig, c *layerCall) {
 				}
 				d = op.eta * (m1 / op.bc1) / (float32(math.Sqrt(float64(m2/op.bc2))) + op.eps)
 			} else {
-				v := flushTiny(op.mu*ly.m1[s] + gs)
+				v := kernels.FlushTiny(op.mu*ly.m1[s] + gs)
 				ly.m1[s] = v
 				d = op.eta * v
 			}
@@ -367,8 +371,8 @@ func (nt *net) generalUpdate(cfg *LocalConfig, c *layerCall) {
 				ly.fb[s] += d
 			}
 			if c.ctrl {
-				sums.d[(s-lo)&3] += math.Abs(float64(d))
-				sums.g[(s-lo)&3] += math.Abs(float64(gs))
+				sums.D[(s-lo)&3] += math.Abs(float64(d))
+				sums.G[(s-lo)&3] += math.Abs(float64(gs))
 				continue // decay and projections in the second pass
 			}
 			ly.finishSyn(s, c.lam, c.anchor)
@@ -397,7 +401,7 @@ func (ly *layer) accumGrad(pre []float32) {
 			ly.gb[i] += coef
 		}
 		if dense {
-			addRows(g, ly.termCoef[t0:t1], ly.termOff[t0:t1], pre)
+			kernels.AddRows(g, ly.termCoef[t0:t1], ly.termOff[t0:t1], pre)
 			continue
 		}
 		for t := t0; t < t1; t++ {
@@ -413,11 +417,11 @@ func (ly *layer) accumGrad(pre []float32) {
 // finishGeneral ends the general path's call after the optimiser pass:
 // the controller's decay (from the pass's sums of |Delta W| and |G|), the
 // anchor on the biases, the column copy and, for W^1, c = W^1 o.
-func (nt *net) finishGeneral(cfg *LocalConfig, c *layerCall, sums *ctrlSums) {
+func (nt *net) finishGeneral(cfg *LocalConfig, c *layerCall, sums *kernels.CtrlSums) {
 	ly := c.ly
 	if c.ctrl {
 		for i := range ly.nOut {
-			sums.addW(ly.w[ly.rowPtr[i]:ly.rowPtr[i+1]])
+			sums.AddW(ly.w[ly.rowPtr[i]:ly.rowPtr[i+1]])
 		}
 		nt.controllerDecay(cfg, ly, c.m, c.op, sums, c.replay, c.anchor)
 	}
@@ -483,7 +487,7 @@ func (ly *layer) stepBias(i int, op *optim, free bool) {
 	ly.gb[i] = 0
 	var d float32
 	if op.adam {
-		m1 := flushTiny(op.b1*ly.bm1[i] + (1-op.b1)*gs)
+		m1 := kernels.FlushTiny(op.b1*ly.bm1[i] + (1-op.b1)*gs)
 		m2 := op.b2*ly.bm2[i] + (1-op.b2)*gs*gs
 		ly.bm1[i], ly.bm2[i] = m1, m2
 		if !free {
@@ -491,7 +495,7 @@ func (ly *layer) stepBias(i int, op *optim, free bool) {
 		}
 		d = op.eta * (m1 / op.bc1) / (float32(math.Sqrt(float64(m2/op.bc2))) + op.eps)
 	} else {
-		v := flushTiny(op.mu*ly.bm1[i] + gs)
+		v := kernels.FlushTiny(op.mu*ly.bm1[i] + gs)
 		ly.bm1[i] = v
 		d = op.eta * v
 	}
@@ -540,8 +544,8 @@ func (ly *layer) anchorStart(lam, mu float64) {
 // included, post-optimiser, pre-decay), ubar_l its EMA over waking calls and
 // wmag_l the mean |W| after the step. Replay calls use the waking EMA and
 // apply lambda inside the mask.
-func (nt *net) controllerDecay(cfg *LocalConfig, ly *layer, m *layerMask, op *optim, sums *ctrlSums, replay, anchor bool) {
-	sumD, sumG, sumW := sums.total()
+func (nt *net) controllerDecay(cfg *LocalConfig, ly *layer, m *layerMask, op *optim, sums *kernels.CtrlSums, replay, anchor bool) {
+	sumD, sumG, sumW := sums.Total()
 	total := float64(ly.nIn * ly.nOut)
 	u := sumD / total
 	if nt.mode.ctrl == ctrlGrad {
@@ -575,17 +579,11 @@ func (nt *net) controllerDecay(cfg *LocalConfig, ly *layer, m *layerMask, op *op
 // the same order as finishSyn, so the same bits. (The adaptive controller
 // spent most of its update here, one call per synapse.) A dense layer with
 // a twin, as every controller layer is, runs the vector kernel
-// ctrlDecayRow if vector is set (tests compare the two).
+// kernels.CtrlDecayRow if vector is set (tests compare the two).
 func (ly *layer) decayRows(m *layerMask, lam float32, vector bool) {
 	clampB := !ly.fbNoDale
 	if vector && ly.fb != nil && ly.dense() {
-		k := decayCoef{lam: lam}
-		if lam != 0 {
-			k.hasLam = 1
-		}
-		if clampB {
-			k.clampB = -1
-		}
+		k := kernels.NewDecayCoef(lam, clampB)
 		flags := preWords(m, ly.signWord, ly.flagPre)
 		for i := range ly.nOut {
 			fl := ly.signWord
@@ -602,7 +600,7 @@ func (ly *layer) decayRows(m *layerMask, lam float32, vector bool) {
 			if ly.absentWord != nil {
 				absent = ly.absentWord[lo:hi]
 			}
-			ctrlDecayRow(ly.w[lo:hi], ly.fb[lo:hi], fl, absent, &k)
+			kernels.CtrlDecayRow(ly.w[lo:hi], ly.fb[lo:hi], fl, absent, &k)
 		}
 		return
 	}
@@ -672,18 +670,18 @@ func (ly *layer) decayRowsScalar(m *layerMask, lam float32, clampB bool) {
 
 // ctrlRows is the fast path of updateLayer for heavy-ball SGD under the
 // adaptive decay controller on a dense layer with a twin (no anchor, no
-// coupled L2): the optimiser pass row by row (ctrlStepRow, which also
+// coupled L2): the optimiser pass row by row (kernels.CtrlStepRow, which also
 // gathers the controller's sums), the controller, then its decay pass. It
 // computes exactly what the general path computes.
 func (nt *net) ctrlRows(cfg *LocalConfig, ly *layer, m *layerMask, op *optim, pre []float32, replay bool) {
-	k := ctrlCoef{mu: op.mu, eta: op.eta, tiny: tinyVelocity}
-	var sums ctrlSums
+	k := kernels.NewCtrlCoef(op.mu, op.eta)
+	var sums kernels.CtrlSums
 	flags := preWords(m, ly.signWord, ly.flagPre)
 	for i := range ly.nOut {
 		lo, hi := ly.rowPtr[i], ly.rowPtr[i+1]
 		w := ly.w[lo:hi]
 		if m != nil && m.rowFrozen(i) {
-			sums.addW(w)
+			sums.AddW(w)
 			continue
 		}
 		fl := ly.signWord
@@ -691,7 +689,7 @@ func (nt *net) ctrlRows(cfg *LocalConfig, ly *layer, m *layerMask, op *optim, pr
 			fl = flags
 		}
 		gRow := ly.rowGrad(i, pre)
-		ctrlStepRow(w, ly.fb[lo:hi], ly.m1[lo:hi], gRow, fl, &k, &sums)
+		kernels.CtrlStepRow(w, ly.fb[lo:hi], ly.m1[lo:hi], gRow, fl, &k, &sums)
 		if !ly.noBias && m.biasFree(i) {
 			ly.stepBias(i, op, true)
 		}
@@ -720,16 +718,16 @@ func (nt *net) anchorRows(ly *layer, preL int, op *optim, wd, lam float32, pre [
 		col := ly.col[lo:hi][:n]
 		if ly.fb == nil {
 			if ly.col16 != nil {
-				k := sgdCoef{wd: wd, mu: mu, eta: eta, tiny: tinyVelocity}
+				k := kernels.NewSGDCoef(wd, mu, eta)
 				g := gRow
 				if ly.termPtr[i+1] == ly.termPtr[i] {
 					g = nil // a zero gradient, without the gather
 				}
-				sgdRowInput(w, v, ly.col16[lo:hi][:n], g, &k, nil, 0) // anchorRow moves w, then the copy
+				kernels.SGDRowInput(w, v, ly.col16[lo:hi][:n], g, &k, nil, 0) // anchorRow moves w, then the copy
 			} else {
 				for s, j := range col {
 					gs := gRow[j] - wd*w[s]
-					vs := flushTiny(mu*v[s] + gs)
+					vs := kernels.FlushTiny(mu*v[s] + gs)
 					v[s] = vs
 					w[s] += eta * vs
 				}
@@ -742,7 +740,7 @@ func (nt *net) anchorRows(ly *layer, preL int, op *optim, wd, lam float32, pre [
 				if wd != 0 {
 					gs -= wd * w[s]
 				}
-				vs := flushTiny(mu*v[s] + gs)
+				vs := kernels.FlushTiny(mu*v[s] + gs)
 				v[s] = vs
 				d := eta * vs
 				w[s] += d
@@ -755,7 +753,7 @@ func (nt *net) anchorRows(ly *layer, preL int, op *optim, wd, lam float32, pre [
 		}
 		ly.gb[i] = 0
 		wT, stride := ly.colCopy(i)
-		copyColumn(wT, w, col, stride) // none without a copy
+		kernels.CopyColumn(wT, w, col, stride) // none without a copy
 	}
 	ly.anchorBias()
 	ly.anchorFirst = false
@@ -776,11 +774,11 @@ func (ly *layer) anchorRow(lo int32, w, fb []float32, col []int32, lam float32, 
 		// and pull are the weights' formula, on its own values); then
 		// the Dale clamp of both (which the loop's tails have already
 		// applied to theirs: clamping twice changes nothing).
-		n8 := anchorRowVec(w, ws, lam, ly.anchorMu, ly.anchorLam)
+		n8 := kernels.AnchorRowVec(w, ws, lam, ly.anchorMu, ly.anchorLam)
 		ly.anchorRowGo(w[n8:], nil, ws[n8:], nil, col[n8:], lam, false)
 		if fb != nil {
 			bsl := ly.fbSlow[lo:][:len(w)]
-			n8 = anchorRowVec(fb, bsl, lam, ly.anchorMu, ly.anchorLam)
+			n8 = kernels.AnchorRowVec(fb, bsl, lam, ly.anchorMu, ly.anchorLam)
 			ly.anchorRowGo(fb[n8:], nil, bsl[n8:], nil, col[n8:], lam, false)
 		}
 		if ly.sign != nil {
@@ -877,7 +875,7 @@ func (nt *net) sgdRows(ly *layer, preL int, m *layerMask, op *optim, wd, lam flo
 	// in step with the row and rewrites the column copy after the rows, a
 	// tile at a time.
 	denseFB := vecFB && ly.tiled && ly.dense()
-	fbk := sgdFBCoef{mu: mu, eta: eta, lam: lam, tiny: tinyVelocity}
+	fbk := kernels.NewSGDFBCoef(mu, eta, lam)
 	var flags []int32
 	if vecFB {
 		flags = preWords(m, ly.signWord, ly.flagPre)
@@ -910,9 +908,9 @@ func (nt *net) sgdRows(ly *layer, preL int, m *layerMask, op *optim, wd, lam flo
 			// W^1: the vector row step with the column copy (if W^1
 			// keeps one), reading 16-bit columns (less memory traffic on
 			// the largest layer).
-			k := sgdCoef{wd: wd, mu: mu, eta: eta, tiny: tinyVelocity}
+			k := kernels.NewSGDCoef(wd, mu, eta)
 			c16 := ly.col16[lo:hi][:n]
-			sgdRowInput(w, v, c16, gGather, &k, wT, stride)
+			kernels.SGDRowInput(w, v, c16, gGather, &k, wT, stride)
 		} else if ly.fb == nil {
 			sgdRowScalar(w, v, col, gRow, wT, stride, wd, mu, eta, lam)
 		} else if vecFB {
@@ -921,19 +919,19 @@ func (nt *net) sgdRows(ly *layer, preL int, m *layerMask, op *optim, wd, lam flo
 				fl = flags
 			}
 			if denseFB {
-				sgdRowFBDense(w, ly.fb[lo:hi], v, gRow, fl, &fbk)
+				kernels.SGDRowFBDense(w, ly.fb[lo:hi], v, gRow, fl, &fbk)
 			} else if preAwake == nil && ly.colWord != nil {
 				// The flags are the static Dale bits: packed with the columns.
-				sgdRowFBWords(w, ly.fb[lo:hi], v, ly.colWord[lo:hi][:n], gGather, &fbk, wT, stride)
+				kernels.SGDRowFBWords(w, ly.fb[lo:hi], v, ly.colWord[lo:hi][:n], gGather, &fbk, wT, stride)
 			} else {
-				sgdRowFB(w, ly.fb[lo:hi], v, col, gGather, fl, &fbk, wT, stride)
+				kernels.SGDRowFB(w, ly.fb[lo:hi], v, col, gGather, fl, &fbk, wT, stride)
 			}
 		} else {
 			sgdRowFBScalar(w, ly.fb[lo:hi][:n], v, col, gRow, preAwake, ly.sign, wT, stride, mu, eta, lam)
 		}
 		if !ly.noBias && m.biasFree(i) {
 			// stepBias's heavy-ball branch, inline.
-			bv := flushTiny(mu*ly.bm1[i] + ly.gb[i])
+			bv := kernels.FlushTiny(mu*ly.bm1[i] + ly.gb[i])
 			ly.bm1[i] = bv
 			ly.bias[i] += eta * bv
 		}
@@ -955,7 +953,7 @@ func sgdRowScalar(w, v []float32, col []int32, gRow, wT []float32, stride int, w
 	for s := range w {
 		ws := w[s]
 		gs := gRow[col[s]] - wd*ws
-		vs := flushTiny(mu*v[s] + gs)
+		vs := kernels.FlushTiny(mu*v[s] + gs)
 		v[s] = vs
 		ws += eta * vs
 		if lam != 0 {
@@ -978,7 +976,7 @@ func sgdRowFBScalar(w, fb, v []float32, col []int32, gRow []float32, preAwake []
 		if preAwake != nil && preAwake[j] {
 			continue
 		}
-		vs := flushTiny(mu*v[s] + gRow[j])
+		vs := kernels.FlushTiny(mu*v[s] + gRow[j])
 		v[s] = vs
 		d := eta * vs
 		ws := w[s] + d
@@ -1002,27 +1000,6 @@ func sgdRowFBScalar(w, fb, v []float32, col []int32, gRow []float32, preAwake []
 	}
 }
 
-// tinyVelocity is the magnitude below which a velocity is set to 0. A
-// velocity without input decays geometrically (mu = 0.9) into float32's
-// subnormal range, where x86 arithmetic is about a hundred times slower;
-// most synapses of the sparse hidden layers sit there. Below 1e-30 the step
-// eta*v (< 1e-31) cannot change any weight of magnitude above 1e-23, so
-// flushing is numerically inert for the learner; the reference (torch on
-// CPU, denormals kept) differs only in such sub-ulp steps. Adam's first
-// moment decays the same way (beta1 = 0.9) and is flushed at the same
-// magnitude: its step eta*m/(sqrt(v)+eps) is then below 1e-29 (eps = 1e-3).
-const tinyVelocity = 1e-30
-
-func flushTiny(v float32) float32 {
-	// Branch-free: the sign of the velocity's magnitude is random across
-	// synapses, so a branch would mispredict.
-	b := math.Float32bits(v)
-	keep := uint32(int32(tinyBits-1-(b&0x7fffffff)) >> 31) // all ones iff |v| >= tiny
-	return math.Float32frombits(b & keep)
-}
-
-var tinyBits = math.Float32bits(tinyVelocity)
-
 // rowGrad computes row i's dense gradient into ly.gRow from the call's terms
 // (and its bias gradient into ly.gb[i]); it returns ly.zeroRow for a row without
 // terms, whose gradient is 0.
@@ -1033,7 +1010,7 @@ func (ly *layer) rowGrad(i int, pre []float32) []float32 {
 	}
 	g := ly.gRow
 	coef := ly.termCoef[t0:t1]
-	setRows(g, coef, ly.termOff[t0:t1], pre)
+	kernels.SetRows(g, coef, ly.termOff[t0:t1], pre)
 	var gb float32
 	for _, c := range coef {
 		gb += c
@@ -1044,10 +1021,10 @@ func (ly *layer) rowGrad(i int, pre []float32) []float32 {
 
 // adamRows is the fast path of updateLayer for masked Adam (confined or
 // leaking moments) with a fixed decay and no anchor, on a layer without a
-// twin or with Dale signs: the vector row step of adamRow, with the column
+// twin or with Dale signs: the vector row step of kernels.AdamRow, with the column
 // copy. It computes exactly what the general path computes.
 func (nt *net) adamRows(ly *layer, preL int, m *layerMask, op *optim, wd, lam float32, pre []float32) {
-	k := newAdamCoef(op, wd, lam)
+	k := kernels.NewAdamCoef(op.b1, op.b2, op.bc1, op.bc2, op.eta, op.eps, wd, lam, op.leak)
 	var frozenPre []int32 // nil where m marks no awake pre units
 	if m != nil && m.pre != nil {
 		frozenPre = preWords(m, ly.zeroWord, ly.frozenPre)
@@ -1079,7 +1056,7 @@ func (nt *net) adamRows(ly *layer, preL int, m *layerMask, op *optim, wd, lam fl
 		}
 		col := ly.col[lo:hi][:n]
 		wT, stride := ly.colCopy(i) // nil: no copy to write
-		adamRow(w, fb, ly.m1[lo:hi][:n], ly.m2[lo:hi][:n], col, gRow, fr, sign, k, wT, stride)
+		kernels.AdamRow(w, fb, ly.m1[lo:hi][:n], ly.m2[lo:hi][:n], col, gRow, fr, sign, k, wT, stride)
 		if bf := m.biasFree(i); (bf || op.leak) && !ly.noBias {
 			ly.stepBias(i, op, bf)
 		}
@@ -1091,9 +1068,9 @@ func (nt *net) adamRows(ly *layer, preL int, m *layerMask, op *optim, wd, lam fl
 }
 
 // preWords returns the per-pre-unit words of a row step for the rows whose
-// post unit is awake under mask m: base[j], with flagFrozen set where pre
+// post unit is awake under mask m: base[j], with kernels.FlagFrozen set where pre
 // unit j is awake, written to dst; base itself when m marks no awake pre
-// units. sgdRowFB's flags start from the Dale bits (signWord); masked Adam's
+// units. kernels.SGDRowFB's flags start from the Dale bits (signWord); masked Adam's
 // frozen words from zeroWord, so they are 1 exactly where the pre unit is
 // awake.
 func preWords(m *layerMask, base, dst []int32) []int32 {
@@ -1103,7 +1080,7 @@ func preWords(m *layerMask, base, dst []int32) []int32 {
 	for j, a := range m.pre {
 		f := base[j]
 		if a {
-			f |= flagFrozen
+			f |= kernels.FlagFrozen
 		}
 		dst[j] = f
 	}

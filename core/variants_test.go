@@ -5,6 +5,8 @@ import (
 	"math"
 	"slices"
 	"testing"
+
+	"repro/internal/kernels"
 )
 
 // stepN performs n waking steps on random batches of r's train set.
@@ -484,7 +486,7 @@ func TestControllerLambda(t *testing.T) {
 		w := slices.Clone(ly.w)
 		op := optim{eta: 0.01}
 		sumD, sumW := 0.5, 40.0
-		r.nt.controllerDecay(&cfg, ly, nil, &op, &ctrlSums{d: [4]float64{sumD}, w: [4]float64{sumW}}, false, false)
+		r.nt.controllerDecay(&cfg, ly, nil, &op, &kernels.CtrlSums{D: [4]float64{sumD}, W: [4]float64{sumW}}, false, false)
 		total := float64(ly.nIn * ly.nOut)
 		ub := 0.98*uBefore + 0.02*sumD/total
 		want := min(0.02, rho*ub/(sumW/total+1e-12))
@@ -502,7 +504,7 @@ func TestControllerLambda(t *testing.T) {
 		}
 		// Replay calls leave the EMA alone.
 		u := ly.uEMA
-		r.nt.controllerDecay(&cfg, ly, nil, &op, &ctrlSums{d: [4]float64{5}, w: [4]float64{sumW}}, true, false)
+		r.nt.controllerDecay(&cfg, ly, nil, &op, &kernels.CtrlSums{D: [4]float64{5}, W: [4]float64{sumW}}, true, false)
 		if ly.uEMA != u {
 			t.Error("replay call moved the controller's EMA")
 		}

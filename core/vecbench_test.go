@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"testing"
+
+	"repro/internal/kernels"
 )
 
 // BenchmarkW1Rows times the heavy-ball step of W^1's 512 rows (235 stored
@@ -29,13 +31,13 @@ func BenchmarkW1Rows(b *testing.B) {
 	}
 	wT := make([]float32, nIn*nOut)
 	base := func(i int) int { return i/tile*nIn*tile + i%tile }
-	k := &sgdCoef{wd: 1e-3, mu: 0.9, eta: 0.00125, tiny: tinyVelocity}
+	k := new(kernels.NewSGDCoef(1e-3, 0.9, 0.00125))
 	b.Run("fused", func(b *testing.B) {
 		defer reportCPU(b, processCPU())
 		for b.Loop() {
 			for i := range nOut {
 				r := i * per
-				sgdRowInput(w[r:r+per], v[r:r+per], col[r:r+per], g, k, wT[base(i):], tile)
+				kernels.SGDRowInput(w[r:r+per], v[r:r+per], col[r:r+per], g, k, wT[base(i):], tile)
 			}
 		}
 	})
@@ -44,8 +46,8 @@ func BenchmarkW1Rows(b *testing.B) {
 		for b.Loop() {
 			for i := range nOut {
 				r := i * per
-				sgdRowInput(w[r:r+per], v[r:r+per], col[r:r+per], g, k, nil, 0)
-				copyColumn(wT[base(i):], w[r:r+per], col[r:r+per], tile)
+				kernels.SGDRowInput(w[r:r+per], v[r:r+per], col[r:r+per], g, k, nil, 0)
+				kernels.CopyColumn(wT[base(i):], w[r:r+per], col[r:r+per], tile)
 			}
 		}
 	})
@@ -54,7 +56,7 @@ func BenchmarkW1Rows(b *testing.B) {
 		for b.Loop() {
 			for i := range nOut {
 				r := i * per
-				sgdRowInput(w[r:r+per], v[r:r+per], col[r:r+per], g, k, nil, 0)
+				kernels.SGDRowInput(w[r:r+per], v[r:r+per], col[r:r+per], g, k, nil, 0)
 			}
 		}
 	})
@@ -66,7 +68,7 @@ func reportCPU(b *testing.B, c0 float64) {
 	b.ReportMetric((processCPU()-c0)*1e9/float64(b.N), "cpu-ns/op")
 }
 
-// BenchmarkCtrlRows times the controller's optimiser pass (ctrlStepRow)
+// BenchmarkCtrlRows times the controller's optimiser pass (kernels.CtrlStepRow)
 // over a dense layer's rows: 256 x 512 (W^2 of the deep nets, larger than
 // L2 with its twin, velocity and gradient) and 16 x 512 (in L1), so that
 // the float64 sums' latency and the memory traffic can be told apart.
@@ -82,13 +84,13 @@ func BenchmarkCtrlRows(b *testing.B) {
 			g[i] = float32(rng.NormFloat64() * 0.01)
 		}
 		flags := make([]int32, nIn)
-		k := &ctrlCoef{mu: 0.9, eta: 0.02, tiny: tinyVelocity}
+		k := new(kernels.NewCtrlCoef(0.9, 0.02))
 		b.Run(fmt.Sprintf("rows=%d", nOut), func(b *testing.B) {
-			var s ctrlSums
+			var s kernels.CtrlSums
 			for b.Loop() {
 				for i := range nOut {
 					r := i * nIn
-					ctrlStepRow(w[r:r+nIn], fb[r:r+nIn], v[r:r+nIn], g[r:r+nIn], flags, k, &s)
+					kernels.CtrlStepRow(w[r:r+nIn], fb[r:r+nIn], v[r:r+nIn], g[r:r+nIn], flags, k, &s)
 				}
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*n), "ns/synapse")
@@ -98,7 +100,7 @@ func BenchmarkCtrlRows(b *testing.B) {
 
 // BenchmarkTwinAtActive compares twinAtActive's two ways of reading a dense
 // twin's rows at the active columns: gathering through the index map
-// (gatherRows) and the whole-row product with a pick. Widths 256 and 512,
+// (kernels.GatherRows) and the whole-row product with a pick. Widths 256 and 512,
 // an active fraction f (1% to 50%) of both the senders (rows) and the
 // columns.
 func BenchmarkTwinAtActive(b *testing.B) {
@@ -129,14 +131,14 @@ func BenchmarkTwinAtActive(b *testing.B) {
 			b.Run(fmt.Sprintf("n=%d/f=%g/gather", n, f), func(b *testing.B) {
 				for b.Loop() {
 					clear(acc)
-					gatherRows(acc, us, offs, ly.fbPos, ly.fb[:len(ly.fb)+1], act)
+					kernels.GatherRows(acc, us, offs, ly.fbPos, ly.fb[:len(ly.fb)+1], act)
 				}
 			})
 			b.Run(fmt.Sprintf("n=%d/f=%g/dense", n, f), func(b *testing.B) {
 				for b.Loop() {
 					full := scratch[:n]
 					clear(full)
-					addRows(full, us, offs, ly.fb)
+					kernels.AddRows(full, us, offs, ly.fb)
 					for t, j := range act {
 						acc[t] = full[j]
 					}
@@ -148,8 +150,8 @@ func BenchmarkTwinAtActive(b *testing.B) {
 
 // BenchmarkGramDense times the participation ratio's gram on dense inputs
 // (CIFAR's 1,024 input entries, a chunk of 64 samples), per product added:
-// the vector tiles (addGramDense) with rows at gramStride and 8 KB apart,
-// and the Go loop's tiles (gramUpperGo).
+// the tiles (addGramDense) with rows at gramStride and 8 KB apart (the Go
+// loop's tiles with -tags purego).
 func BenchmarkGramDense(b *testing.B) {
 	rng := NewRNG(10, StreamRun)
 	const n, nb = 1024, 64
@@ -158,19 +160,14 @@ func BenchmarkGramDense(b *testing.B) {
 	for _, c := range []struct {
 		name string
 		ld   int
-		vec  bool
-	}{{"tiles", gramStride(n), true}, {"tiles-8KB", n, true}, {"go", gramStride(n), false}} {
+	}{{"tiles", gramStride(n)}, {"tiles-8KB", n}} {
 		x := make([]float64, nb*c.ld)
 		for k := range x {
 			x[k] = float64(float32(rng.NormFloat64()))
 		}
 		b.Run(c.name, func(b *testing.B) {
 			for b.Loop() {
-				if c.vec {
-					addGramDense(gram, sums, n, x, c.ld, nb)
-				} else {
-					gramUpperGo(gram, n, x, c.ld)
-				}
+				addGramDense(gram, sums, n, x, c.ld, nb)
 			}
 			b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/products, "ns/product")
 		})

@@ -245,8 +245,8 @@ func (m *Matrix) CheckMemory(profile string, limit int64) error {
 			at := fmt.Sprintf("experiment[%d]", e.index)
 			key, line := "experiment "+e.Name, m.cfg.KeyLine(at)
 			for _, k := range []string{"hidden", "buffer", "k"} {
-				if l := m.cfg.KeyLine(at + "." + e.Learner + "." + k); l > 0 {
-					key, line = "experiment "+e.Name+"."+e.Learner+"."+k, l
+				if l := m.cfg.KeyLine(at + "." + string(e.Learner) + "." + k); l > 0 {
+					key, line = "experiment "+e.Name+"."+string(e.Learner)+"."+k, l
 					break
 				}
 			}

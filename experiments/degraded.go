@@ -61,25 +61,28 @@ func degrade(g *pipeline.Graph, p *pipeline.Plan, leave func(*pipeline.Cell) boo
 		}
 		d := &pipeline.Cell{ID: c.ID, Stage: c.Stage, Params: c.Params, Tables: c.Tables}
 		var left []string
-		notRun := map[[2]int][]string{} // table cell -> why each seed could not run
+		// table cell -> the failed cell each seed waits for ("" for a seed
+		// that is not blocked but left out for another reason)
+		blockedOn := map[[2]int][]string{}
 		for _, in := range c.Inputs {
 			pc := p.Cell(in.Cell.ID)
 			if !leave(in.Cell) { // cached, in a remote, or (check) able to run
 				d.Inputs = append(d.Inputs, in)
 				continue
 			}
-			why := strings.Join(pc.Reasons, "; ")
-			if b := blockedBy(p, in.Cell, map[string]blocked{}); b != "" {
-				why = "not run: " + b
+			why := pipeline.JoinReasons(pc.Reasons)
+			root := ""
+			if b := blockedRoot(p, in.Cell, map[string]blocked{}); b.why != "" {
+				why, root = "not run: "+b.why, b.root
 			}
 			if x, err := cellid.ParseInput(in.Name); err == nil && c.Stage == stages.Aggregate {
 				k := [2]int{x.Row, x.Col}
-				notRun[k] = append(notRun[k], why)
+				blockedOn[k] = append(blockedOn[k], root)
 			}
 			left = append(left, fmt.Sprintf("%s (%s)", in.Cell.ID, why))
 		}
 		if ap, ok := c.Params.(*stages.AggregateParams); ok {
-			d.Params = notRunCells(ap, notRun)
+			d.Params = notRunCells(ap, blockedOn)
 			marked[d] = d.Params != c.Params
 		}
 		if len(left) == 0 {
@@ -151,8 +154,6 @@ func degrade(g *pipeline.Graph, p *pipeline.Plan, leave func(*pipeline.Cell) boo
 	return dg, notes, nil
 }
 
-func isNotRun(status string) bool { return strings.HasPrefix(status, "not run") }
-
 // blockedBy returns why a stale cell could not run because a cell it
 // depends on failed (the first such failure, without its "cell <id>: "
 // prefix), or "" when nothing upstream failed or the cell is a train cell
@@ -210,20 +211,23 @@ func BlockedCells(p *pipeline.Plan) (by map[string][]*pipeline.PlannedCell, why 
 	return by, why
 }
 
-// notRunCells returns ap with every table cell whose seeds all could not
-// run because an input failed (blocked: each seed's reason, "not run: ..."
-// when blocked) marked "not run: <reason>", or ap itself when there is
-// none. A cell some of whose seeds ran, or whose own train cells failed,
-// keeps its status: it is shown with its n.
-func notRunCells(ap *stages.AggregateParams, blocked map[[2]int][]string) *stages.AggregateParams {
+// notRunCells returns ap with every table cell all of whose seeds could
+// not run because an input failed (blockedOn: the failed cell each seed
+// waits for, "" for a seed left out for another reason) marked not run,
+// "blocked by <failed cell>", or ap itself when there is none. A cell some
+// of whose seeds ran, or whose own train cells failed, keeps its status: it
+// is shown with its n. The status enters the aggregate's key, so it names
+// the failed cell, never its error's text, which a reworded message or
+// another machine's path would change.
+func notRunCells(ap *stages.AggregateParams, blockedOn map[[2]int][]string) *stages.AggregateParams {
 	nc := len(ap.Protocols)
 	var out *stages.AggregateParams
-	for k, whys := range blocked {
+	for k, roots := range blockedOn {
 		i := k[0]*nc + k[1]
-		if i >= len(ap.Cells) || ap.Cells[i].Status != "run" || len(whys) != len(strings.Fields(ap.Cells[i].Seeds)) || !isNotRun(whys[0]) {
+		if i >= len(ap.Cells) || ap.Cells[i].Status.Kind != stages.StatusRun || len(roots) != len(strings.Fields(ap.Cells[i].Seeds)) {
 			continue
 		}
-		if slices.ContainsFunc(whys, func(w string) bool { return !isNotRun(w) }) {
+		if slices.Contains(roots, "") {
 			continue
 		}
 		if out == nil {
@@ -232,10 +236,15 @@ func notRunCells(ap *stages.AggregateParams, blocked map[[2]int][]string) *stage
 			out = &cp
 		}
 		c := &out.Cells[i]
-		c.Status, c.Seeds, c.Cell = whys[0], "", ""
+		c.Status, c.Seeds, c.Cell = BlockedStatus(roots[0]), "", ""
 	}
 	if out == nil {
 		return ap
 	}
 	return out
 }
+
+// BlockedStatus is the status of a table cell or figure point none of
+// whose cells can run because cell root failed: not run, "blocked by
+// <root>".
+func BlockedStatus(root string) stages.Status { return stages.NotRun("blocked by " + root) }

@@ -18,13 +18,13 @@
 //
 //	[[experiment]]                  # one row of the paper: a learner config
 //	name = "full"                   # unique; cell IDs are train/<name>/<protocol>/<eval>/seed<s>
-//	learner = "local"               # local | bp
+//	learner = "local"               # a stages.LearnerKind: local | bp
 //	dataset = "mnist"               # mnist | cifar10 | cifar10f | cifar100 | cifar100f
 //	protocols = ["sequential", "static", "single_pass"]
 //	eval = "heldout"                # heldout (the split's tenth) | test (development)
 //	max_seeds = 3                   # optional: only the profile's first 3 seeds
 //	profiles = ["paper"]            # optional: only in these profiles
-//	preset = "g17_sgd_none_s10"     # optional: start from a named reference config
+//	preset = "g17_sgd_none_s10"     # optional: start from a reference config (presets/presets.toml)
 //	[experiment.local]              # the learner config (fields of core.LocalConfig)
 //	[experiment.bp]                 # or of backprop.Config
 //

@@ -3,6 +3,7 @@ package experiments
 import (
 	"cmp"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -20,9 +21,9 @@ import (
 
 // loadFigures decodes and checks every [[figure]] entry: its layout, and
 // that every experiment it names exists (unless its series or panel says
-// what it needs). It is long because it is the list of field checks in
-// field order, each error at its file:line, kept in one place so a new
-// field's check goes beside its peers.
+// what it needs). Each entity has its own check (checkFigure, checkPanel,
+// checkSeries, checkLine), which names the key of the field at fault;
+// loadFigures puts that key's file:line on the error.
 func (m *Matrix) loadFigures() error {
 	cfg := m.cfg
 	sec, ok := cfg.Section("figure")
@@ -40,131 +41,212 @@ func (m *Matrix) loadFigures() error {
 		if err := cfg.DecodeAt(prim, f, at); err != nil {
 			return err
 		}
-		bad := func(key, format string, args ...any) error {
-			line := cfg.KeyLine(at + "." + key)
+		if err := m.checkFigure(f, seen); err != nil {
+			var fe *fieldError
+			if !errors.As(err, &fe) {
+				return err
+			}
+			line := cfg.KeyLine(at + "." + fe.key)
 			if line == 0 {
 				line = cfg.KeyLine(at)
 			}
-			return cfg.ErrAt(line, fmt.Sprintf("figure %s.%s", f.Name, key), format, args...)
-		}
-		if !tableNameRe(f.Name) {
-			return bad("name", "%q: want lower-case letters, digits, - and _", f.Name)
-		}
-		if seen[f.Name] {
-			return bad("name", "duplicate figure")
+			return cfg.ErrAt(line, fmt.Sprintf("figure %s.%s", f.Name, fe.key), "%s", fe.msg)
 		}
 		seen[f.Name] = true
-		if len(f.Panels) == 0 {
-			return bad("panel", "no panels")
-		}
-		if len(f.Size) != 0 && (len(f.Size) != 2 || f.Size[0] <= 0 || f.Size[1] <= 0) {
-			return bad("size", "want [width, height] in inches, both positive")
-		}
-		names := map[string]bool{}
-		for p, pn := range f.Panels {
-			key := func(k string) string { return fmt.Sprintf("panel[%d].%s", p, k) }
-			switch pn.Legend {
-			case "", "tl", "tr", "bl", "br", "below", "none":
-			default:
-				return bad(key("legend"), "%q: want tl, tr, bl, br, below or none", pn.Legend)
-			}
-			if len(pn.XTicks) > 0 && (len(pn.Categories) > 0 || !slices.IsSorted(pn.XTicks) || pn.XLog && pn.XTicks[0] <= 0) {
-				return bad(key("xticks"), "want increasing values (positive on a log axis), and no categories")
-			}
-			if len(pn.YRange) != 0 && (len(pn.YRange) != 2 || pn.YRange[0] >= pn.YRange[1]) {
-				return bad(key("yrange"), "want [min, max] with min < max")
-			}
-			for s := range pn.Series {
-				sr := &pn.Series[s]
-				sk := func(k string) string { return key(fmt.Sprintf("series[%d].%s", s, k)) }
-				if !tableNameRe(sr.Name) || sr.Name == "line" {
-					return bad(sk("name"), "%q: want lower-case letters, digits, - and _ (not \"line\")", sr.Name)
-				}
-				if names[sr.Name] {
-					return bad(sk("name"), "%q: duplicate series in the figure", sr.Name)
-				}
-				names[sr.Name] = true
-				if len(sr.Experiments) == 0 {
-					return bad(sk("experiments"), "missing or empty")
-				}
-				if k, err := checkSelect(sr); err != nil {
-					return bad(sk(k), "%v", err)
-				}
-				for _, x := range append(seriesExperiments(sr), sr.Minus...) {
-					if m.byName[x] == nil && sr.Needs == "" && pn.Needs == "" {
-						return bad(sk("experiments"), "no experiment %q in %s (a series that cannot run yet says what it needs)", x, filepath.Base(cfg.Path))
-					}
-				}
-				if err := checkProtocol(sr.Protocol); err != nil {
-					return bad(sk("protocol"), "%v", err)
-				}
-				kind, xname, _ := strings.Cut(sr.X, ":")
-				switch {
-				case sr.Energy != "":
-					if k, err := m.checkEnergySeries(sr, len(pn.Categories) > 0); err != nil {
-						return bad(sk(k), "%v", err)
-					}
-				case sr.X == "" && len(sr.Xs) == len(sr.Experiments):
-				case sr.X == "":
-					return bad(sk("xs"), "%d values for %d experiments (or set x)", len(sr.Xs), len(sr.Experiments))
-				case len(sr.Xs) > 0:
-					return bad(sk("x"), "set x or xs, not both")
-				case kind == "param" && xname != "":
-				case kind == "protocol":
-					if err := checkProtocol(xname); err != nil || xname == "" {
-						return bad(sk("x"), "%q: want protocol:sequential, protocol:static or protocol:single_pass", sr.X)
-					}
-				case sr.X == "metric:replay_updates":
-				default:
-					return bad(sk("x"), "%q: want param:<train param>, protocol:<protocol> or metric:replay_updates", sr.X)
-				}
-				if len(pn.Categories) > 0 {
-					if sr.X != "" {
-						return bad(sk("x"), "a categorical panel places its points by xs (category positions 1..%d)", len(pn.Categories))
-					}
-					for _, x := range sr.Xs {
-						if x != math.Trunc(x) || x < 1 || int(x) > len(pn.Categories) {
-							return bad(sk("xs"), "%v: want a category position 1..%d", x, len(pn.Categories))
-						}
-					}
-				}
-				if len(sr.Minus) != 0 && len(sr.Minus) != len(sr.Experiments) {
-					return bad(sk("minus"), "%d entries for %d experiments", len(sr.Minus), len(sr.Experiments))
-				}
-				if len(sr.PointLabels) != 0 && len(sr.PointLabels) != len(sr.Experiments) {
-					return bad(sk("labels"), "%d labels for %d experiments", len(sr.PointLabels), len(sr.Experiments))
-				}
-				for _, n := range sr.NoMean {
-					if !slices.Contains(sr.Experiments, n) {
-						return bad(sk("no_mean"), "%q is not one of the series' experiments", n)
-					}
-				}
-				switch sr.Errors {
-				case "", "sd", "bootstrap", "none":
-				default:
-					return bad(sk("errors"), "%q: want sd, bootstrap or none", sr.Errors)
-				}
-				if sr.Resamples < 0 || sr.Resamples > 0 && sr.Errors != "bootstrap" {
-					return bad(sk("resamples"), "a positive count, with errors = \"bootstrap\" only")
-				}
-				if _, ok := markerSet[sr.Marker]; sr.Marker != "" && !ok {
-					return bad(sk("marker"), "%q: want one of %s", sr.Marker, strings.Join(figure.Markers(), ", "))
-				}
-			}
-			for l, ln := range pn.Lines {
-				lk := key(fmt.Sprintf("line[%d]", l))
-				if (ln.Experiment == "") == (ln.Value == nil) {
-					return bad(lk, "set experiment or value, not both")
-				}
-				if ln.Experiment != "" && m.byName[ln.Experiment] == nil && pn.Needs == "" {
-					return bad(lk+".experiment", "no experiment %q in %s", ln.Experiment, filepath.Base(cfg.Path))
-				}
-				if err := checkProtocol(ln.Protocol); err != nil {
-					return bad(lk+".protocol", "%v", err)
-				}
-			}
-		}
 		m.Figures = append(m.Figures, f)
+	}
+	return nil
+}
+
+// fieldError is a bad field of a figure: its key below the figure entry
+// (panel[0].series[1].xs) and what is wrong.
+type fieldError struct{ key, msg string }
+
+func (e *fieldError) Error() string { return e.key + ": " + e.msg }
+
+// badField is the error of field key ("" for the entity as a whole).
+func badField(key, format string, args ...any) error {
+	return &fieldError{key, fmt.Sprintf(format, args...)}
+}
+
+// under prefixes the key of a field error with the entity it is in
+// ("panel[0]"); other errors pass unchanged.
+func under(prefix string, err error) error {
+	if fe, ok := err.(*fieldError); ok && fe.key == "" {
+		return &fieldError{prefix, fe.msg}
+	} else if ok {
+		return &fieldError{prefix + "." + fe.key, fe.msg}
+	}
+	return err
+}
+
+// The values some fields of a figure take, each the list its check and
+// its error message are built from.
+var (
+	// seriesErrors are FigSeries.Errors' values ("" is sd).
+	seriesErrors = []string{"sd", "bootstrap", "none"}
+	// energyKinds are FigSeries.Energy's values (stages/energy.go).
+	energyKinds = []string{"spike", "dense", "event"}
+)
+
+// oneOf is a list of choices for a message: "a, b or c".
+func oneOf(choices []string) string {
+	if len(choices) < 2 {
+		return strings.Join(choices, "")
+	}
+	return strings.Join(choices[:len(choices)-1], ", ") + " or " + choices[len(choices)-1]
+}
+
+// checkFigure checks one figure (seen holds the names of those before it)
+// and its panels.
+func (m *Matrix) checkFigure(f *stages.FigLayout, seen map[string]bool) error {
+	switch {
+	case !tableNameRe(f.Name):
+		return badField("name", "%q: want lower-case letters, digits, - and _", f.Name)
+	case seen[f.Name]:
+		return badField("name", "duplicate figure")
+	case len(f.Panels) == 0:
+		return badField("panel", "no panels")
+	case len(f.Size) != 0 && (len(f.Size) != 2 || f.Size[0] <= 0 || f.Size[1] <= 0):
+		return badField("size", "want [width, height] in inches, both positive")
+	}
+	names := map[string]bool{} // series names are unique in a figure
+	for p := range f.Panels {
+		if err := m.checkPanel(&f.Panels[p], names); err != nil {
+			return under(fmt.Sprintf("panel[%d]", p), err)
+		}
+	}
+	return nil
+}
+
+// checkPanel checks one panel, its series and its lines.
+func (m *Matrix) checkPanel(pn *stages.FigPanel, names map[string]bool) error {
+	switch {
+	case pn.Legend != "" && !slices.Contains(figure.LegendPlaces(), pn.Legend):
+		return badField("legend", "%q: want %s", pn.Legend, oneOf(figure.LegendPlaces()))
+	case len(pn.XTicks) > 0 && (len(pn.Categories) > 0 || !slices.IsSorted(pn.XTicks) || pn.XLog && pn.XTicks[0] <= 0):
+		return badField("xticks", "want increasing values (positive on a log axis), and no categories")
+	case len(pn.YRange) != 0 && (len(pn.YRange) != 2 || pn.YRange[0] >= pn.YRange[1]):
+		return badField("yrange", "want [min, max] with min < max")
+	}
+	for s := range pn.Series {
+		if err := m.checkSeries(&pn.Series[s], pn, names); err != nil {
+			return under(fmt.Sprintf("series[%d]", s), err)
+		}
+	}
+	for l := range pn.Lines {
+		if err := m.checkLine(&pn.Lines[l], pn); err != nil {
+			return under(fmt.Sprintf("line[%d]", l), err)
+		}
+	}
+	return nil
+}
+
+// checkSeries checks one series of panel pn: its name, experiments, x
+// axis and how it is drawn.
+func (m *Matrix) checkSeries(sr *stages.FigSeries, pn *stages.FigPanel, names map[string]bool) error {
+	switch {
+	case !tableNameRe(sr.Name) || sr.Name == "line":
+		return badField("name", "%q: want lower-case letters, digits, - and _ (not \"line\")", sr.Name)
+	case names[sr.Name]:
+		return badField("name", "%q: duplicate series in the figure", sr.Name)
+	case len(sr.Experiments) == 0:
+		return badField("experiments", "missing or empty")
+	}
+	names[sr.Name] = true
+	if k, err := checkSelect(sr); err != nil {
+		return badField(k, "%v", err)
+	}
+	for _, x := range append(seriesExperiments(sr), sr.Minus...) {
+		if m.byName[x] == nil && sr.Needs == "" && pn.Needs == "" {
+			return badField("experiments", "no experiment %q in %s (a series that cannot run yet says what it needs)", x, filepath.Base(m.cfg.Path))
+		}
+	}
+	if err := checkProtocol(sr.Protocol); err != nil {
+		return badField("protocol", "%v", err)
+	}
+	if err := m.checkSeriesX(sr, len(pn.Categories)); err != nil {
+		return err
+	}
+	switch {
+	case len(sr.Minus) != 0 && len(sr.Minus) != len(sr.Experiments):
+		return badField("minus", "%d entries for %d experiments", len(sr.Minus), len(sr.Experiments))
+	case len(sr.PointLabels) != 0 && len(sr.PointLabels) != len(sr.Experiments):
+		return badField("labels", "%d labels for %d experiments", len(sr.PointLabels), len(sr.Experiments))
+	}
+	for _, n := range sr.NoMean {
+		if !slices.Contains(sr.Experiments, n) {
+			return badField("no_mean", "%q is not one of the series' experiments", n)
+		}
+	}
+	switch {
+	case sr.Errors != "" && !slices.Contains(seriesErrors, sr.Errors):
+		return badField("errors", "%q: want %s", sr.Errors, oneOf(seriesErrors))
+	case sr.Resamples < 0 || sr.Resamples > 0 && sr.Errors != "bootstrap":
+		return badField("resamples", "a positive count, with errors = \"bootstrap\" only")
+	case sr.Marker != "" && !markerSet[sr.Marker]:
+		return badField("marker", "%q: want one of %s", sr.Marker, strings.Join(figure.Markers(), ", "))
+	}
+	return nil
+}
+
+// checkSeriesX checks where a series places its points: by energy, by xs,
+// or by x (a train param, a protocol or the replay count); on a panel with
+// categories (their number), by xs at category positions.
+func (m *Matrix) checkSeriesX(sr *stages.FigSeries, categories int) error {
+	kind, xname, _ := strings.Cut(sr.X, ":")
+	switch {
+	case sr.Energy != "":
+		if k, err := m.checkEnergySeries(sr, categories > 0); err != nil {
+			return badField(k, "%v", err)
+		}
+	case sr.X == "" && len(sr.Xs) == len(sr.Experiments):
+	case sr.X == "":
+		return badField("xs", "%d values for %d experiments (or set x)", len(sr.Xs), len(sr.Experiments))
+	case len(sr.Xs) > 0:
+		return badField("x", "set x or xs, not both")
+	case kind == "param" && xname != "":
+	case kind == "protocol":
+		if err := checkProtocol(xname); err != nil || xname == "" {
+			return badField("x", "%q: want %s", sr.X, oneOf(prefixed("protocol:", protocols)))
+		}
+	case sr.X == "metric:replay_updates":
+	default:
+		return badField("x", "%q: want param:<train param>, protocol:<protocol> or metric:replay_updates", sr.X)
+	}
+	if categories == 0 {
+		return nil
+	}
+	if sr.X != "" {
+		return badField("x", "a categorical panel places its points by xs (category positions 1..%d)", categories)
+	}
+	for _, x := range sr.Xs {
+		if x != math.Trunc(x) || x < 1 || int(x) > categories {
+			return badField("xs", "%v: want a category position 1..%d", x, categories)
+		}
+	}
+	return nil
+}
+
+// prefixed is each of list with prefix.
+func prefixed(prefix string, list []string) []string {
+	out := make([]string, len(list))
+	for i, s := range list {
+		out[i] = prefix + s
+	}
+	return out
+}
+
+// checkLine checks one horizontal line of panel pn.
+func (m *Matrix) checkLine(ln *stages.FigLine, pn *stages.FigPanel) error {
+	switch {
+	case (ln.Experiment == "") == (ln.Value == nil):
+		return badField("", "set experiment or value, not both")
+	case ln.Experiment != "" && m.byName[ln.Experiment] == nil && pn.Needs == "":
+		return badField("experiment", "no experiment %q in %s", ln.Experiment, filepath.Base(m.cfg.Path))
+	}
+	if err := checkProtocol(ln.Protocol); err != nil {
+		return badField("protocol", "%v", err)
 	}
 	return nil
 }
@@ -181,8 +263,8 @@ var markerSet = func() map[string]bool {
 // (FigSeries.Energy), returning the offending key with the error.
 func (m *Matrix) checkEnergySeries(sr *stages.FigSeries, categorical bool) (string, error) {
 	switch {
-	case sr.Energy != "spike" && sr.Energy != "dense" && sr.Energy != "event":
-		return "energy", fmt.Errorf("%q: want spike, dense or event", sr.Energy)
+	case !slices.Contains(energyKinds, sr.Energy):
+		return "energy", fmt.Errorf("%q: want %s", sr.Energy, oneOf(energyKinds))
 	case m.spike == nil:
 		return "energy", fmt.Errorf("no [spike] section: no network is priced")
 	case len(sr.Experiments) != 1:
@@ -239,11 +321,10 @@ func seriesExperiments(sr *stages.FigSeries) []string {
 }
 
 func checkProtocol(p string) error {
-	switch p {
-	case "", "sequential", "static", "single_pass":
+	if p == "" || slices.Contains(protocols, p) {
 		return nil
 	}
-	return fmt.Errorf("%q: want sequential, static or single_pass", p)
+	return fmt.Errorf("%q: want %s", p, oneOf(protocols))
 }
 
 func orSequential(p string) string {
@@ -277,7 +358,7 @@ func (m *Matrix) figureCells(profile string, prof *Profile, byID map[string]*pip
 			}
 			for l := range pn.Lines {
 				ln := &pn.Lines[l]
-				ln.Status = "run"
+				ln.Status = stages.Status{Kind: stages.StatusRun}
 				if ln.Value != nil {
 					ln.ID = fmt.Sprintf("fig/%s/line/%s", f.Name, strconv.FormatFloat(*ln.Value, 'g', -1, 64))
 					continue
@@ -316,17 +397,17 @@ type figResolver struct {
 //
 // An energy metric (stages.IsEnergyMetric) reads the experiment's energy
 // cells instead of its train cells.
-func (r *figResolver) ref(name, protocol, metric string, input cellid.FigureInput, needs string) (*stages.CellRef, string, error) {
+func (r *figResolver) ref(name, protocol, metric string, input cellid.FigureInput, needs string) (*stages.CellRef, stages.Status, error) {
 	e := r.m.byName[name]
 	switch {
 	case e == nil && needs != "":
-		return nil, "not run: " + needs, nil
+		return nil, stages.NotRun(needs), nil
 	case e == nil:
-		return nil, "", fmt.Errorf("%s: figure %s: no experiment %q", r.m.cfg.Path, r.fig, name)
+		return nil, stages.Status{}, fmt.Errorf("%s: figure %s: no experiment %q", r.m.cfg.Path, r.fig, name)
 	case !e.inProfile(r.profile):
-		return nil, fmt.Sprintf("not run: experiment %s is not in profile %s", name, r.profile), nil
+		return nil, stages.NotRun(fmt.Sprintf("experiment %s is not in profile %s", name, r.profile)), nil
 	case !slices.Contains(e.Protocols, protocol):
-		return nil, fmt.Sprintf("not run: experiment %s has no protocol %s", name, protocol), nil
+		return nil, stages.NotRun(fmt.Sprintf("experiment %s has no protocol %s", name, protocol)), nil
 	}
 	eval := cellid.EvalOf(e.splits(r.prof)[0])
 	prefix := cellid.Train{Experiment: name, Protocol: protocol, Eval: eval}.Prefix()
@@ -344,7 +425,7 @@ func (r *figResolver) ref(name, protocol, metric string, input cellid.FigureInpu
 		}
 		tc := r.byID[id]
 		if tc == nil {
-			return nil, "", fmt.Errorf("%s: figure %s: no cell %s", r.m.cfg.Path, r.fig, id)
+			return nil, stages.Status{}, fmt.Errorf("%s: figure %s: no cell %s", r.m.cfg.Path, r.fig, id)
 		}
 		if tag := "fig/" + r.fig; !slices.Contains(tc.Tables, tag) {
 			tc.Tables = append(tc.Tables, tag)
@@ -354,7 +435,7 @@ func (r *figResolver) ref(name, protocol, metric string, input cellid.FigureInpu
 		r.inputs = append(r.inputs, pipeline.CellInput{Name: in.String(), Cell: tc})
 	}
 	ref.Seeds = strings.Join(parts, " ")
-	return ref, "run", nil
+	return ref, stages.Status{Kind: stages.StatusRun}, nil
 }
 
 // series resolves one series in place: its defaults, x kind and points.
@@ -383,7 +464,7 @@ func (r *figResolver) series(p, s int, sr *stages.FigSeries, pn *stages.FigPanel
 		}
 		in := cellid.FigureInput{Panel: p, Series: s, Point: i, Role: 'y'}
 		var y *stages.CellRef
-		var status string
+		var status stages.Status
 		var err error
 		if sr.Select != "" {
 			pt.Variants, status, err = r.variants(name, protocol, sr.Variants, in, needs)
@@ -434,7 +515,7 @@ func (r *figResolver) series(p, s int, sr *stages.FigSeries, pn *stages.FigPanel
 // variants resolves the candidates of one point of a selected series:
 // experiment name-<variant> for each variant, its inputs numbered by
 // variant (1-based). The point runs when every candidate does.
-func (r *figResolver) variants(name, protocol string, variants []string, in cellid.FigureInput, needs string) ([]*stages.CellRef, string, error) {
+func (r *figResolver) variants(name, protocol string, variants []string, in cellid.FigureInput, needs string) ([]*stages.CellRef, stages.Status, error) {
 	var refs []*stages.CellRef
 	for v, suffix := range variants {
 		in.Variant = v + 1
@@ -444,7 +525,7 @@ func (r *figResolver) variants(name, protocol string, variants []string, in cell
 		}
 		refs = append(refs, ref)
 	}
-	return refs, "run", nil
+	return refs, stages.Status{Kind: stages.StatusRun}, nil
 }
 
 // energySeries resolves a series of accuracy against energy: one point

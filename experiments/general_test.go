@@ -41,29 +41,14 @@ var generalConfig = matrixConfig +
 	}, []string{`experiment = "full"; label = "full"`, `experiment = "bp-er"; label = "BP"`})
 
 // tableTOML returns a [[table]] with its [[table.column]] and [[table.row]]
-// entries, each given as its keys separated by "; ".
+// entries, each given as its keys separated by "; ", after a blank line.
 func tableTOML(head string, columns, rows []string) string {
-	lines := func(kv string) string { return strings.ReplaceAll(kv, "; ", "\n") + "\n" }
-	s := "\n[[table]]\n" + lines(head)
-	for _, c := range columns {
-		s += "[[table.column]]\n" + lines(c)
-	}
-	for _, r := range rows {
-		s += "[[table.row]]\n" + lines(r)
-	}
-	return s
+	return "\n" + TestTable{Head: head, Columns: columns, Rows: rows}.TOML()
 }
 
 func TestGeneralTables(t *testing.T) {
 	t.Parallel()
-	m, err := loadMatrix(generalConfig)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := m.Build("paper")
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := mustBuild(t, generalConfig, "paper")
 	// The development set and the second split are added for the cells
 	// the table selects, on the seeds it asks for, and nothing more.
 	for _, c := range []struct {
@@ -133,9 +118,9 @@ func TestGeneralTables(t *testing.T) {
 	tex := string(b)
 	for _, want := range []string{
 		`after task & T1 & T2 & T3 & $F$ \\`,
-		`1 & $100.0$ &  &  & \\`, // seeds 0-2: 99, 100, 101
-		`2 & $95.0$ & $97.0$ &  & \\`,
-		`3 & $90.0$ & $92.0$ & $96.0$ & $6.0\pm1.0$ \\`,
+		`1 & \reprocard{accmatrix.after1.t1}{$100.0$} &  &  & \\`, // seeds 0-2: 99, 100, 101
+		`2 & \reprocard{accmatrix.after2.t1}{$95.0$} & \reprocard{accmatrix.after2.t2}{$97.0$} &  & \\`,
+		`3 & \reprocard{accmatrix.after3.t1}{$90.0$} & \reprocard{accmatrix.after3.t2}{$92.0$} & \reprocard{accmatrix.after3.t3}{$96.0$} & \reprocard{accmatrix.after3.f}{$6.0\pm1.0$} \\`,
 	} {
 		if !strings.Contains(tex, want) {
 			t.Errorf("matrix table lacks %q:\n%s", want, tex)

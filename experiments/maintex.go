@@ -3,6 +3,8 @@ package experiments
 import (
 	"fmt"
 	"strings"
+
+	"repro/stages"
 )
 
 // paperRefs are the labels of the full paper that the tables' captions
@@ -41,6 +43,11 @@ func (m *Matrix) MainTeX() string {
 \usepackage{amsmath}
 \usepackage{graphicx}
 \graphicspath{{figures/}}
+% Every printed number (\reprocard in tables/*.tex) and every figure links
+% to its page in the report site (repro report), relative to this PDF.
+\usepackage[hidelinks]{hyperref}
+` + stages.CardMacro + `\let\reproincludegraphics\includegraphics
+\renewcommand{\includegraphics}[2][]{\href{\reprosite figures/#2.html}{\reproincludegraphics[#1]{#2}}}
 \newcommand{\kwta}{$k$-WTA}
 % Labels the captions refer to in the full paper.
 \makeatletter
@@ -77,7 +84,8 @@ func (m *Matrix) MainTeX() string {
 \begin{document}
 \maketitle
 \noindent Every number below was computed by \texttt{repro run} from raw data; each table row's
-LaTeX comment lists its number IDs, and \texttt{repro why <ID>} (or
+LaTeX comment lists its number IDs, a click on it opens its card in the report site (\texttt{site/},
+written by \texttt{repro report}), and \texttt{repro why <ID>} (or
 \texttt{repro why paper/tables/<table>.tex:<row>:<column>}) prints the configurations, seeds,
 result digests, data split and code revision behind it.
 

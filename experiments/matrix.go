@@ -11,7 +11,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"repro/core"
-	"repro/core/backprop"
+	"repro/experiments/presets"
 	"repro/internal/dataset"
 	"repro/pipeline"
 	"repro/stages"
@@ -34,17 +34,17 @@ type Profile struct {
 // Experiment is one [[experiment]]: a configuration of a learner, run over
 // a matrix of protocols, splits and seeds.
 type Experiment struct {
-	Name      string         `toml:"name"`
-	Learner   string         `toml:"learner"`
-	Dataset   string         `toml:"dataset"`
-	Protocols []string       `toml:"protocols"`
-	Eval      string         `toml:"eval"`
-	Preset    string         `toml:"preset"`
-	MaxSeeds  int            `toml:"max_seeds"`
-	Profiles  []string       `toml:"profiles"`
-	Local     toml.Primitive `toml:"local"`
-	BP        toml.Primitive `toml:"bp"`
-	Note      string         `toml:"note"`
+	Name      string             `toml:"name"`
+	Learner   stages.LearnerKind `toml:"learner"`
+	Dataset   string             `toml:"dataset"`
+	Protocols []string           `toml:"protocols"`
+	Eval      string             `toml:"eval"`
+	Preset    string             `toml:"preset"`
+	MaxSeeds  int                `toml:"max_seeds"`
+	Profiles  []string           `toml:"profiles"`
+	Local     toml.Primitive     `toml:"local"`
+	BP        toml.Primitive     `toml:"bp"`
+	Note      string             `toml:"note"`
 	// AllowDiverged keeps runs whose weights diverge as results (the
 	// record says so) instead of failing their cells: for the configurations
 	// the paper reports with collapsed seeds.
@@ -53,6 +53,31 @@ type Experiment struct {
 	index int // in the file's [[experiment]] array
 	// params[profile][protocol] is the resolved train config (seed 0).
 	params map[string]map[string]*stages.TrainParams
+}
+
+// learnerTable is the experiment's table of its learner's overrides
+// ([experiment.local], [experiment.bp]): the field of the kind.
+func (e *Experiment) learnerTable(k stages.LearnerKind) toml.Primitive {
+	return learnerTable(k, e.Local, e.BP)
+}
+
+// learnerTable is the profile's overrides of a learner's config.
+func (p *Profile) learnerTable(k stages.LearnerKind) toml.Primitive {
+	return learnerTable(k, p.Local, p.BP)
+}
+
+// learnerTable picks a learner's table out of an entry's learner fields,
+// which are TOML fields (a struct field per kind) so that strict decoding
+// reports a misspelt table. A new learner kind adds its field to
+// Experiment and Profile and its case here.
+func learnerTable(k stages.LearnerKind, local, bp toml.Primitive) toml.Primitive {
+	switch k {
+	case stages.LearnerLocal:
+		return local
+	case stages.LearnerBP:
+		return bp
+	}
+	panic(fmt.Sprintf("experiments: learner kind %q has no table field", k))
 }
 
 // inProfile reports whether the experiment runs under a profile.
@@ -87,6 +112,7 @@ type Matrix struct {
 	Figures     []*stages.FigLayout
 	synth       *stages.SynthConfig
 	byName      map[string]*Experiment
+	presets     *presets.Set // the reference configs experiments name
 	spike       *SpikeConfig // [spike], nil without one
 	// releases are the declared releases ([release.NAME]) as download
 	// members ("<member> <sha256>", sorted), by data set.
@@ -117,6 +143,10 @@ func Load(cfg *pipeline.Config) (*Matrix, error) {
 		return nil, err
 	}
 	if err := m.loadReleases(); err != nil {
+		return nil, err
+	}
+	var err error
+	if m.presets, err = LoadPresets(); err != nil {
 		return nil, err
 	}
 	if err := m.loadExperiments(); err != nil {
@@ -279,12 +309,11 @@ func (m *Matrix) loadExperiments() error {
 		if !validName(e.Name) {
 			return bad("name", "must be lower-case letters, digits and _ . + -")
 		}
-		switch e.Learner {
-		case "local", "bp":
-		case "":
-			return bad("learner", "missing (local or bp)")
-		default:
-			return bad("learner", "%q: want local or bp", e.Learner)
+		if e.Learner == "" {
+			return bad("learner", "missing (%s)", stages.LearnerKinds())
+		}
+		if _, ok := stages.LearnerOf(e.Learner); !ok {
+			return bad("learner", "%q: want %s", e.Learner, stages.LearnerKinds())
 		}
 		if e.Dataset == "" {
 			return bad("dataset", "missing")
@@ -330,15 +359,13 @@ func (m *Matrix) resolve() error {
 	// them is reported whatever profile runs.
 	for _, name := range slices.Sorted(maps.Keys(m.Profiles)) {
 		pr := m.Profiles[name]
-		lc, bc, tp := core.DefaultLocalConfig(), backprop.DefaultConfig(), stages.TrainParams{}
-		for _, d := range []struct {
-			p   toml.Primitive
-			dst any
-			at  string
-		}{{pr.Local, &lc, "local"}, {pr.BP, &bc, "bp"}, {pr.Train, &tp, "train"}} {
-			if err := cfg.DecodeAt(d.p, d.dst, "profile."+name+"."+d.at); err != nil {
+		for _, l := range stages.Learners() {
+			if err := cfg.DecodeAt(pr.learnerTable(l.Kind), l.NewConfig(), "profile."+name+"."+string(l.Kind)); err != nil {
 				return err
 			}
+		}
+		if err := cfg.DecodeAt(pr.Train, &stages.TrainParams{}, "profile."+name+".train"); err != nil {
+			return err
 		}
 	}
 	for _, e := range m.Experiments {
@@ -369,45 +396,23 @@ func (m *Matrix) trainParams(prof *Profile, e *Experiment, protocol string) (*st
 	at := fmt.Sprintf("experiment[%d]", e.index)
 	p := stages.Train.NewParams().(*stages.TrainParams)
 	p.Learner, p.Protocol = e.Learner, protocol
-	switch e.Learner {
-	case "local":
-		lc := core.DefaultLocalConfig()
-		if e.Preset != "" {
-			var err error
-			if lc, err = core.LocalPreset(e.Preset); err != nil {
-				return nil, cfg.ErrAt(cfg.KeyLine(at+".preset"), "experiment "+e.Name+".preset", "%v", err)
-			}
+	l, _ := stages.LearnerOf(e.Learner) // loadExperiments checked the kind
+	table := string(e.Learner)
+	lc := l.NewConfig()
+	if e.Preset != "" {
+		var err error
+		if lc, err = m.presets.Resolve(table, e.Preset); err != nil {
+			return nil, cfg.ErrAt(cfg.KeyLine(at+".preset"), "experiment "+e.Name+".preset", "%v", err)
 		}
-		if err := cfg.DecodeAt(e.Local, &lc, at+".local"); err != nil {
-			return nil, err
-		}
-		if protocol == "single_pass" {
-			lc.Epochs = 1
-		}
-		lc.Static = protocol == "static"
-		if err := cfg.DecodeAt(prof.Local, &lc, "profile."+prof.name+".local"); err != nil {
-			return nil, err
-		}
-		p.Local = &lc
-	case "bp":
-		bc := backprop.DefaultConfig()
-		if e.Preset != "" {
-			var ok bool
-			if bc, ok = backprop.Preset(e.Preset); !ok {
-				return nil, cfg.ErrAt(cfg.KeyLine(at+".preset"), "experiment "+e.Name+".preset", "unknown backprop config %q", e.Preset)
-			}
-		}
-		if err := cfg.DecodeAt(e.BP, &bc, at+".bp"); err != nil {
-			return nil, err
-		}
-		if protocol == "single_pass" {
-			bc.Epochs = 1
-		}
-		if err := cfg.DecodeAt(prof.BP, &bc, "profile."+prof.name+".bp"); err != nil {
-			return nil, err
-		}
-		p.BP = &bc
 	}
+	if err := cfg.DecodeAt(e.learnerTable(e.Learner), lc, at+"."+table); err != nil {
+		return nil, err
+	}
+	l.SetProtocol(lc, protocol)
+	if err := cfg.DecodeAt(prof.learnerTable(e.Learner), lc, "profile."+prof.name+"."+table); err != nil {
+		return nil, err
+	}
+	l.SetConfig(p, lc)
 	if err := cfg.DecodeAt(prof.Train, p, "profile."+prof.name+".train"); err != nil {
 		return nil, err
 	}
@@ -433,7 +438,7 @@ func (m *Matrix) fieldErr(err error, prof *Profile, e *Experiment, protocol stri
 	if errors.As(err, &fe) {
 		field, _, _ = strings.Cut(fe.Field, "[")
 	}
-	table := e.Learner
+	table := string(e.Learner)
 	if field == "stream_stride" || field == "eval_stride" || field == "seed" {
 		table = "train"
 	}

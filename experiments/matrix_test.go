@@ -10,7 +10,7 @@ import (
 
 // matrixConfig has the shape of pipeline.toml: two profiles, three
 // experiments (the middle one at lines 21-26) and a table.
-const matrixConfig = `[settings]
+var matrixConfig = `[settings]
 default_profile = "paper"
 [profile.paper]
 seeds = [0, 1, 2]
@@ -21,44 +21,12 @@ split_seeds = [1234]
 [profile.smoke.train]
 stream_stride = 20
 
-[[experiment]]
-name = "full"
-learner = "local"
-dataset = "mnist"
-preset = "g16_sgd_refr_s10_w512"
-protocols = ["sequential", "static", "single_pass"]
-[experiment.local]
-eta = 0.2
-
-[[experiment]]
-name = "middle"
-learner = "local"
-dataset = "mnist"
-protocols = ["sequential", "static"]
-max_seeds = 2
-
-[[experiment]]
-name = "bp-er"
-learner = "bp"
-dataset = "mnist"
-preset = "bp_er_1000"
-protocols = ["sequential"]
-[experiment.bp]
-lr = 1e-3
-
-[[table]]
-name = "t"
-caption = "c"
-header = "h"
-columns = ["sequential"]
-titles = ["S"]
-[[table.row]]
-experiment = "full"
-label = "F"
-[[table.row]]
-experiment = "bp-er"
-label = "B"
-`
+` + TestExperiments(
+	TestExperiment{Name: "full", Learner: "local", Preset: "g16_sgd_refr_s10_w512", Protocols: []string{"sequential", "static", "single_pass"}, Section: []string{"eta = 0.2"}},
+	TestExperiment{Name: "middle", Learner: "local", Protocols: []string{"sequential", "static"}, Extra: []string{"max_seeds = 2"}},
+	TestExperiment{Name: "bp-er", Preset: "bp_er_1000", Protocols: []string{"sequential"}, Section: []string{"lr = 1e-3"}},
+) + TestTable{Head: `name = "t"; caption = "c"; header = "h"; columns = ["sequential"]; titles = ["S"]`,
+	Rows: []string{`experiment = "full"; label = "F"`, `experiment = "bp-er"; label = "B"`}}.TOML()
 
 func loadMatrix(src string) (*Matrix, error) {
 	cfg, err := pipeline.ParseConfig("pipeline.toml", src)
@@ -66,6 +34,21 @@ func loadMatrix(src string) (*Matrix, error) {
 		return nil, err
 	}
 	return Load(cfg)
+}
+
+// mustBuild loads the matrix of config text src and builds one profile's
+// graph, failing t on an error.
+func mustBuild(t *testing.T, src, profile string) *pipeline.Graph {
+	t.Helper()
+	m, err := loadMatrix(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g, err := m.Build(profile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return g
 }
 
 // build does what a repro command does with a loaded config: load its
@@ -94,14 +77,7 @@ func paperGraph(t *testing.T, profile string) *pipeline.Graph {
 
 func TestLoadGood(t *testing.T) {
 	t.Parallel()
-	m, err := loadMatrix(matrixConfig)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := m.Build("smoke")
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := mustBuild(t, matrixConfig, "smoke")
 	if g.Cell("train/middle/static/split1234/seed0") == nil || g.Cell("render/t") == nil {
 		t.Error("cells missing")
 	}

@@ -153,7 +153,7 @@ var configProbes = []probe{
 	{"protocols empty", repl(`protocols = ["sequential", "static", "single_pass"]`, `protocols = []`), "experiment full.protocols: missing or empty"},
 	{"protocols misspelled", repl(`protocols = ["sequential", "static", "single_pass"]`, `protocols = ["sequentail"]`), `experiment full.protocols: "sequentail": want sequential, static or single_pass`},
 	{"dataset unknown", repl(`dataset = "mnist"`, `dataset = "mnist2"`), `experiment full.dataset: "mnist2" is not one of`},
-	{"preset unknown", repl(`preset = "g16_sgd_refr_s10_w512"`, `preset = "no_such_preset"`), "experiment full.preset: invalid config: unknown config name"},
+	{"preset unknown", repl(`preset = "g16_sgd_refr_s10_w512"`, `preset = "no_such_preset"`), "experiment full.preset: unknown preset: no local preset \"no_such_preset\""},
 	{"experiment name ..", repl(`name = "full"`, `name = "../../../evil"`), "experiment ../../../evil.name: must be lower-case"},
 	{"experiment name slash", repl(`name = "night-narrow-k200"`, `name = "a/b"`), "experiment a/b.name: must be lower-case"},
 	{"experiment name space", repl(`name = "night-narrow-k200"`, `name = "a b"`), "experiment a b.name: must be lower-case"},

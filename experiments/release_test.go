@@ -9,14 +9,7 @@ import (
 
 // releaseConfig adds a CIFAR-100 experiment and a declared CIFAR-100
 // release (its table at line 56) to matrixConfig.
-const releaseConfig = matrixConfig + `
-[[experiment]]
-name = "c100"
-learner = "bp"
-dataset = "cifar100"
-protocols = ["sequential"]
-
-[release.cifar100.sha256]
+var releaseConfig = matrixConfig + "\n" + TestExperiments(TestExperiment{Name: "c100", Dataset: "cifar100", Protocols: []string{"sequential"}}) + `[release.cifar100.sha256]
 "train.bin" = "1111111111111111111111111111111111111111111111111111111111111111"
 "test.bin" = "2222222222222222222222222222222222222222222222222222222222222222"
 `
@@ -26,14 +19,7 @@ protocols = ["sequential"]
 // member; other data sets' download cells keep their params.
 func TestDeclaredRelease(t *testing.T) {
 	t.Parallel()
-	m, err := loadMatrix(releaseConfig)
-	if err != nil {
-		t.Fatal(err)
-	}
-	g, err := m.Build("paper")
-	if err != nil {
-		t.Fatal(err)
-	}
+	g := mustBuild(t, releaseConfig, "paper")
 	want := "test.bin 2222222222222222222222222222222222222222222222222222222222222222,train.bin 1111111111111111111111111111111111111111111111111111111111111111"
 	if got := strings.Join(g.Cell("download/cifar100").Params.(*stages.DownloadParams).Members, ","); got != want {
 		t.Errorf("download/cifar100 members %q, want %q", got, want)

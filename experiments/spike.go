@@ -89,7 +89,7 @@ func (m *Matrix) loadSpike() error {
 		switch {
 		case e == nil:
 			return bad("experiments", "%q: no such [[experiment]]", name)
-		case e.Learner != "local" || e.Dataset != "mnist":
+		case e.Learner != stages.LearnerLocal || e.Dataset != "mnist":
 			return bad("experiments", "%q: spike conversion needs a local-learner network on mnist (raw pixel intensities), not %s on %s", name, e.Learner, e.Dataset)
 		case e.Eval == "test":
 			return bad("experiments", "%q evaluates on the test set; spike conversion evaluates on the held-out tenth", name)

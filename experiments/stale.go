@@ -93,7 +93,7 @@ func StaleInputs(g *pipeline.Graph, p *pipeline.Plan, table string, old *stages.
 			}
 			s := id + " is missing from the committed table"
 			if pc := p.Cell(id); pc != nil && pc.State == pipeline.Stale {
-				s += " and would run: " + strings.Join(pc.Reasons, "; ")
+				s += " and would run: " + pipeline.JoinReasons(pc.Reasons)
 			} else {
 				s += " and is now in the store"
 			}
@@ -232,13 +232,13 @@ func DiffPoints(old, cur *stages.FigureSidecar) []string {
 	return out
 }
 
-// notHereReasons are the plan reasons that say nothing about a change: the
-// cell was never planned in this store, never finished, or failed.
+// notHereReasons are the plan reason kinds that say nothing about a change:
+// the cell was never planned in this store, never finished, or failed.
 // neverSeenReasons say only that a cell was never seen here; the other
 // not-here reasons say it was seen but left no result.
 var (
-	neverSeenReasons = []string{"new", "input pending"}
-	notHereReasons   = append(slices.Clone(neverSeenReasons), "output missing (never finished)", "failed last time", "needed by ")
+	neverSeenReasons = []pipeline.ReasonKind{pipeline.ReasonNew, pipeline.ReasonInputPending}
+	notHereReasons   = append(slices.Clone(neverSeenReasons), pipeline.ReasonNeverFinished, pipeline.ReasonFailed, pipeline.ReasonNeededBy)
 )
 
 // A committed number whose train cell the current plan would run is either
@@ -248,40 +248,23 @@ var (
 // different actions, and only the first makes `repro check` fail.
 
 // nothingKnownHere reports whether every plan reason says only that the
-// cell was never seen here ("new", "input pending"): unlike a failure, which
+// cell was never seen here (new, input pending): unlike a failure, which
 // a committed table missing the cell should be flagged for.
-func nothingKnownHere(reasons []string) bool {
-	return len(reasons) > 0 && allPrefixed(reasons, neverSeenReasons)
+func nothingKnownHere(reasons []pipeline.Reason) bool {
+	return len(reasons) > 0 && pipeline.OnlyReasons(reasons, neverSeenReasons...)
 }
 
 // NotComputedHere reports whether every plan reason is one that says
 // nothing about a change (notHereReasons).
-func NotComputedHere(reasons []string) bool { return allPrefixed(reasons, notHereReasons) }
-
-// allPrefixed reports whether every reason starts with one of prefixes.
-func allPrefixed(reasons, prefixes []string) bool {
-	for _, r := range reasons {
-		if !slices.ContainsFunc(prefixes, func(p string) bool { return strings.HasPrefix(r, p) }) {
-			return false
-		}
-	}
-	return true
+func NotComputedHere(reasons []pipeline.Reason) bool {
+	return pipeline.OnlyReasons(reasons, notHereReasons...)
 }
 
 // RecordChanges says what differs between the record rec of a cell
 // (computed earlier, here or on a remote) and the planned cell pc: its
 // stage version and its params; nil when neither changed.
-func RecordChanges(pc *pipeline.PlannedCell, rec *artifacts.Manifest) []string {
-	var diffs []string
-	if v := pc.Cell.Stage.CellVersion(pc.Cell.Params); v != rec.StageVersion {
-		diffs = append(diffs, fmt.Sprintf("stage version %s %d -> %d", rec.Stage, rec.StageVersion, v))
-	}
-	if old, err := pipeline.ParseParamsText(rec.Params); err == nil {
-		if d := pipeline.DiffParams(old, pc.Params); d != "" {
-			diffs = append(diffs, "config changed: "+d)
-		}
-	}
-	return diffs
+func RecordChanges(pc *pipeline.PlannedCell, rec *artifacts.Manifest) []pipeline.Reason {
+	return pipeline.RecordChanges(pc.Cell, pc.Params, rec.Stage, rec.StageVersion, rec.Params)
 }
 
 // TrainVerdict says whether a committed result of the train cell pc, which
@@ -292,15 +275,16 @@ func TrainVerdict(pc *pipeline.PlannedCell, rec *artifacts.Manifest) (stale bool
 	if rec != nil {
 		diffs := RecordChanges(pc, rec)
 		if len(diffs) == 0 && pc.KeyKnown && pc.Key != rec.Key {
-			diffs = append(diffs, "input changed")
+			diffs = append(diffs, pipeline.Reason{Kind: pipeline.ReasonInputChanged})
 		}
 		if len(diffs) > 0 {
-			return true, id + " would run: " + strings.Join(diffs, "; ") + " (since the committed result, record " + rec.Key.Short() + ")"
+			diffs[len(diffs)-1].Since = "the committed result, record " + rec.Key.Short()
+			return true, id + " would run: " + pipeline.JoinReasons(diffs)
 		}
 		return false, id + " not computed here (the committed result's record has the current config)"
 	}
 	if NotComputedHere(pc.Reasons) {
 		return false, id + " not computed here"
 	}
-	return true, id + " would run: " + strings.Join(pc.Reasons, "; ")
+	return true, id + " would run: " + pipeline.JoinReasons(pc.Reasons)
 }

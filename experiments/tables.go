@@ -494,7 +494,7 @@ func (m *Matrix) tableOf(b *builder, profile string, prof *Profile, t *TableSpec
 	}
 	// The general tables say "not run" and why, where the older ones
 	// (the paper's own layout) leave such cells blank.
-	render.ShowNotRun = t.general && slices.ContainsFunc(ap.Cells, func(c stages.TableCell) bool { return strings.HasPrefix(c.Status, "not run") })
+	render.ShowNotRun = t.general && slices.ContainsFunc(ap.Cells, func(c stages.TableCell) bool { return c.Status.Kind == stages.StatusNotRun })
 	for _, c := range t.Compare {
 		ap.Compares = append(ap.Compares, stages.Compare(c))
 	}
@@ -527,28 +527,29 @@ func (t *TableSpec) cellSelection(r, c int) Selection {
 	return sel
 }
 
-// cellStatus is "run" when table t's cell (r, c) selecting sel runs in
-// profile, else what it renders: "n/a", "empty" (a matrix's upper
-// triangle), or "not run: <why>" (the row is declared not run; its
-// experiment is missing, not in this profile, or without the protocol).
-func (m *Matrix) cellStatus(t *TableSpec, r, c int, sel Selection, profile string) string {
+// cellStatus is StatusRun when table t's cell (r, c) selecting sel runs in
+// profile, else what it renders: StatusNA, StatusEmpty (a matrix's upper
+// triangle), or StatusNotRun (the row is declared not run; its experiment
+// is missing, not in this profile, or without the protocol). Every reason
+// is a fact of the config, stable as keys need.
+func (m *Matrix) cellStatus(t *TableSpec, r, c int, sel Selection, profile string) stages.Status {
 	row := &t.Rows[r]
 	e := m.byName[sel.Experiment]
 	switch {
 	case slices.Contains(row.NA, t.Columns[c]):
-		return "n/a"
+		return stages.Status{Kind: stages.StatusNA}
 	case row.NotRun():
-		return "not run: " + row.NotRunReason
+		return stages.NotRun(row.NotRunReason)
 	case t.Kind == "matrix" && (c < t.Tasks && c > r || c == t.Tasks && r < t.Tasks-1):
-		return "empty"
+		return stages.Status{Kind: stages.StatusEmpty}
 	case e == nil:
-		return "not run: no experiment for this cell"
+		return stages.NotRun("no experiment for this cell")
 	case !e.inProfile(profile):
-		return fmt.Sprintf("not run: experiment %s is not in profile %s", sel.Experiment, profile)
+		return stages.NotRun(fmt.Sprintf("experiment %s is not in profile %s", sel.Experiment, profile))
 	case !slices.Contains(e.Protocols, sel.Protocol):
-		return fmt.Sprintf("not run: experiment %s has no protocol %s", sel.Experiment, sel.Protocol)
+		return stages.NotRun(fmt.Sprintf("experiment %s has no protocol %s", sel.Experiment, sel.Protocol))
 	}
-	return "run"
+	return stages.Status{Kind: stages.StatusRun}
 }
 
 // tableCell is table t's cell (r, c) selecting sel, as the aggregate stage
@@ -568,7 +569,7 @@ func (m *Matrix) tableCell(b *builder, profile string, prof *Profile, t *TableSp
 	if t.general {
 		tc.RelativeTo = t.Column[c].RelativeTo
 	}
-	if tc.Status != "run" {
+	if tc.Status.Kind != stages.StatusRun {
 		return tc, nil, nil
 	}
 	e := m.byName[sel.Experiment]

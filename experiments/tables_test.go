@@ -11,63 +11,26 @@ import (
 	"repro/stages"
 )
 
-const tablesTestConfig = `
+var tablesTestConfig = `
 [settings]
 default_profile = "p"
 [profile.p]
 seeds = [0, 1, 2]
 split_seeds = [7]
 
-[[experiment]]
-name = "x"
-learner = "bp"
-dataset = "mnist"
-protocols = ["sequential", "static"]
-[experiment.bp]
-lr = 3e-5
-
-[[experiment]]
-name = "y"
-learner = "bp"
-dataset = "mnist"
-protocols = ["sequential"]
-max_seeds = 2
-
-[[experiment]]
-name = "z"
-learner = "bp"
-dataset = "mnist"
-protocols = ["static"]
-
-# ---- tables (stages/tables.go) ----
-[[table]]
-name = "t"
-caption = "c"
-header = "h"
-columns = ["sequential", "static"]
-titles = ["S", "I"]
-bold = ["sequential"]
-param = "bp.lr"
-param_title = "lr"
-published = "pub.toml"
-[[table.row]]
-experiment = "x"
-label = "X"
-[[table.row]]
-experiment = "y"
-label = "Y"
-cells = { static = "z" }
-[[table.row]]
-experiment = "night"
-label = "N"
-na = ["static"]
-not_run = "no night yet"
-[[table.compare]]
-id = "x-y"
-a = "x"
-b = "y"
-protocol = "sequential"
-`
+` + TestExperiments(
+	TestExperiment{Name: "x", Protocols: []string{"sequential", "static"}, Section: []string{"lr = 3e-5"}},
+	TestExperiment{Name: "y", Protocols: []string{"sequential"}, Extra: []string{"max_seeds = 2"}},
+	TestExperiment{Name: "z", Protocols: []string{"static"}},
+) + "# ---- tables (stages/tables.go) ----\n" + TestTable{
+	Head: `name = "t"; caption = "c"; header = "h"; columns = ["sequential", "static"]; titles = ["S", "I"]; bold = ["sequential"]; param = "bp.lr"; param_title = "lr"; published = "pub.toml"`,
+	Rows: []string{
+		`experiment = "x"; label = "X"`,
+		`experiment = "y"; label = "Y"; cells = { static = "z" }`,
+		`experiment = "night"; label = "N"; na = ["static"]; not_run = "no night yet"`,
+	},
+	Compares: []string{`id = "x-y"; a = "x"; b = "y"; protocol = "sequential"`},
+}.TOML()
 
 const tablesTestPublished = `
 [[value]]
@@ -111,7 +74,7 @@ func TestTableCells(t *testing.T) {
 	want := []string{"run", "run", "run", "run", "not run: no night yet", "n/a"}
 	var status []string
 	for _, c := range ap.Cells {
-		status = append(status, c.Status)
+		status = append(status, c.Status.String())
 	}
 	if strings.Join(status, "|") != strings.Join(want, "|") {
 		t.Errorf("status %q, want %q", status, want)

@@ -144,6 +144,13 @@ var markers = map[string]draw.GlyphDrawer{
 	"ring":     draw.RingGlyph{},
 }
 
+// legendPlaces are where a panel's legend may go (Panel.Legend; "" is the
+// default place).
+var legendPlaces = []string{"tl", "tr", "bl", "br", "below", "none"}
+
+// LegendPlaces lists the values Panel.Legend may take besides "".
+func LegendPlaces() []string { return slices.Clone(legendPlaces) }
+
 // Markers lists the marker names a series may use.
 func Markers() []string {
 	var out []string
@@ -161,10 +168,8 @@ func (f *Figure) Check() error {
 		return errors.New("figure has no panel")
 	}
 	for i, p := range f.Panels {
-		switch p.Legend {
-		case "", "tl", "tr", "bl", "br", "below", "none":
-		default:
-			return fmt.Errorf("panel %d: legend %q: want tl, tr, bl, br, below or none", i+1, p.Legend)
+		if p.Legend != "" && !slices.Contains(legendPlaces, p.Legend) {
+			return fmt.Errorf("panel %d: legend %q: want %s or %s", i+1, p.Legend, strings.Join(legendPlaces[:len(legendPlaces)-1], ", "), legendPlaces[len(legendPlaces)-1])
 		}
 		for _, s := range p.Series {
 			if _, ok := markers[s.Marker]; s.Marker != "" && !ok {

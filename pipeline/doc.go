@@ -19,6 +19,9 @@
 //     the remote check all build one.
 //   - Plan: for each cell of a graph, whether the store already holds a
 //     manifest under its key, and if not why it must run (MakePlan).
+//   - Reason: why a planned cell must run, a ReasonKind (new, config
+//     changed, failed last time, ...) and a detail; callers branch on the
+//     kind, String is for display (docs/plan-reasons.md).
 //   - Spec: what a cell needs to run anywhere (stage, version, params text,
 //     input digests), written to the store under the key before the cell
 //     runs, so that another process or host can execute it by key alone.

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -13,7 +14,9 @@ import (
 // DiffParams describes how params changed: "a.b 1 -> 2, c (new) 3". A
 // param whose value is a list or a record (a table's rows, say) is compared
 // element by element, so a change names the field that changed
-// ("render.rows[1].param "a" -> "b"") instead of printing both whole lists.
+// ("render.rows[1].param "a" -> "b"") or the element added or removed
+// ("render.rows[10] (new) {label = "x"}", see diffList) instead of
+// printing both whole lists.
 func DiffParams(old, cur []Param) string {
 	om := make(map[string]string, len(old))
 	for _, p := range old {
@@ -110,13 +113,124 @@ func diffValue(path string, old, cur any, out *[]string) {
 		return
 	}
 	ol, cl := listOf(old), listOf(cur)
-	if len(ol) == len(cl) && (hasComposite(ol) || hasComposite(cl)) {
-		for i := range ol {
-			diffValue(fmt.Sprintf("%s[%d]", path, i), ol[i], cl[i], out)
-		}
+	if ol != nil && cl != nil && (hasComposite(ol) || hasComposite(cl)) {
+		diffList(path, ol, cl, out)
 		return
 	}
 	*out = append(*out, fmt.Sprintf("%s %s -> %s", path, formatValue(old), formatValue(cur)))
+}
+
+// identityKeys are the record fields that name a list element, in order of
+// preference: the first that every element of both lists has identifies
+// them (a table's rows by label, its cells by cell).
+var identityKeys = []string{"id", "name", "label", "experiment", "cell"}
+
+// diffList appends the changes between two lists of records (or lists):
+// elements are matched by their identity (identityKeys, or their whole
+// value when no key is common to all) along the longest common
+// subsequence, so one row added to a table reads "rows[10] (new) {label =
+// "x"}" rather than both whole lists. Matched elements are compared field
+// by field; between two matches, as many old as new elements are compared
+// pairwise in order (an element edited in place, its label too), and
+// otherwise the old ones are removed (old index) and the new ones new (new
+// index).
+func diffList(path string, ol, cl []any, out *[]string) {
+	key := identityKey(ol, cl)
+	id := func(e any) string {
+		if key != "" {
+			return formatValue(e.(map[string]any)[key])
+		}
+		return formatValue(e)
+	}
+	oid, cid := make([]string, len(ol)), make([]string, len(cl))
+	for i, e := range ol {
+		oid[i] = id(e)
+	}
+	for i, e := range cl {
+		cid[i] = id(e)
+	}
+	i, j := 0, 0
+	gap := func(ei, ej int) { // old[i:ei] and cur[j:ej] are unmatched
+		if ei-i == ej-j {
+			for ; i < ei; i, j = i+1, j+1 {
+				diffValue(fmt.Sprintf("%s[%d]", path, j), ol[i], cl[j], out)
+			}
+			return
+		}
+		for ; i < ei; i++ {
+			*out = append(*out, fmt.Sprintf("%s[%d] (removed) %s", path, i, describe(ol[i], key)))
+		}
+		for ; j < ej; j++ {
+			*out = append(*out, fmt.Sprintf("%s[%d] (new) %s", path, j, describe(cl[j], key)))
+		}
+	}
+	for _, m := range lcs(oid, cid) {
+		gap(m[0], m[1])
+		diffValue(fmt.Sprintf("%s[%d]", path, j), ol[i], cl[j], out)
+		i, j = i+1, j+1
+	}
+	gap(len(ol), len(cl))
+}
+
+// identityKey is the first of identityKeys that every element of both
+// lists has (all being records), or "" when none does.
+func identityKey(ol, cl []any) string {
+	for _, k := range identityKeys {
+		all := true
+		for _, e := range append(slices.Clip(ol), cl...) {
+			m, ok := e.(map[string]any)
+			if _, has := m[k]; !ok || !has {
+				all = false
+				break
+			}
+		}
+		if all {
+			return k
+		}
+	}
+	return ""
+}
+
+// describe is an element added or removed as a diff names it: by its
+// identity field when the list has one ({label = "x"}), else whole.
+func describe(e any, key string) string {
+	if key == "" {
+		return formatValue(e)
+	}
+	return "{" + key + " = " + formatValue(e.(map[string]any)[key]) + "}"
+}
+
+// lcs returns the index pairs of a longest common subsequence of a and b,
+// in order.
+func lcs(a, b []string) [][2]int {
+	n, m := len(a), len(b)
+	// l[i][j] is the LCS length of a[i:] and b[j:].
+	l := make([][]int, n+1)
+	for i := range l {
+		l[i] = make([]int, m+1)
+	}
+	for i := n - 1; i >= 0; i-- {
+		for j := m - 1; j >= 0; j-- {
+			if a[i] == b[j] {
+				l[i][j] = l[i+1][j+1] + 1
+			} else {
+				l[i][j] = max(l[i+1][j], l[i][j+1])
+			}
+		}
+	}
+	var out [][2]int
+	for i, j := 0, 0; i < n && j < m; {
+		switch {
+		case a[i] == b[j]:
+			out = append(out, [2]int{i, j})
+			i, j = i+1, j+1
+		case l[i+1][j] >= l[i][j+1]:
+			i++
+		default:
+			j++
+		}
+	}
+	return out
 }
 
 // hasComposite reports whether a list holds a record or a list.

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"bytes"
+	"encoding"
 	"fmt"
 	"math"
 	"reflect"
@@ -104,7 +105,7 @@ func flatten(name string, v reflect.Value, out *[]Param) error {
 		}
 		v = v.Elem()
 	}
-	if v.Kind() == reflect.Struct {
+	if v.Kind() == reflect.Struct && !isText(v) {
 		for _, f := range fieldsOf(v) {
 			if err := flatten(name+"."+f.key, f.v, out); err != nil {
 				return err
@@ -163,12 +164,31 @@ func isEmpty(v reflect.Value) bool {
 	return v.IsZero()
 }
 
+// isText reports whether v encodes itself as text (encoding.TextMarshaler):
+// a value type with a text form (stages.Status) is a string in params, the
+// same string as the one it replaces, so its keys do not move. The TOML
+// decoder reads it back through encoding.TextUnmarshaler.
+func isText(v reflect.Value) bool {
+	if !v.IsValid() || !v.CanInterface() {
+		return false
+	}
+	_, ok := v.Interface().(encoding.TextMarshaler)
+	return ok && v.Kind() != reflect.Pointer
+}
+
 // bareKey is what a key inside an inline table may be without quotes.
 var bareKey = regexp.MustCompile(`^[A-Za-z0-9_-]+$`).MatchString
 
 // tomlValue formats a leaf value in canonical TOML; a struct (an element
 // of a list of records) is an inline table with its keys sorted.
 func tomlValue(v reflect.Value) (string, error) {
+	if isText(v) {
+		b, err := v.Interface().(encoding.TextMarshaler).MarshalText()
+		if err != nil {
+			return "", err
+		}
+		return tomlQuote(string(b))
+	}
 	switch v.Kind() {
 	case reflect.Bool:
 		return strconv.FormatBool(v.Bool()), nil

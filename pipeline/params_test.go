@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -71,7 +72,8 @@ func TestDiffParams(t *testing.T) {
 
 // A list of records is compared field by field: the change names the
 // element and field that changed, not the two whole lists; a list of
-// numbers reads whole; lists of different lengths are shown whole.
+// numbers reads whole; an element added to a list of records is named
+// alone.
 func TestDiffParamsRecords(t *testing.T) {
 	t.Parallel()
 	old := []Param{
@@ -86,9 +88,44 @@ func TestDiffParamsRecords(t *testing.T) {
 	}
 	got := DiffParams(old, cur)
 	want := `render.rows[1].cells[0].decimals 1 -> 2, render.rows[1].note (new) "x", render.rows[1].param "$3{\\cdot}10^{-3}$" -> "$2{\\cdot}10^{-3}$", ` +
-		`train.hidden [256, 128] -> [512, 256], agg.cells [{seeds = [0, 1]}] -> [{seeds = [0, 1]}, {seeds = [2]}]`
+		`train.hidden [256, 128] -> [512, 256], agg.cells[1] (new) {seeds = [2]}`
 	if got != want {
 		t.Errorf("DiffParams =\n%s\nwant\n%s", got, want)
+	}
+}
+
+// Records added, removed or edited in a list are matched by their identity
+// field (label here), or whole when no field is common to all: the diff
+// names each added or removed element by its index and identity.
+func TestDiffParamsListIdentity(t *testing.T) {
+	t.Parallel()
+	rows := func(labels ...string) string {
+		var parts []string
+		for _, l := range labels {
+			parts = append(parts, fmt.Sprintf(`{label = %q, param = "p"}`, l))
+		}
+		return "[" + strings.Join(parts, ", ") + "]"
+	}
+	for _, tc := range []struct {
+		name     string
+		old, cur string
+		want     string
+	}{
+		{"added at the end", rows("a", "b"), rows("a", "b", "c"), `r.rows[2] (new) {label = "c"}`},
+		{"added in the middle", rows("a", "b", "c"), rows("a", "x", "b", "c"), `r.rows[1] (new) {label = "x"}`},
+		{"removed", rows("a", "b", "c"), rows("a", "c"), `r.rows[1] (removed) {label = "b"}`},
+		{"relabelled in place", rows("a", "b", "c"), rows("a", "B", "c"), `r.rows[1].label "b" -> "B"`},
+		{"added and edited", rows("a", "b"), `[{label = "a", param = "q"}, {label = "n", param = "p"}, {label = "b", param = "p"}]`,
+			`r.rows[0].param "p" -> "q", r.rows[1] (new) {label = "n"}`},
+		{"no identity field", `[{status = "n/a"}, {seeds = "0"}]`, `[{status = "n/a"}, {status = "run"}, {seeds = "0"}]`,
+			`r.rows[1] (new) {status = "run"}`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			if got := DiffParams([]Param{{"r.rows", tc.old}}, []Param{{"r.rows", tc.cur}}); got != tc.want {
+				t.Errorf("DiffParams =\n%s\nwant\n%s", got, tc.want)
+			}
+		})
 	}
 }
 
@@ -257,4 +294,54 @@ func FuzzParams(f *testing.F) {
 			t.Fatalf("canonical text changed on a round trip (%v):\n%s\nthen\n%s", err, canon, ParamsText(enc2))
 		}
 	})
+}
+
+// textValue is a struct with a text form, as stages.Status is.
+type textValue struct{ Kind, Why string }
+
+func (v textValue) MarshalText() ([]byte, error) { return []byte(v.Kind + ": " + v.Why), nil }
+
+func (v *textValue) UnmarshalText(b []byte) error {
+	k, w, _ := strings.Cut(string(b), ": ")
+	*v = textValue{k, w}
+	return nil
+}
+
+// A value with a text form encodes as that text, a string, both as a
+// param and inside a record, exactly as the string it replaces; it decodes
+// back through UnmarshalText.
+func TestEncodeParamsText(t *testing.T) {
+	t.Parallel()
+	type typed struct {
+		Top   textValue `toml:"top"`
+		Cells []struct {
+			Status textValue `toml:"status"`
+		} `toml:"cells"`
+	}
+	type plain struct {
+		Top   string `toml:"top"`
+		Cells []struct {
+			Status string `toml:"status"`
+		} `toml:"cells"`
+	}
+	tv := typed{Top: textValue{"not run", "x"}}
+	tv.Cells = append(tv.Cells, struct {
+		Status textValue `toml:"status"`
+	}{textValue{"missing", `a "b"`}})
+	pv := plain{Top: "not run: x"}
+	pv.Cells = append(pv.Cells, struct {
+		Status string `toml:"status"`
+	}{`missing: a "b"`})
+	a, err := EncodeParams("s", &tv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := EncodeParams("s", &pv)
+	if ParamsText(a) != ParamsText(b) {
+		t.Fatalf("typed params:\n%s\nwant the plain string's\n%s", ParamsText(a), ParamsText(b))
+	}
+	var back typed
+	if err := DecodeParams("s", a, &back); err != nil || back.Top != tv.Top || len(back.Cells) != 1 || back.Cells[0] != tv.Cells[0] {
+		t.Fatalf("round trip: %+v, %v", back, err)
+	}
 }

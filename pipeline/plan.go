@@ -40,7 +40,7 @@ type PlannedCell struct {
 	Key      artifacts.Key
 	KeyKnown bool
 	State    State
-	Reasons  []string
+	Reasons  []Reason
 	Manifest *artifacts.Manifest // when cached or in a remote
 	Failure  *artifacts.Failure  // the last failure of this key, if any
 	// Remote names the remote holding the cell (state InRemote), and
@@ -144,7 +144,7 @@ func planCell(st *artifacts.Store, p *Plan, c *Cell, remotes []artifacts.Remote)
 		if f, err := st.GetFailure(pc.Key); err == nil {
 			pc.Failure = f
 		}
-		var misses []string
+		var misses []Reason
 		if pc.Manifest, pc.Remote, pc.RemoteBlobs, misses = fromRemotes(remotes, c, pc.Key); pc.Manifest != nil {
 			pc.State = InRemote
 			return pc, nil
@@ -157,9 +157,9 @@ func planCell(st *artifacts.Store, p *Plan, c *Cell, remotes []artifacts.Remote)
 
 // reasons explains why pc must run, comparing it with the key its cell ID
 // had when last planned under this profile.
-func reasons(st *artifacts.Store, p *Plan, pc *PlannedCell, lookupErr error) []string {
+func reasons(st *artifacts.Store, p *Plan, pc *PlannedCell, lookupErr error) []Reason {
 	c := pc.Cell
-	var rs []string
+	var rs []Reason
 	manifestThere := false
 	if pc.KeyKnown {
 		_, err := st.GetManifest(pc.Key)
@@ -168,35 +168,28 @@ func reasons(st *artifacts.Store, p *Plan, pc *PlannedCell, lookupErr error) []s
 	if manifestThere && lookupErr != nil {
 		// The record exists but an output blob is gone or damaged.
 		if errors.Is(lookupErr, artifacts.ErrCorrupt) {
-			return []string{"output corrupt: " + lookupErr.Error()}
+			return []Reason{{Kind: ReasonOutputCorrupt, Detail: lookupErr.Error()}}
 		}
-		return []string{"output missing: " + lookupErr.Error()}
+		return []Reason{{Kind: ReasonOutputMissing, Detail: lookupErr.Error()}}
 	}
 	if lookupErr != nil && errors.Is(lookupErr, artifacts.ErrCorrupt) {
-		return []string{"output corrupt: " + lookupErr.Error()}
+		return []Reason{{Kind: ReasonOutputCorrupt, Detail: lookupErr.Error()}}
 	}
 	ref, err := st.GetRef(p.Profile, c.ID)
 	if err != nil {
-		return []string{"new"}
+		return []Reason{{Kind: ReasonNew}}
 	}
 	if pc.KeyKnown && ref == pc.Key {
 		if pc.Failure != nil {
-			return []string{"failed last time: " + firstLine(pc.Failure.Error)}
+			return []Reason{{Kind: ReasonFailed, Detail: firstLine(pc.Failure.Error)}}
 		}
-		return []string{"output missing (never finished)"}
+		return []Reason{{Kind: ReasonNeverFinished}}
 	}
 	prev, err := st.GetSpec(ref)
 	if err != nil {
-		return []string{"changed (previous record " + ref.Short() + " gone)"}
+		return []Reason{{Kind: ReasonPreviousGone, Detail: ref.Short()}}
 	}
-	if v := c.Stage.CellVersion(c.Params); prev.StageVersion != v {
-		rs = append(rs, fmt.Sprintf("stage version %s %d -> %d", c.Stage.Name, prev.StageVersion, v))
-	}
-	if old, err := ParseParamsText(prev.Params); err == nil {
-		if d := DiffParams(old, pc.Params); d != "" {
-			rs = append(rs, "config changed: "+d)
-		}
-	}
+	rs = append(rs, RecordChanges(c, pc.Params, c.Stage.Name, prev.StageVersion, prev.Params)...)
 	prevInputs := map[string]artifacts.Key{}
 	for _, in := range prev.Inputs {
 		prevInputs[in.Name] = in.Key
@@ -204,17 +197,32 @@ func reasons(st *artifacts.Store, p *Plan, pc *PlannedCell, lookupErr error) []s
 	for _, in := range c.Inputs {
 		up := p.byID[in.Cell.ID]
 		switch {
-		case up.State == Stale:
-			rs = append(rs, "input changed: "+in.Cell.ID)
-		case up.Key != prevInputs[in.Name]:
-			rs = append(rs, "input changed: "+in.Cell.ID)
+		case up.State == Stale, up.Key != prevInputs[in.Name]:
+			rs = append(rs, Reason{Kind: ReasonInputChanged, Detail: in.Cell.ID})
 		}
 	}
 	if len(rs) == 0 {
 		if !pc.KeyKnown {
-			return []string{"input pending"}
+			return []Reason{{Kind: ReasonInputPending}}
 		}
-		rs = append(rs, "input changed")
+		rs = append(rs, Reason{Kind: ReasonInputChanged})
+	}
+	return rs
+}
+
+// RecordChanges says what differs between a record of cell c (its stage
+// name and version and its params text, as a spec or manifest holds them)
+// and c planned with params: its stage version and its params; nil when
+// neither changed.
+func RecordChanges(c *Cell, params []Param, stage string, version int, paramsText string) []Reason {
+	var rs []Reason
+	if v := c.Stage.CellVersion(c.Params); version != v {
+		rs = append(rs, Reason{Kind: ReasonStageVersion, Detail: fmt.Sprintf("%s %d -> %d", stage, version, v)})
+	}
+	if old, err := ParseParamsText(paramsText); err == nil {
+		if d := DiffParams(old, params); d != "" {
+			rs = append(rs, Reason{Kind: ReasonConfigChanged, Detail: d})
+		}
 	}
 	return rs
 }

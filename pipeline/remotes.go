@@ -81,12 +81,12 @@ func (r *RemoteSettings) KeepsBlobsOf(stage string) bool {
 // fromRemotes returns the manifest of cell c under key k from the first
 // remote that holds a sound one, the remote's name, and whether it holds
 // every output. misses say why a remote's record was not used.
-func fromRemotes(remotes []artifacts.Remote, c *Cell, k artifacts.Key) (m *artifacts.Manifest, name string, blobs bool, misses []string) {
+func fromRemotes(remotes []artifacts.Remote, c *Cell, k artifacts.Key) (m *artifacts.Manifest, name string, blobs bool, misses []Reason) {
 	for _, r := range remotes {
 		m, err := remoteManifest(r, c, k)
 		if err != nil {
 			if !errors.Is(err, artifacts.ErrNotFound) {
-				misses = append(misses, fmt.Sprintf("remote %s: %v", r.Name(), err))
+				misses = append(misses, Reason{Kind: ReasonRemoteMiss, Detail: fmt.Sprintf("%s: %v", r.Name(), err)})
 			}
 			continue
 		}
@@ -136,7 +136,7 @@ func (p *Plan) demandInputs(need func(*Cell) bool) {
 		pc := p.Cells[i]
 		if by, ok := neededBy[pc]; ok && pc.State == InRemote && !pc.RemoteBlobs {
 			pc.State = Stale
-			pc.Reasons = []string{fmt.Sprintf("needed by %s (remote %s holds its record, not its outputs)", by, pc.Remote)}
+			pc.Reasons = []Reason{{Kind: ReasonNeededBy, Detail: fmt.Sprintf("%s (remote %s holds its record, not its outputs)", by, pc.Remote)}}
 		}
 		if pc.State != Stale && (need == nil || !need(pc.Cell)) {
 			continue
@@ -224,10 +224,11 @@ func PrepareRemotes(ctx context.Context, st *artifacts.Store, g *Graph, profile 
 			// A damaged or tampered record the run computes over: say so
 			// (a failed pull is in Misses already).
 			if want[pc.Cell] && pc.State == Stale && bad[pc.Key] == "" {
-				for _, r := range pc.Reasons {
-					if !strings.HasPrefix(r, "remote ") {
+				for _, reason := range pc.Reasons {
+					if reason.Kind != ReasonRemoteMiss {
 						continue
 					}
+					r := reason.String()
 					if !strings.Contains(r, pc.Cell.ID) {
 						r = pc.Cell.ID + ": " + r
 					}

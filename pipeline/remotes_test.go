@@ -151,7 +151,7 @@ func TestRemoteLedger(t *testing.T) {
 	}
 	for _, id := range []string{"a/0", "a/1", "b/0", "b/1"} {
 		pc := p.Cell(id)
-		if pc.State != Stale || !strings.HasPrefix(strings.Join(pc.Reasons, ";"), "needed by ") {
+		if pc.State != Stale || !OnlyReasons(pc.Reasons, ReasonNeededBy) || len(pc.Reasons) != 1 {
 			t.Fatalf("%s: %v %v, want to run as needed by a cell that runs", id, pc.State, pc.Reasons)
 		}
 	}
@@ -238,7 +238,7 @@ func TestRemoteOlderVersionNotUsed(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if pc := p.Cell("c/0"); pc.State != Stale || !strings.Contains(strings.Join(pc.Reasons, ";"), forge.why) {
+		if pc := p.Cell("c/0"); pc.State != Stale || !strings.Contains(JoinReasons(pc.Reasons), forge.why) {
 			t.Fatalf("forged record: %v %v, want a reason with %q", pc.State, pc.Reasons, forge.why)
 		}
 	}

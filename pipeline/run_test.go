@@ -135,7 +135,7 @@ func TestRunCachesAndRerunsExactlyTheDependents(t *testing.T) {
 	wantReason := map[string]string{"a/0": "config changed: a.v 1 -> 2", "b/0": "input changed: a/0", "c/0": "input changed: b/0"}
 	for id, want := range wantReason {
 		pc := p.Cell(id)
-		if pc.State != Stale || !strings.Contains(strings.Join(pc.Reasons, "; "), want) {
+		if pc.State != Stale || !strings.Contains(JoinReasons(pc.Reasons), want) {
 			t.Errorf("plan %s = %v %v, want run: %s", id, pc.State, pc.Reasons, want)
 		}
 	}
@@ -151,7 +151,7 @@ func TestRunCachesAndRerunsExactlyTheDependents(t *testing.T) {
 	cnt.reset()
 	d.B = newStage("b", 2, cnt)
 	p, _ = MakePlan(st, d.graph(t), "p")
-	if rs := strings.Join(p.Cell("b/1").Reasons, "; "); !strings.Contains(rs, "stage version b 1 -> 2") {
+	if rs := JoinReasons(p.Cell("b/1").Reasons); !strings.Contains(rs, "stage version b 1 -> 2") {
 		t.Errorf("plan b/1 reasons = %q", rs)
 	}
 	run(t, st, d.graph(t), 2)
@@ -172,7 +172,7 @@ func TestRunCachesAndRerunsExactlyTheDependents(t *testing.T) {
 		return 2
 	}
 	p, _ = MakePlan(st, d.graph(t), "p")
-	if rs := strings.Join(p.Cell("b/1").Reasons, "; "); !strings.Contains(rs, "stage version b 2 -> 3") {
+	if rs := JoinReasons(p.Cell("b/1").Reasons); !strings.Contains(rs, "stage version b 2 -> 3") {
 		t.Errorf("plan b/1 reasons = %q", rs)
 	}
 	if p.Cell("b/0").State != Cached {
@@ -183,13 +183,31 @@ func TestRunCachesAndRerunsExactlyTheDependents(t *testing.T) {
 		t.Fatalf("after a per-cell version bump executed %v, want b/1 only", cnt.n)
 	}
 
+	// A bump of the stage's Version above every per-cell version reruns
+	// every cell of the stage: VersionOf never hides Version
+	// (CellVersion is the larger of the two).
+	cnt.reset()
+	versionOf := d.B.VersionOf
+	d.B = newStage("b", 4, cnt)
+	d.B.VersionOf = versionOf
+	p, _ = MakePlan(st, d.graph(t), "p")
+	for id, want := range map[string]string{"b/0": "stage version b 2 -> 4", "b/1": "stage version b 3 -> 4"} {
+		if pc := p.Cell(id); pc.State != Stale || len(pc.Reasons) != 1 || pc.Reasons[0].Kind != ReasonStageVersion || pc.Reasons[0].String() != want {
+			t.Errorf("plan %s = %v %v, want to run: %s", id, pc.State, pc.Reasons, want)
+		}
+	}
+	run(t, st, d.graph(t), 2)
+	if cnt.total() != 2 || cnt.n["b/0"] != 1 || cnt.n["b/1"] != 1 {
+		t.Fatalf("after a stage Version bump over VersionOf executed %v, want b/0 and b/1", cnt.n)
+	}
+
 	// An output removed from the store: that cell reruns (and nothing
 	// downstream, since it reproduces the same bytes).
 	cnt.reset()
 	m, _ := st.Lookup(p.Cell("a/1").Key)
 	os.Remove(st.BlobPath(m.Outputs[0].Digest))
 	p, _ = MakePlan(st, d.graph(t), "p")
-	if rs := strings.Join(p.Cell("a/1").Reasons, "; "); !strings.Contains(rs, "output missing") {
+	if rs := JoinReasons(p.Cell("a/1").Reasons); !strings.Contains(rs, "output missing") {
 		t.Errorf("plan a/1 reasons = %q, want output missing", rs)
 	}
 	run(t, st, d.graph(t), 2)
@@ -214,7 +232,7 @@ func TestRunFailureBlocksOnlyDependents(t *testing.T) {
 	}
 	p, _ := MakePlan(st, g, "p")
 	pc := p.Cell("b/0")
-	if pc.Failure == nil || !strings.Contains(strings.Join(pc.Reasons, ";"), "failed last time") {
+	if pc.Failure == nil || !strings.Contains(JoinReasons(pc.Reasons), "failed last time") {
 		t.Fatalf("plan b/0 = %v, failure %v", pc.Reasons, pc.Failure)
 	}
 	if log, err := st.Get(pc.Failure.Log); err != nil || !strings.Contains(string(log), "boom") {
@@ -351,7 +369,10 @@ func TestRunPanicFailsOnlyItsCell(t *testing.T) {
 	if err != nil || !strings.Contains(string(log), "goroutine ") || !strings.Contains(string(log), "TestRunPanicFailsOnlyItsCell") {
 		t.Fatalf("failure log holds no stack: %q, %v", log, err)
 	}
-	locks, _ := os.ReadDir(st.Root() + "/locks")
+	locks, err := os.ReadDir(st.Root() + "/locks")
+	if err != nil {
+		t.Fatal(err) // the store keeps its locks there: no directory would be no check
+	}
 	if len(locks) != 0 {
 		t.Fatalf("locks left: %v", locks)
 	}

@@ -36,9 +36,9 @@ type AggregateParams struct {
 
 // TableCell is one cell of a table as the aggregate stage reads it.
 type TableCell struct {
-	// Status is "run", "n/a" (rendered ---), "empty" (blank by layout) or
-	// "not run: <why>" (blank).
-	Status string `toml:"status"`
+	// Status is StatusRun, StatusNA (rendered ---), StatusEmpty (blank by
+	// layout) or StatusNotRun (blank); its text enters the cell's key.
+	Status Status `toml:"status"`
 	// Seeds are the cell's expected seeds, space-separated; its input
 	// "rXXcYsZ" is seed index Z of row XX, column Y.
 	Seeds string `toml:"seeds,omitzero"`
@@ -73,9 +73,9 @@ type AggCell struct {
 	ID         string `json:"id"` // <table>/<experiment>/<protocol>
 	Experiment string `json:"experiment"`
 	Protocol   string `json:"protocol"`
-	// Status is "ok", "n/a", "not run: <why>", or "missing: <why>" when no
-	// expected seed has a result.
-	Status   string  `json:"status"`
+	// Status is StatusOK, StatusNA, StatusEmpty, StatusNotRun, or
+	// StatusMissing when no expected seed has a result.
+	Status   Status  `json:"status"`
 	N        int     `json:"n"`
 	Expected int     `json:"expected"`
 	Seeds    []int64 `json:"seeds,omitempty"`
@@ -152,7 +152,7 @@ func runAggregate(ctx context.Context, rc *pipeline.RunContext) error {
 			if tc.Metric != "acc" {
 				cell.Metric = tc.Metric
 			}
-			if cell.Status == "run" {
+			if cell.Status.Kind == StatusRun {
 				if err := fillCell(ctx, rc, &cell, func(s int) string { return cellid.Input{Row: r, Col: c, Seed: s}.String() }, tc.Seeds, tc.Cell); err != nil {
 					return fmt.Errorf("%s: %w", cell.ID, err)
 				}
@@ -223,11 +223,11 @@ func relativeCells(rec *AggregateRecord, p *AggregateParams) error {
 		j := r*nc + i%nc
 		cell, ref := &rec.Rows[i/nc][i%nc], &rec.Rows[j/nc][j%nc]
 		cell.Metric = cmp.Or(cell.Metric, "acc") + " / " + ref.ID
-		if cell.Status != "ok" {
+		if cell.Status.Kind != StatusOK {
 			continue
 		}
-		if ref.Status != "ok" || means[j] == 0 {
-			cell.Status = "missing: the reference " + ref.ID + " has no result"
+		if ref.Status.Kind != StatusOK || means[j] == 0 {
+			cell.Status = Missing("the reference " + ref.ID + " has no result")
 			continue
 		}
 		for k := range cell.Values {
@@ -334,9 +334,9 @@ func fillCell(ctx context.Context, rc *pipeline.RunContext, cell *AggCell, input
 		s := MeanSD(syn)
 		cell.SynOps = &s
 	}
-	cell.Status = "ok"
+	cell.Status = Status{Kind: StatusOK}
 	if cell.N == 0 {
-		cell.Status = "missing: no seed has a result"
+		cell.Status = Missing("no seed has a result")
 	}
 	return nil
 }

@@ -3,7 +3,6 @@ package stages
 import (
 	"encoding/json"
 	"math"
-	"strings"
 	"testing"
 
 	"repro/core"
@@ -97,12 +96,12 @@ func tinyAggregate() (*AggregateParams, map[string]outputs) {
 	p.Rows = []string{"a", "b", "c"}
 	p.Protocols = []string{"sequential", "static"}
 	p.Cells = []TableCell{
-		{Status: "run", Seeds: "0 1 2", Cell: "train/a/sequential/split1"},
-		{Status: "run", Seeds: "0 1 2", Cell: "train/a/static/split1"},
-		{Status: "run", Seeds: "0 1 2", Cell: "train/b/sequential/split1"},
-		{Status: "n/a"},
-		{Status: `not run: no experiment "c" in pipeline.toml`},
-		{Status: "not run: x"},
+		{Status: Status{Kind: StatusRun}, Seeds: "0 1 2", Cell: "train/a/sequential/split1"},
+		{Status: Status{Kind: StatusRun}, Seeds: "0 1 2", Cell: "train/a/static/split1"},
+		{Status: Status{Kind: StatusRun}, Seeds: "0 1 2", Cell: "train/b/sequential/split1"},
+		{Status: Status{Kind: StatusNA}},
+		{Status: NotRun(`no experiment "c" in pipeline.toml`)},
+		{Status: NotRun("x")},
 	}
 	p.Compares = []Compare{{ID: "a-b", A: "a", B: "b", Protocol: "sequential"}, {ID: "a-c", A: "a", B: "c", Protocol: "sequential"}}
 	in := map[string]outputs{}
@@ -137,10 +136,10 @@ func TestAggregate(t *testing.T) {
 	if b.TrainCells[1] != "train/b/sequential/split1/seed2" {
 		t.Errorf("row b train cells %v", b.TrainCells)
 	}
-	if s := rec.Cell("tiny/b/static").Status; s != "n/a" {
+	if s := rec.Cell("tiny/b/static").Status; s.Kind != StatusNA {
 		t.Errorf("b static: status %q", s)
 	}
-	if s := rec.Cell("tiny/c/sequential").Status; s[:7] != "not run" {
+	if s := rec.Cell("tiny/c/sequential").Status; s.Kind != StatusNotRun {
 		t.Errorf("c sequential: status %q", s)
 	}
 	// a - b paired over seeds 0 and 2: (91.6 - 88.0) and (91.9 - 87.4).
@@ -188,7 +187,7 @@ func TestAggregateRelative(t *testing.T) {
 	for i, ref := range []string{"a", "b", "a", "b", "a", ""} {
 		p.Cells[i].RelativeTo = ref
 	}
-	p.Cells[3] = TableCell{Status: "run", Seeds: "0", Cell: "train/b/static/split1", RelativeTo: "b"}
+	p.Cells[3] = TableCell{Status: Status{Kind: StatusRun}, Seeds: "0", Cell: "train/b/static/split1", RelativeTo: "b"}
 	out, _ := runStage(t, Aggregate, p, in, nil)
 	var rec AggregateRecord
 	if err := json.Unmarshal(out["aggregate"], &rec); err != nil {
@@ -202,10 +201,10 @@ func TestAggregateRelative(t *testing.T) {
 	if b.Metric != "acc / tiny/a/sequential" {
 		t.Errorf("metric %q", b.Metric)
 	}
-	if s := rec.Cell("tiny/a/static").Status; s != "missing: the reference tiny/b/static has no result" {
+	if s := rec.Cell("tiny/a/static").Status; s != Missing("the reference tiny/b/static has no result") {
 		t.Errorf("a/static status %q", s)
 	}
-	if s := rec.Cell("tiny/c/sequential").Status; !strings.HasPrefix(s, "not run") {
+	if s := rec.Cell("tiny/c/sequential").Status; s.Kind != StatusNotRun {
 		t.Errorf("c/sequential status %q", s)
 	}
 }

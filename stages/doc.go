@@ -5,7 +5,9 @@
 // exercise the engine without data). Beside them, what several stages
 // share: tables.go (the table stages' contracts and the published values a
 // reproduction compares with), metrics.go (the numbers a table cell reads
-// from a train record), figure_spec.go (a figure's layout), network.go (a
+// from a train record), status.go (a table cell's or figure point's
+// Status: run, ok, n/a, empty, not run or missing, typed, with the text
+// params and outputs hold), figure_spec.go (a figure's layout), network.go (a
 // kept network's tensors) and registry.go (every stage by name, for
 // exec-cell). Which cells exist, and how they are wired from pipeline.toml,
 // is decided by package experiments.

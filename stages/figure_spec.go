@@ -146,7 +146,7 @@ type FigPointRef struct {
 	Experiment string   `json:"experiment"`
 	Label      string   `json:"label,omitempty"`
 	X          float64  `json:"x,omitempty"` // XKind value
-	Status     string   `json:"status"`      // "run" or "not run: <why>"
+	Status     Status   `json:"status"`      // StatusRun or StatusNotRun
 	NoMean     bool     `json:"no_mean,omitempty"`
 	Y          *CellRef `json:"y,omitempty"`
 	XC         *CellRef `json:"xc,omitempty"` // XKind protocol or energy
@@ -183,6 +183,6 @@ type FigLine struct {
 	Dashed bool     `toml:"dashed" json:"dashed,omitempty"`
 	Color  int      `toml:"color" json:"color,omitempty"`
 	Value  *float64 `toml:"value" json:"value,omitempty"`
-	Status string   `toml:"-" json:"status"`
+	Status Status   `toml:"-" json:"status"`
 	Ref    *CellRef `toml:"-" json:"ref,omitempty"`
 }

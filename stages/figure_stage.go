@@ -46,8 +46,8 @@ type FigurePoint struct {
 	Series     string `json:"series"`
 	Label      string `json:"label,omitempty"`
 	Experiment string `json:"experiment"`
-	// Status is "ok", "not run: <why>" or "missing: <why>".
-	Status string  `json:"status"`
+	// Status is StatusOK, StatusNotRun or StatusMissing.
+	Status Status  `json:"status"`
 	X      float64 `json:"x"`
 	Y      float64 `json:"y"`
 	// Errors is how the bars were computed (sd, bootstrap, none); YLo/YHi
@@ -84,7 +84,7 @@ type FigSelection struct {
 // accuracy's seed mean and s.d. over N seeds.
 type FigCandidate struct {
 	Experiment string  `json:"experiment"`
-	Status     string  `json:"status"`
+	Status     Status  `json:"status"`
 	N          int     `json:"n"`
 	Mean       float64 `json:"mean"`
 	SD         float64 `json:"sd"`
@@ -196,8 +196,8 @@ func FigureTeX(lay *FigLayout, side *FigureSidecar) string {
 	}
 	var why []string
 	for _, p := range append(slices.Clone(side.Points), side.Lines...) {
-		if p.Status != "ok" && !slices.Contains(why, p.Status) {
-			why = append(why, p.Status)
+		if p.Status.Kind != StatusOK && !slices.Contains(why, p.Status.String()) {
+			why = append(why, p.Status.String())
 		}
 	}
 	if len(why) > 0 {
@@ -242,13 +242,13 @@ func figureData(ctx context.Context, rc *pipeline.RunContext, lay *FigLayout) (*
 			for _, ref := range sr.Points {
 				fp := FigurePoint{ID: ref.ID, Panel: pi + 1, Series: sr.Name, Label: ref.Label, Experiment: ref.Experiment,
 					Status: ref.Status, X: ref.X, Errors: sr.Errors, Hidden: ref.NoMean}
-				if ref.Status == "run" {
+				if ref.Status.Kind == StatusRun {
 					if err := computePoint(ctx, rc, &sr, &ref, &fp, rng); err != nil {
 						return nil, nil, fmt.Errorf("%s: %w", ref.ID, err)
 					}
 				}
-				if fp.Status != "ok" && !slices.Contains(notes, fp.Status) {
-					notes = append(notes, fp.Status)
+				if fp.Status.Kind != StatusOK && !slices.Contains(notes, fp.Status.String()) {
+					notes = append(notes, fp.Status.String())
 				}
 				pts = append(pts, fp)
 			}
@@ -256,7 +256,7 @@ func figureData(ctx context.Context, rc *pipeline.RunContext, lay *FigLayout) (*
 				markFrontier(pts)
 			}
 			for i := range pts {
-				if pts[i].Status == "ok" {
+				if pts[i].Status.Kind == StatusOK {
 					drawn = append(drawn, drawPoint(&sr, &pts[i], pn.XLog))
 				}
 			}
@@ -267,8 +267,8 @@ func figureData(ctx context.Context, rc *pipeline.RunContext, lay *FigLayout) (*
 			fp := FigurePoint{ID: ln.ID, Panel: pi + 1, Series: "line", Label: ln.Label, Status: ln.Status, Errors: "none"}
 			switch {
 			case ln.Value != nil:
-				fp.Status, fp.Y = "ok", *ln.Value
-			case ln.Status == "run":
+				fp.Status, fp.Y = Status{Kind: StatusOK}, *ln.Value
+			case ln.Status.Kind == StatusRun:
 				c, err := readRef(ctx, rc, ln.Ref, ln.ID)
 				if err != nil {
 					return nil, nil, fmt.Errorf("%s: %w", ln.ID, err)
@@ -276,7 +276,7 @@ func figureData(ctx context.Context, rc *pipeline.RunContext, lay *FigLayout) (*
 				fp.Experiment, fp.Status, fp.YCell, fp.Y = ln.Ref.Experiment, c.Status, c, c.Acc.Mean
 			}
 			fp.YLo, fp.YHi = fp.Y, fp.Y
-			if fp.Status == "ok" {
+			if fp.Status.Kind == StatusOK {
 				fp.Text = fmt1(fp.Y)
 				panel.Lines = append(panel.Lines, figure.Line{Y: fp.Y, Label: ln.Label, Dashed: ln.Dashed, Color: ln.Color})
 			}
@@ -306,7 +306,7 @@ func computePoint(ctx context.Context, rc *pipeline.RunContext, sr *FigSeries, r
 	}
 	fp.Experiment = y.Experiment
 	fp.YCell, fp.Status = y, y.Status
-	if y.Status != "ok" {
+	if y.Status.Kind != StatusOK {
 		return nil
 	}
 	fp.Y = y.Acc.Mean
@@ -317,7 +317,7 @@ func computePoint(ctx context.Context, rc *pipeline.RunContext, sr *FigSeries, r
 			return err
 		}
 		fp.BCell = b
-		if b.Status != "ok" {
+		if b.Status.Kind != StatusOK {
 			fp.Status = b.Status
 			return nil
 		}
@@ -325,7 +325,7 @@ func computePoint(ctx context.Context, rc *pipeline.RunContext, sr *FigSeries, r
 		cmp := &Comparison{ID: ref.ID, A: y.Experiment, B: b.Experiment, Protocol: y.Protocol, N: len(d), Seeds: seeds}
 		fp.Diff = cmp
 		if len(d) == 0 {
-			cmp.Status, fp.Status = "not computed: no common seed", "missing: no seed common to "+y.Experiment+" and "+b.Experiment
+			cmp.Status, fp.Status = "not computed: no common seed", Missing("no seed common to "+y.Experiment+" and "+b.Experiment)
 			return nil
 		}
 		cmp.Diff, cmp.Lo, cmp.Hi = PairedBootstrap(d, sr.Resamples, rng)
@@ -365,7 +365,7 @@ func pointX(ctx context.Context, rc *pipeline.RunContext, sr *FigSeries, ref *Fi
 			return false, err
 		}
 		fp.XCell = x
-		if x.Status != "ok" {
+		if x.Status.Kind != StatusOK {
 			fp.Status = x.Status
 			return false, nil
 		}
@@ -417,7 +417,7 @@ func selectVariant(ctx context.Context, rc *pipeline.RunContext, rule string, re
 		}
 		sel.Candidates = append(sel.Candidates, FigCandidate{Experiment: c.Experiment, Status: c.Status, N: c.N, Mean: c.Acc.Mean, SD: c.Acc.SD})
 		switch {
-		case c.Status != "ok":
+		case c.Status.Kind != StatusOK:
 			return c, sel, nil
 		case best == nil || c.Acc.Mean > best.Acc.Mean:
 			best = c
@@ -432,12 +432,12 @@ func selectVariant(ctx context.Context, rc *pipeline.RunContext, rule string, re
 // higher on one.
 func markFrontier(pts []FigurePoint) {
 	for i := range pts {
-		if pts[i].Status != "ok" {
+		if pts[i].Status.Kind != StatusOK {
 			continue
 		}
 		nd := true
 		for j := range pts {
-			if i == j || pts[j].Status != "ok" {
+			if i == j || pts[j].Status.Kind != StatusOK {
 				continue
 			}
 			a, b := pts[i], pts[j]
@@ -484,8 +484,8 @@ func drawSeries(sr *FigSeries, pts []FigurePoint, drawn []figure.Point) []figure
 	if len(drawn) == 0 {
 		var why []string
 		for _, p := range pts {
-			if !slices.Contains(why, p.Status) {
-				why = append(why, p.Status)
+			if !slices.Contains(why, p.Status.String()) {
+				why = append(why, p.Status.String())
 			}
 		}
 		base.Missing = strings.Join(why, "; ")
@@ -499,7 +499,7 @@ func drawSeries(sr *FigSeries, pts []FigurePoint, drawn []figure.Point) []figure
 	dom.Color = sr.Color + 3
 	k := 0
 	for _, p := range pts {
-		if p.Status != "ok" {
+		if p.Status.Kind != StatusOK {
 			continue
 		}
 		if *p.Dominant {
@@ -536,7 +536,7 @@ func ourCaption(caption, name string, side *FigureSidecar) string {
 			return latexEscape(strings.Join(on, ", "))
 		}
 		p := byID["fig/"+name+"/"+sub[2]]
-		if p == nil || p.Status != "ok" || p.YCell == nil {
+		if p == nil || p.Status.Kind != StatusOK || p.YCell == nil {
 			return "(no such point: " + latexEscape(sub[2]) + ")"
 		}
 		c := p.YCell

@@ -3,7 +3,6 @@ package stages
 import (
 	"encoding/json"
 	"math"
-	"strings"
 	"testing"
 
 	"repro/experiments/cellid"
@@ -24,7 +23,7 @@ func TestFigureSelect(t *testing.T) {
 	sr := FigSeries{Name: "s", XKind: "value", Errors: "sd", Select: "best_mean", ShowLabels: true}
 	in := map[string]outputs{}
 	for i, pv := range acc {
-		pt := FigPointRef{ID: "fig/f/s/" + string(rune('a'+i)), Experiment: "e" + string(rune('a'+i)), X: float64(i + 1), Status: "run", Label: "p"}
+		pt := FigPointRef{ID: "fig/f/s/" + string(rune('a'+i)), Experiment: "e" + string(rune('a'+i)), X: float64(i + 1), Status: Status{Kind: StatusRun}, Label: "p"}
 		for v, seeds := range pv {
 			name := pt.Experiment + "-" + string(rune('1'+v))
 			ref := &CellRef{Experiment: name, Protocol: "sequential", Prefix: "train/" + name + "/sequential/split1", Seeds: "0 1",
@@ -59,18 +58,18 @@ func TestFigureSelect(t *testing.T) {
 	for i, w := range want {
 		p := side.Points[i]
 		sel := p.Selection
-		if p.Status != "ok" || sel == nil || sel.Rule != "best_mean" || sel.Chosen != w.chosen || p.Experiment != w.chosen || p.YCell.Experiment != w.chosen ||
+		if p.Status.Kind != StatusOK || sel == nil || sel.Rule != "best_mean" || sel.Chosen != w.chosen || p.Experiment != w.chosen || p.YCell.Experiment != w.chosen ||
 			math.Abs(p.Y-w.y) > 1e-9 || len(sel.Candidates) != 2 {
 			t.Fatalf("point %d: %+v, selection %+v; want %s at %v", i, p, sel, w.chosen, w.y)
 		}
 		for v, m := range w.means {
 			// Means of two accuracies x100: exact to rounding.
-			if c := sel.Candidates[v]; math.Abs(c.Mean-m) > 1e-9 || c.N != 2 || c.Status != "ok" {
+			if c := sel.Candidates[v]; math.Abs(c.Mean-m) > 1e-9 || c.N != 2 || c.Status.Kind != StatusOK {
 				t.Errorf("point %d candidate %d: %+v, want mean %v over 2 seeds", i, v, c, m)
 			}
 		}
 	}
-	if p := side.Points[2]; !strings.HasPrefix(p.Status, "missing") || p.Experiment != "ec-2" || p.Selection.Chosen != "" {
+	if p := side.Points[2]; p.Status.Kind != StatusMissing || p.Experiment != "ec-2" || p.Selection.Chosen != "" {
 		t.Errorf("point with a variant missing: %+v, selection %+v", p, p.Selection)
 	}
 	// Each drawing feature raises the version of the figures that use it
@@ -101,9 +100,9 @@ func TestOurCaption(t *testing.T) {
 	t.Parallel()
 	yes, no := true, false
 	side := &FigureSidecar{Figure: "b", Points: []FigurePoint{
-		{ID: "fig/b/iso/2", Status: "ok", Label: "isolated", Dominant: &yes, YCell: &AggCell{N: 6, Acc: Stat{Mean: 76.01, SD: 12.77},
+		{ID: "fig/b/iso/2", Status: Status{Kind: StatusOK}, Label: "isolated", Dominant: &yes, YCell: &AggCell{N: 6, Acc: Stat{Mean: 76.01, SD: 12.77},
 			Values: []float64{86.3, 62.5, 57.2, 83.9, 80.6, 85.5}}},
-		{ID: "fig/b/unm/2", Status: "ok", Experiment: "unmasked", Dominant: &no, YCell: &AggCell{N: 6, Acc: Stat{Mean: 83.0, SD: 3.0},
+		{ID: "fig/b/unm/2", Status: Status{Kind: StatusOK}, Experiment: "unmasked", Dominant: &no, YCell: &AggCell{N: 6, Acc: Stat{Mean: 83.0, SD: 3.0},
 			Values: []float64{77.8, 86.9, 84, 83, 82, 84.3}}},
 	}}
 	got := ourCaption("A [[ours:iso/2]] (seeds [[seeds:iso/2]]), B [[ours:unm/2]]; front: [[nondominated]]; [[ours:gone/4]].", "b", side)

@@ -39,7 +39,7 @@ func heldoutMNIST(t *testing.T) (stream, eval *core.Dataset, tasks []core.Task) 
 // TestHeadline runs the default system on held-out split 1 of MNIST. It is
 // skipped unless REPRO_DATA names the data directory (holding mnist/).
 // REPRO_SEEDS (default "0"), REPRO_PROTOCOL (sequential, static or single;
-// default sequential), REPRO_PRESET (a LocalPreset name; default the default
+// default sequential), REPRO_PRESET (a local preset of presets.toml; default the default
 // system) and REPRO_MASK select the runs. It logs one JSON line
 // per seed and the mean and s.d. of the final accuracy.
 //
@@ -49,9 +49,11 @@ func TestHeadline(t *testing.T) {
 	cfg := core.DefaultLocalConfig()
 	var err error
 	if name := os.Getenv("REPRO_PRESET"); name != "" {
-		if cfg, err = core.LocalPreset(name); err != nil {
+		v, err := testPreset(LearnerLocal, name)
+		if err != nil {
 			t.Fatal(err)
 		}
+		cfg = *v.(*core.LocalConfig)
 	}
 	switch p := os.Getenv("REPRO_PROTOCOL"); p {
 	case "", "sequential":
@@ -140,10 +142,11 @@ func TestMNISTHeldout(t *testing.T) {
 		tasks = []core.Task{{0, 1, 2, 3, 4, 5, 6, 7, 8, 9}}
 	}
 	for _, name := range cells {
-		cfg, ok := backprop.Preset(name)
-		if !ok {
-			t.Fatalf("unknown preset %q", name)
+		v, err := testPreset(LearnerBP, name)
+		if err != nil {
+			t.Fatal(err)
 		}
+		cfg := *v.(*backprop.Config)
 		if axis == "single" {
 			cfg.Epochs = 1
 		}
@@ -252,20 +255,22 @@ func BenchmarkLearnerCost(b *testing.B) {
 			d := load(k.data)
 			run := func() error {
 				if k.local != "" {
-					cfg, err := core.LocalPreset(k.local)
+					v, err := testPreset(LearnerLocal, k.local)
 					if err != nil {
 						return err
 					}
+					cfg := *v.(*core.LocalConfig)
 					cfg.Epochs = 1
 					_, err = core.TrainLocal(cfg, d.train, d.eval, d.tasks, 0, core.Hooks{})
 					return err
 				}
-				cfg, ok := backprop.Preset(k.bp)
-				if !ok {
-					return fmt.Errorf("no backprop preset %s", k.bp)
+				v, err := testPreset(LearnerBP, k.bp)
+				if err != nil {
+					return err
 				}
+				cfg := *v.(*backprop.Config)
 				cfg.Epochs = 1
-				_, err := backprop.Train(cfg, d.train, d.eval, d.tasks, 0, core.Hooks{})
+				_, err = backprop.Train(cfg, d.train, d.eval, d.tasks, 0, core.Hooks{})
 				return err
 			}
 			cpu0 := cpuTime()

@@ -31,9 +31,10 @@ func TestRender(t *testing.T) {
 	checkGolden(t, "render-tiny.tex", tex)
 	checkGolden(t, "render-tiny", digestLines(out, order))
 	for _, want := range []string{
-		`row a & $10^{-4}$ & $\mathbf{91.6\pm0.3}$ & $94.1\pm0.0$ \\`, // best sequential value is bold
-		`$87.7\pm0.4$\,{\scriptsize($n{=}2$)} & --- \\`,               // a missing seed shows n; n/a shows ---
-		"\\midrule\nrow c &  &  & \\\\",                               // not run: blank
+		// best sequential value is bold; every number links to its card
+		`row a & $10^{-4}$ & \reprocard{tiny.a.sequential}{$\mathbf{91.6\pm0.3}$} & \reprocard{tiny.a.static}{$94.1\pm0.0$} \\`,
+		`\reprocard{tiny.b.sequential}{$87.7\pm0.4$\,{\scriptsize($n{=}2$)}} & --- \\`, // a missing seed shows n; n/a shows --- (no link)
+		"\\midrule\nrow c &  &  & \\\\", // not run: blank
 		`\toprule`, `\bottomrule`, `SMOKE\_TEST 100\%`,
 	} {
 		if !strings.Contains(tex, want) {
@@ -55,8 +56,8 @@ func TestRender(t *testing.T) {
 func TestRenderShowNotRun(t *testing.T) {
 	t.Parallel()
 	rec := &AggregateRecord{Table: "tiny", Protocols: []string{"sequential", "static"}, Rows: [][]AggCell{
-		{{ID: "tiny/a/sequential", Status: "not run: download cifar100: no network & no mirror"}, {ID: "tiny/a/static", Status: "n/a"}},
-		{{ID: "tiny/b/sequential", Status: "not run: no preset"}, {ID: "tiny/b/static", Status: "not run: download cifar100: no network & no mirror"}},
+		{{ID: "tiny/a/sequential", Status: NotRun("download cifar100: no network & no mirror")}, {ID: "tiny/a/static", Status: Status{Kind: StatusNA}}},
+		{{ID: "tiny/b/sequential", Status: NotRun("no preset")}, {ID: "tiny/b/static", Status: NotRun("download cifar100: no network & no mirror")}},
 	}}
 	p := tinyRender()
 	p.Rows = p.Rows[:2]
@@ -83,7 +84,7 @@ func TestRenderShowNotRun(t *testing.T) {
 func TestBestRows(t *testing.T) {
 	t.Parallel()
 	cell := func(m float64, n, exp int) AggCell {
-		return AggCell{Status: "ok", N: n, Expected: exp, Acc: Stat{Mean: m}}
+		return AggCell{Status: Status{Kind: StatusOK}, N: n, Expected: exp, Acc: Stat{Mean: m}}
 	}
 	cases := []struct {
 		name string

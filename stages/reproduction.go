@@ -272,7 +272,7 @@ func numbers(recs []*AggregateRecord) map[string]*ours {
 					byCell[x.Experiment+" "+x.Protocol] = x
 				}
 				out[x.ID] = &ours{cell: x, stat: &x.Acc, kind: metricKind(x.Metric)}
-				if x.Status != "ok" {
+				if x.Status.Kind != StatusOK {
 					continue
 				}
 				out[x.ID+"/collapsed"] = &ours{cell: x, stat: &x.Acc, collapse: true}
@@ -413,8 +413,8 @@ func judgeValue(v *PublishedValue, ns map[string]*ours) ReproRow {
 		r.Judgement = &j
 		r.Note = fmt.Sprintf("%s - %s, %s, paired over %d seeds", o.cmp.A, o.cmp.B, o.cmp.Protocol, len(o.diffs))
 		return r
-	case o.cell.Status != "ok":
-		r.Note = o.cell.Status
+	case o.cell.Status.Kind != StatusOK:
+		r.Note = o.cell.Status.String()
 		return r
 	}
 	c := o.cell
@@ -452,7 +452,7 @@ func judgeValue(v *PublishedValue, ns map[string]*ours) ReproRow {
 			pub.SD, pub.DF = o.stat.SD, c.N-1
 			notes = append(notes, fmt.Sprintf("the paper's is a single run: judged with our per-run s.d. %s over %d seeds", fmtN(o.stat.SD, d), c.N))
 		case v.NoiseFrom != "":
-			if ref := ns[v.NoiseFrom]; ref != nil && ref.cell != nil && ref.cell.Status == "ok" && ref.cell.N > 1 {
+			if ref := ns[v.NoiseFrom]; ref != nil && ref.cell != nil && ref.cell.Status.Kind == StatusOK && ref.cell.N > 1 {
 				ref := ref.cell
 				us.SD, us.DF = ref.Acc.SD, ref.N-1
 				pub.SD, pub.DF = ref.Acc.SD, ref.N-1
@@ -586,17 +586,17 @@ func operand(s string, ns map[string]*ours) (verdict.Operand, string) {
 		case o.cmp != nil && o.cmp.Status == "ok" && len(o.diffs) > 0:
 			m, sd := verdict.MeanSD(o.diffs)
 			return verdict.Operand{Mean: m, SD: sd, N: len(o.diffs), Values: o.diffs, Seeds: o.cmp.Seeds}, ""
-		case o.collapse && o.cell.Status == "ok":
+		case o.collapse && o.cell.Status.Kind == StatusOK:
 			k := float64(verdict.Collapsed(o.cell.Values))
 			return verdict.Operand{Mean: k}, ""
-		case o.cell != nil && o.cell.Status == "ok":
+		case o.cell != nil && o.cell.Status.Kind == StatusOK:
 			op := verdict.Operand{Mean: o.stat.Mean, SD: o.stat.SD, N: o.cell.N}
 			if o.stat == &o.cell.Acc && len(o.cell.Values) == len(o.cell.Seeds) {
 				op.Values, op.Seeds = o.cell.Values, o.cell.Seeds
 			}
 			return op, ""
 		case o.cell != nil:
-			return verdict.Operand{}, s + ": " + o.cell.Status
+			return verdict.Operand{}, s + ": " + o.cell.Status.String()
 		}
 		return verdict.Operand{}, s + ": " + o.cmp.Status
 	}

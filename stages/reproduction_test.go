@@ -64,8 +64,8 @@ func TestReproduction(t *testing.T) {
 func TestReproduceWideSD(t *testing.T) {
 	t.Parallel()
 	rec := &AggregateRecord{Table: "t", Rows: [][]AggCell{{
-		{ID: "t/a/s", Status: "ok", N: 6, Expected: 6, Acc: Stat{Mean: 85.4, SD: 12.5}},
-		{ID: "t/b/s", Status: "ok", N: 6, Expected: 6, Acc: Stat{Mean: 91.7, SD: 0.4}},
+		{ID: "t/a/s", Status: Status{Kind: StatusOK}, N: 6, Expected: 6, Acc: Stat{Mean: 85.4, SD: 12.5}},
+		{ID: "t/b/s", Status: Status{Kind: StatusOK}, N: 6, Expected: 6, Acc: Stat{Mean: 91.7, SD: 0.4}},
 	}}}
 	p := &ReproductionParams{}
 	p.AddPublished(&Published{Value: []PublishedValue{
@@ -90,10 +90,10 @@ func TestReproduceWideSD(t *testing.T) {
 func TestReproduceSingleRun(t *testing.T) {
 	t.Parallel()
 	rec := &AggregateRecord{Table: "t", Rows: [][]AggCell{
-		{{ID: "t/six/acc", Status: "ok", N: 6, Expected: 6, Acc: Stat{Mean: 68.5, SD: 6.9}}},
-		{{ID: "t/one/acc", Status: "ok", N: 1, Expected: 1, Acc: Stat{Mean: 66.7}}},
-		{{ID: "t/one/far", Status: "ok", N: 1, Expected: 1, Acc: Stat{Mean: 10.0}}},
-		{{ID: "t/one/bare", Status: "ok", N: 1, Expected: 1, Acc: Stat{Mean: 66.7}}},
+		{{ID: "t/six/acc", Status: Status{Kind: StatusOK}, N: 6, Expected: 6, Acc: Stat{Mean: 68.5, SD: 6.9}}},
+		{{ID: "t/one/acc", Status: Status{Kind: StatusOK}, N: 1, Expected: 1, Acc: Stat{Mean: 66.7}}},
+		{{ID: "t/one/far", Status: Status{Kind: StatusOK}, N: 1, Expected: 1, Acc: Stat{Mean: 10.0}}},
+		{{ID: "t/one/bare", Status: Status{Kind: StatusOK}, N: 1, Expected: 1, Acc: Stat{Mean: 66.7}}},
 	}}
 	p := &ReproductionParams{}
 	p.AddPublished(&Published{Value: []PublishedValue{
@@ -124,7 +124,7 @@ func TestReproduceSingleRun(t *testing.T) {
 func TestReproduceCollapse(t *testing.T) {
 	t.Parallel()
 	rec := &AggregateRecord{Table: "t", Rows: [][]AggCell{{
-		{ID: "t/a/s", Status: "ok", N: 6, Expected: 6, Acc: Stat{Mean: 76.0, SD: 12.8},
+		{ID: "t/a/s", Status: Status{Kind: StatusOK}, N: 6, Expected: 6, Acc: Stat{Mean: 76.0, SD: 12.8},
 			Seeds: []int64{0, 1, 2, 3, 4, 5}, Values: []float64{86.3, 62.5, 57.2, 83.9, 80.6, 85.5}},
 	}}}
 	p := &ReproductionParams{}
@@ -183,9 +183,9 @@ holds = ["t/a/s ~= t/d/s"]
 	p.AddPublished(pub)
 	seeds := []int64{0, 1, 2}
 	rec := &AggregateRecord{Table: "t", Rows: [][]AggCell{{
-		{ID: "t/a/s", Status: "ok", N: 3, Expected: 3, Acc: Stat{Mean: 91.7, SD: 0.2}, Seeds: seeds, Values: []float64{91.5, 91.7, 91.9}},
-		{ID: "t/b/s", Status: "ok", N: 3, Expected: 3, Acc: Stat{Mean: 88.3, SD: 0.2}, Seeds: seeds, Values: []float64{88.1, 88.3, 88.5}},
-		{ID: "t/d/s", Status: "ok", N: 3, Expected: 3, Acc: Stat{Mean: 90.0, SD: 3}, Seeds: []int64{3, 4, 5}, Values: []float64{87, 90, 93}},
+		{ID: "t/a/s", Status: Status{Kind: StatusOK}, N: 3, Expected: 3, Acc: Stat{Mean: 91.7, SD: 0.2}, Seeds: seeds, Values: []float64{91.5, 91.7, 91.9}},
+		{ID: "t/b/s", Status: Status{Kind: StatusOK}, N: 3, Expected: 3, Acc: Stat{Mean: 88.3, SD: 0.2}, Seeds: seeds, Values: []float64{88.1, 88.3, 88.5}},
+		{ID: "t/d/s", Status: Status{Kind: StatusOK}, N: 3, Expected: 3, Acc: Stat{Mean: 90.0, SD: 3}, Seeds: []int64{3, 4, 5}, Values: []float64{87, 90, 93}},
 	}}}
 	rep, err := Reproduce(p, []*AggregateRecord{rec})
 	if err != nil {

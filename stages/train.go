@@ -18,9 +18,9 @@ import (
 // TrainParams are the params of one training run: one learner config, one
 // protocol, one seed. Exactly one of Local and BP is set.
 type TrainParams struct {
-	Learner  string `toml:"learner"`  // "local" or "bp"
-	Protocol string `toml:"protocol"` // "sequential", "static" or "single_pass"
-	Seed     int64  `toml:"seed"`
+	Learner  LearnerKind `toml:"learner"`  // a registered kind (learners)
+	Protocol string      `toml:"protocol"` // "sequential", "static" or "single_pass"
+	Seed     int64       `toml:"seed"`
 	// StreamStride keeps every n-th training sample of the stream and
 	// EvalStride every n-th evaluation sample (1 = all). Only scaled-down
 	// profiles (smoke) set them; they are part of the key like any param.
@@ -47,7 +47,7 @@ type TrainParams struct {
 // plus what identifies the run. It is canonical JSON (fixed field order, Go's
 // shortest float formatting), so equal runs give equal bytes.
 type TrainRecord struct {
-	Learner  string       `json:"learner"`
+	Learner  LearnerKind  `json:"learner"`
 	Protocol string       `json:"protocol"`
 	Seed     int64        `json:"seed"`
 	Stream   int          `json:"stream_samples"`
@@ -71,22 +71,19 @@ func (p *TrainParams) Validate() error {
 		return bad("eval_stride", p.EvalStride, "must be >= 1")
 	case p.Seed < 0:
 		return bad("seed", p.Seed, "must be >= 0")
-	case p.KeepNetwork && p.Learner != "local":
+	}
+	l, ok := LearnerOf(p.Learner)
+	switch {
+	case p.KeepNetwork && !l.KeepsNetwork:
 		return bad("keep_network", p.KeepNetwork, "only the local learner's network can be kept")
+	case !ok:
+		return bad("learner", p.Learner, "want "+LearnerKinds())
 	}
-	switch p.Learner {
-	case "local":
-		if p.Local == nil {
-			return bad("local", nil, "missing for the local learner")
-		}
-		return p.Local.Validate()
-	case "bp":
-		if p.BP == nil {
-			return bad("bp", nil, "missing for the bp learner")
-		}
-		return p.BP.Validate()
+	cfg := l.Config(p)
+	if cfg == nil {
+		return bad(string(l.Kind), nil, "missing for the "+string(l.Kind)+" learner")
 	}
-	return bad("learner", p.Learner, "want local or bp")
+	return l.Validate(cfg)
 }
 
 // Train runs one learner on one stream (inputs "data": a prepare or v1 cell;
@@ -143,7 +140,7 @@ var Train = &pipeline.Stage{
 	Version:   1,
 	VersionOf: trainVersion,
 	NewParams: func() any {
-		return &TrainParams{Learner: "local", Protocol: "sequential", StreamStride: 1, EvalStride: 1}
+		return &TrainParams{Learner: LearnerLocal, Protocol: "sequential", StreamStride: 1, EvalStride: 1}
 	},
 	Run:  runTrain,
 	Cost: trainCost,
@@ -165,7 +162,7 @@ func trainCost(params any) float64 {
 	p := params.(*TrainParams)
 	perEpoch, epochs := 3.5, 5 // the default local system: 17.5 s for 5 epochs
 	switch {
-	case p.Learner == "bp" && p.BP != nil:
+	case p.Learner == LearnerBP && p.BP != nil:
 		epochs = p.BP.Epochs
 		switch {
 		case p.BP.Method == backprop.MethodLocal:
@@ -233,11 +230,11 @@ func localWeights(c *core.LocalConfig) float64 {
 func trainVersion(params any) int {
 	p := params.(*TrainParams)
 	switch {
-	case p.Learner == "bp" && p.BP != nil && p.BP.Method == backprop.MethodLocal && p.BP.Rotate && p.Protocol != "static":
+	case p.Learner == LearnerBP && p.BP != nil && p.BP.Method == backprop.MethodLocal && p.BP.Rotate && p.Protocol != "static":
 		return 3
-	case p.Learner == "bp":
+	case p.Learner == LearnerBP:
 		return 2
-	case p.Learner != "local" || p.Local == nil:
+	case p.Learner != LearnerLocal || p.Local == nil:
 		return 1
 	case p.Local.KPAdapt > 0:
 		return 6
@@ -253,12 +250,13 @@ func trainVersion(params any) int {
 
 func runTrain(ctx context.Context, rc *pipeline.RunContext) error {
 	p := rc.Params.(*TrainParams)
-	if p.StreamStride < 1 || p.EvalStride < 1 {
-		return fmt.Errorf("train.stream_stride and train.eval_stride must be >= 1")
+	// The matrix validated these params when it built the cell; a cell
+	// built another way (a test, a hand-made plan) is checked here, by the
+	// same function, once.
+	if err := p.Validate(); err != nil {
+		return fmt.Errorf("train params: %w", err)
 	}
-	if p.KeepNetwork && p.Learner != "local" {
-		return fmt.Errorf("train.keep_network: only the local learner's network can be kept, not %s's", p.Learner)
-	}
+	l, _ := LearnerOf(p.Learner) // Validate checked the kind and its config
 	train, eval, tasks, err := loadStream(ctx, rc, p)
 	if err != nil {
 		return err
@@ -272,26 +270,7 @@ func runTrain(ctx context.Context, rc *pipeline.RunContext) error {
 		Progress: func(done, total int) { rc.Progress(int64(done), int64(total)) },
 		Stop:     func() bool { return ctx.Err() != nil },
 	}
-	var res *core.Result
-	var nw *core.Network
-	switch p.Learner {
-	case "local":
-		if p.Local == nil {
-			return fmt.Errorf("train.local: missing for the local learner")
-		}
-		if p.KeepNetwork {
-			res, nw, err = core.TrainLocalNetwork(*p.Local, train, eval, tasks, p.Seed, hooks)
-		} else {
-			res, err = core.TrainLocal(*p.Local, train, eval, tasks, p.Seed, hooks)
-		}
-	case "bp":
-		if p.BP == nil {
-			return fmt.Errorf("train.bp: missing for the bp learner")
-		}
-		res, err = backprop.Train(*p.BP, train, eval, tasks, p.Seed, hooks)
-	default:
-		return fmt.Errorf("train.learner %q: want local or bp", p.Learner)
-	}
+	res, nw, err := l.train(l.Config(p), trainInput{train: train, eval: eval, tasks: tasks, seed: p.Seed, hooks: hooks}, p.KeepNetwork)
 	if err != nil {
 		return err
 	}

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"repro/experiments"
 	"repro/internal/dataset"
 	"repro/pipeline"
 )
@@ -89,6 +90,6 @@ func absentReleases(g *pipeline.Graph, rep *pipeline.RunReport) (absent []absent
 
 // absentText is the run's line for a release absent here.
 func (a absentRelease) text() string {
-	return fmt.Sprintf("not computed here: %s (%s) blocks %s; the tables show them as \"not run\" with this reason",
-		a.cell, a.why, plural(a.blocks, "cell"))
+	return fmt.Sprintf("not computed here: %s (%s) blocks %s; the tables show them as %q",
+		a.cell, a.why, plural(a.blocks, "cell"), experiments.BlockedStatus(a.cell).String())
 }

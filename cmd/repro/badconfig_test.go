@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"repro/experiments"
 )
 
 // TestBadConfigFailsAtLoad: a bad value in pipeline.toml makes plan and
@@ -13,21 +15,14 @@ import (
 // rejected the same way.
 func TestBadConfigFailsAtLoad(t *testing.T) {
 	t.Parallel()
-	const good = `[settings]
+	good := `[settings]
 store = "store"
 default_profile = "p"
 [profile.p]
 seeds = [0, 1]
 split_seeds = [1234]
 
-[[experiment]]
-name = "full"
-learner = "local"
-dataset = "mnist"
-protocols = ["sequential"]
-[experiment.local]
-eta = 0.2
-`
+` + experiments.TestExperiment{Name: "full", Learner: "local", Protocols: []string{"sequential"}, Section: []string{"eta = 0.2"}}.TOML()
 	cases := []struct{ from, to, want string }{
 		{"eta = 0.2", `mask = "mirorr"`, "pipeline.toml:14: experiment full.local.mask: invalid config: mask = mirorr"},
 		{"eta = 0.2", "eta = inf", "pipeline.toml:14: experiment full.local.eta: invalid config: eta = +Inf: must be finite"},

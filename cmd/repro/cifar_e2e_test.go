@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"repro/experiments"
 )
 
 // cifarTestConfig is a table with a CIFAR-10 row and two CIFAR-100 rows
@@ -48,16 +50,17 @@ var cifarRows = []struct {
 // cifarConfig is cifarTestConfig on mirror with its rows' experiments and
 // the releases declared (%RELEASES% is left for the caller).
 func cifarConfig(mirror string) string {
-	var exps, rows strings.Builder
+	var exps []experiments.TestExperiment
+	var rows strings.Builder
 	for _, r := range cifarRows {
-		protocols, na := `["sequential", "static"]`, ""
+		protocols, na := []string{"sequential", "static"}, ""
 		if !r.static {
-			protocols, na = `["sequential"]`, "na = [\"static\"]\n"
+			protocols, na = []string{"sequential"}, "na = [\"static\"]\n"
 		}
-		fmt.Fprintf(&exps, "[[experiment]]\nname = %q\nlearner = \"bp\"\ndataset = %q\nprotocols = %s\nbp = { hidden = [32], epochs = 1 }\n\n", r.name, r.dataset, protocols)
+		exps = append(exps, experiments.TestExperiment{Name: r.name, Dataset: r.dataset, Protocols: protocols, Extra: []string{"bp = { hidden = [32], epochs = 1 }"}})
 		fmt.Fprintf(&rows, "[[table.row]]\nexperiment = %q\nlabel = %q\n%s", r.name, r.label, na)
 	}
-	return strings.NewReplacer("%MIRROR%", mirror, "%EXPERIMENTS%", exps.String()).Replace(cifarTestConfig) + rows.String()
+	return strings.NewReplacer("%MIRROR%", mirror, "%EXPERIMENTS%", experiments.TestExperiments(exps...)).Replace(cifarTestConfig) + rows.String()
 }
 
 // cifarRecords returns n records of the CIFAR binary format: labelBytes
@@ -167,7 +170,7 @@ func TestCIFAREndToEnd(t *testing.T) {
 		t.Fatalf("run without CIFAR-100: err %v\n%s", err, out)
 	}
 	const reason = "download cifar100: cifar-100-binary.tar.gz: not on the data mirror, and no network"
-	for _, want := range []string{"not computed here: download/cifar100 (" + reason + ") blocks ", "wrote paper/tables/cifar.tex"} {
+	for _, want := range []string{"not computed here: download/cifar100 (" + reason + ") blocks ", `the tables show them as "not run: blocked by download/cifar100"`, "wrote paper/tables/cifar.tex"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("run output lacks %q:\n%s", want, out)
 		}
@@ -190,15 +193,21 @@ func TestCIFAREndToEnd(t *testing.T) {
 	if row10(tex2) != row10(tex) || row10(tex) == "" {
 		t.Errorf("the CIFAR-10 row changed: %q, was %q", row10(tex2), row10(tex))
 	}
+	// The table names the failed cell, not its error: the status enters
+	// the aggregate's key, which an error's wording must not move.
+	const blocked = "blocked by download/cifar100"
 	for _, want := range []string{
 		`CIFAR-100 & {\scriptsize not run$^{a}$} & {\scriptsize not run$^{a}$} \\`,
 		`CIFAR-100 + features & {\scriptsize not run$^{a}$} & --- \\`,
-		`{\scriptsize Not run: $^{a}$\,` + reason + `.\par}`,
-		"cifar/c100/seq (not run: " + reason + ")",
+		`{\scriptsize Not run: $^{a}$\,` + blocked + `.\par}`,
+		"cifar/c100/seq (not run: " + blocked + ")",
 	} {
 		if !strings.Contains(string(tex2), want) {
 			t.Errorf("cifar.tex lacks %q:\n%s", want, tex2)
 		}
+	}
+	if strings.Contains(string(tex2), reason) {
+		t.Errorf("the table quotes the download's error:\n%s", tex2)
 	}
 	if strings.Contains(string(tex2), mirror) {
 		t.Errorf("the table names the machine's mirror path:\n%s", tex2)

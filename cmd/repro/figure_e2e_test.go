@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"repro/stages"
+
+	"repro/experiments"
 )
 
 // figureTestConfig is one figure of every kind over real MNIST: backprop
@@ -21,37 +23,12 @@ import (
 // replay updates); panel 4 is declared but needs a missing feature; panel 5
 // plots accuracy against energy from the energy cells of a local-learner
 // network converted to spiking inference.
-const figureTestConfig = mnistSmokeSettings + `
-[[experiment]]
-name = "a"
-learner = "bp"
-dataset = "mnist"
-protocols = ["sequential", "static"]
-
-[[experiment]]
-name = "small"
-learner = "bp"
-dataset = "mnist"
-protocols = ["sequential", "static"]
-[experiment.bp]
-k = 200
-
-[[experiment]]
-name = "b"
-learner = "bp"
-dataset = "mnist"
-protocols = ["sequential"]
-[experiment.bp]
-lr = 3e-3
-
-[[experiment]]
-name = "loc"
-learner = "local"
-dataset = "mnist"
-preset = "g16_sgd_refr_s10_w512"
-protocols = ["static"]
-
-[spike]
+var figureTestConfig = mnistSmokeSettings + "\n" + experiments.TestExperiments(
+	experiments.TestExperiment{Name: "a", Protocols: []string{"sequential", "static"}},
+	experiments.TestExperiment{Name: "small", Protocols: []string{"sequential", "static"}, Section: []string{"k = 200"}},
+	experiments.TestExperiment{Name: "b", Protocols: []string{"sequential"}, Section: []string{"lr = 3e-3"}},
+	experiments.TestExperiment{Name: "loc", Learner: "local", Preset: "g16_sgd_refr_s10_w512", Protocols: []string{"static"}},
+) + `[spike]
 experiments = ["loc"]
 protocol = "static"
 steps = [2, 4]
@@ -170,7 +147,7 @@ func TestFiguresEndToEnd(t *testing.T) {
 		"fig/f/gated/1":  "not run: needs the gate",
 		"fig/f/spike/t2": "ok", "fig/f/spike/t4": "ok", "fig/f/dense/dense": "ok",
 	} {
-		if p, ok := got[id]; !ok || p.Status != status {
+		if p, ok := got[id]; !ok || p.Status.String() != status {
 			t.Errorf("point %s: %+v, want status %q", id, p, status)
 		}
 	}

@@ -87,27 +87,41 @@ func TestPlanJSONEmptyAndReasonsBounded(t *testing.T) {
 		t.Errorf("plan does not summarise the changed inputs:\n%s", out)
 	}
 	js, _, _ := reproSplit(t, dir, "plan", "--json")
-	if !strings.Contains(js, `"input changed: synth/l0/c1"`) {
-		t.Errorf("plan --json lost a reason:\n%.2000s", js)
+	var rows []struct {
+		Cell    string
+		Reasons []struct{ Kind, Detail, Text string }
+	}
+	if err := json.Unmarshal([]byte(js), &rows); err != nil {
+		t.Fatalf("plan --json: %v\n%.2000s", err, js)
+	}
+	found := false
+	for _, r := range rows {
+		for _, x := range r.Reasons {
+			found = found || x.Kind == "input-changed" && x.Detail == "synth/l0/c1" && x.Text == "input changed: synth/l0/c1"
+		}
+	}
+	if !found {
+		t.Errorf("plan --json lost a reason (kind input-changed, detail synth/l0/c1):\n%.2000s", js)
 	}
 }
 
 func TestSummariseReasons(t *testing.T) {
-	long := "config changed: profile.seeds [" + strings.Repeat("1, ", 300) + "]"
+	long := pipeline.Reason{Kind: pipeline.ReasonConfigChanged, Detail: "profile.seeds [" + strings.Repeat("1, ", 300) + "]"}
+	input := func(id string) pipeline.Reason { return pipeline.Reason{Kind: pipeline.ReasonInputChanged, Detail: id} }
 	for _, tc := range []struct {
 		name    string
-		reasons []string
+		reasons []pipeline.Reason
 		want    string
 	}{
-		{"one", []string{"new"}, "new"},
-		{"one input", []string{"stage version s 1 -> 2", "input changed: a/b"}, "stage version s 1 -> 2; input changed: a/b"},
-		{"inputs", []string{"input changed: a", "input changed: b", "input changed: c"}, "3 inputs changed: a and 2 more"},
+		{"one", []pipeline.Reason{{Kind: pipeline.ReasonNew}}, "new"},
+		{"one input", []pipeline.Reason{{Kind: pipeline.ReasonStageVersion, Detail: "s 1 -> 2"}, input("a/b")}, "stage version s 1 -> 2; input changed: a/b"},
+		{"inputs", []pipeline.Reason{input("a"), input("b"), input("c")}, "3 inputs changed: a and 2 more"},
 	} {
 		if got := summariseReasons(tc.reasons); got != tc.want {
 			t.Errorf("%s: summariseReasons = %q, want %q", tc.name, got, tc.want)
 		}
 	}
-	if got := summariseReasons([]string{long}); len(got) > maxReasonLen+10 || !strings.HasSuffix(got, "more characters; plan --json)") {
+	if got := summariseReasons([]pipeline.Reason{long}); len(got) > maxReasonLen+10 || !strings.HasSuffix(got, "more characters; plan --json)") {
 		t.Errorf("long reason summarised to %d characters: %q", len(got), got)
 	}
 }

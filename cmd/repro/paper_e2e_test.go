@@ -7,11 +7,13 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"repro/experiments"
 )
 
 // paperTestConfig is a two-row table over real MNIST: backprop rows (the
 // fastest learner), every 50th stream sample, two seeds.
-const paperTestConfig = mnistSmokeSettings + `
+var paperTestConfig = mnistSmokeSettings + `
 # The same cells on one seed: a profile other than the default renders
 # into paper/one/, never over the default profile's tables.
 [profile.one]
@@ -21,51 +23,18 @@ split_seeds = [1234]
 stream_stride = 50
 eval_stride = 10
 
-[[experiment]]
-name = "a"
-learner = "bp"
-dataset = "mnist"
-protocols = ["sequential", "static"]
-[experiment.bp]
-lr = 1e-3
-
-[[experiment]]
-name = "b"
-learner = "bp"
-dataset = "mnist"
-protocols = ["sequential"]
-[experiment.bp]
-lr = 3e-3
-
-# ---- tables (experiments/tables.go) ----
-[[table]]
-name = "t"
-label = "tab:t"
-caption = "Two rows."
-header = "Variant"
-columns = ["sequential", "static"]
-titles = ["Sequential", "Static"]
-bold = ["sequential"]
-param = "bp.lr"
-param_title = "lr"
-published = "paper/published.toml"
-[[table.row]]
-experiment = "a"
-label = "row a"
-[[table.row]]
-experiment = "b"
-label = "row b"
-[[table.row]]
-experiment = "night"
-label = "not configured"
-na = ["static"]
-not_run = "the night is not configured in this test"
-[[table.compare]]
-id = "a-b"
-a = "a"
-b = "b"
-protocol = "sequential"
-`
+` + experiments.TestExperiments(
+	experiments.TestExperiment{Name: "a", Protocols: []string{"sequential", "static"}, Section: []string{"lr = 1e-3"}},
+	experiments.TestExperiment{Name: "b", Protocols: []string{"sequential"}, Section: []string{"lr = 3e-3"}},
+) + "# ---- tables (experiments/tables.go) ----\n" + experiments.TestTable{
+	Head: `name = "t"; label = "tab:t"; caption = "Two rows."; header = "Variant"; columns = ["sequential", "static"]; titles = ["Sequential", "Static"]; bold = ["sequential"]; param = "bp.lr"; param_title = "lr"; published = "paper/published.toml"`,
+	Rows: []string{
+		`experiment = "a"; label = "row a"`,
+		`experiment = "b"; label = "row b"`,
+		`experiment = "night"; label = "not configured"; na = ["static"]; not_run = "the night is not configured in this test"`,
+	},
+	Compares: []string{`id = "a-b"; a = "a"; b = "b"; protocol = "sequential"`},
+}.TOML()
 
 const paperTestPublished = `
 [[value]]
@@ -100,7 +69,7 @@ func TestPaperEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{`\toprule`, `row a & $10^{-3}$ & $`, `row b & $3{\cdot}10^{-3}$ & $`, "SMOKE TEST OUTPUT", "% row 1: t/a/sequential, t/a/static", `not configured &  &  & --- \\`} {
+	for _, want := range []string{`\toprule`, `row a & $10^{-3}$ & \reprocard{t.a.sequential}{$`, `row b & $3{\cdot}10^{-3}$ & \reprocard{t.b.sequential}{$`, "SMOKE TEST OUTPUT", "% row 1: t/a/sequential, t/a/static", `not configured &  &  & --- \\`} {
 		if !strings.Contains(string(tex), want) {
 			t.Errorf("t.tex lacks %q:\n%s", want, tex)
 		}

@@ -123,7 +123,7 @@ func cellOutput(ctx context.Context, w *workspace, p *pipeline.Plan, id, output 
 		return nil, false, "no cell " + id + " in profile " + w.profile, nil
 	}
 	if pc.State == pipeline.Stale {
-		return nil, false, id + " would run: " + strings.Join(pc.Reasons, "; "), nil
+		return nil, false, id + " would run: " + pipeline.JoinReasons(pc.Reasons), nil
 	}
 	d, found := pc.Manifest.Output(output)
 	if !found {

@@ -100,11 +100,19 @@ run's jobs sharing the cores with that load.`,
 // printPlanJSON writes plan --json: the cells that would run (every cell
 // with all), each with its state, key, reasons, remote and outputs.
 func printPlanJSON(e *env, p *pipeline.Plan, all bool) error {
+	// reason is one plan reason: its kind (pipeline.ReasonKind's name,
+	// what a script branches on), detail, and the text plan prints.
+	type reason struct {
+		Kind   pipeline.ReasonKind `json:"kind"`
+		Detail string              `json:"detail,omitempty"`
+		Since  string              `json:"since,omitempty"`
+		Text   string              `json:"text"`
+	}
 	type row struct {
 		Cell    string            `json:"cell"`
 		State   string            `json:"state"`
 		Key     string            `json:"key,omitempty"`
-		Reasons []string          `json:"reasons,omitempty"`
+		Reasons []reason          `json:"reasons,omitempty"`
 		Remote  string            `json:"remote,omitempty"`
 		Outputs map[string]string `json:"outputs,omitempty"`
 	}
@@ -113,7 +121,10 @@ func printPlanJSON(e *env, p *pipeline.Plan, all bool) error {
 		if pc.State != pipeline.Stale && !all {
 			continue
 		}
-		r := row{Cell: pc.Cell.ID, State: pc.State.String(), Reasons: pc.Reasons, Remote: pc.Remote}
+		r := row{Cell: pc.Cell.ID, State: pc.State.String(), Remote: pc.Remote}
+		for _, x := range pc.Reasons {
+			r.Reasons = append(r.Reasons, reason{x.Kind, x.Detail, x.Since, x.String()})
+		}
 		if pc.KeyKnown {
 			r.Key = pc.Key.String()
 		}
@@ -187,21 +198,21 @@ const maxReasonLen = 160
 // characters: runs of "input changed: CELL" collapse to a count with the
 // first cell named, and a reason still too long is cut with the number of
 // characters left out.
-func summariseReasons(reasons []string) string {
-	const inputPrefix = "input changed: "
-	var parts, inputs []string
+func summariseReasons(reasons []pipeline.Reason) string {
+	var parts []string
+	var inputs []pipeline.Reason
 	for _, r := range reasons {
-		if c, ok := strings.CutPrefix(r, inputPrefix); ok {
-			inputs = append(inputs, c)
+		if r.Kind == pipeline.ReasonInputChanged && r.Detail != "" && r.Since == "" {
+			inputs = append(inputs, r)
 			continue
 		}
-		parts = append(parts, r)
+		parts = append(parts, r.String())
 	}
 	switch {
 	case len(inputs) == 1:
-		parts = append(parts, inputPrefix+inputs[0])
+		parts = append(parts, inputs[0].String())
 	case len(inputs) > 1:
-		parts = append(parts, fmt.Sprintf("%d inputs changed: %s and %d more", len(inputs), inputs[0], len(inputs)-1))
+		parts = append(parts, fmt.Sprintf("%d inputs changed: %s and %d more", len(inputs), inputs[0].Detail, len(inputs)-1))
 	}
 	s := strings.Join(parts, "; ")
 	if n := utf8.RuneCountInString(s); n > maxReasonLen {

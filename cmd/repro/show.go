@@ -25,8 +25,8 @@ func cmdShow() *command {
 	fs := newFlags("show", &g)
 	summary := fs.Bool("summary", false, "with 'reproduction': print only the one-line verdict (counts of numbers and claims)")
 	return &command{
-		name: "show", usage: "[--profile P] [--summary] <table | reproduction>",
-		short: "print a rendered table, or the reproduction report, in the terminal",
+		name: "show", usage: "[--profile P] [--summary] <table | reproduction | experiment NAME>",
+		short: "print a rendered table, the reproduction report, or an experiment's config, in the terminal",
 		long: `Show prints a table as the store renders it for the current config (or, if
 it is not rendered yet, as committed in paper/tables/), with each number's
 seed count; '*' marks a bold (best) value. 'repro show reproduction' prints
@@ -34,11 +34,26 @@ the reproduction report: its one-line verdict and the counts per table and
 figure, then every number that differs (with what is known of its cause),
 every claim that differs, and then every number and claim with its verdict
 (agrees, differs, inconclusive or not run; docs/verdicts.md gives the
-rule). 'repro show reproduction --summary' prints the one line only.`,
+rule). 'repro show reproduction --summary' prints the one line only.
+'repro show experiment NAME' prints an experiment's learner config under
+the profile, per protocol, as the fields that differ from the default
+system (the learner's defaults under the same protocol and profile), each
+with the default beside it, and the presets.toml entries its preset
+resolves through (docs/presets.md).`,
 		flags: fs,
 		run: func(ctx context.Context, e *env, args []string) error {
-			if len(args) != 1 {
-				return usageErr("show takes one table name")
+			if len(args) == 2 && args[0] == "experiment" {
+				if *summary {
+					return usageErr("--summary goes with 'show reproduction'")
+				}
+				w, err := openWorkspace(e, &g)
+				if err != nil {
+					return err
+				}
+				return runShowExperiment(e, w, args[1])
+			}
+			if len(args) != 1 || args[0] == "experiment" {
+				return usageErr("show takes one table name, 'reproduction', or 'experiment NAME'")
 			}
 			if *summary && args[0] != "reproduction" {
 				return usageErr("--summary goes with 'show reproduction'")
@@ -132,8 +147,8 @@ func showTable(e *env, sc *stages.Sidecar) error {
 		cell := plainCell(&n)
 		// Not run: the general tables say why (their LaTeX cell reads
 		// "not run"); the simple ones leave the cell blank, as the paper's.
-		if why, ok := strings.CutPrefix(n.Status, "not run"); ok && strings.Contains(n.Text, "not run") {
-			why = strings.TrimPrefix(why, ": ")
+		if n.Status.Kind == stages.StatusNotRun && strings.Contains(n.Text, "not run") {
+			why := n.Status.Why
 			i := slices.Index(notes, why)
 			if i < 0 {
 				i = len(notes)
@@ -164,9 +179,9 @@ func showTable(e *env, sc *stages.Sidecar) error {
 
 func plainCell(n *stages.NumberRef) string {
 	switch {
-	case n.Status == "n/a":
+	case n.Status.Kind == stages.StatusNA:
 		return "---"
-	case n.Status != "ok":
+	case n.Status.Kind != stages.StatusOK:
 		return ""
 	}
 	s := fmt.Sprintf("%.1f ± %.1f", n.Acc.Mean, n.Acc.SD)

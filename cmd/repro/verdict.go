@@ -1,8 +1,6 @@
 package main
 
 import (
-	"strings"
-
 	"repro/artifacts"
 	"repro/experiments"
 	"repro/pipeline"
@@ -74,13 +72,14 @@ func (w *workspace) explainNew(p *pipeline.Plan) {
 	}
 	for _, pc := range p.Cells {
 		rec := latest[pc.Cell.ID]
-		if pc.State != pipeline.Stale || rec == nil || len(pc.Reasons) != 1 || pc.Reasons[0] != "new" {
+		if pc.State != pipeline.Stale || rec == nil || len(pc.Reasons) != 1 || pc.Reasons[0].Kind != pipeline.ReasonNew {
 			continue
 		}
 		diffs := experiments.RecordChanges(pc, rec)
 		if len(diffs) == 0 {
-			diffs = append(diffs, "input changed")
+			diffs = append(diffs, pipeline.Reason{Kind: pipeline.ReasonInputChanged})
 		}
-		pc.Reasons = []string{strings.Join(diffs, "; ") + " (since the remote's record " + rec.Key.Short() + ")"}
+		diffs[len(diffs)-1].Since = "the remote's record " + rec.Key.Short()
+		pc.Reasons = diffs
 	}
 }

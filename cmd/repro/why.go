@@ -71,7 +71,7 @@ func resolveWhy(w *workspace, arg string) ([]artifacts.Key, error) {
 		}
 		pc := p.Cell(arg)
 		if pc.State == pipeline.Stale {
-			return nil, fmt.Errorf("cell %s is not computed (would run: %s)", arg, strings.Join(pc.Reasons, "; "))
+			return nil, fmt.Errorf("cell %s is not computed (would run: %s)", arg, pipeline.JoinReasons(pc.Reasons))
 		}
 		return []artifacts.Key{pc.Key}, nil
 	}
@@ -309,7 +309,7 @@ func printNumber(e *env, w *workspace, p *pipeline.Plan, sc *stages.Sidecar, n *
 // configuration once.
 func printCell(e *env, w *workspace, p *pipeline.Plan, n *stages.AggCell) {
 	out := e.stdout
-	if n.Status != "ok" {
+	if n.Status.Kind != stages.StatusOK {
 		fmt.Fprintf(out, "  %s\n", n.Status)
 		return
 	}
@@ -369,6 +369,7 @@ func printCell(e *env, w *workspace, p *pipeline.Plan, n *stages.AggCell) {
 			for _, pr := range ps {
 				fmt.Fprintf(out, "      %s = %s\n", pr.Name, pr.Value)
 			}
+			printTrainDiff(out, w, id)
 		}
 	}
 	fmt.Fprintf(out, "  full provenance of a seed: repro why <train cell ID>\n")
@@ -436,7 +437,7 @@ func whyFigurePoint(ctx context.Context, e *env, w *workspace, arg string) error
 	out := e.stdout
 	fmt.Fprintf(out, "point %s = %s\n", pt.ID, pt.Text)
 	fmt.Fprintf(out, "  figure %s (%s, profile %s), panel %d, series %s, experiment %s; from %s\n", sc.Figure, sc.Label, sc.Profile, pt.Panel, pt.Series, pt.Experiment, sc.Source)
-	if pt.Status != "ok" {
+	if pt.Status.Kind != stages.StatusOK {
 		fmt.Fprintf(out, "  %s\n", pt.Status)
 	} else {
 		fmt.Fprintf(out, "  drawn at x = %.4f, y = %.4f; bars (%s) y [%.4f, %.4f]", pt.X, pt.Y, pt.Errors, pt.YLo, pt.YHi)
@@ -448,8 +449,8 @@ func whyFigurePoint(ctx context.Context, e *env, w *workspace, arg string) error
 	if sel := pt.Selection; sel != nil {
 		var cands []string
 		for _, c := range sel.Candidates {
-			if c.Status != "ok" {
-				cands = append(cands, c.Experiment+" "+c.Status)
+			if c.Status.Kind != stages.StatusOK {
+				cands = append(cands, c.Experiment+" "+c.Status.String())
 				continue
 			}
 			cands = append(cands, fmt.Sprintf("%s %.2f ± %.2f (%d seeds)", c.Experiment, c.Mean, c.SD, c.N))

@@ -1,6 +1,10 @@
 package backprop
 
-import "math"
+import (
+	"math"
+
+	"repro/internal/kernels"
+)
 
 // Adam's constants as the reference uses them (torch.optim.Adam(lr,
 // weight_decay=1e-3) and its masked copy `_adam_masked`).
@@ -26,13 +30,13 @@ func NewAdam(n int, lr, weightDecay float64) *Adam {
 }
 
 // coef advances the step counter and returns the step's scalars at rate lr.
-func (a *Adam) coef(lr float64) adamCoef {
+func (a *Adam) coef(lr float64) kernels.AdamStepCoef {
 	a.T++
 	bc1 := 1 - math.Pow(adamBeta1, float64(a.T))
 	bc2 := 1 - math.Pow(adamBeta2, float64(a.T))
-	return adamCoef{
-		wd: float32(a.WeightDecay), b1: adamBeta1, ob1: 1 - adamBeta1, b2: adamBeta2, ob2: 1 - adamBeta2,
-		invSqrtBC2: float32(1 / math.Sqrt(bc2)), eps: adamEps, step: float32(lr / bc1),
+	return kernels.AdamStepCoef{
+		WD: float32(a.WeightDecay), B1: adamBeta1, OB1: 1 - adamBeta1, B2: adamBeta2, OB2: 1 - adamBeta2,
+		InvSqrtBC2: float32(1 / math.Sqrt(bc2)), Eps: adamEps, Step: float32(lr / bc1),
 	}
 }
 
@@ -41,7 +45,7 @@ func (a *Adam) coef(lr float64) adamCoef {
 // zero, ready for the next Backward to accumulate into.
 func (a *Adam) Step(params, grad []float32, lr float64) {
 	k := a.coef(lr)
-	adamStep(params, grad, a.M, a.V, nil, &k)
+	kernels.AdamStep(params, grad, a.M, a.V, nil, &k)
 }
 
 // Mask is a synapse mask over a Net's parameters in the form the local
@@ -71,8 +75,8 @@ func (a *Adam) StepMasked(net *Net, params, grad []float32, mask *Mask, lr float
 	for l := range pw {
 		in, out := net.Sizes[l], net.Sizes[l+1]
 		if mask.Pre[l] == nil && mask.Post[l] == nil {
-			adamStep(pw[l], gw[l], mw[l], vw[l], nil, &k)
-			adamStep(pb[l], gb[l], mb[l], vb[l], nil, &k)
+			kernels.AdamStep(pw[l], gw[l], mw[l], vw[l], nil, &k)
+			kernels.AdamStep(pb[l], gb[l], mb[l], vb[l], nil, &k)
 			continue
 		}
 		// col[i] is all ones where postsynaptic unit i is asleep.
@@ -87,11 +91,11 @@ func (a *Adam) StepMasked(net *Net, params, grad []float32, mask *Mask, lr float
 		for j := range in {
 			s := j * out
 			if mask.Pre[l] != nil && !mask.Pre[l][j] {
-				adamStep(pw[l][s:s+out], gw[l][s:s+out], mw[l][s:s+out], vw[l][s:s+out], nil, &k)
+				kernels.AdamStep(pw[l][s:s+out], gw[l][s:s+out], mw[l][s:s+out], vw[l][s:s+out], nil, &k)
 			} else {
-				adamStep(pw[l][s:s+out], gw[l][s:s+out], mw[l][s:s+out], vw[l][s:s+out], col, &k)
+				kernels.AdamStep(pw[l][s:s+out], gw[l][s:s+out], mw[l][s:s+out], vw[l][s:s+out], col, &k)
 			}
 		}
-		adamStep(pb[l], gb[l], mb[l], vb[l], col, &k)
+		kernels.AdamStep(pb[l], gb[l], mb[l], vb[l], col, &k)
 	}
 }

@@ -61,14 +61,14 @@ func gaussianSet(n int) *core.Dataset {
 func BenchmarkStep(b *testing.B) {
 	gauss, bg := gaussianSet(4096), backgroundSet(4096, 28, 28, 10, 1)
 	for _, name := range []string{"bp_er_1000", "bp_derpp_a0.03_b1.0_w512_ce", "bp_erace_1000", "bp_agem_1000_w512", "bpk_er_lr3e5", "bpk_iso_rot_lr1e4"} {
-		cfg, _ := Preset(name)
+		cfg, _ := testPreset(name)
 		b.Run(name, func(b *testing.B) { benchmarkStep(b, cfg, gauss, false) })
 		b.Run(name+"/background/offset", func(b *testing.B) { benchmarkStep(b, cfg, bg, false) })
 		b.Run(name+"/background/dense", func(b *testing.B) { benchmarkStep(b, cfg, bg, true) })
 	}
 	// The decomposition's sparse-wiring cell (512-256, 30% distance-
 	// dependent wiring, 10% k-WTA): the cost of re-zeroing after each step.
-	cfg, _ := Preset("bp_er_1000")
+	cfg, _ := testPreset("bp_er_1000")
 	cfg.Hidden, cfg.Conn, cfg.KWTA = []int{512, 256}, 0.3, 0.1
 	b.Run("w512_conn30_kwta10", func(b *testing.B) { benchmarkStep(b, cfg, gauss, false) })
 	cfg.Conn = 0

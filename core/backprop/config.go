@@ -19,7 +19,8 @@ const (
 
 // Config is one backprop learner's settings. The train stage uses it
 // directly as a cell's params; field names follow the reference's config
-// keys where it has one. Use DefaultConfig or a Preset and override.
+// keys where it has one. Use DefaultConfig and override (the paper's
+// reference configs are data: experiments/presets/presets.toml).
 type Config struct {
 	// Method is one of "none", "er", "derpp", "erace", "agem", "local".
 	Method string `toml:"method"`
@@ -73,65 +74,6 @@ func DefaultConfig() Config {
 		Method: MethodER, Hidden: []int{256, 128}, Loss: "mse", LR: 1e-3, WeightDecay: 1e-3,
 		K: 1000, Epochs: 5, Batch: 256, ReplayBatch: 256, Alpha: 0.3, Beta: 0.5, ReplayGain: 1,
 	}
-}
-
-// Preset returns the configuration of one of the paper's reference cells,
-// named as in the authors' code, and whether the name is known. The
-// static-axis and single-pass variants are the same configs run on one
-// all-class task or with Epochs = 1; static_bp_none is the exception (no
-// buffer).
-func Preset(name string) (Config, bool) {
-	c := DefaultConfig()
-	switch name {
-	case "bp_er_1000":
-	case "bp_er_200":
-		c.K = 200
-	case "bp_er_5000":
-		c.K = 5000
-	case "static_bp_none":
-		c.Method, c.K = MethodNone, 0
-	case "mlp_bp_w":
-		// The substrate ladder's dense reference (run_mnist's fit_bp on the
-		// wide core): plain backprop on the static protocol, squared error,
-		// Adam 1e-3 with L2 1e-3, 30 epochs of batches of 256, no buffer.
-		c.Method, c.K, c.Epochs = MethodNone, 0, 30
-	case "bp_derpp_a0.03_b1.0_w512_ce", "bp_derpp_K200", "bp_derpp_K5000":
-		c.Method, c.Hidden, c.Loss, c.Alpha, c.Beta = MethodDERPP, []int{512, 256}, "ce", 0.03, 1
-		switch name {
-		case "bp_derpp_K200":
-			c.K = 200
-		case "bp_derpp_K5000":
-			c.K = 5000
-		}
-	case "g20_d3_bp_er", "g20_d4_bp_er", "g20_d5_bp_er":
-		// The depth ladder's comparator: BP+ER at the local learner's
-		// depth-ladder widths, everything else bp_er_1000.
-		c.Hidden = map[string][]int{
-			"g20_d3_bp_er": {512, 256, 128},
-			"g20_d4_bp_er": {512, 256, 128, 128},
-			"g20_d5_bp_er": {512, 256, 128, 128, 128},
-		}[name]
-	case "bp_erace_1000":
-		c.Method, c.Loss = MethodERACE, "ce"
-	case "bp_agem_1000_w512":
-		c.Method, c.Hidden = MethodAGEM, []int{512, 256}
-	case "bpk_er_lr3e5", "bpk_iso_lr1e4", "bpk_er_rot_lr1e4", "bpk_iso_rot_lr1e4":
-		c.Method, c.Hidden, c.KWTA, c.Batch, c.ReplayBatch = MethodLocal, []int{512, 256}, 0.10, 16, 16
-		c.LR = 1e-4
-		switch name {
-		case "bpk_er_lr3e5":
-			c.LR = 3e-5
-		case "bpk_iso_lr1e4":
-			c.Isolate = true
-		case "bpk_er_rot_lr1e4":
-			c.Rotate = true
-		case "bpk_iso_rot_lr1e4":
-			c.Isolate, c.Rotate = true, true
-		}
-	default:
-		return Config{}, false
-	}
-	return c, true
 }
 
 // Validate reports the first invalid field, by its TOML name.

@@ -81,7 +81,7 @@ func TestConnMatchesDirect(t *testing.T) {
 // batch, the second masked) absent synapses stay exactly zero.
 func TestConnLocalSchedule(t *testing.T) {
 	train, eval := blobs(160, 16, 4, 1), blobs(40, 16, 4, 2)
-	cfg, _ := Preset("bpk_iso_rot_lr1e4")
+	cfg, _ := testPreset("bpk_iso_rot_lr1e4")
 	cfg.Hidden, cfg.Epochs, cfg.K, cfg.Conn = []int{12, 9}, 1, 40, 0.3
 	r := newRunner(cfg, train, eval, pairTasks(4), 5, core.Hooks{})
 	if err := r.run(); err != nil {

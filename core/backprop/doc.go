@@ -26,7 +26,7 @@
 // all randomness comes from *core.RNG values (init stream for the weights,
 // run stream for everything else). Arithmetic is float32 in a fixed order,
 // single-threaded, so a run is bit-for-bit reproducible. The vector kernels
-// (accrows_amd64.s: AVX2, FMA, AVX-512, chosen by the CPU) give exactly the
+// (package internal/kernels: AVX2, FMA, AVX-512, chosen by the CPU) give the
 // bits of the portable Go code: the sparse row kernel and Adam use separate
 // multiplies and adds, the dense four-row kernel one fused multiply-add per
 // term, which the portable code reproduces with a correctly rounded fma32.

@@ -384,26 +384,26 @@ func TestConfigValidate(t *testing.T) {
 		"bp_derpp_K200", "bp_derpp_K5000", "bp_erace_1000", "bp_agem_1000_w512",
 		"bpk_er_lr3e5", "bpk_iso_lr1e4", "bpk_er_rot_lr1e4", "bpk_iso_rot_lr1e4", "mlp_bp_w",
 		"g20_d3_bp_er", "g20_d4_bp_er", "g20_d5_bp_er"} {
-		c, ok := Preset(name)
+		c, ok := testPreset(name)
 		if !ok {
-			t.Errorf("Preset(%q) unknown", name)
+			t.Errorf("testPreset(%q) unknown", name)
 			continue
 		}
 		if err := c.Validate(); err != nil {
-			t.Errorf("Preset(%q).Validate() = %v", name, err)
+			t.Errorf("testPreset(%q).Validate() = %v", name, err)
 		}
 	}
 	// The depth ladder's BP+ER: bp_er_1000 at 512-256-128 plus 128s.
 	for name, want := range map[string][]int{"g20_d3_bp_er": {512, 256, 128}, "g20_d5_bp_er": {512, 256, 128, 128, 128}} {
-		c, _ := Preset(name)
-		base, _ := Preset("bp_er_1000")
+		c, _ := testPreset(name)
+		base, _ := testPreset("bp_er_1000")
 		base.Hidden = want
 		if !reflect.DeepEqual(c, base) {
 			t.Errorf("%s = %+v, want bp_er_1000 with hidden %v", name, c, want)
 		}
 	}
 	// The substrate ladder's dense reference: fit_bp on the wide core.
-	if c, _ := Preset("mlp_bp_w"); c.Method != MethodNone || c.K != 0 || c.Epochs != 30 || c.Batch != 256 ||
+	if c, _ := testPreset("mlp_bp_w"); c.Method != MethodNone || c.K != 0 || c.Epochs != 30 || c.Batch != 256 ||
 		c.Loss != "mse" || c.LR != 1e-3 || c.WeightDecay != 1e-3 || len(c.Hidden) != 2 || c.Hidden[0] != 256 || c.Hidden[1] != 128 {
 		t.Errorf("mlp_bp_w = %+v", c)
 	}

@@ -4,6 +4,7 @@ import (
 	"math"
 
 	"repro/core"
+	"repro/internal/kernels"
 )
 
 // Net is a fully connected network: ReLU hidden layers (k-WTA when KFrac >
@@ -192,8 +193,8 @@ func (n *Net) Forward(p *Pass) {
 			for r := range p.Rows {
 				zr := z[r*out : (r+1)*out]
 				copy(zr, b)
-				v, o := nonZeros(p.vals, p.offs, x[r*in:(r+1)*in], out)
-				core.AddRows(zr, v, o, w)
+				v, o := kernels.NonZeros(p.vals, p.offs, x[r*in:(r+1)*in], out)
+				kernels.AddRows(zr, v, o, w)
 			}
 		}
 		if l == L-1 {
@@ -205,7 +206,7 @@ func (n *Net) Forward(p *Pass) {
 		}
 		for r := range p.Rows {
 			zr := z[r*out : (r+1)*out]
-			relu(zr)
+			kernels.Relu(zr)
 			if sup != nil {
 				for i, s := range sup[:len(zr)] {
 					if s {
@@ -240,7 +241,7 @@ func (n *Net) forwardInputDense(p *Pass, x, z []float32) {
 		r := 4 * g
 		interleave4(panel[4*in*g:4*in*(g+1)], x[r*in:(r+1)*in], x[(r+1)*in:(r+2)*in], x[(r+2)*in:(r+3)*in], x[(r+3)*in:(r+4)*in])
 	}
-	accRows4Groups(z, out, full, panel, o, w, out)
+	kernels.AccRows4Groups(z, out, full, panel, o, w, out)
 	if r := 4 * full; r < p.Rows {
 		// The last 1-3 rows go through the same kernel, padded with zero
 		// rows, so a row's result does not depend on its position in the
@@ -253,7 +254,7 @@ func (n *Net) forwardInputDense(p *Pass, x, z []float32) {
 		interleave4(v4, xs[:in], xs[in:2*in], xs[2*in:3*in], xs[3*in:])
 		cs := p.pad4[:4*out]
 		copy(cs, z[r*out:p.Rows*out])
-		accRows4(cs, out, v4, o, w, out)
+		kernels.AccRows4(cs, out, v4, o, w, out)
 		copy(z[r*out:p.Rows*out], cs[:nr*out])
 	}
 }
@@ -281,10 +282,10 @@ func (n *Net) Backward(p *Pass, grad []float32) {
 			p.inputWeightGrad(gw[l], a, d, in, out)
 		default:
 			at := p.at[:in*p.Rows]
-			core.TransposeInto(at, a, p.Rows, in)
+			kernels.TransposeInto(at, a, p.Rows, in)
 			for j := range in {
-				v, o := nonZeros(p.vals, p.offs, at[j*p.Rows:(j+1)*p.Rows], out)
-				core.AddRows(gw[l][j*out:(j+1)*out], v, o, d)
+				v, o := kernels.NonZeros(p.vals, p.offs, at[j*p.Rows:(j+1)*p.Rows], out)
+				kernels.AddRows(gw[l][j*out:(j+1)*out], v, o, d)
 			}
 		}
 		// Bias gradient: sum_r d[r,:].
@@ -292,7 +293,7 @@ func (n *Net) Backward(p *Pass, grad []float32) {
 		for r := range p.Rows {
 			v[r], o[r] = 1, int32(r*out)
 		}
-		core.AddRows(gb[l], v, o, d)
+		kernels.AddRows(gb[l], v, o, d)
 		if l == 0 {
 			break
 		}
@@ -304,13 +305,13 @@ func (n *Net) Backward(p *Pass, grad []float32) {
 		// Input gradient through the transposed weights, then the
 		// activation's gate.
 		wt := p.wt[l]
-		core.TransposeInto(wt, n.W[l], in, out)
+		kernels.TransposeInto(wt, n.W[l], in, out)
 		for r := range p.Rows {
-			v, o := nonZeros(p.vals, p.offs, d[r*out:(r+1)*out], in)
+			v, o := kernels.NonZeros(p.vals, p.offs, d[r*out:(r+1)*out], in)
 			c := dPrev[r*in : (r+1)*in]
 			clear(c)
-			core.AddRows(c, v, o, wt)
-			gate(c, a[r*in:(r+1)*in])
+			kernels.AddRows(c, v, o, wt)
+			kernels.Gate(c, a[r*in:(r+1)*in])
 		}
 	}
 }
@@ -337,7 +338,7 @@ func (p *Pass) inputWeightGrad(gw, a, d []float32, in, out int) {
 			*(*[4]float32)(panel[4*T*g+4*r:]) = *(*[4]float32)(ar[4*g:])
 		}
 	}
-	accRows4Groups(gw, out, full, panel, o, d, out)
+	kernels.AccRows4Groups(gw, out, full, panel, o, d, out)
 	if j := 4 * full; j < in {
 		nj := in - j
 		v4 := p.v4[:4*T]
@@ -349,7 +350,7 @@ func (p *Pass) inputWeightGrad(gw, a, d []float32, in, out int) {
 		cs := p.pad4[:4*out]
 		clear(cs)
 		copy(cs, gw[j*out:(j+nj)*out])
-		accRows4(cs, out, v4, o, d, out)
+		kernels.AccRows4(cs, out, v4, o, d, out)
 		copy(gw[j*out:(j+nj)*out], cs[:nj*out])
 	}
 }
@@ -365,10 +366,10 @@ func (p *Pass) inputWeightGrad(gw, a, d []float32, in, out int) {
 // the same order, four times the additions in flight.
 func (p *Pass) kwtaInputGrad(dPrev, w, a, d []float32, in, out int) {
 	for r := range p.Rows {
-		v, o := nonZeros(p.vals, p.offs, d[r*out:(r+1)*out], 1)
+		v, o := kernels.NonZeros(p.vals, p.offs, d[r*out:(r+1)*out], 1)
 		c := dPrev[r*in : (r+1)*in]
 		clear(c)
-		js := positives(p.act[:in], a[r*in:(r+1)*in])
+		js := kernels.Positives(p.act[:in], a[r*in:(r+1)*in])
 		t := 0
 		for ; t+4 <= len(js); t += 4 {
 			j0, j1, j2, j3 := int(js[t]), int(js[t+1]), int(js[t+2]), int(js[t+3])
@@ -395,23 +396,6 @@ func (p *Pass) kwtaInputGrad(dPrev, w, a, d []float32, in, out int) {
 	}
 }
 
-// positives lists the indices j of the entries x[j] > 0 into idx, in
-// order, without a branch per entry; idx must hold len(x) entries.
-func positives(idx []int32, x []float32) []int32 { return positivesImpl(idx, x) }
-
-// positivesGo is positives on x = the entries from index base on,
-// appending after the first c entries of idx (which holds c+len(x)).
-func positivesGo(idx []int32, x []float32, base, c int) []int32 {
-	idx = idx[:c+len(x)]
-	for j, a := range x {
-		idx[c] = int32(base + j)
-		if a > 0 {
-			c++
-		}
-	}
-	return idx[:c]
-}
-
 // Predict writes the argmax class (first maximum) of each row of the last
 // Forward to dst.
 func (n *Net) Predict(p *Pass, dst []int32) {
@@ -426,60 +410,6 @@ func (n *Net) Predict(p *Pass, dst []int32) {
 			}
 		}
 		dst[r] = int32(best)
-	}
-}
-
-// nonZeros lists the non-zero entries of x as coefficients (into v) and
-// row offsets index*stride (into o), in index order, without branching on
-// the data (the sparsity pattern of ReLU layers is unpredictable).
-// v and o must hold len(x) entries.
-func nonZeros(v []float32, o []int32, x []float32, stride int) ([]float32, []int32) {
-	return nonZerosImpl(v, o, x, stride)
-}
-
-// nonZerosGo is nonZeros on x = the entries from index base on, appending
-// after the first c entries of v and o (which hold at least c+len(x)).
-func nonZerosGo(v []float32, o []int32, x []float32, stride, base, c int) ([]float32, []int32) {
-	v, o = v[:c+len(x)], o[:c+len(x)]
-	for j, a := range x {
-		v[c] = a
-		o[c] = int32((base + j) * stride)
-		if a != 0 {
-			c++
-		}
-	}
-	return v[:c], o[:c]
-}
-
-// gate zeroes c[j] wherever a[j] is not positive: the derivative of the
-// rectifier, suppression and k-WTA at their output. The gate clears the
-// bits (+0), whatever c[j] was.
-func gate(c, a []float32) { gateImpl(c, a) }
-
-// gateGo is gate's loop.
-func gateGo(c, a []float32) {
-	a = a[:len(c)]
-	for j, x := range a {
-		m := uint32(0)
-		if x > 0 {
-			m = ^uint32(0)
-		}
-		c[j] = math.Float32frombits(math.Float32bits(c[j]) & m)
-	}
-}
-
-// relu is the rectifier in place: +0 for every z <= 0 (-0 included),
-// every other value kept as it is, a NaN with its bits. (Go's max(z, 0),
-// which this replaced, is the same but for a NaN's sign bit, which it
-// clears; a NaN activity only arises in a diverged run.)
-func relu(z []float32) { reluImpl(z) }
-
-// reluGo is relu's loop.
-func reluGo(z []float32) {
-	for i, x := range z {
-		if x <= 0 {
-			z[i] = 0
-		}
 	}
 }
 

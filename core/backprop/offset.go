@@ -4,6 +4,7 @@ import (
 	"math/bits"
 
 	"repro/core"
+	"repro/internal/kernels"
 )
 
 // The input layer's offset path. Standardised MNIST is dense but almost
@@ -105,9 +106,9 @@ func (n *Net) forwardInputOffset(p *Pass, x, z []float32) {
 	w, ob, off, words := n.W[0], p.off, n.off, p.off.words
 	u := ob.u[:out]
 	copy(u, n.B[0])
-	core.AddRows(u, n.offV, n.offO, w)
+	kernels.AddRows(u, n.offV, n.offO, w)
 	for r := range p.Rows {
-		diffBits(ob.nz[r*words:(r+1)*words], x[r*in:(r+1)*in], off)
+		kernels.DiffBits(ob.nz[r*words:(r+1)*words], x[r*in:(r+1)*in], off)
 	}
 	for r := 0; r < p.Rows; r += 4 {
 		nr := min(4, p.Rows-r)
@@ -136,7 +137,7 @@ func (n *Net) forwardInputOffset(p *Pass, x, z []float32) {
 		for q := range nr {
 			copy(c[q*out:(q+1)*out], u)
 		}
-		accRows4(c, out, ob.v4[:4*cnt], ob.offs[:cnt], w, out)
+		kernels.AccRows4(c, out, ob.v4[:4*cnt], ob.offs[:cnt], w, out)
 		if nr < 4 {
 			copy(z[r*out:(r+nr)*out], c[:nr*out])
 		}
@@ -159,7 +160,7 @@ func (n *Net) inputWeightGradOffset(p *Pass, gw, a, d []float32) {
 	for r := range rows {
 		ones[r], roff[r] = 1, int32(r*out)
 	}
-	core.AddRows(sum, ones, roff, dd)
+	kernels.AddRows(sum, ones, roff, dd)
 	for j := 0; j < in; j += 4 {
 		nj := min(4, in-j)
 		k, sh := j>>6, uint(j&63)
@@ -200,36 +201,11 @@ func (n *Net) inputWeightGradOffset(p *Pass, gw, a, d []float32) {
 			c := ob.pad4[:4*out]
 			clear(c)
 			copy(c, g)
-			accRows4(c, out, ob.v4[:4*cnt], ob.offs[:cnt], dd, out)
+			kernels.AccRows4(c, out, ob.v4[:4*cnt], ob.offs[:cnt], dd, out)
 			copy(g, c[:nj*out])
 			continue
 		}
-		accRows4(g, out, ob.v4[:4*cnt], ob.offs[:cnt], dd, out)
-	}
-}
-
-// diffBits sets bit j of nz[j/64] when x[j] != o[j] (a NaN differs, -0
-// and +0 do not), for j < len(x), and clears the rest of the last word.
-// nz holds (len(x)+63)/64 words and o at least len(x) entries.
-func diffBits(nz []uint64, x, o []float32) {
-	if len(nz) != (len(x)+63)/64 || len(o) < len(x) {
-		panic("backprop: diffBits shape")
-	}
-	diffBitsImpl(nz, x, o[:len(x)])
-}
-
-// diffBitsGo is diffBits' loop: a word of 64 columns at a time, without a
-// branch per entry (whether a pixel is off its background is
-// unpredictable).
-func diffBitsGo(nz []uint64, x, o []float32) {
-	for k := range nz {
-		lo := k << 6
-		xs, os := x[lo:min(lo+64, len(x))], o[lo:min(lo+64, len(x))]
-		var m uint64
-		for j, a := range xs {
-			m |= b2u(a != os[j]) << j
-		}
-		nz[k] = m
+		kernels.AccRows4(g, out, ob.v4[:4*cnt], ob.offs[:cnt], dd, out)
 	}
 }
 

@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"repro/core"
+	"repro/internal/kernels"
 )
 
 // TestUseInputOffset: data with a per-pixel background takes the offset path
@@ -161,12 +162,43 @@ func TestDiffBits(t *testing.T) {
 		for k := range nz {
 			nz[k] = ^uint64(0) // every bit must be written
 		}
-		diffBits(nz, x, o)
+		kernels.DiffBits(nz, x, o)
 		for j := range 64 * len(nz) {
 			got := nz[j/64]>>(j%64)&1 == 1
 			want := j < n && x[j] != o[j]
 			if got != want {
 				t.Fatalf("n=%d: bit %d = %v, want %v (x %v, o %v)", n, j, got, want, x[min(j, n-1)], o[min(j, n-1)])
+			}
+		}
+	}
+}
+
+// TestAnyNonZero checks the bitwise column test against v != 0 entry by
+// entry, with -0 (zero) and NaN (non-zero) in the rows.
+func TestAnyNonZero(t *testing.T) {
+	rng := core.NewRNG(7, 0)
+	special := []float32{float32(math.Copysign(0, -1)), float32(math.NaN()), 1e-45, -1e-45}
+	for _, rows := range []int{1, 3, 16} {
+		const n = 37
+		a := make([]float32, rows*n)
+		for i := range a {
+			if r := rng.IntN(8); r == 0 {
+				a[i] = special[rng.IntN(len(special))]
+			} else if r == 1 {
+				a[i] = float32(rng.NormFloat64())
+			}
+		}
+		got := make([]bool, n)
+		anyNonZero(got, a, rows, make([]uint32, n))
+		for i := range n {
+			want := false
+			for r := range rows {
+				if a[r*n+i] != 0 {
+					want = true
+				}
+			}
+			if got[i] != want {
+				t.Fatalf("rows=%d column %d: %v, want %v", rows, i, got[i], want)
 			}
 		}
 	}

@@ -17,6 +17,7 @@ import (
 	"slices"
 
 	"repro/core"
+	"repro/internal/kernels"
 )
 
 // ErrInput is wrapped by every error about inputs that do not fit the
@@ -266,7 +267,7 @@ func (c *Converted) Run(raw []uint8, y []int32, steps int, rng *core.RNG) *Count
 				for t := range amp {
 					amp[t] = c.thr[l]
 				}
-				core.AddRows(next, amp, off, c.wT[l+1])
+				kernels.AddRows(next, amp, off, c.wT[l+1])
 				c.cur, c.nextCur = c.nextCur, c.cur
 				cur = next
 			}
@@ -298,7 +299,7 @@ func (c *Converted) inputCurrent(px []uint8, src *bitSource) []float32 {
 	c.off = off
 	cur := c.cur[:n1]
 	copy(cur, c.b1)
-	core.AddRows(cur, ones(c.amp, len(off)), off, c.w1)
+	kernels.AddRows(cur, ones(c.amp, len(off)), off, c.w1)
 	return cur
 }
 

@@ -30,6 +30,21 @@ func (t Train) Prefix() string {
 // String is the cell ID.
 func (t Train) String() string { return WithSeed(t.Prefix(), t.Seed) }
 
+// ParseTrain is the inverse of Train.String; false when id is not a train
+// cell's ID.
+func ParseTrain(id string) (Train, bool) {
+	parts := strings.Split(id, "/")
+	if len(parts) != 5 || parts[0] != "train" {
+		return Train{}, false
+	}
+	seed, err := strconv.ParseInt(strings.TrimPrefix(parts[4], "seed"), 10, 64)
+	t := Train{Experiment: parts[1], Protocol: parts[2], Eval: parts[3], Seed: seed}
+	if err != nil || t.String() != id {
+		return Train{}, false
+	}
+	return t, true
+}
+
 // WithSeed is the train cell ID of one seed under a Prefix.
 func WithSeed(prefix string, seed int64) string {
 	return prefix + "/seed" + strconv.FormatInt(seed, 10)

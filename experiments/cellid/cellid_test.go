@@ -25,6 +25,14 @@ func TestTrainIDs(t *testing.T) {
 		if got := WithSeed(c.tr.Prefix(), c.tr.Seed); got != c.id {
 			t.Errorf("WithSeed(%q, %d) = %q, want %q", c.tr.Prefix(), c.tr.Seed, got, c.id)
 		}
+		if got, ok := ParseTrain(c.id); !ok || got != c.tr {
+			t.Errorf("ParseTrain(%q) = %+v, %v; want %+v", c.id, got, ok, c.tr)
+		}
+	}
+	for _, bad := range []string{"train/full/sequential/split1234", "aggregate/t", "train/a/b/c/seedx", "train/a/b/c/seed01", "x/a/b/c/seed0"} {
+		if got, ok := ParseTrain(bad); ok {
+			t.Errorf("ParseTrain(%q) = %+v, want false", bad, got)
+		}
 	}
 	if got := (Train{"full", "sequential", EvalOf(1234), 0}).String(); got != "train/full/sequential/split1234/seed0" {
 		t.Errorf("ID %q", got)

@@ -68,12 +68,13 @@ func parse(v string) (Level, error) {
 func Check() error { return limitErr }
 
 // Allow reports whether kernels of level l may run: each family's switch
-// is `the CPU has the instructions && kernelpath.Allow(level)`.
-func Allow(l Level) bool { return l <= limit }
+// is `the CPU has the instructions && kernelpath.Allow(level)`. A build
+// with the purego tag allows only the portable code.
+func Allow(l Level) bool { return l <= min(limit, built) }
 
 // Path is the kernel path this process runs: the best level the CPU has
 // (as x/sys/cpu sees it, which also checks that the OS saves the vector
-// state), capped by REPRO_KERNELS.
+// state), capped by REPRO_KERNELS and by the build (purego: portable).
 func Path() Level {
 	best := Portable
 	switch {
@@ -82,7 +83,7 @@ func Path() Level {
 	case cpu.X86.HasAVX2:
 		best = AVX2
 	}
-	return min(best, limit)
+	return min(best, limit, built)
 }
 
 // CPUModel is the host CPU's model name (Linux /proc/cpuinfo), or the

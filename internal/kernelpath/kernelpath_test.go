@@ -32,6 +32,9 @@ func TestPath(t *testing.T) {
 	if os.Getenv(Env) == "avx2" && (p > AVX2 || Allow(AVX512)) {
 		t.Errorf("%s=avx2: path %v, AVX-512 allowed %v", Env, p, Allow(AVX512))
 	}
+	if built == Portable && (p != Portable || Allow(AVX2)) {
+		t.Errorf("purego build: path %v, AVX2 allowed %v", p, Allow(AVX2))
+	}
 	if !Allow(Portable) {
 		t.Error("the portable code is not allowed")
 	}

@@ -1,0 +1,175 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"strings"
+
+	"repro/numdiff"
+	"repro/stages"
+)
+
+func cmdDiff() *command {
+	var g globalFlags
+	fs := newFlags("diff", &g)
+	return &command{
+		name: "diff", usage: "[A [B]]",
+		short: "list every number that moved between two builds, and whether beyond seed noise",
+		long: `Diff compares two builds of the paper number by number. A build is a git
+revision (its committed tables and figures: what its ledger rendered) or the
+word "store" (what the store holds for the current config: after repro run).
+A defaults to HEAD and B to store. For every number that moved it prints
+before and after (mean ± s.d. over n seeds) and whether the move is beyond
+the seeds' noise, by the reproduction verdicts' statistics: Welch's test of
+after against before with the number's equivalence margin, adjusted over the
+moved numbers (Benjamini-Hochberg). Tables and figures one build lacks are
+named, not compared. docs/report.md.`,
+		flags: fs,
+		run: func(ctx context.Context, e *env, args []string) error {
+			if len(args) > 2 {
+				return usageErr("diff takes at most two builds")
+			}
+			names := []string{"HEAD", "store"}
+			copy(names, args)
+			w, err := openWorkspace(e, &g)
+			if err != nil {
+				return err
+			}
+			var builds [2]*numdiff.Build
+			for i, n := range names {
+				if builds[i], err = loadBuild(ctx, w, n); err != nil {
+					return err
+				}
+			}
+			printDiff(e, names, numdiff.Compare(builds[0], builds[1]))
+			return nil
+		},
+	}
+}
+
+// loadBuild reads a build's sidecars: the store's current ones, or those a
+// git revision commits.
+func loadBuild(ctx context.Context, w *workspace, name string) (*numdiff.Build, error) {
+	var tables []*stages.Sidecar
+	var figures []*stages.FigureSidecar
+	if name == "store" {
+		p, err := w.planHere()
+		if err != nil {
+			return nil, err
+		}
+		for _, t := range w.tableNames() {
+			if sc, ok, _, err := currentSidecar(ctx, w, p, t); err != nil {
+				return nil, err
+			} else if ok {
+				tables = append(tables, sc)
+			}
+		}
+		for _, f := range w.figureNames() {
+			if sc, ok, _, err := currentFigure(ctx, w, p, f); err != nil {
+				return nil, err
+			} else if ok {
+				figures = append(figures, sc)
+			}
+		}
+		return numdiff.FromSidecars(tables, figures), nil
+	}
+	for _, t := range w.tableNames() {
+		b, ok, err := gitShow(ctx, name, w.idsPath(t))
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			sc := &stages.Sidecar{}
+			if err := json.Unmarshal(b, sc); err != nil {
+				return nil, fmt.Errorf("%s:%s: %w", name, rel(w, w.idsPath(t)), err)
+			}
+			tables = append(tables, sc)
+		}
+	}
+	for _, f := range w.figureNames() {
+		b, ok, err := gitShow(ctx, name, w.figurePath(f, "ids.json"))
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			sc := &stages.FigureSidecar{}
+			if err := json.Unmarshal(b, sc); err != nil {
+				return nil, fmt.Errorf("%s:%s: %w", name, rel(w, w.figurePath(f, "ids.json")), err)
+			}
+			figures = append(figures, sc)
+		}
+	}
+	if len(tables) == 0 && len(figures) == 0 {
+		return nil, fmt.Errorf("build %s: no table or figure is committed there (a build is a git revision or \"store\")", name)
+	}
+	return numdiff.FromSidecars(tables, figures), nil
+}
+
+// gitShow reads path as revision rev commits it; ok is false when rev has
+// no such file.
+func gitShow(ctx context.Context, rev, path string) ([]byte, bool, error) {
+	dir, file := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	var out, errb bytes.Buffer
+	cmd := exec.CommandContext(ctx, "git", "-C", dir, "show", rev+":./"+file)
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		msg := errb.String()
+		if strings.Contains(msg, "does not exist in") || strings.Contains(msg, "exists on disk, but not in") {
+			return nil, false, nil
+		}
+		return nil, false, fmt.Errorf("git show %s:%s: %s", rev, path, strings.TrimSpace(msg))
+	}
+	return out.Bytes(), true, nil
+}
+
+// printDiff prints the moved numbers, beyond-noise first.
+func printDiff(e *env, names []string, r *numdiff.Result) {
+	out := e.stdout
+	beyond := 0
+	for _, m := range r.Moves {
+		if m.Beyond {
+			beyond++
+		}
+	}
+	fmt.Fprintf(out, "diff %s %s: %d numbers moved (%d beyond seed noise), %d unchanged\n", names[0], names[1], len(r.Moves), beyond, r.Unchanged)
+	if len(r.OnlyA) > 0 {
+		fmt.Fprintf(out, "not compared, only in %s: %s\n", names[0], strings.Join(r.OnlyA, ", "))
+	}
+	if len(r.OnlyB) > 0 {
+		fmt.Fprintf(out, "not compared, only in %s: %s\n", names[1], strings.Join(r.OnlyB, ", "))
+	}
+	for _, pass := range []bool{true, false} {
+		for _, m := range r.Moves {
+			if m.Beyond != pass {
+				continue
+			}
+			what := "within seed noise"
+			if m.Beyond {
+				what = "BEYOND seed noise"
+			}
+			fmt.Fprintf(out, "%s: %s -> %s; %s", m.ID, numText(m.Before), numText(m.After), what)
+			if j := m.Judgement; j != nil {
+				fmt.Fprintf(out, " (%s: %s)", j.Outcome, j)
+			}
+			fmt.Fprintln(out)
+		}
+	}
+}
+
+// numText is a number as diff prints it.
+func numText(n *numdiff.Number) string {
+	switch {
+	case n == nil:
+		return "absent"
+	case n.Status != "ok":
+		return n.Status
+	}
+	return fmt.Sprintf("%.3f ± %.3f (n=%d)", n.Mean, n.SD, n.N)
+}

@@ -1,5 +1,0 @@
-//go:build !amd64
-
-package backprop
-
-func forcePortable() (restore func()) { return func() {} }

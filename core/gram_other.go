@@ -1,7 +1,0 @@
-//go:build !amd64
-
-package core
-
-func gramUpperImpl(gram []float64, n int, x []float64, ld, nb int) {
-	gramUpperGo(gram, n, x[:nb*ld], ld)
-}

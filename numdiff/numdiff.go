@@ -1,0 +1,195 @@
+package numdiff
+
+import (
+	"slices"
+
+	"repro/stages"
+	"repro/verdict"
+)
+
+// Number is one number of a build.
+type Number struct {
+	ID    string
+	Group string // table name, or fig/<name>
+	// Status is "ok" or why there is no value (the sidecar's).
+	Status string
+	Mean   float64
+	SD     float64
+	N      int
+	Seeds  []int64
+	Values []float64
+	Kind   verdict.Kind
+}
+
+// Build is the numbers of one build.
+type Build struct {
+	Numbers map[string]*Number
+	// Groups are the tables and figures the build has.
+	Groups []string
+}
+
+// FromSidecars indexes the numbers of rendered tables and figures: every
+// table cell and comparison, every figure point (its plotted cell).
+func FromSidecars(tables []*stages.Sidecar, figures []*stages.FigureSidecar) *Build {
+	b := &Build{Numbers: map[string]*Number{}}
+	for _, t := range tables {
+		b.Groups = append(b.Groups, t.Table)
+		byExp := map[string]*stages.AggCell{}
+		for i := range t.Numbers {
+			n := &t.Numbers[i]
+			byExp[n.ID] = &n.AggCell
+			byExp[n.Experiment+" "+n.Protocol] = &n.AggCell
+			b.Numbers[n.ID] = cellNumber(n.ID, t.Table, &n.AggCell)
+		}
+		for i := range t.Comparisons {
+			c := &t.Comparisons[i]
+			x, y := byExp[c.A], byExp[c.B]
+			if x == nil || y == nil {
+				x, y = byExp[c.A+" "+c.Protocol], byExp[c.B+" "+c.Protocol]
+			}
+			b.Numbers[c.ID] = cmpNumber(t.Table, c, x, y)
+		}
+	}
+	for _, f := range figures {
+		g := "fig/" + f.Figure
+		b.Groups = append(b.Groups, g)
+		for _, list := range [][]stages.FigurePoint{f.Points, f.Lines} {
+			for i := range list {
+				p := &list[i]
+				switch {
+				case p.Diff != nil:
+					b.Numbers[p.ID] = cmpNumber(g, p.Diff, p.YCell, p.BCell)
+					b.Numbers[p.ID].ID = p.ID
+				case p.YCell != nil:
+					b.Numbers[p.ID] = cellNumber(p.ID, g, p.YCell)
+				default:
+					b.Numbers[p.ID] = &Number{ID: p.ID, Group: g, Status: p.Status.String()}
+				}
+			}
+		}
+	}
+	return b
+}
+
+func cellNumber(id, group string, c *stages.AggCell) *Number {
+	return &Number{ID: id, Group: group, Status: c.Status.String(), Mean: c.Acc.Mean, SD: c.Acc.SD, N: c.N,
+		Seeds: c.Seeds, Values: c.Values, Kind: stages.MetricKind(c.Metric)}
+}
+
+// cmpNumber is a seed-paired difference a - b: its per-seed differences
+// over the seeds both have, when the cells are at hand.
+func cmpNumber(group string, c *stages.Comparison, a, b *stages.AggCell) *Number {
+	n := &Number{ID: c.ID, Group: group, Status: c.Status, Mean: c.Diff, N: c.N, Seeds: c.Seeds, Kind: verdict.Points}
+	if c.Status != "ok" || a == nil || b == nil {
+		return n
+	}
+	n.Seeds = nil
+	for i, s := range a.Seeds {
+		if j := slices.Index(b.Seeds, s); j >= 0 && i < len(a.Values) && j < len(b.Values) {
+			n.Seeds = append(n.Seeds, s)
+			n.Values = append(n.Values, a.Values[i]-b.Values[j])
+		}
+	}
+	if len(n.Values) > 0 {
+		_, n.SD = verdict.MeanSD(n.Values)
+		n.N = len(n.Values)
+	}
+	return n
+}
+
+// Move is a number that differs between two builds. Before or After is
+// nil for a number only one build has.
+type Move struct {
+	ID, Group     string
+	Before, After *Number
+	// Judgement is after against before, by the verdicts' rule (nil when
+	// either has no value); Beyond says the move is beyond the seed noise:
+	// Welch's test rejects equal means after the Benjamini-Hochberg
+	// adjustment over the moves, or neither side has any seed spread.
+	Judgement *verdict.Judgement
+	Beyond    bool
+}
+
+// Result is the comparison of two builds.
+type Result struct {
+	Moves     []Move
+	Unchanged int
+	// OnlyA and OnlyB are the tables and figures one build lacks: their
+	// numbers are not compared.
+	OnlyA, OnlyB []string
+}
+
+// Compare lists the numbers of the groups both builds have that moved
+// from a to b, in ID order.
+func Compare(a, b *Build) *Result {
+	res := &Result{}
+	both := map[string]bool{}
+	for _, g := range a.Groups {
+		if slices.Contains(b.Groups, g) {
+			both[g] = true
+		} else {
+			res.OnlyA = append(res.OnlyA, g)
+		}
+	}
+	for _, g := range b.Groups {
+		if !both[g] {
+			res.OnlyB = append(res.OnlyB, g)
+		}
+	}
+	var ids []string
+	for id, n := range a.Numbers {
+		if both[n.Group] {
+			ids = append(ids, id)
+		}
+	}
+	for id, n := range b.Numbers {
+		if both[n.Group] && a.Numbers[id] == nil {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	var fam verdict.Family
+	for _, id := range ids {
+		x, y := a.Numbers[id], b.Numbers[id]
+		if x != nil && y != nil && same(x, y) {
+			res.Unchanged++
+			continue
+		}
+		m := Move{ID: id, Before: x, After: y}
+		if x != nil {
+			m.Group = x.Group
+		} else {
+			m.Group = y.Group
+		}
+		if x != nil && y != nil && x.Status == "ok" && y.Status == "ok" {
+			j := verdict.Welch(verdict.Ours(y.Mean, y.SD, y.N), verdict.Ours(x.Mean, x.SD, x.N), y.Kind)
+			m.Judgement = &j
+		}
+		res.Moves = append(res.Moves, m)
+	}
+	for i := range res.Moves {
+		if j := res.Moves[i].Judgement; j != nil {
+			fam.Add(j)
+		}
+	}
+	fam.Settle()
+	for i := range res.Moves {
+		m := &res.Moves[i]
+		switch {
+		case m.Judgement == nil:
+			m.Beyond = m.Before == nil || m.After == nil || m.Before.Status != m.After.Status
+		case m.Before.SD == 0 && m.After.SD == 0:
+			m.Beyond = m.Before.Mean != m.After.Mean
+		default:
+			m.Beyond = m.Judgement.Outcome == verdict.Differs
+		}
+	}
+	return res
+}
+
+// same reports whether a number is unchanged: status, every seed and its
+// value (the mean and s.d. when there are no per-seed values).
+func same(x, y *Number) bool {
+	return x.Status == y.Status && x.Mean == y.Mean && x.SD == y.SD && x.N == y.N &&
+		slices.Equal(x.Seeds, y.Seeds) && slices.Equal(x.Values, y.Values)
+}

@@ -1,0 +1,51 @@
+package site
+
+import (
+	"repro/pipeline"
+	"repro/stages"
+)
+
+// Input is what a site is built from.
+type Input struct {
+	Profile string
+	// Revision is the code revision of the binary building the site.
+	Revision string
+	// Report is the reproduction report (nil: no verdicts are shown).
+	Report  *stages.ReproReport
+	Tables  []*stages.Sidecar
+	Figures []*stages.FigureSidecar
+	// Records are the seeds' train records by "<cell ID> <result digest>"
+	// (a seed without one shows its digest only).
+	Records map[string]*SeedRecord
+	// Defaults is the default system's configuration per learner
+	// (train.learner value, e.g. "local"), with its name: a card shows a
+	// seed's configuration as the lines that differ from it.
+	Defaults map[string]DefaultConfig
+	// FigureImages is, per figure name, the path of its rendered image
+	// relative to the site root (e.g. ../figures/ksweep.png); "" or
+	// absent: none is shown.
+	FigureImages map[string]string
+	// RunFlags are the flags every recompute command carries (e.g.
+	// "--profile smoke"); "" for the default profile.
+	RunFlags string
+}
+
+// SeedRecord is what the record of one train cell says about it.
+type SeedRecord struct {
+	Key          string
+	StageVersion int
+	Revision     string
+	Dirty        bool
+	Host         string
+	WallSecs     float64
+	// Config is the cell's resolved parameters; Data the split, stream
+	// and raw data digests upstream of it ("<cell> <output> sha256:<hex>").
+	Config []pipeline.Param
+	Data   []string
+}
+
+// DefaultConfig is the configuration numbers are compared against.
+type DefaultConfig struct {
+	Name   string // e.g. "full (g16_sgd_refr_s10_w512)"
+	Config []pipeline.Param
+}
