@@ -50,10 +50,11 @@ type bpRefPath struct {
 }
 
 // bpRefConfig is the one place the check builds our configuration of a
-// reference config: the preset of that name, then edit (nil: none).
+// reference config: the preset of that name (experiments/presets), then
+// edit (nil: none).
 func bpRefConfig(name string, edit func(c *Config)) func() (Config, error) {
 	return func() (Config, error) {
-		c, ok := Preset(name)
+		c, ok := testPreset(name)
 		if !ok {
 			return c, fmt.Errorf("no backprop preset %q", name)
 		}
