@@ -83,6 +83,9 @@ var refPaths = []refPath{
 	{name: "substrate ladder V6, relaxation T = 5 (waking step)", ref: "v6_base", ours: preset("v6_base"), step: 40},
 	{name: "substrate ladder V6 with the sweep (waking step)", ref: "v6_sweep", ours: preset("v6_sweep"), step: 40},
 	{name: "no replay (waking step)", ref: "g17_ctx_none_s10", ours: preset("g17_ctx_none_s10"), step: 40},
+	{name: "spike-count training, substrate ladder V6, T_s = 8 (waking step)", ci: true, ref: "v6_spiketrain8", ours: preset("v6_spiketrain8"), step: 40},
+	{name: "control: spike-count training with the counts' window doubled", ci: true, ref: "v6_spiketrain8", control: true, step: 40,
+		ours: presetWith("v6_spiketrain8", func(c *LocalConfig) { c.SpikeTrain *= 2 })},
 }
 
 func TestReferenceCheck(t *testing.T) {
@@ -359,6 +362,49 @@ func (d *refDump) check(cfg *LocalConfig) string {
 	}
 	done := 0
 	r.rng = TapeRNG(draws, &done)
+	// Spike-count training's Poisson counts (s<s>/q<j>/poisson, one
+	// (batch, width) tensor per call), row by row in call order. The
+	// reference's forward pass also draws counts for the readout (its
+	// act(L)), a value nothing reads (the readout's error uses its drive,
+	// the updates the rates below it); our port does not draw it, so those
+	// calls are left out of the tape.
+	var spikes [][]float32
+	spikeInfo, _ := d.meta["spikes"].(map[string]any)
+	for s := range steps {
+		for j := 0; ; j++ {
+			key := fmt.Sprintf("s%d/q%d", s, j)
+			q, ok := d.ts[key+"/poisson"]
+			if !ok {
+				break
+			}
+			info, _ := spikeInfo[key].(map[string]any)
+			layer, _ := info["layer"].(float64)
+			if layer < 1 {
+				return fmt.Sprintf("not run: %s: the layer of the spike counts is not recorded", key)
+			}
+			if int(layer) == len(c.Hidden)+1 {
+				continue
+			}
+			w := q.Shape[len(q.Shape)-1]
+			for i := 0; i < len(q.F32); i += w {
+				spikes = append(spikes, q.F32[i:i+w])
+			}
+		}
+	}
+	spikesDone := 0
+	attachSpikes := func(r *localRun) {
+		if len(spikes) == 0 {
+			return
+		}
+		r.nt.sub.spikeTape = func(n int) []float32 {
+			if spikesDone >= len(spikes) || len(spikes[spikesDone]) != n {
+				panic(fmt.Sprintf("spike counts: row %d of %d units asked, the reference drew %d rows", spikesDone, n, len(spikes)))
+			}
+			spikesDone++
+			return spikes[spikesDone-1]
+		}
+	}
+	attachSpikes(r)
 	var verdict string
 	var ties []string
 	step, calls, tied := 0, 0, false
@@ -434,6 +480,7 @@ func (d *refDump) check(cfg *LocalConfig) string {
 						perStep[k] -= base
 					}
 					r.probe, tied = probe, false
+					attachSpikes(r)
 				}
 			}
 		}
@@ -457,6 +504,9 @@ func (d *refDump) check(cfg *LocalConfig) string {
 				return fmt.Sprintf("differs at step 0, tensor update calls: ours %d, reference %d", calls, n)
 			}
 		}
+	}
+	if spikesDone != len(spikes) && len(spikes) > 0 && !tied && len(ties) == 0 {
+		return fmt.Sprintf("differs at step %d, tensor spike counts: ours %d rows drawn, reference %d", steps-1, spikesDone, len(spikes))
 	}
 	crossed := ""
 	for k, v := range starts {

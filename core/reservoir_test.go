@@ -123,3 +123,24 @@ func TestReservoirSample(t *testing.T) {
 		t.Errorf("Sample(64) from 20 items: %d indices, %d distinct", len(idx), len(distinct))
 	}
 }
+
+func TestReservoirContentsRoundTrip(t *testing.T) {
+	r := NewReservoir(3, 2, 1)
+	if err := r.SetContents([]float32{1, 2, 3, 4}, []int32{5, 6}, []float32{7, 8}, 9); err != nil {
+		t.Fatal(err)
+	}
+	x, y, z, seen := r.Contents()
+	if r.Len() != 2 || seen != 9 || len(x) != 4 || x[3] != 4 || y[1] != 6 || z[1] != 8 {
+		t.Errorf("Contents = %v %v %v %d (Len %d)", x, y, z, seen, r.Len())
+	}
+	for _, bad := range []func() error{
+		func() error { return r.SetContents(make([]float32, 8), make([]int32, 4), make([]float32, 4), 9) },
+		func() error { return r.SetContents(make([]float32, 3), make([]int32, 2), make([]float32, 2), 9) },
+		func() error { return r.SetContents(make([]float32, 4), make([]int32, 2), nil, 9) },
+		func() error { return r.SetContents(make([]float32, 4), make([]int32, 2), make([]float32, 2), 1) },
+	} {
+		if bad() == nil {
+			t.Error("SetContents accepted items that do not fit")
+		}
+	}
+}

@@ -23,6 +23,10 @@ type substrate struct {
 	transport   bool
 	spikeTrain  int
 	spikeRNG    *RNG
+	// spikeTape, when set (the differential check, refcheck_test.go),
+	// replaces the Poisson draws of spike-count training: each call returns
+	// the counts of the next n rates, in the reference's order.
+	spikeTape func(n int) []float32
 	// direct: the sweep runs sweepDirect (unbounded or multiplicative burst).
 	direct bool
 }
@@ -390,10 +394,17 @@ func (nt *net) relaxErrors(p *pass, tgtScale float32, all bool) {
 // gain (the reference's order).
 func (nt *net) spikeRate(a, z, g []float32) {
 	ts := float64(nt.sub.spikeTrain)
+	var taped []float32
+	if nt.sub.spikeTape != nil {
+		taped = nt.sub.spikeTape(len(a))
+	}
 	for i := range a {
 		r := max(z[i], 0)
 		var c float64
-		if r > 0 {
+		switch {
+		case taped != nil:
+			c = float64(taped[i])
+		case r > 0:
 			c = float64(Poisson(nt.sub.spikeRNG, float64(r)*ts))
 		}
 		a[i] = float32(c/ts) * g[i]

@@ -23,7 +23,10 @@ import (
 // It also records, per hidden layer, the asleep fraction and the isolated-
 // channel width rho = |R ∩ asleep| / max(1, |R|), R the units the replay
 // batch fires, each averaged over replay steps.
-func (r *runner) newLocal() func(idx []int) {
+func (r *runner) newLocal() func(idx []int) { return r.newLocalStep().step }
+
+// newLocalStep returns newLocal's state, its suppression in r.supp.
+func (r *runner) newLocalStep() *localStep {
 	cfg, net := r.cfg, r.net
 	L := net.Layers()
 	s := &localStep{r: r, wake: NewPass(net, cfg.Batch), rep: NewPass(net, cfg.ReplayBatch),
@@ -42,7 +45,7 @@ func (r *runner) newLocal() func(idx []int) {
 	for l := 0; l < L-1; l++ {
 		s.mask.Pre[l], s.mask.Post[l] = s.awake[l], s.awake[l+1] // awake[0] is nil: input always awake
 	}
-	return s.step
+	return s
 }
 
 // localStep is the state of the local schedule's steps: the waking and
@@ -60,6 +63,9 @@ type localStep struct {
 	steps             int
 	draw              []int
 	acc               []uint32 // anyNonZero's scratch
+	// probe, when set (the differential check, inject.go), is called after
+	// each optimiser step with the pass it stepped on ("wake" or "replay").
+	probe func(stage string)
 }
 
 // step runs steps 1-5 of newLocal for the waking batch idx.
@@ -78,6 +84,9 @@ func (s *localStep) step(idx []int) {
 	net.Backward(wake, r.grad)
 	r.adam.Step(net.Params, r.grad, cfg.LR)
 	net.Rewire()
+	if s.probe != nil {
+		s.probe("wake")
+	}
 
 	for l := 1; l < L; l++ {
 		anyNonZero(s.awake[l], wake.A[l], mb, s.acc)
@@ -118,6 +127,9 @@ func (s *localStep) replay() int {
 		r.adam.Step(net.Params, r.grad, lr)
 	}
 	net.Rewire()
+	if s.probe != nil {
+		s.probe("replay")
+	}
 	r.countReplay(n)
 	return n
 }

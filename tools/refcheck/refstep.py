@@ -5,7 +5,8 @@ Opt-in tooling, never a dependency of the product. It imports the authors' modul
 from --ref), runs their own run_local for one configuration and seed, and instruments it from
 outside: when waking batch --step (1-based, counted over the whole stream) starts, it writes the
 full learner state ("pre"), then, for --steps consecutive waking batches, every batch, label and
-random draw (torch.randint / torch.randperm results, in call order), the activities and errors of
+random draw (torch.randint / torch.randperm results, in call order; torch.poisson's spike counts
+under spike_train as s<s>/q<j>/poisson), the activities and errors of
 every pass, the state after every update call of the first step, and the state after every
 --every-th step ("post<k>"), and which recorded batches start an epoch or a task. The run is stopped by an exception once the last state is written.
 
@@ -137,8 +138,8 @@ def main():
         sys.exit(f"refstep: unknown config {args.config!r}")
     cfg = RM.CONFIGS[args.config] if ladder else RS.CONFIGS[args.config]
     local = cfg.get("schedule") == "local"
-    if ladder and (cfg.get("model", "ctx") != "ctx" or cfg.get("spike_train")):
-        sys.exit(f"refstep: {args.config}: only the ladder's local learner without spike-count noise is instrumented")
+    if ladder and cfg.get("model", "ctx") != "ctx":
+        sys.exit(f"refstep: {args.config}: only the ladder's local learner is instrumented")
     if not ladder and (not (local or (cfg.get("model") == "ctx" and cfg.get("schedule") is None)) or cfg.get("dataset") not in (None, "mnist")):
         sys.exit(f"refstep: {args.config}: only the local learner on MNIST (run_local, or run() with model ctx) is instrumented")
     RM.DATA = os.path.abspath(args.mnist)
@@ -146,11 +147,11 @@ def main():
     w = Writer(args.out)
     w.meta["config"] = {k: (list(v) if isinstance(v, tuple) else v) for k, v in cfg.items()}
     w.meta["args"] = vars(args)
-    st = {"wake": 0, "active": False, "step": 0, "pass": 0, "update": 0, "draw": 0}
+    st = {"wake": 0, "active": False, "step": 0, "pass": 0, "update": 0, "draw": 0, "spike": 0}
     first, last = args.step, args.step + args.steps
 
     orig_relax, orig_update = CortexNet.relax, CortexNet.local_update
-    orig_randint, orig_randperm = torch.randint, torch.randperm
+    orig_randint, orig_randperm, orig_poisson = torch.randint, torch.randperm, torch.poisson
 
     def loop_frame(depth):
         """run_local's or run()'s frame (run() calls relax and local_update through ctx_step)."""
@@ -196,7 +197,7 @@ def main():
                 w.meta["steps"] = args.steps
                 raise Done
             if st["active"]:
-                st["step"], st["pass"], st["update"], st["draw"] = k - first, 0, 0, 0
+                st["step"], st["pass"], st["update"], st["draw"], st["spike"] = k - first, 0, 0, 0, 0
                 s = st["step"]
                 w.put(f"s{s}/X", X)
                 w.put(f"s{s}/y", Y.argmax(1))
@@ -248,8 +249,20 @@ def main():
             st["draw"] += 1
         return v
 
+    def poisson(rates, *a, **kw):
+        # spike-count training's counts (torch's global generator): taped
+        # in call order, one (batch, width) tensor per call, s<s>/q<j>.
+        v = orig_poisson(rates, *a, **kw)
+        if st["active"]:
+            s, j = st["step"], st["spike"]
+            w.put(f"s{s}/q{j}/poisson", v)
+            fr = sys._getframe(1)  # CortexNet.act(self, l, x): the layer drawn
+            w.meta.setdefault("spikes", {})[f"s{s}/q{j}"] = {"layer": int(fr.f_locals.get("l", -1))}
+            st["spike"] += 1
+        return v
+
     CortexNet.relax, CortexNet.local_update = relax, local_update
-    torch.randint, torch.randperm = randint, randperm
+    torch.randint, torch.randperm, torch.poisson = randint, randperm, poisson
     c = cfg
     try:
         if ladder:  # run_mnist's main(): --epochs 30, --batch 256
@@ -265,7 +278,7 @@ def main():
     else:
         sys.exit(f"refstep: the run ended before waking batch {last}")
     finally:
-        torch.randint, torch.randperm = orig_randint, orig_randperm
+        torch.randint, torch.randperm, torch.poisson = orig_randint, orig_randperm, orig_poisson
     w.meta["torch"] = torch.__version__
     w.close()
 

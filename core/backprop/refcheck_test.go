@@ -1,0 +1,653 @@
+package backprop
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"repro/core"
+	"repro/internal/refdump"
+)
+
+// The differential check of the backprop k-WTA learner on the local
+// schedule against the authors' run_bp_local (make reference-check;
+// opt-in, REPRO_REFCHECK=1; docs/reference-check.md). For every path below,
+// tools/refcheck/refbp.py runs the authors' code up to a waking batch and
+// writes the state, the batches and the random draws; this test loads the
+// state into our runner (injectLocal), replays the draws (core.TapeRNG),
+// runs the same steps and compares every tensor: the passes' activities,
+// the logits and the state after each optimiser step of the first batch,
+// then the state every `every` batches.
+
+// bpRefPath is one learner path: a reference config and the steps recorded.
+type bpRefPath struct {
+	name  string // the line's label
+	ref   string // the authors' config name
+	ours  func() (Config, error)
+	step  int // first waking batch recorded (1-based)
+	steps int // batches run
+	every int // state compared every n batches
+	// epochs per task of the reference's run (0: its config's); 1 brings
+	// the first task boundary to waking batch 793.
+	epochs int
+	// control: a deliberately wrong port (the check must report it).
+	control bool
+	// clearAtTask clears the rotation's suppression when a task starts, as
+	// this port did before d4bed59 (a control).
+	clearAtTask bool
+	// alter, when set, changes our step after every injection (a control:
+	// a wrong port the configuration does not show).
+	alter  func(s *localStep)
+	ci     bool // in the CI's short set
+	trajec bool // in the full set only
+}
+
+// bpRefConfig is the one place the check builds our configuration of a
+// reference config: the preset of that name (experiments/presets), then
+// edit (nil: none).
+func bpRefConfig(name string, edit func(c *Config)) func() (Config, error) {
+	return func() (Config, error) {
+		c, ok := testPreset(name)
+		if !ok {
+			return c, fmt.Errorf("no backprop preset %q", name)
+		}
+		if edit != nil {
+			edit(&c)
+		}
+		return c, c.Validate()
+	}
+}
+
+// The first task (digits 0 and 1, 12,665 samples) has 792 waking batches of
+// 16 per epoch; the paths across the first task boundary run the reference
+// at one epoch per task (the boundary mechanics do not depend on the epoch
+// count, and the run is five times shorter), so the second task starts at
+// waking batch 793.
+var bpRefPaths = []bpRefPath{
+	{name: "control: BP k-WTA, isolated with rotation, Adam's weight decay doubled", ci: true, ref: "bpk_iso_rot_lr1e4", control: true,
+		ours: bpRefConfig("bpk_iso_rot_lr1e4", func(c *Config) { c.WeightDecay *= 2 })},
+	{name: "control: BP k-WTA, isolated with rotation, the mask's presynaptic side dropped on the second layer", ci: true, ref: "bpk_iso_rot_lr1e4", control: true,
+		ours: bpRefConfig("bpk_iso_rot_lr1e4", nil), alter: func(s *localStep) { s.mask.Pre[1] = nil }},
+	{name: "BP k-WTA, interleaved", ci: true, ref: "bpk_er_lr3e5", ours: bpRefConfig("bpk_er_lr3e5", nil)},
+	{name: "BP k-WTA, isolated", ci: true, ref: "bpk_iso_lr1e4", ours: bpRefConfig("bpk_iso_lr1e4", nil)},
+	{name: "BP k-WTA, interleaved with rotation", ci: true, ref: "bpk_er_rot_lr1e4", ours: bpRefConfig("bpk_er_rot_lr1e4", nil)},
+	{name: "BP k-WTA, isolated with rotation", ci: true, ref: "bpk_iso_rot_lr1e4", ours: bpRefConfig("bpk_iso_rot_lr1e4", nil)},
+	{name: "BP k-WTA, isolated with rotation, across the first task boundary", ci: true, ref: "bpk_iso_rot_lr1e4",
+		ours: bpRefConfig("bpk_iso_rot_lr1e4", nil), step: 791, steps: 4, every: 1, epochs: 1},
+	{name: "control: BP k-WTA, isolated with rotation, suppression cleared at the task boundary (the port before d4bed59)", ci: true,
+		ref: "bpk_iso_rot_lr1e4", ours: bpRefConfig("bpk_iso_rot_lr1e4", nil), step: 791, steps: 4, every: 1, epochs: 1, control: true, clearAtTask: true},
+	{name: "BP k-WTA, interleaved, trajectory", ref: "bpk_er_lr3e5", ours: bpRefConfig("bpk_er_lr3e5", nil), steps: 300, every: 50, trajec: true},
+	{name: "BP k-WTA, isolated, trajectory", ref: "bpk_iso_lr1e4", ours: bpRefConfig("bpk_iso_lr1e4", nil), steps: 300, every: 50, trajec: true},
+	{name: "BP k-WTA, interleaved with rotation, trajectory across the first task boundary", ref: "bpk_er_rot_lr1e4",
+		ours: bpRefConfig("bpk_er_rot_lr1e4", nil), step: 751, steps: 200, every: 50, epochs: 1, trajec: true},
+	{name: "BP k-WTA, isolated with rotation, trajectory across the first task boundary", ref: "bpk_iso_rot_lr1e4",
+		ours: bpRefConfig("bpk_iso_rot_lr1e4", nil), step: 751, steps: 200, every: 50, epochs: 1, trajec: true},
+	{name: "control: BP k-WTA, isolated with rotation, trajectory across the first task boundary, suppression cleared there (the port before d4bed59)",
+		ref: "bpk_iso_rot_lr1e4", ours: bpRefConfig("bpk_iso_rot_lr1e4", nil), step: 751, steps: 200, every: 50, epochs: 1, trajec: true, control: true, clearAtTask: true},
+}
+
+func TestReferenceCheck(t *testing.T) {
+	if os.Getenv("REPRO_REFCHECK") == "" {
+		t.Skip("the differential check against the authors' code is opt-in: make reference-check")
+	}
+	py := envOr("REPRO_REFCHECK_PYTHON", "/usr/bin/python3")
+	if out, err := exec.Command(py, "-c", "import torch, pandas").CombinedOutput(); err != nil {
+		t.Skipf("reference check skipped: %s cannot import torch and pandas (apt-get install python3-torch python3-pandas): %s", py, lastLine(string(out)))
+	}
+	ref := envOr("REPRO_REFCHECK_REF", "../../../shared/spec/reference/src")
+	mnist := envOr("REPRO_REFCHECK_MNIST", filepath.Join(os.Getenv("REPRO_DATA"), "mnist"))
+	for _, need := range []string{filepath.Join(ref, "run_seq.py"), filepath.Join(mnist, "train-images-idx3-ubyte.gz")} {
+		if _, err := os.Stat(need); err != nil {
+			t.Fatalf("reference check: %v (set REPRO_REFCHECK_REF to the authors' src and REPRO_DATA to the data mirror)", err)
+		}
+	}
+	only := os.Getenv("REPRO_REFCHECK_ONLY")
+	set := envOr("REPRO_REFCHECK_SET", "all")
+	if set != "all" && set != "step" && set != "ci" {
+		t.Fatalf("REPRO_REFCHECK_SET=%q: want all, step or ci", set)
+	}
+	failed := 0
+	type job struct {
+		p   bpRefPath
+		run func(*testing.T, string, string, string, bpRefPath) string
+	}
+	var jobs []job
+	for _, p := range bpRefPaths {
+		jobs = append(jobs, job{p, runBPRefPath})
+	}
+	for _, p := range bpBatchPaths {
+		jobs = append(jobs, job{p, runBatchRefPath})
+	}
+	for _, j := range jobs {
+		p := j.p
+		if (set == "ci" && !p.ci) || (set != "all" && p.trajec) {
+			continue
+		}
+		if only != "" && !strings.Contains(p.name, only) && p.ref != only {
+			continue
+		}
+		line := j.run(t, py, ref, mnist, p)
+		same := strings.Contains(line, ": identical through")
+		switch {
+		case p.control && same:
+			line += " (a wrong port that passed: the check is blind)"
+			failed++
+		case p.control && strings.Contains(line, ": differs at"):
+			line += " (as it must)"
+		case !same:
+			failed++
+		}
+		fmt.Println(line)
+	}
+	if failed > 0 {
+		t.Errorf("%d paths differ from the authors' code (lines above)", failed)
+	}
+}
+
+func envOr(k, def string) string {
+	if v := os.Getenv(k); v != "" {
+		return v
+	}
+	return def
+}
+
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return lines[len(lines)-1]
+}
+
+// runBPRefPath records the reference and runs ours; it returns the path's
+// line.
+func runBPRefPath(t *testing.T, py, ref, mnist string, p bpRefPath) string {
+	step, steps, every := p.step, max(p.steps, 1), max(p.every, 1)
+	if step == 0 {
+		step = 70 // the buffer is full (1,000 samples), so the reservoir writes draw
+	}
+	dir := filepath.Join(t.TempDir(), "dump")
+	cmd := exec.Command(py, "../../tools/refcheck/refbp.py", "--ref", ref, "--mnist", mnist, "--config", p.ref,
+		"--step", strconv.Itoa(step), "--steps", strconv.Itoa(steps), "--every", strconv.Itoa(every),
+		"--epochs", strconv.Itoa(p.epochs), "--out", dir)
+	cmd.Env = append(os.Environ(), "OMP_NUM_THREADS=1")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Sprintf("%s: not run: refbp.py: %v: %s", p.name, err, lastLine(string(out)))
+	}
+	d, err := refdump.Load(dir)
+	if err != nil {
+		return fmt.Sprintf("%s: not run: %v", p.name, err)
+	}
+	cfg, err := p.ours()
+	if err != nil {
+		return fmt.Sprintf("%s: not run: our config: %v", p.name, err)
+	}
+	return p.name + ": " + checkBPDump(d, cfg, p.clearAtTask, p.alter)
+}
+
+// tensors converts a dump's tensors to core's type.
+func tensors(d *refdump.Dump) core.Tensors {
+	ts := core.Tensors{}
+	for n, x := range d.Tensors {
+		ts[n] = core.Tensor{Shape: x.Shape, F32: x.F32, F64: x.F64, I32: x.I32}
+	}
+	return ts
+}
+
+func refTensor(t core.Tensor) refdump.Tensor {
+	return refdump.Tensor{Shape: t.Shape, F32: t.F32, F64: t.F64, I32: t.I32}
+}
+
+// bpExact are compared bit for bit (counts, labels, copies, masks).
+var bpExact = []string{"t", "bufSeen", "bufY", "bufX", "sup", "X", "y"}
+
+// bpOrder is the order the state's tensors are compared in: counts and
+// copies first, then biases before weights, values before moments.
+var bpOrder = []string{"X", "y", "t", "bufSeen", "bufY", "bufX", "bufZ", "sup", "b", "mb", "vb", "W", "mW", "vW", "out"}
+
+func bpKey(n string) int {
+	base := strings.TrimRight(n, "0123456789")
+	if i := slices.Index(bpOrder, base); i >= 0 {
+		return i
+	}
+	return len(bpOrder)
+}
+
+// compareBP compares every tensor of ours with ref's tag/name and returns
+// the first difference, or "". A tensor present on one side only differs.
+func compareBP(ours core.Tensors, ref map[string]refdump.Tensor, tag string) string {
+	names := make([]string, 0, len(ours))
+	for n := range ours {
+		names = append(names, n)
+	}
+	for n := range ref {
+		if rest, ok := strings.CutPrefix(n, tag+"/"); ok && !strings.Contains(rest, "/") {
+			if _, have := ours[rest]; !have {
+				return fmt.Sprintf("%s: ours absent, reference present", rest)
+			}
+		}
+	}
+	sort.Slice(names, func(i, j int) bool {
+		if ki, kj := bpKey(names[i]), bpKey(names[j]); ki != kj {
+			return ki < kj
+		}
+		return names[i] < names[j]
+	})
+	for _, n := range names {
+		rt, ok := ref[tag+"/"+n]
+		if !ok {
+			return fmt.Sprintf("%s: ours present, reference absent", n)
+		}
+		exact := slices.Contains(bpExact, strings.TrimRight(n, "0123456789"))
+		if v := refdump.Compare(n, refTensor(ours[n]), rt, exact, nil); v != "" {
+			return v
+		}
+	}
+	return ""
+}
+
+// checkBPDump runs our learner from the dump's pre-state and returns the
+// verdict. clearAtTask clears the suppression when a task starts (a
+// control: the port before d4bed59); alter (when non-nil) changes our step
+// after every injection (a control).
+func checkBPDump(d *refdump.Dump, cfg Config, clearAtTask bool, alter func(*localStep)) string {
+	steps := int(d.Num("steps"))
+	every := 1
+	if a, ok := d.Meta["args"].(map[string]any); ok {
+		every = int(a["every"].(float64))
+	}
+	rc, _ := d.Meta["config"].(map[string]any)
+	flag := func(k string) float64 {
+		if b, _ := rc[k].(bool); b {
+			return 1
+		}
+		return 0
+	}
+	b2f := func(b bool) float64 {
+		if b {
+			return 1
+		}
+		return 0
+	}
+	sizes, _ := d.Meta["sizes"].([]any)
+	if len(sizes) != len(cfg.Hidden)+2 {
+		return fmt.Sprintf("differs at step 0, tensor config.sizes: ours %d layers, reference %d", len(cfg.Hidden)+2, len(sizes))
+	}
+	checks := []struct {
+		name      string
+		ours, ref float64
+	}{
+		{"config.lr", cfg.LR, d.Num("lr")}, {"config.lr_replay", cfg.LR * cfg.ReplayGain, d.Num("lr_replay")},
+		{"config.batch_replay", float64(cfg.ReplayBatch), d.Num("batch_replay")},
+		{"config.kwta", cfg.KWTA, rc["bp_kwta"].(float64)},
+		{"config.isolate", b2f(cfg.Isolate), flag("isolate")}, {"config.rotate", b2f(cfg.Rotate), flag("rotate")},
+	}
+	for l, h := range cfg.Hidden {
+		checks = append(checks, struct {
+			name      string
+			ours, ref float64
+		}{fmt.Sprintf("config.hidden[%d]", l), float64(h), sizes[l+1].(float64)})
+	}
+	for _, c := range checks {
+		if math.Abs(c.ours-c.ref) > 1e-12*math.Abs(c.ref) {
+			return fmt.Sprintf("differs at step 0, tensor %s: ours %g, reference %g", c.name, c.ours, c.ref)
+		}
+	}
+	// A data set of the recorded batches, and the taped draws.
+	train := &core.Dataset{D: 784, Classes: 10, Height: 28, Width: 28}
+	var batches [][]int
+	var draws []core.Draw
+	perStep := make([]int, steps)
+	for s := range steps {
+		x, y := d.Tensors[fmt.Sprintf("s%d/X", s)], d.Tensors[fmt.Sprintf("s%d/y", s)]
+		if len(y.I32) == 0 || len(x.F32) != len(y.I32)*train.D {
+			return fmt.Sprintf("not run: step %d: the recorded batch is missing or malformed", s)
+		}
+		var idx []int
+		for range y.I32 {
+			idx = append(idx, train.N)
+			train.N++
+		}
+		train.X = append(train.X, x.F32...)
+		train.Y = append(train.Y, y.I32...)
+		batches = append(batches, idx)
+		for j := 0; ; j++ {
+			key := fmt.Sprintf("s%d/d%d", s, j)
+			v, ok := d.Tensors[key+"/randint"]
+			if !ok {
+				if _, perm := d.Tensors[key+"/randperm"]; perm {
+					return fmt.Sprintf("not run: %s: a randperm draw, which run_bp_local's steps never make", key)
+				}
+				break
+			}
+			high := int(d.Entry("draws", key)["high"].(float64))
+			for _, x := range v.I32 {
+				draws = append(draws, core.Draw{Value: int(x), N: high})
+			}
+		}
+		perStep[s] = len(draws)
+	}
+	ts := tensors(d)
+	r, ls, err := injectLocal(cfg, train, ts, "pre")
+	if err != nil {
+		return "not run: " + err.Error()
+	}
+	done := 0
+	r.rng = core.TapeRNG(draws, &done)
+	if alter != nil {
+		alter(ls)
+	}
+	var verdict string
+	var ties []string
+	step, calls, tied := 0, 0, false
+	probe := func(stage string) {
+		if verdict != "" || tied {
+			return
+		}
+		pass := ls.wake
+		if stage == "replay" {
+			pass = ls.rep
+		}
+		tag := fmt.Sprintf("s%d/p%d", step, calls)
+		calls++
+		L := r.net.Layers()
+		// Activities first: a k-WTA set that differs is either a near-tie or
+		// a difference.
+		for l := 1; l < L; l++ {
+			name := fmt.Sprintf("a%d", l)
+			rt, ok := d.Tensors[tag+"/"+name]
+			if !ok {
+				verdict = fmt.Sprintf("differs at step %d (%s pass), tensor %s: ours present, reference absent", step, stage, name)
+				return
+			}
+			n := pass.Rows * r.net.Sizes[l]
+			ours := refdump.Tensor{Shape: []int{pass.Rows, r.net.Sizes[l]}, F32: pass.A[l][:n]}
+			if v, tie := refdump.CompareActivity(name, ours, rt); v != "" {
+				if tie {
+					tied = true
+					ties = append(ties, fmt.Sprintf("step %d, %s pass: %s", step, stage, v))
+				} else {
+					verdict = fmt.Sprintf("differs at step %d (%s pass), tensor %s", step, stage, v)
+				}
+				return
+			}
+		}
+		if step > 0 {
+			return
+		}
+		C := r.net.Classes()
+		pt := core.Tensors{"out": {Shape: []int{pass.Rows, C}, F32: pass.A[L][:pass.Rows*C]}}
+		if stage == "replay" {
+			D := train.D
+			pt["X"] = core.Tensor{Shape: []int{pass.Rows, D}, F32: pass.A[0][:pass.Rows*D]}
+			pt["y"] = core.Tensor{Shape: []int{pass.Rows}, I32: ls.y[:pass.Rows]}
+		}
+		for n, o := range pt {
+			exact := n == "X" || n == "y"
+			if v := refdump.Compare(n, refTensor(o), d.Tensors[tag+"/"+n], exact, nil); v != "" {
+				verdict = fmt.Sprintf("differs at step 0 (%s pass), tensor %s", stage, v)
+				return
+			}
+		}
+		// The reference writes its state after the optimiser call, before
+		// it rewrites the suppression; our probe runs at the same point.
+		if v := compareBP(r.exportState(), d.Tensors, fmt.Sprintf("s0/u%d", calls-1)); v != "" {
+			verdict = fmt.Sprintf("differs at step 0 (after the %s update), tensor %s", stage, v)
+		}
+	}
+	ls.probe = probe
+	starts, _ := d.Meta["starts"].(map[string]any)
+	crossed := ""
+	for s := 0; ; s++ {
+		if s > 0 {
+			if done != perStep[s-1] {
+				return fmt.Sprintf("differs at step %d, tensor random draws: ours %d, reference %d", s-1, done, perStep[s-1])
+			}
+			if s%every == 0 {
+				tag := fmt.Sprintf("post%d", s)
+				if !tied {
+					if v := compareBP(r.exportState(), d.Tensors, tag); v != "" {
+						return fmt.Sprintf("differs at step %d, tensor %s", s-1, v)
+					}
+				} else if s < steps {
+					// After a near-tie: continue from the reference's state at
+					// this checkpoint (the steps since the tie go unchecked).
+					if r, ls, err = injectLocal(cfg, train, ts, tag); err != nil {
+						return "not run: " + err.Error()
+					}
+					done = 0
+					base := perStep[s-1]
+					r.rng = core.TapeRNG(draws[base:], &done)
+					for k := range perStep {
+						perStep[k] -= base
+					}
+					ls.probe, tied = probe, false
+					if alter != nil {
+						alter(ls)
+					}
+				}
+			}
+		}
+		if s == steps {
+			break
+		}
+		// What the reference's loop ran before batch s: an epoch's or a
+		// task's start (its evaluation leaves the state alone).
+		if st, ok := starts[fmt.Sprintf("s%d", s)].(map[string]any); ok && s > 0 && st["epoch"] == true {
+			what := "an epoch start"
+			if st["task"] == true {
+				what = "a task start"
+				if clearAtTask {
+					for _, sup := range r.supp {
+						clear(sup)
+					}
+				}
+			}
+			crossed += fmt.Sprintf(", across %s at step %d", what, s)
+		}
+		step, calls = s, 0
+		var msg any
+		func() {
+			defer func() { msg = recover() }()
+			ls.step(batches[s])
+		}()
+		if msg != nil {
+			return fmt.Sprintf("differs at step %d: the draws: %v", s, msg)
+		}
+		if verdict != "" {
+			return verdict
+		}
+		if s == 0 && !tied {
+			n := 0
+			for k := range d.Meta["updates"].(map[string]any) {
+				if strings.HasPrefix(k, "s0/u") {
+					n++
+				}
+			}
+			if calls != n {
+				return fmt.Sprintf("differs at step 0, tensor update calls: ours %d, reference %d", calls, n)
+			}
+		}
+	}
+	if len(ties) > 0 {
+		return fmt.Sprintf("identical through %d steps%s, re-synchronised at the next checkpoint after %d k-WTA near-tie(s) within float32 rounding (first: %s)", steps, crossed, len(ties), ties[0])
+	}
+	return fmt.Sprintf("identical through %d steps%s", steps, crossed)
+}
+
+// bpBatchPaths are the batch protocol's baselines (the reference's run()
+// with model "bp"). A run of 256-sample batches fills the 1,000-sample
+// buffer on its fourth batch, so batch 6 already writes and draws; the
+// first task has 50 batches per epoch, so the second task starts at batch
+// 251.
+var bpBatchPaths = []bpRefPath{
+	{name: "control: BP+ER with Adam's weight decay doubled", ci: true, ref: "bp_er_1000", control: true, step: 6,
+		ours: bpRefConfig("bp_er_1000", func(c *Config) { c.WeightDecay *= 2 })},
+	{name: "BP+ER", ci: true, ref: "bp_er_1000", ours: bpRefConfig("bp_er_1000", nil), step: 6},
+	{name: "DER++", ci: true, ref: "bp_derpp_a0.03_b1.0_w512_ce", ours: bpRefConfig("bp_derpp_a0.03_b1.0_w512_ce", nil), step: 6},
+	{name: "ER-ACE", ci: true, ref: "bp_erace_1000", ours: bpRefConfig("bp_erace_1000", nil), step: 6},
+	{name: "A-GEM", ci: true, ref: "bp_agem_1000_w512", ours: bpRefConfig("bp_agem_1000_w512", nil), step: 6},
+	{name: "BP+ER, trajectory across the first task boundary", ref: "bp_er_1000", ours: bpRefConfig("bp_er_1000", nil), step: 231, steps: 40, every: 10, trajec: true},
+	{name: "DER++, trajectory across the first task boundary", ref: "bp_derpp_a0.03_b1.0_w512_ce", ours: bpRefConfig("bp_derpp_a0.03_b1.0_w512_ce", nil), step: 231, steps: 40, every: 10, trajec: true},
+	{name: "ER-ACE, trajectory across the first task boundary", ref: "bp_erace_1000", ours: bpRefConfig("bp_erace_1000", nil), step: 231, steps: 40, every: 10, trajec: true},
+	{name: "A-GEM, trajectory across the first task boundary", ref: "bp_agem_1000_w512", ours: bpRefConfig("bp_agem_1000_w512", nil), step: 231, steps: 40, every: 10, trajec: true},
+}
+
+// runBatchRefPath records the reference's run() and runs ours; it returns
+// the path's line.
+func runBatchRefPath(t *testing.T, py, ref, mnist string, p bpRefPath) string {
+	steps, every := max(p.steps, 1), max(p.every, 1)
+	dir := filepath.Join(t.TempDir(), "dump")
+	cmd := exec.Command(py, "../../tools/refcheck/refbatch.py", "--ref", ref, "--mnist", mnist, "--config", p.ref,
+		"--step", strconv.Itoa(p.step), "--steps", strconv.Itoa(steps), "--every", strconv.Itoa(every), "--out", dir)
+	cmd.Env = append(os.Environ(), "OMP_NUM_THREADS=1")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return fmt.Sprintf("%s: not run: refbatch.py: %v: %s", p.name, err, lastLine(string(out)))
+	}
+	d, err := refdump.Load(dir)
+	if err != nil {
+		return fmt.Sprintf("%s: not run: %v", p.name, err)
+	}
+	cfg, err := p.ours()
+	if err != nil {
+		return fmt.Sprintf("%s: not run: our config: %v", p.name, err)
+	}
+	return p.name + ": " + checkBatchDump(d, cfg)
+}
+
+// recordedSteps returns a data set of a dump's recorded batches (step s
+// is batches[s]) and the taped draws, with the count after each step.
+func recordedSteps(d *refdump.Dump, steps int) (train *core.Dataset, batches [][]int, draws []core.Draw, perStep []int, err error) {
+	train = &core.Dataset{D: 784, Classes: 10, Height: 28, Width: 28}
+	perStep = make([]int, steps)
+	for s := range steps {
+		x, y := d.Tensors[fmt.Sprintf("s%d/X", s)], d.Tensors[fmt.Sprintf("s%d/y", s)]
+		if len(y.I32) == 0 || len(x.F32) != len(y.I32)*train.D {
+			return nil, nil, nil, nil, fmt.Errorf("step %d: the recorded batch is missing or malformed", s)
+		}
+		var idx []int
+		for range y.I32 {
+			idx = append(idx, train.N)
+			train.N++
+		}
+		train.X = append(train.X, x.F32...)
+		train.Y = append(train.Y, y.I32...)
+		batches = append(batches, idx)
+		for j := 0; ; j++ {
+			key := fmt.Sprintf("s%d/d%d", s, j)
+			v, ok := d.Tensors[key+"/randint"]
+			if !ok {
+				if _, perm := d.Tensors[key+"/randperm"]; perm {
+					return nil, nil, nil, nil, fmt.Errorf("%s: a randperm draw, which these steps never make", key)
+				}
+				break
+			}
+			high := int(d.Entry("draws", key)["high"].(float64))
+			for _, x := range v.I32 {
+				draws = append(draws, core.Draw{Value: int(x), N: high})
+			}
+		}
+		perStep[s] = len(draws)
+	}
+	return train, batches, draws, perStep, nil
+}
+
+// checkBatchDump runs our batch protocol from the dump's pre-state and
+// returns the verdict: the state after every `every` batches.
+func checkBatchDump(d *refdump.Dump, cfg Config) string {
+	steps := int(d.Num("steps"))
+	every := int(d.Meta["args"].(map[string]any)["every"].(float64))
+	rc, _ := d.Meta["config"].(map[string]any)
+	num := func(k string, def float64) float64 {
+		if f, ok := rc[k].(float64); ok {
+			return f
+		}
+		return def
+	}
+	str := func(k, def string) string {
+		if s, ok := rc[k].(string); ok {
+			return s
+		}
+		return def
+	}
+	method := str("replay", MethodNone)
+	if num("buffer", 0) == 0 {
+		method = MethodNone
+	}
+	if method != cfg.Method {
+		return fmt.Sprintf("differs at step 0, tensor config.method: ours %q, reference %q", cfg.Method, method)
+	}
+	if str("bp_loss", "mse") != cfg.Loss {
+		return fmt.Sprintf("differs at step 0, tensor config.loss: ours %q, reference %q", cfg.Loss, str("bp_loss", "mse"))
+	}
+	sizes, _ := d.Meta["sizes"].([]any)
+	if len(sizes) != len(cfg.Hidden)+2 {
+		return fmt.Sprintf("differs at step 0, tensor config.sizes: ours %d layers, reference %d", len(cfg.Hidden)+2, len(sizes))
+	}
+	checks := []struct {
+		name      string
+		ours, ref float64
+	}{
+		{"config.lr", cfg.LR, d.Num("lr")}, {"config.batch", float64(cfg.Batch), d.Num("batch")},
+		{"config.replay_batch", float64(cfg.ReplayBatch), d.Num("batch")}, {"config.k", float64(cfg.K), num("buffer", 0)},
+	}
+	if method == MethodDERPP {
+		checks = append(checks, []struct {
+			name      string
+			ours, ref float64
+		}{{"config.alpha", cfg.Alpha, num("alpha", 0.3)}, {"config.beta", cfg.Beta, num("beta", 0.5)}}...)
+	}
+	for l, h := range cfg.Hidden {
+		checks = append(checks, struct {
+			name      string
+			ours, ref float64
+		}{fmt.Sprintf("config.hidden[%d]", l), float64(h), sizes[l+1].(float64)})
+	}
+	for _, c := range checks {
+		if math.Abs(c.ours-c.ref) > 1e-12*math.Abs(c.ref) {
+			return fmt.Sprintf("differs at step 0, tensor %s: ours %g, reference %g", c.name, c.ours, c.ref)
+		}
+	}
+	train, batches, draws, perStep, err := recordedSteps(d, steps)
+	if err != nil {
+		return "not run: " + err.Error()
+	}
+	r, step, err := injectBatch(cfg, train, tensors(d), "pre")
+	if err != nil {
+		return "not run: " + err.Error()
+	}
+	done := 0
+	r.rng = core.TapeRNG(draws, &done)
+	starts, _ := d.Meta["starts"].(map[string]any)
+	crossed := ""
+	for s := range steps {
+		if st, ok := starts[fmt.Sprintf("s%d", s)].(map[string]any); ok && s > 0 && st["epoch"] == true {
+			what := "an epoch start"
+			if st["task"] == true {
+				what = "a task start"
+			}
+			crossed += fmt.Sprintf(", across %s at step %d", what, s)
+		}
+		var msg any
+		func() {
+			defer func() { msg = recover() }()
+			step(batches[s])
+		}()
+		if msg != nil {
+			return fmt.Sprintf("differs at step %d: the draws: %v", s, msg)
+		}
+		if done != perStep[s] {
+			return fmt.Sprintf("differs at step %d, tensor random draws: ours %d, reference %d", s, done, perStep[s])
+		}
+		if (s+1)%every == 0 {
+			if v := compareBP(r.exportState(), d.Tensors, fmt.Sprintf("post%d", s+1)); v != "" {
+				return fmt.Sprintf("differs at step %d, tensor %s", s, v)
+			}
+		}
+	}
+	return fmt.Sprintf("identical through %d steps%s", steps, crossed)
+}

@@ -1,0 +1,89 @@
+package refdump
+
+import (
+	"encoding/binary"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestLoadRoundTrip(t *testing.T) {
+	dir := t.TempDir()
+	var data []byte
+	for _, x := range []float32{1.5, -2} {
+		data = binary.LittleEndian.AppendUint32(data, math.Float32bits(x))
+	}
+	data = binary.LittleEndian.AppendUint32(data, uint32(7))
+	data = binary.LittleEndian.AppendUint64(data, math.Float64bits(0.25))
+	index := `{"meta": {"steps": 3, "draws": {"s0/d0": {"high": 9}}}, "tensors": {
+"pre/W1": {"dtype": "f4", "shape": [1, 2], "offset": 0},
+"pre/t": {"dtype": "i4", "shape": [1], "offset": 8},
+"pre/g": {"dtype": "f8", "shape": [1], "offset": 12}}}`
+	if err := os.WriteFile(filepath.Join(dir, "index.json"), []byte(index), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "data.bin"), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	d, err := Load(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if w := d.Tensors["pre/W1"]; len(w.F32) != 2 || w.F32[1] != -2 || w.Shape[1] != 2 {
+		t.Errorf("pre/W1 = %+v", w)
+	}
+	if d.Tensors["pre/t"].I32[0] != 7 || d.Tensors["pre/g"].F64[0] != 0.25 {
+		t.Errorf("pre/t, pre/g = %+v, %+v", d.Tensors["pre/t"], d.Tensors["pre/g"])
+	}
+	if d.Num("steps") != 3 || d.Entry("draws", "s0/d0")["high"] != 9.0 {
+		t.Errorf("meta = %v", d.Meta)
+	}
+	// A tensor past the end of data.bin is an error naming it.
+	bad := strings.Replace(index, `"offset": 12`, `"offset": 16`, 1)
+	if err := os.WriteFile(filepath.Join(dir, "index.json"), []byte(bad), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Load(dir); err == nil || !strings.Contains(err.Error(), "pre/g") {
+		t.Errorf("Load of a tensor past data.bin: %v, want an error naming pre/g", err)
+	}
+}
+
+func TestCompare(t *testing.T) {
+	ref := Tensor{Shape: []int{2, 2}, F32: []float32{1, -0.5, 0.25, 0}}
+	near := Tensor{Shape: []int{2, 2}, F32: []float32{1, -0.5, 0.25, 1e-5}} // within 1024 u
+	far := Tensor{Shape: []int{2, 2}, F32: []float32{1, -0.5, 0.2502, 0}}   // beyond it
+	if v := Compare("W", near, ref, false, nil); v != "" {
+		t.Errorf("within tolerance: %s", v)
+	}
+	if v := Compare("W", near, ref, true, nil); !strings.HasPrefix(v, "W[1,1]: ours 9.99") {
+		t.Errorf("exact: %q, want W[1,1]", v)
+	}
+	if v := Compare("W", far, ref, false, nil); !strings.HasPrefix(v, "W[1,0]: ours 0.2502") {
+		t.Errorf("beyond tolerance: %q, want W[1,0]", v)
+	}
+	if v := Compare("W", far, ref, false, []bool{false, false, true, false}); v != "" {
+		t.Errorf("skipped entry compared: %s", v)
+	}
+	if v := Compare("W", Tensor{F32: []float32{1}}, ref, false, nil); v == "" {
+		t.Error("a length mismatch passed")
+	}
+}
+
+func TestCompareActivity(t *testing.T) {
+	ref := Tensor{Shape: []int{1, 4}, F32: []float32{0, 2, 1, 0}}
+	// Unit 3 kept instead of unit 2, at the threshold within rounding: a near-tie.
+	tie := Tensor{Shape: []int{1, 4}, F32: []float32{0, 2, 0, 1.0000001}}
+	if v, isTie := CompareActivity("a1", tie, ref); v == "" || !isTie {
+		t.Errorf("near-tie: %q, tie %v", v, isTie)
+	}
+	// Unit 0 kept far above the threshold: a difference.
+	diff := Tensor{Shape: []int{1, 4}, F32: []float32{3, 2, 0, 0}}
+	if v, isTie := CompareActivity("a1", diff, ref); !strings.HasPrefix(v, "a1[0,0]") || isTie {
+		t.Errorf("difference: %q, tie %v", v, isTie)
+	}
+	if v, _ := CompareActivity("a1", ref, ref); v != "" {
+		t.Errorf("identical: %s", v)
+	}
+}
