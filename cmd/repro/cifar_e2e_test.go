@@ -139,7 +139,7 @@ func TestCIFAREndToEnd(t *testing.T) {
 		t.Fatal(err)
 	}
 	// Two seeds each: mean and s.d., no n marker.
-	for _, want := range []string{`CIFAR-10 & $`, `CIFAR-100 & $`, `CIFAR-100 + features & $`, `\pm`, "cifar/c100/seq, cifar/c100/static"} {
+	for _, want := range []string{`CIFAR-10 & \reprocard{cifar.c10.seq}{$`, `CIFAR-100 & \reprocard{cifar.c100.seq}{$`, `CIFAR-100 + features & \reprocard{cifar.c100f.seq}{$`, `\pm`, "cifar/c100/seq, cifar/c100/static"} {
 		if !strings.Contains(string(tex), want) {
 			t.Errorf("cifar.tex lacks %q:\n%s", want, tex)
 		}
