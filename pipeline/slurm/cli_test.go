@@ -319,13 +319,22 @@ func TestSlurmSmoke(t *testing.T) {
 	if err := os.WriteFile(config, src, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	// Inputs the config names next to itself (paper/published.toml).
-	tomls, _ := filepath.Glob(filepath.Join(filepath.Dir(repoConfig), "paper", "*.toml"))
-	for _, f := range tomls {
+	// Inputs the config names next to itself: paper/published.toml and the
+	// authors' reruns of the disputed rows (paper/reference-runs/*.tsv).
+	root := filepath.Dir(repoConfig)
+	inputs, _ := filepath.Glob(filepath.Join(root, "paper", "*.toml"))
+	runs, _ := filepath.Glob(filepath.Join(root, "paper", "reference-runs", "*.tsv"))
+	for _, f := range append(inputs, runs...) {
+		rel, err := filepath.Rel(root, f)
+		if err != nil {
+			t.Fatal(err)
+		}
 		b, err := os.ReadFile(f)
 		if err == nil {
-			os.MkdirAll(filepath.Join(dir, "paper"), 0o755)
-			err = os.WriteFile(filepath.Join(dir, "paper", filepath.Base(f)), b, 0o644)
+			err = os.MkdirAll(filepath.Join(dir, filepath.Dir(rel)), 0o755)
+		}
+		if err == nil {
+			err = os.WriteFile(filepath.Join(dir, rel), b, 0o644)
 		}
 		if err != nil {
 			t.Fatal(err)
