@@ -29,7 +29,7 @@
 //	[experiment.bp]                 # or of backprop.Config
 //
 //	[[table]]                       # a rendered table of the paper (TableSpec)
-//	[[figure]]                      # a rendered figure of the paper (stages.FigLayout)
+//	[[figure]]                      # a rendered figure of the paper (FigureSpec)
 //
 //	[release.cifar100]              # optional: a release other than the published one,
 //	sha256 = {"train.bin" = "...", "test.bin" = "..."}  # read from the data mirror only

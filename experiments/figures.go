@@ -3,7 +3,6 @@ package experiments
 import (
 	"cmp"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -11,100 +10,162 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/BurntSushi/toml"
-
 	"repro/experiments/cellid"
 	"repro/figure"
 	"repro/pipeline"
 	"repro/stages"
 )
 
-// loadFigures decodes and checks every [[figure]] entry: its layout, and
-// that every experiment it names exists (unless its series or panel says
-// what it needs). Each entity has its own check (checkFigure, checkPanel,
-// checkSeries, checkLine), which names the key of the field at fault;
-// loadFigures puts that key's file:line on the error.
-func (m *Matrix) loadFigures() error {
-	cfg := m.cfg
-	sec, ok := cfg.Section("figure")
-	if !ok {
-		return nil
-	}
-	var prims []toml.Primitive
-	if err := cfg.DecodeAt(sec, &prims, "figure"); err != nil {
-		return err
-	}
-	seen := map[string]bool{}
-	for i, prim := range prims {
-		at := fmt.Sprintf("figure[%d]", i)
-		f := &stages.FigLayout{}
-		if err := cfg.DecodeAt(prim, f, at); err != nil {
-			return err
-		}
-		if err := m.checkFigure(f, seen); err != nil {
-			var fe *fieldError
-			if !errors.As(err, &fe) {
-				return err
-			}
-			line := cfg.KeyLine(at + "." + fe.key)
-			if line == 0 {
-				line = cfg.KeyLine(at)
-			}
-			return cfg.ErrAt(line, fmt.Sprintf("figure %s.%s", f.Name, fe.key), "%s", fe.msg)
-		}
-		seen[f.Name] = true
-		m.Figures = append(m.Figures, f)
-	}
-	return nil
+// FigureSpec is one [[figure]] entry of pipeline.toml: one of the paper's
+// figures, every point named by an experiment and a protocol. figureLayout
+// translates it, for one profile, into the figure cell's
+// stages.FigLayout.
+//
+//	[[figure]]
+//	name = "ksweep"                  # paper/figures/ksweep.*; point IDs fig/ksweep/<series>/<x>
+//	label = "fig:ksweep"
+//	caption = '...'                  # LaTeX, verbatim (main.tex)
+//	width = '.5\linewidth'           # LaTeX width of the graphic
+//	size = [4.5, 3.4]                # optional: inches (default 4.5 per panel by 3.4)
+//	[[figure.panel]]
+//	title = "..."                    # plain text
+//	xlabel = "buffer size K"
+//	ylabel = "sequential accuracy (%)"
+//	xlog = true                      # optional: log x, ticks at the data's x values ...
+//	xticks = [100, 1000]             # ... or at these (when the data's are many or long)
+//	legend = "br"                    # tl, tr, bl, br (default), below (under the panel) or none
+//	yrange = [60, 100]               # optional
+//	needs = "..."                    # optional: why the panel is not run (a missing feature)
+//	categories = ["night", "trickle"] # optional: a categorical x axis, category i at x = i (1-based);
+//	                                 # its series give xs, and point IDs end in the experiment
+//	[[figure.panel.series]]
+//	name = "ours"                    # unique in the figure
+//	label = "local learner (ours)"   # legend
+//	experiments = ["k200", "full"]   # one point each
+//	protocol = "sequential"          # y: final accuracy x100 under it (default sequential)
+//	x = "param:local.buffer"         # param:<train param> | protocol:<p> (accuracy) | metric:replay_updates
+//	xs = [200, 1000]                 # or the x of each point
+//	offset = -0.12                   # optional: drawn x shift, to set series side by side
+//	                                 # (on a log x axis in decades: x drawn at x·10^offset)
+//	energy = "spike"                 # or: y is the accuracy and x the energy (nJ per sample) of the
+//	                                 # energy cells of the one experiment ([spike] converts it):
+//	                                 # spike (a point per time budget T_s, IDs .../t<T_s>), dense or
+//	                                 # event (the rate network priced either way, IDs .../dense, /event)
+//	minus = ["a", "b"]               # optional: y is the seed-paired margin experiment - minus
+//	errors = "sd"                    # sd (default) | bootstrap (95% percentile interval) | none
+//	resamples = 20000                # bootstrap resamples (default 10,000)
+//	marker = "circle"                # circle square triangle diamond star cross plus ring
+//	color = 0                        # palette index
+//	line = true                      # join the points; dashed = true draws it dashed
+//	seeds = true                     # draw every seed
+//	labels = ["always-on", ...]      # optional: a text label beside each point
+//	no_mean = ["br2"]                # optional: points drawn by their seeds only
+//	frontier = true                  # colour non-dominated and dominated points apart
+//	needs = "..."                    # optional: the series cannot run yet; its experiments need not be declared
+//	select = "best_mean"             # optional: each point at the best of its variants, experiments
+//	variants = ["lr3e4", "lr1e3"]    # <experiments[i]>-<variant>: the one whose seed mean is highest
+//	                                 # (the sidecar lists the choice and every candidate's mean)
+//	[[figure.panel.line]]            # a horizontal reference line
+//	experiment = "night-narrow"      # at this experiment's mean (protocol as above) ...
+//	value = 0.0                      # ... or at a value
+//	label = "..."
+type FigureSpec struct {
+	Name    string        `toml:"name"`
+	Label   string        `toml:"label"`
+	Caption string        `toml:"caption"`
+	Width   string        `toml:"width"` // LaTeX width of the graphic
+	Size    []float64     `toml:"size"`  // [width, height] in inches
+	Panels  []FigurePanel `toml:"panel"`
 }
 
-// fieldError is a bad field of a figure: its key below the figure entry
-// (panel[0].series[1].xs) and what is wrong.
-type fieldError struct{ key, msg string }
-
-func (e *fieldError) Error() string { return e.key + ": " + e.msg }
-
-// badField is the error of field key ("" for the entity as a whole).
-func badField(key, format string, args ...any) error {
-	return &fieldError{key, fmt.Sprintf(format, args...)}
+// FigurePanel is one panel of a figure.
+type FigurePanel struct {
+	Title  string    `toml:"title"`
+	XLabel string    `toml:"xlabel"`
+	YLabel string    `toml:"ylabel"`
+	XLog   bool      `toml:"xlog"`
+	Legend string    `toml:"legend"`
+	YRange []float64 `toml:"yrange"`
+	// Needs declares a panel that cannot run yet: why (a missing
+	// feature); its experiments need not be declared.
+	Needs string `toml:"needs"`
+	// Categories name a categorical x axis (category i at x = i).
+	Categories []string `toml:"categories"`
+	// XTicks are the x axis' ticks when not the data's x values.
+	XTicks []float64      `toml:"xticks"`
+	Series []FigureSeries `toml:"series"`
+	Lines  []FigureLine   `toml:"line"`
 }
 
-// under prefixes the key of a field error with the entity it is in
-// ("panel[0]"); other errors pass unchanged.
-func under(prefix string, err error) error {
-	if fe, ok := err.(*fieldError); ok && fe.key == "" {
-		return &fieldError{prefix, fe.msg}
-	} else if ok {
-		return &fieldError{prefix + "." + fe.key, fe.msg}
-	}
+// FigureSeries is one series of a panel: what it plots and how it is drawn.
+type FigureSeries struct {
+	Name  string `toml:"name"`
+	Label string `toml:"label"`
+
+	// What is plotted.
+	Experiments []string  `toml:"experiments"`
+	Protocol    string    `toml:"protocol"`
+	X           string    `toml:"x"`
+	Xs          []float64 `toml:"xs"`
+	Energy      string    `toml:"energy"`
+	Minus       []string  `toml:"minus"`
+	Labels      []string  `toml:"labels"` // one per experiment, drawn beside its point
+	NoMean      []string  `toml:"no_mean"`
+	Needs       string    `toml:"needs"`
+	// Select, when set, draws each point at the best of its variants:
+	// experiment <experiments[i]>-<variant> for every variant (the other
+	// settings of one configuration, such as its learning rates).
+	Select   string   `toml:"select"`
+	Variants []string `toml:"variants"`
+
+	// How it is drawn.
+	Errors    string  `toml:"errors"`
+	Resamples int     `toml:"resamples"`
+	Marker    string  `toml:"marker"`
+	Color     int     `toml:"color"`
+	Line      bool    `toml:"line"`
+	Dashed    bool    `toml:"dashed"`
+	Seeds     bool    `toml:"seeds"`
+	Frontier  bool    `toml:"frontier"`
+	Offset    float64 `toml:"offset"` // drawn x shift (side-by-side series; decades on a log axis)
+}
+
+// FigureLine is one horizontal reference line of a panel: at an
+// experiment's mean or at a value.
+type FigureLine struct {
+	Experiment string   `toml:"experiment"`
+	Protocol   string   `toml:"protocol"`
+	Value      *float64 `toml:"value"`
+	Label      string   `toml:"label"`
+	Dashed     bool     `toml:"dashed"`
+	Color      int      `toml:"color"`
+}
+
+// loadFigures decodes and checks every [[figure]] entry (loadDecls,
+// checkFigure).
+func (m *Matrix) loadFigures() (err error) {
+	m.Figures, err = loadDecls(m, "figure", func(f *FigureSpec) string { return f.Name }, m.checkFigure)
 	return err
 }
 
 // The values some fields of a figure take, each the list its check and
 // its error message are built from.
 var (
-	// seriesErrors are FigSeries.Errors' values ("" is sd).
+	// seriesErrors are FigureSeries.Errors' values ("" is sd).
 	seriesErrors = []string{"sd", "bootstrap", "none"}
-	// energyKinds are FigSeries.Energy's values (stages/energy.go).
+	// energyKinds are FigureSeries.Energy's values (stages/energy.go).
 	energyKinds = []string{"spike", "dense", "event"}
+	// selectRules are FigureSeries.Select's values besides "".
+	selectRules = []string{"best_mean"}
+	// xMetrics are the metrics FigureSeries.X may name (metric:<name>).
+	xMetrics = []string{"replay_updates"}
 )
 
-// oneOf is a list of choices for a message: "a, b or c".
-func oneOf(choices []string) string {
-	if len(choices) < 2 {
-		return strings.Join(choices, "")
-	}
-	return strings.Join(choices[:len(choices)-1], ", ") + " or " + choices[len(choices)-1]
-}
-
-// checkFigure checks one figure (seen holds the names of those before it)
-// and its panels.
-func (m *Matrix) checkFigure(f *stages.FigLayout, seen map[string]bool) error {
+// checkFigure checks one figure (its name is checked by loadDecls) and its
+// panels, and that every experiment it names exists (unless its series or
+// panel says what it needs).
+func (m *Matrix) checkFigure(f *FigureSpec) error {
 	switch {
-	case !tableNameRe(f.Name):
-		return badField("name", "%q: want lower-case letters, digits, - and _", f.Name)
-	case seen[f.Name]:
-		return badField("name", "duplicate figure")
 	case len(f.Panels) == 0:
 		return badField("panel", "no panels")
 	case len(f.Size) != 0 && (len(f.Size) != 2 || f.Size[0] <= 0 || f.Size[1] <= 0):
@@ -120,7 +181,7 @@ func (m *Matrix) checkFigure(f *stages.FigLayout, seen map[string]bool) error {
 }
 
 // checkPanel checks one panel, its series and its lines.
-func (m *Matrix) checkPanel(pn *stages.FigPanel, names map[string]bool) error {
+func (m *Matrix) checkPanel(pn *FigurePanel, names map[string]bool) error {
 	switch {
 	case pn.Legend != "" && !slices.Contains(figure.LegendPlaces(), pn.Legend):
 		return badField("legend", "%q: want %s", pn.Legend, oneOf(figure.LegendPlaces()))
@@ -142,20 +203,21 @@ func (m *Matrix) checkPanel(pn *stages.FigPanel, names map[string]bool) error {
 	return nil
 }
 
-// checkSeries checks one series of panel pn: its name, experiments, x
-// axis and how it is drawn.
-func (m *Matrix) checkSeries(sr *stages.FigSeries, pn *stages.FigPanel, names map[string]bool) error {
+// checkSeries checks one series of panel pn (names holds the figure's
+// series names before it): its name, experiments, x axis and how it is
+// drawn.
+func (m *Matrix) checkSeries(sr *FigureSeries, pn *FigurePanel, names map[string]bool) error {
 	switch {
-	case !tableNameRe(sr.Name) || sr.Name == "line":
-		return badField("name", "%q: want lower-case letters, digits, - and _ (not \"line\")", sr.Name)
+	case !declNameRe(sr.Name) || sr.Name == "line":
+		return badField("name", "%q: want %s (not \"line\")", sr.Name, declNameRule)
 	case names[sr.Name]:
 		return badField("name", "%q: duplicate series in the figure", sr.Name)
 	case len(sr.Experiments) == 0:
 		return badField("experiments", "missing or empty")
 	}
 	names[sr.Name] = true
-	if k, err := checkSelect(sr); err != nil {
-		return badField(k, "%v", err)
+	if err := checkSelect(sr); err != nil {
+		return err
 	}
 	for _, x := range append(seriesExperiments(sr), sr.Minus...) {
 		if m.byName[x] == nil && sr.Needs == "" && pn.Needs == "" {
@@ -171,8 +233,8 @@ func (m *Matrix) checkSeries(sr *stages.FigSeries, pn *stages.FigPanel, names ma
 	switch {
 	case len(sr.Minus) != 0 && len(sr.Minus) != len(sr.Experiments):
 		return badField("minus", "%d entries for %d experiments", len(sr.Minus), len(sr.Experiments))
-	case len(sr.PointLabels) != 0 && len(sr.PointLabels) != len(sr.Experiments):
-		return badField("labels", "%d labels for %d experiments", len(sr.PointLabels), len(sr.Experiments))
+	case len(sr.Labels) != 0 && len(sr.Labels) != len(sr.Experiments):
+		return badField("labels", "%d labels for %d experiments", len(sr.Labels), len(sr.Experiments))
 	}
 	for _, n := range sr.NoMean {
 		if !slices.Contains(sr.Experiments, n) {
@@ -184,22 +246,20 @@ func (m *Matrix) checkSeries(sr *stages.FigSeries, pn *stages.FigPanel, names ma
 		return badField("errors", "%q: want %s", sr.Errors, oneOf(seriesErrors))
 	case sr.Resamples < 0 || sr.Resamples > 0 && sr.Errors != "bootstrap":
 		return badField("resamples", "a positive count, with errors = \"bootstrap\" only")
-	case sr.Marker != "" && !markerSet[sr.Marker]:
+	case sr.Marker != "" && !slices.Contains(figure.Markers(), sr.Marker):
 		return badField("marker", "%q: want one of %s", sr.Marker, strings.Join(figure.Markers(), ", "))
 	}
 	return nil
 }
 
 // checkSeriesX checks where a series places its points: by energy, by xs,
-// or by x (a train param, a protocol or the replay count); on a panel with
+// or by x (a train param, a protocol or a metric); on a panel with
 // categories (their number), by xs at category positions.
-func (m *Matrix) checkSeriesX(sr *stages.FigSeries, categories int) error {
+func (m *Matrix) checkSeriesX(sr *FigureSeries, categories int) error {
 	kind, xname, _ := strings.Cut(sr.X, ":")
 	switch {
 	case sr.Energy != "":
-		if k, err := m.checkEnergySeries(sr, categories > 0); err != nil {
-			return badField(k, "%v", err)
-		}
+		return m.checkEnergySeries(sr, categories > 0)
 	case sr.X == "" && len(sr.Xs) == len(sr.Experiments):
 	case sr.X == "":
 		return badField("xs", "%d values for %d experiments (or set x)", len(sr.Xs), len(sr.Experiments))
@@ -210,9 +270,9 @@ func (m *Matrix) checkSeriesX(sr *stages.FigSeries, categories int) error {
 		if err := checkProtocol(xname); err != nil || xname == "" {
 			return badField("x", "%q: want %s", sr.X, oneOf(prefixed("protocol:", protocols)))
 		}
-	case sr.X == "metric:replay_updates":
+	case kind == "metric" && slices.Contains(xMetrics, xname):
 	default:
-		return badField("x", "%q: want param:<train param>, protocol:<protocol> or metric:replay_updates", sr.X)
+		return badField("x", "%q: want param:<train param>, protocol:<protocol> or %s", sr.X, oneOf(prefixed("metric:", xMetrics)))
 	}
 	if categories == 0 {
 		return nil
@@ -228,17 +288,53 @@ func (m *Matrix) checkSeriesX(sr *stages.FigSeries, categories int) error {
 	return nil
 }
 
-// prefixed is each of list with prefix.
-func prefixed(prefix string, list []string) []string {
-	out := make([]string, len(list))
-	for i, s := range list {
-		out[i] = prefix + s
+// checkEnergySeries checks a series that plots accuracy against energy
+// (FigureSeries.Energy).
+func (m *Matrix) checkEnergySeries(sr *FigureSeries, categorical bool) error {
+	switch {
+	case !slices.Contains(energyKinds, sr.Energy):
+		return badField("energy", "%q: want %s", sr.Energy, oneOf(energyKinds))
+	case m.spike == nil:
+		return badField("energy", "no [spike] section: no network is priced")
+	case len(sr.Experiments) != 1:
+		return badField("experiments", "an energy series plots one experiment (its points are the time budgets), not %d", len(sr.Experiments))
+	case !slices.Contains(m.spike.Experiments, sr.Experiments[0]):
+		return badField("experiments", "%q is not one of [spike].experiments %v", sr.Experiments[0], m.spike.Experiments)
+	case sr.Protocol != "" && sr.Protocol != m.spike.Protocol:
+		return badField("protocol", "%q: [spike] converts the %s networks", sr.Protocol, m.spike.Protocol)
+	case sr.X != "" || len(sr.Xs) > 0 || len(sr.Minus) > 0 || len(sr.Labels) > 0 || categorical:
+		return badField("energy", "an energy series takes x from the energy records: no x, xs, minus, labels or categories")
 	}
-	return out
+	return nil
+}
+
+// checkSelect checks a series whose points are each the best of their
+// variants (FigureSeries.Select). Such a series places its points by xs:
+// an x read from the cells (a param, another protocol, energy) or a margin
+// would depend on which variant wins.
+func checkSelect(sr *FigureSeries) error {
+	switch {
+	case sr.Select == "" && len(sr.Variants) > 0:
+		return badField("variants", "variants without select = %q", selectRules[0])
+	case sr.Select == "":
+		return nil
+	case !slices.Contains(selectRules, sr.Select):
+		return badField("select", "%q: want %s", sr.Select, oneOf(selectRules))
+	case len(sr.Variants) < 2:
+		return badField("variants", "want two or more variants to select from, not %d", len(sr.Variants))
+	case sr.X != "" || sr.Energy != "" || len(sr.Minus) > 0:
+		return badField("select", "a selected series places its points by xs: no x, energy or minus")
+	}
+	for i, v := range sr.Variants {
+		if !declNameRe(v) || slices.Contains(sr.Variants[:i], v) {
+			return badField("variants", "%q: want distinct names of %s", v, declNameRule)
+		}
+	}
+	return nil
 }
 
 // checkLine checks one horizontal line of panel pn.
-func (m *Matrix) checkLine(ln *stages.FigLine, pn *stages.FigPanel) error {
+func (m *Matrix) checkLine(ln *FigureLine, pn *FigurePanel) error {
 	switch {
 	case (ln.Experiment == "") == (ln.Value == nil):
 		return badField("", "set experiment or value, not both")
@@ -251,63 +347,9 @@ func (m *Matrix) checkLine(ln *stages.FigLine, pn *stages.FigPanel) error {
 	return nil
 }
 
-var markerSet = func() map[string]bool {
-	m := map[string]bool{}
-	for _, k := range figure.Markers() {
-		m[k] = true
-	}
-	return m
-}()
-
-// checkEnergySeries checks a series that plots accuracy against energy
-// (FigSeries.Energy), returning the offending key with the error.
-func (m *Matrix) checkEnergySeries(sr *stages.FigSeries, categorical bool) (string, error) {
-	switch {
-	case !slices.Contains(energyKinds, sr.Energy):
-		return "energy", fmt.Errorf("%q: want %s", sr.Energy, oneOf(energyKinds))
-	case m.spike == nil:
-		return "energy", fmt.Errorf("no [spike] section: no network is priced")
-	case len(sr.Experiments) != 1:
-		return "experiments", fmt.Errorf("an energy series plots one experiment (its points are the time budgets), not %d", len(sr.Experiments))
-	case !slices.Contains(m.spike.Experiments, sr.Experiments[0]):
-		return "experiments", fmt.Errorf("%q is not one of [spike].experiments %v", sr.Experiments[0], m.spike.Experiments)
-	case sr.Protocol != "" && sr.Protocol != m.spike.Protocol:
-		return "protocol", fmt.Errorf("%q: [spike] converts the %s networks", sr.Protocol, m.spike.Protocol)
-	case sr.X != "" || len(sr.Xs) > 0 || len(sr.Minus) > 0 || len(sr.PointLabels) > 0 || categorical:
-		return "energy", fmt.Errorf("an energy series takes x from the energy records: no x, xs, minus, labels or categories")
-	}
-	return "", nil
-}
-
-// checkSelect checks a series whose points are each the best of their
-// variants (FigSeries.Select), returning the offending key with the
-// error. Such a series places its points by xs: an x read from the cells
-// (a param, another protocol, energy) or a margin would depend on which
-// variant wins.
-func checkSelect(sr *stages.FigSeries) (string, error) {
-	switch {
-	case sr.Select == "" && len(sr.Variants) > 0:
-		return "variants", fmt.Errorf("variants without select = \"best_mean\"")
-	case sr.Select == "":
-		return "", nil
-	case sr.Select != "best_mean":
-		return "select", fmt.Errorf("%q: want best_mean", sr.Select)
-	case len(sr.Variants) < 2:
-		return "variants", fmt.Errorf("want two or more variants to select from, not %d", len(sr.Variants))
-	case sr.X != "" || sr.Energy != "" || len(sr.Minus) > 0:
-		return "select", fmt.Errorf("a selected series places its points by xs: no x, energy or minus")
-	}
-	for i, v := range sr.Variants {
-		if !tableNameRe(v) || slices.Contains(sr.Variants[:i], v) {
-			return "variants", fmt.Errorf("%q: want distinct names of lower-case letters, digits, - and _", v)
-		}
-	}
-	return "", nil
-}
-
 // seriesExperiments lists the experiments a series' points read: its
 // experiments, or each one's variants when it selects among them.
-func seriesExperiments(sr *stages.FigSeries) []string {
+func seriesExperiments(sr *FigureSeries) []string {
 	if sr.Select == "" {
 		return slices.Clone(sr.Experiments)
 	}
@@ -320,6 +362,7 @@ func seriesExperiments(sr *stages.FigSeries) []string {
 	return out
 }
 
+// checkProtocol checks a protocol a figure names ("" is sequential).
 func checkProtocol(p string) error {
 	if p == "" || slices.Contains(protocols, p) {
 		return nil
@@ -340,36 +383,9 @@ func (m *Matrix) figureCells(profile string, prof *Profile, byID map[string]*pip
 	var out []*pipeline.Cell
 	for _, f := range m.Figures {
 		r := &figResolver{m: m, prof: prof, profile: profile, byID: byID, fig: f.Name}
-		// The declaration is shared by every profile's build: resolve a
-		// copy of each panel, series and line.
-		lay := *f
-		lay.Stamp, lay.Profile = prof.Stamp, profile
-		if len(f.Size) == 2 {
-			lay.Width, lay.Height = f.Size[0], f.Size[1]
-		}
-		lay.Panels = slices.Clone(f.Panels)
-		for p := range lay.Panels {
-			pn := &lay.Panels[p]
-			pn.Series, pn.Lines = slices.Clone(pn.Series), slices.Clone(pn.Lines)
-			for s := range pn.Series {
-				if err := r.series(p, s, &pn.Series[s], pn); err != nil {
-					return nil, err
-				}
-			}
-			for l := range pn.Lines {
-				ln := &pn.Lines[l]
-				ln.Status = stages.Status{Kind: stages.StatusRun}
-				if ln.Value != nil {
-					ln.ID = fmt.Sprintf("fig/%s/line/%s", f.Name, strconv.FormatFloat(*ln.Value, 'g', -1, 64))
-					continue
-				}
-				ln.ID = fmt.Sprintf("fig/%s/line/%s", f.Name, ln.Experiment)
-				ref, status, err := r.ref(ln.Experiment, orSequential(ln.Protocol), "", cellid.FigureInput{Panel: p, Series: -1, Point: l, Role: 'r'}, pn.Needs)
-				if err != nil {
-					return nil, err
-				}
-				ln.Ref, ln.Status = ref, status
-			}
+		lay, err := r.figureLayout(f)
+		if err != nil {
+			return nil, err
 		}
 		b, err := json.Marshal(lay)
 		if err != nil {
@@ -379,6 +395,53 @@ func (m *Matrix) figureCells(profile string, prof *Profile, byID map[string]*pip
 			Params: &stages.FigureParams{Name: f.Name, Layout: string(b)}, Inputs: r.inputs, Tables: []string{"fig/" + f.Name}})
 	}
 	return out, nil
+}
+
+// figureLayout translates figure f into its cell's layout in the
+// resolver's profile: its options copied, every series' and line's points
+// resolved to the cells they read (collected in r.inputs).
+func (r *figResolver) figureLayout(f *FigureSpec) (*stages.FigLayout, error) {
+	lay := &stages.FigLayout{Name: f.Name, Label: f.Label, Caption: f.Caption, TeXWidth: f.Width,
+		Stamp: r.prof.Stamp, Profile: r.profile}
+	if len(f.Size) == 2 {
+		lay.Width, lay.Height = f.Size[0], f.Size[1]
+	}
+	for p := range f.Panels {
+		pn := &f.Panels[p]
+		out := stages.FigPanel{Title: pn.Title, XLabel: pn.XLabel, YLabel: pn.YLabel, XLog: pn.XLog, Legend: pn.Legend,
+			YRange: pn.YRange, Needs: pn.Needs, Categories: pn.Categories, XTicks: pn.XTicks}
+		for s := range pn.Series {
+			sr, err := r.series(p, s, &pn.Series[s], pn)
+			if err != nil {
+				return nil, err
+			}
+			out.Series = append(out.Series, sr)
+		}
+		for l := range pn.Lines {
+			ln, err := r.line(p, l, &pn.Lines[l], pn.Needs)
+			if err != nil {
+				return nil, err
+			}
+			out.Lines = append(out.Lines, ln)
+		}
+		lay.Panels = append(lay.Panels, out)
+	}
+	return lay, nil
+}
+
+// line resolves line l of panel p (whose needs, when set, say why its
+// experiment may be missing).
+func (r *figResolver) line(p, l int, ln *FigureLine, needs string) (stages.FigLine, error) {
+	out := stages.FigLine{Label: ln.Label, Dashed: ln.Dashed, Color: ln.Color, Value: ln.Value,
+		Status: stages.Status{Kind: stages.StatusRun}}
+	if ln.Value != nil {
+		out.ID = fmt.Sprintf("fig/%s/line/%s", r.fig, strconv.FormatFloat(*ln.Value, 'g', -1, 64))
+		return out, nil
+	}
+	out.ID = fmt.Sprintf("fig/%s/line/%s", r.fig, ln.Experiment)
+	var err error
+	out.Ref, out.Status, err = r.ref(ln.Experiment, orSequential(ln.Protocol), "", cellid.FigureInput{Panel: p, Series: -1, Point: l, Role: 'r'}, needs)
+	return out, err
 }
 
 // figResolver resolves one figure's points against the graph's train cells.
@@ -438,29 +501,32 @@ func (r *figResolver) ref(name, protocol, metric string, input cellid.FigureInpu
 	return ref, stages.Status{Kind: stages.StatusRun}, nil
 }
 
-// series resolves one series in place: its defaults, x kind and points.
-func (r *figResolver) series(p, s int, sr *stages.FigSeries, pn *stages.FigPanel) error {
-	sr.Errors = cmp.Or(sr.Errors, "sd")
-	if sr.Errors == "bootstrap" && sr.Resamples == 0 {
-		sr.Resamples = stages.BootstrapResamples
+// series resolves series s of panel p: its drawing options with their
+// defaults, its x kind and its points.
+func (r *figResolver) series(p, s int, sr *FigureSeries, pn *FigurePanel) (stages.FigSeries, error) {
+	out := stages.FigSeries{Name: sr.Name, Label: sr.Label, Select: sr.Select,
+		Errors: cmp.Or(sr.Errors, "sd"), Resamples: sr.Resamples, Marker: sr.Marker, Color: sr.Color,
+		Line: sr.Line, Dashed: sr.Dashed, Seeds: sr.Seeds, Frontier: sr.Frontier,
+		ShowLabels: len(sr.Labels) > 0, Offset: sr.Offset}
+	if out.Errors == "bootstrap" && out.Resamples == 0 {
+		out.Resamples = stages.BootstrapResamples
 	}
-	sr.ShowLabels = len(sr.PointLabels) > 0
 	if sr.Energy != "" {
-		return r.energySeries(p, s, sr)
+		return out, r.energySeries(p, s, sr, &out)
 	}
 	kind, xname, _ := strings.Cut(sr.X, ":")
 	switch {
 	case sr.X == "" || kind == "param":
-		sr.XKind = "value"
+		out.XKind = "value"
 	default:
-		sr.XKind, sr.XName = kind, xname
+		out.XKind, out.XName = kind, xname
 	}
 	protocol := orSequential(sr.Protocol)
 	needs := cmp.Or(sr.Needs, pn.Needs)
 	for i, name := range sr.Experiments {
 		pt := stages.FigPointRef{Experiment: name, NoMean: slices.Contains(sr.NoMean, name)}
-		if len(sr.PointLabels) > 0 {
-			pt.Label = sr.PointLabels[i]
+		if len(sr.Labels) > 0 {
+			pt.Label = sr.Labels[i]
 		}
 		in := cellid.FigureInput{Panel: p, Series: s, Point: i, Role: 'y'}
 		var y *stages.CellRef
@@ -472,7 +538,7 @@ func (r *figResolver) series(p, s int, sr *stages.FigSeries, pn *stages.FigPanel
 			y, status, err = r.ref(name, protocol, "", in, needs)
 		}
 		if err != nil {
-			return err
+			return out, err
 		}
 		pt.Y, pt.Status = y, status
 		xkey := name
@@ -480,14 +546,14 @@ func (r *figResolver) series(p, s int, sr *stages.FigSeries, pn *stages.FigPanel
 			in.Role = 'b'
 			pt.B, pt.Status, err = r.ref(sr.Minus[i], protocol, "", in, needs)
 			if err != nil {
-				return err
+				return out, err
 			}
 		}
 		if y != nil && kind == "protocol" {
 			in.Role = 'x'
 			pt.XC, pt.Status, err = r.ref(name, xname, "", in, needs)
 			if err != nil {
-				return err
+				return out, err
 			}
 		}
 		switch {
@@ -499,17 +565,17 @@ func (r *figResolver) series(p, s int, sr *stages.FigSeries, pn *stages.FigPanel
 		case kind == "param" && y != nil:
 			v, err := rawParam(r.byID[cellid.WithSeed(y.Prefix, firstSeed(y.Seeds))], xname)
 			if err != nil {
-				return fmt.Errorf("%s: figure %s: series %s: x: %w", r.m.cfg.Path, r.fig, sr.Name, err)
+				return out, fmt.Errorf("%s: figure %s: series %s: x: %w", r.m.cfg.Path, r.fig, sr.Name, err)
 			}
 			if pt.X, err = strconv.ParseFloat(v, 64); err != nil {
-				return fmt.Errorf("%s: figure %s: series %s: x: param %s = %s is not a number", r.m.cfg.Path, r.fig, sr.Name, xname, v)
+				return out, fmt.Errorf("%s: figure %s: series %s: x: param %s = %s is not a number", r.m.cfg.Path, r.fig, sr.Name, xname, v)
 			}
 			xkey = strconv.FormatFloat(pt.X, 'g', -1, 64)
 		}
 		pt.ID = fmt.Sprintf("fig/%s/%s/%s", r.fig, sr.Name, xkey)
-		sr.Points = append(sr.Points, pt)
+		out.Points = append(out.Points, pt)
 	}
-	return nil
+	return out, nil
 }
 
 // variants resolves the candidates of one point of a selected series:
@@ -528,12 +594,13 @@ func (r *figResolver) variants(name, protocol string, variants []string, in cell
 	return refs, stages.Status{Kind: stages.StatusRun}, nil
 }
 
-// energySeries resolves a series of accuracy against energy: one point
+// energySeries resolves the points of a series of accuracy against
+// energy into out: one point
 // per inference of the experiment's energy records (each time budget of
 // [spike], or the rate network priced densely or event-driven), y and x
 // read from the same energy cells.
-func (r *figResolver) energySeries(p, s int, sr *stages.FigSeries) error {
-	sr.XKind = "energy"
+func (r *figResolver) energySeries(p, s int, sr *FigureSeries, out *stages.FigSeries) error {
+	out.XKind = "energy"
 	name := sr.Experiments[0]
 	protocol := cmp.Or(sr.Protocol, r.m.spike.Protocol)
 	infs := []string{sr.Energy}
@@ -542,7 +609,7 @@ func (r *figResolver) energySeries(p, s int, sr *stages.FigSeries) error {
 		for _, t := range r.m.spike.Steps {
 			infs = append(infs, "spike"+strconv.Itoa(t))
 		}
-		sr.ShowLabels = true
+		out.ShowLabels = true
 	}
 	for i, inf := range infs {
 		pt := stages.FigPointRef{Experiment: name, ID: fmt.Sprintf("fig/%s/%s/%s", r.fig, sr.Name, inf)}
@@ -559,7 +626,7 @@ func (r *figResolver) energySeries(p, s int, sr *stages.FigSeries) error {
 			x.Metric = "energy.nj@" + inf
 			pt.XC = &x
 		}
-		sr.Points = append(sr.Points, pt)
+		out.Points = append(out.Points, pt)
 	}
 	return nil
 }

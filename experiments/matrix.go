@@ -109,7 +109,7 @@ type Matrix struct {
 	Profiles    map[string]*Profile
 	Experiments []*Experiment
 	Tables      []*TableSpec
-	Figures     []*stages.FigLayout
+	Figures     []*FigureSpec
 	synth       *stages.SynthConfig
 	byName      map[string]*Experiment
 	presets     *presets.Set // the reference configs experiments name

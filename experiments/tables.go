@@ -3,14 +3,12 @@ package experiments
 import (
 	"cmp"
 	"fmt"
+	"maps"
 	"math"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strconv"
 	"strings"
-
-	"github.com/BurntSushi/toml"
 
 	"repro/experiments/cellid"
 	"repro/pipeline"
@@ -161,118 +159,112 @@ type TableCompare struct {
 	Protocol string `toml:"protocol"`
 }
 
-// tableNameRe is what a table name may be: it names paper/tables/<name>.tex.
-var tableNameRe = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`).MatchString
+// loadTables decodes and checks every [[table]] entry (loadDecls,
+// checkTable).
+func (m *Matrix) loadTables() (err error) {
+	m.Tables, err = loadDecls(m, "table", func(t *TableSpec) string { return t.Name }, m.checkTable)
+	return err
+}
 
-// loadTables decodes and checks every [[table]] entry: its layout, and
-// that every experiment a row, cell or comparison names exists. It is long
-// because it is the list of field checks in field order, each error at its
-// file:line, kept in one place so a new field's check goes beside its peers.
-func (m *Matrix) loadTables() error {
-	cfg := m.cfg
-	sec, ok := cfg.Section("table")
-	if !ok {
-		return nil
-	}
-	var prims []toml.Primitive
-	if err := cfg.DecodeAt(sec, &prims, "table"); err != nil {
+// checkTable checks one table: its form (normalise), columns, rows and
+// comparisons, and reads its published values. Every experiment a row,
+// cell or comparison names must exist.
+func (m *Matrix) checkTable(t *TableSpec) error {
+	if err := m.normalise(t); err != nil {
 		return err
 	}
-	seen := map[string]bool{}
-	for i, prim := range prims {
-		at := fmt.Sprintf("table[%d]", i)
-		t := &TableSpec{}
-		if err := cfg.DecodeAt(prim, t, at); err != nil {
-			return err
-		}
-		bad := func(key, format string, args ...any) error {
-			line := cfg.KeyLine(at + "." + key)
-			if line == 0 {
-				line = cfg.KeyLine(at)
-			}
-			return cfg.ErrAt(line, fmt.Sprintf("table %s.%s", t.Name, key), format, args...)
-		}
-		if !tableNameRe(t.Name) {
-			return bad("name", "%q: want lower-case letters, digits, - and _", t.Name)
-		}
-		if seen[t.Name] {
-			return bad("name", "duplicate table")
-		}
-		seen[t.Name] = true
-		if err := m.normalise(t, bad); err != nil {
-			return err
-		}
-		if len(t.Columns) == 0 {
-			return bad("columns", "missing or empty")
-		}
-		for _, c := range t.Columns {
-			if !t.general && !slices.Contains(protocols, c) {
-				return bad("columns", "%q: want sequential, static or single_pass", c)
-			}
-		}
-		if len(t.Titles) != len(t.Columns) {
-			return bad("titles", "%d titles for %d columns", len(t.Titles), len(t.Columns))
-		}
-		for _, b := range t.Bold {
-			if !slices.Contains(t.Columns, b) {
-				return bad("bold", "%q is not a column", b)
-			}
-		}
-		if len(t.Rows) == 0 {
-			return bad("row", "no rows")
-		}
-		for j, r := range t.Rows {
-			row := fmt.Sprintf("row[%d]", j)
-			if r.Experiment == "" && !t.general {
-				return bad(row+".experiment", "missing")
-			}
-			if err := m.checkSelection(t, &r.Selection, row, bad); err != nil {
-				return err
-			}
-			if r.Experiment != "" && m.byName[r.Experiment] == nil && !r.NotRun() {
-				return bad(row+".experiment", "no experiment %q in %s", r.Experiment, filepath.Base(cfg.Path))
-			}
-			for _, n := range r.NA {
-				if !slices.Contains(t.Columns, n) {
-					return bad(row+".na", "%q is not a column", n)
-				}
-			}
-			for c, x := range r.Cells {
-				if !slices.Contains(t.Columns, c) {
-					return bad(row+".cells", "%q is not a column", c)
-				}
-				if m.byName[x] == nil {
-					return bad(row+".cells", "no experiment %q in %s", x, filepath.Base(cfg.Path))
-				}
-			}
-		}
-		ids := map[string]bool{}
-		for j, c := range t.Compare {
-			cmp := fmt.Sprintf("compare[%d]", j)
-			if c.ID == "" || ids[c.ID] {
-				return bad(cmp+".id", "missing or duplicate")
-			}
-			ids[c.ID] = true
-			if !slices.Contains(t.Columns, c.Protocol) {
-				return bad(cmp+".protocol", "%q is not a column", c.Protocol)
-			}
-			if t.rowOf(c.A) < 0 || t.rowOf(c.B) < 0 {
-				return bad(cmp, "a = %q and b = %q must both be rows of the table", c.A, c.B)
-			}
-		}
-		if t.Published != "" {
-			path := t.Published
-			if !filepath.IsAbs(path) {
-				path = filepath.Join(cfg.Dir, path)
-			}
-			pub, err := stages.LoadPublished(path)
-			if err != nil {
-				return bad("published", "%v", err)
-			}
-			t.published = pub
-		}
-		m.Tables = append(m.Tables, t)
+	if len(t.Columns) == 0 {
+		return badField("columns", "missing or empty")
 	}
+	for _, c := range t.Columns {
+		if !t.general && !slices.Contains(protocols, c) {
+			return badField("columns", "%q: want %s", c, oneOf(protocols))
+		}
+	}
+	if len(t.Titles) != len(t.Columns) {
+		return badField("titles", "%d titles for %d columns", len(t.Titles), len(t.Columns))
+	}
+	for _, b := range t.Bold {
+		if !slices.Contains(t.Columns, b) {
+			return badField("bold", "%q is not a column", b)
+		}
+	}
+	if len(t.Rows) == 0 {
+		return badField("row", "no rows")
+	}
+	for j := range t.Rows {
+		if err := m.checkRow(t, &t.Rows[j]); err != nil {
+			return under(fmt.Sprintf("row[%d]", j), err)
+		}
+	}
+	ids := map[string]bool{} // comparison IDs are unique in a table
+	for j := range t.Compare {
+		if err := checkCompare(t, &t.Compare[j], ids); err != nil {
+			return under(fmt.Sprintf("compare[%d]", j), err)
+		}
+	}
+	return m.loadPublished(t)
+}
+
+// checkRow checks one row of table t: its selection, the experiments it and
+// its cells entries name, and the columns its na and cells entries name.
+func (m *Matrix) checkRow(t *TableSpec, r *TableRow) error {
+	if r.Experiment == "" && !t.general {
+		return badField("experiment", "missing")
+	}
+	if err := checkSelection(t, &r.Selection); err != nil {
+		return err
+	}
+	if r.Experiment != "" && m.byName[r.Experiment] == nil && !r.NotRun() {
+		return badField("experiment", "no experiment %q in %s", r.Experiment, filepath.Base(m.cfg.Path))
+	}
+	for _, n := range r.NA {
+		if !slices.Contains(t.Columns, n) {
+			return badField("na", "%q is not a column", n)
+		}
+	}
+	for _, c := range slices.Sorted(maps.Keys(r.Cells)) {
+		switch x := r.Cells[c]; {
+		case !slices.Contains(t.Columns, c):
+			return badField("cells", "%q is not a column", c)
+		case m.byName[x] == nil:
+			return badField("cells", "no experiment %q in %s", x, filepath.Base(m.cfg.Path))
+		}
+	}
+	return nil
+}
+
+// checkCompare checks one comparison of table t (ids holds the IDs of
+// those before it).
+func checkCompare(t *TableSpec, c *TableCompare, ids map[string]bool) error {
+	if c.ID == "" || ids[c.ID] {
+		return badField("id", "missing or duplicate")
+	}
+	ids[c.ID] = true
+	switch {
+	case !slices.Contains(t.Columns, c.Protocol):
+		return badField("protocol", "%q is not a column", c.Protocol)
+	case t.rowOf(c.A) < 0 || t.rowOf(c.B) < 0:
+		return badField("", "a = %q and b = %q must both be rows of the table", c.A, c.B)
+	}
+	return nil
+}
+
+// loadPublished reads table t's published values (a path relative to
+// pipeline.toml).
+func (m *Matrix) loadPublished(t *TableSpec) error {
+	if t.Published == "" {
+		return nil
+	}
+	path := t.Published
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(m.cfg.Dir, path)
+	}
+	pub, err := stages.LoadPublished(path)
+	if err != nil {
+		return badField("published", "%v", err)
+	}
+	t.published = pub
 	return nil
 }
 
@@ -289,117 +281,141 @@ func (t *TableSpec) rowOf(id string) int {
 // rowID is a row's ID in its numbers' IDs: its id, else its experiment.
 func (r *TableRow) rowID() string { return cmp.Or(r.ID, r.Experiment) }
 
+// tableKinds are TableSpec.Kind's values besides "" (the default form).
+var tableKinds = []string{"matrix"}
+
 // normalise turns the general form (columns declared as [[table.column]],
 // or a matrix) into columns, titles and rows the rest of the checks and
-// the wiring share.
-func (m *Matrix) normalise(t *TableSpec, bad func(key, format string, args ...any) error) error {
+// the wiring share, and checks what only that form has: its columns, row
+// IDs and what a row and a column both select.
+func (m *Matrix) normalise(t *TableSpec) error {
 	switch {
 	case t.Kind == "matrix":
-		if len(t.Column) > 0 || len(t.Columns) > 0 || len(t.Rows) > 0 {
-			return bad("kind", "a matrix table declares no columns or rows: they are the tasks")
-		}
-		if m.byName[t.Experiment] == nil {
-			return bad("experiment", "no experiment %q", t.Experiment)
-		}
-		if t.Tasks < 1 {
-			return bad("tasks", "must be >= 1")
-		}
-		for j := range t.Tasks {
-			t.Column = append(t.Column, TableColumn{ID: fmt.Sprintf("t%d", j+1), Title: fmt.Sprintf("T%d", j+1)})
-		}
-		t.Column = append(t.Column, TableColumn{ID: "f", Title: "$F$"})
-		for i := range t.Tasks {
-			t.Rows = append(t.Rows, TableRow{ID: fmt.Sprintf("after%d", i+1), Label: strconv.Itoa(i + 1),
-				Selection: Selection{Experiment: t.Experiment, Protocol: t.Protocol, Eval: t.Eval, MaxSeeds: t.MaxSeeds}})
+		if err := m.expandMatrix(t); err != nil {
+			return err
 		}
 	case t.Kind != "":
-		return bad("kind", "%q: want matrix (or nothing)", t.Kind)
+		return badField("kind", "%q: want %s (or nothing)", t.Kind, oneOf(tableKinds))
 	case t.Experiment != "" || t.Protocol != "" || t.Eval != "" || t.Tasks != 0 || t.MaxSeeds != 0:
-		return bad("experiment", "experiment, protocol, eval, tasks and max_seeds belong to a matrix table (kind = \"matrix\") or to its rows and columns")
+		return badField("experiment", "experiment, protocol, eval, tasks and max_seeds belong to a matrix table (kind = \"matrix\") or to its rows and columns")
 	case len(t.Column) == 0:
 		return nil
 	case len(t.Columns) > 0 || len(t.Titles) > 0:
-		return bad("columns", "declare columns either as columns and titles or as [[table.column]], not both")
+		return badField("columns", "declare columns either as columns and titles or as [[table.column]], not both")
 	}
 	t.general = true
 	for j := range t.Column {
 		c := &t.Column[j]
-		key := fmt.Sprintf("column[%d]", j)
-		if !tableNameRe(c.ID) || slices.Contains(t.Columns, c.ID) {
-			return bad(key+".id", "%q: want a unique name of lower-case letters, digits, - and _", c.ID)
-		}
-		if c.Experiment != "" && m.byName[c.Experiment] == nil {
-			return bad(key+".experiment", "no experiment %q", c.Experiment)
-		}
-		if err := m.checkSelection(t, &c.Selection, key, bad); err != nil {
-			return err
+		if err := m.checkColumn(t, c); err != nil {
+			return under(fmt.Sprintf("column[%d]", j), err)
 		}
 		t.Columns = append(t.Columns, c.ID)
 		t.Titles = append(t.Titles, c.Title)
 	}
-	for j := range t.Rows {
-		r := &t.Rows[j].Selection
-		for k := range t.Column {
-			c := &t.Column[k].Selection
-			if r.Protocol != "" && c.Protocol != "" || r.Eval != "" && c.Eval != "" || r.Metric != "" && c.Metric != "" || r.Decimals != 0 && c.Decimals != 0 || r.MaxSeeds != 0 && c.MaxSeeds != 0 || r.Inference != "" && c.Inference != "" {
-				return bad(fmt.Sprintf("row[%d]", j), "row and column %s both set protocol, eval, metric, decimals, max_seeds or inference", t.Column[k].ID)
-			}
-			if metric, inf := cmp.Or(c.Metric, r.Metric), cmp.Or(c.Inference, r.Inference); stages.IsEnergyMetric(metric) != (inf != "") {
-				return bad(fmt.Sprintf("row[%d]", j), "column %s: an energy metric and an inference go together (metric %q, inference %q)", t.Column[k].ID, metric, inf)
-			}
-		}
-	}
 	ids := map[string]bool{}
 	for j := range t.Rows {
-		id := t.Rows[j].rowID()
-		if !tableNameRe(id) || ids[id] {
-			return bad(fmt.Sprintf("row[%d].id", j), "%q: want a unique name of lower-case letters, digits, - and _ (set id when two rows share an experiment)", id)
+		if err := checkGeneralRow(t, &t.Rows[j], ids); err != nil {
+			return under(fmt.Sprintf("row[%d]", j), err)
 		}
-		ids[id] = true
 	}
 	for j, c := range t.Column {
 		if c.RelativeTo != "" && !ids[c.RelativeTo] {
-			return bad(fmt.Sprintf("column[%d].relative_to", j), "%q is not a row of the table", c.RelativeTo)
+			return badField(fmt.Sprintf("column[%d].relative_to", j), "%q is not a row of the table", c.RelativeTo)
 		}
 	}
 	return nil
 }
 
-// checkSelection checks the values a row or a column selects (only the
-// general form has any but experiment).
-func (m *Matrix) checkSelection(t *TableSpec, s *Selection, key string, bad func(key, format string, args ...any) error) error {
+// expandMatrix declares a matrix table's columns (one per task and the
+// forgetting) and rows (one per task) from its experiment and tasks.
+func (m *Matrix) expandMatrix(t *TableSpec) error {
+	switch {
+	case len(t.Column) > 0 || len(t.Columns) > 0 || len(t.Rows) > 0:
+		return badField("kind", "a matrix table declares no columns or rows: they are the tasks")
+	case m.byName[t.Experiment] == nil:
+		return badField("experiment", "no experiment %q", t.Experiment)
+	case t.Tasks < 1:
+		return badField("tasks", "must be >= 1")
+	}
+	for j := range t.Tasks {
+		t.Column = append(t.Column, TableColumn{ID: fmt.Sprintf("t%d", j+1), Title: fmt.Sprintf("T%d", j+1)})
+	}
+	t.Column = append(t.Column, TableColumn{ID: "f", Title: "$F$"})
+	for i := range t.Tasks {
+		t.Rows = append(t.Rows, TableRow{ID: fmt.Sprintf("after%d", i+1), Label: strconv.Itoa(i + 1),
+			Selection: Selection{Experiment: t.Experiment, Protocol: t.Protocol, Eval: t.Eval, MaxSeeds: t.MaxSeeds}})
+	}
+	return nil
+}
+
+// checkColumn checks one [[table.column]] of table t (those before it are
+// in t.Columns already).
+func (m *Matrix) checkColumn(t *TableSpec, c *TableColumn) error {
+	switch {
+	case !declNameRe(c.ID) || slices.Contains(t.Columns, c.ID):
+		return badField("id", "%q: want a unique name of %s", c.ID, declNameRule)
+	case c.Experiment != "" && m.byName[c.Experiment] == nil:
+		return badField("experiment", "no experiment %q", c.Experiment)
+	}
+	return checkSelection(t, &c.Selection)
+}
+
+// checkGeneralRow checks a row of a general table: its ID (unique: ids holds
+// those before it), and that it and no column both select one field, and
+// that every cell it has pairs an energy metric with an inference.
+func checkGeneralRow(t *TableSpec, row *TableRow, ids map[string]bool) error {
+	r := &row.Selection
+	for k := range t.Column {
+		c := &t.Column[k].Selection
+		if r.Protocol != "" && c.Protocol != "" || r.Eval != "" && c.Eval != "" || r.Metric != "" && c.Metric != "" || r.Decimals != 0 && c.Decimals != 0 || r.MaxSeeds != 0 && c.MaxSeeds != 0 || r.Inference != "" && c.Inference != "" {
+			return badField("", "row and column %s both set protocol, eval, metric, decimals, max_seeds or inference", t.Column[k].ID)
+		}
+		if metric, inf := cmp.Or(c.Metric, r.Metric), cmp.Or(c.Inference, r.Inference); stages.IsEnergyMetric(metric) != (inf != "") {
+			return badField("", "column %s: an energy metric and an inference go together (metric %q, inference %q)", t.Column[k].ID, metric, inf)
+		}
+	}
+	id := row.rowID()
+	if !declNameRe(id) || ids[id] {
+		return badField("id", "%q: want a unique name of %s (set id when two rows share an experiment)", id, declNameRule)
+	}
+	ids[id] = true
+	return nil
+}
+
+// checkSelection checks the values a row or a column of table t selects
+// (only the general form has any but experiment).
+func checkSelection(t *TableSpec, s *Selection) error {
 	if !t.general {
 		if s.Protocol != "" || s.Eval != "" || s.Metric != "" || s.Decimals != 0 || s.MaxSeeds != 0 || s.Inference != "" {
-			return bad(key, "protocol, eval, metric, decimals, max_seeds and inference need [[table.column]] declarations")
+			return badField("", "protocol, eval, metric, decimals, max_seeds and inference need [[table.column]] declarations")
 		}
 		return nil
 	}
 	if s.Protocol != "" && !slices.Contains(protocols, s.Protocol) {
-		return bad(key+".protocol", "%q: want sequential, static or single_pass", s.Protocol)
+		return badField("protocol", "%q: want %s", s.Protocol, oneOf(protocols))
 	}
 	if _, _, err := parseEval(s.Eval); err != nil {
-		return bad(key+".eval", "%v", err)
+		return badField("eval", "%v", err)
 	}
-	switch {
-	case stages.IsEnergyMetric(s.Metric):
+	if stages.IsEnergyMetric(s.Metric) {
 		if err := stages.ValidEnergyQuantity(s.Metric); err != nil {
-			return bad(key+".metric", "%v", err)
+			return badField("metric", "%v", err)
 		}
-	case s.Metric != "":
+	} else if s.Metric != "" {
 		if err := stages.ValidMetric(s.Metric); err != nil {
-			return bad(key+".metric", "%v", err)
+			return badField("metric", "%v", err)
 		}
 	}
 	if s.Inference != "" {
 		if err := stages.ValidInference(s.Inference); err != nil {
-			return bad(key+".inference", "%v", err)
+			return badField("inference", "%v", err)
 		}
 	}
-	if s.Decimals < 0 || s.Decimals > 6 {
-		return bad(key+".decimals", "must be in [0, 6]")
-	}
-	if s.MaxSeeds < 0 {
-		return bad(key+".max_seeds", "must be >= 0")
+	switch {
+	case s.Decimals < 0 || s.Decimals > 6:
+		return badField("decimals", "must be in [0, 6]")
+	case s.MaxSeeds < 0:
+		return badField("max_seeds", "must be >= 0")
 	}
 	return nil
 }
@@ -416,7 +432,7 @@ func parseEval(s string) (seed int64, def bool, err error) {
 }
 
 // merge is a cell's selection: each field from the column if it sets it,
-// else from the row (checkCell reports a field both set).
+// else from the row (checkGeneralRow reports a field both set).
 func merge(row, col Selection) Selection {
 	return Selection{
 		Experiment: cmp.Or(col.Experiment, row.Experiment),
