@@ -30,6 +30,7 @@
 //
 //	[[table]]                       # a rendered table of the paper (TableSpec)
 //	[[figure]]                      # a rendered figure of the paper (FigureSpec)
+//	                                # (both declared one way: docs/declarations.md)
 //
 //	[release.cifar100]              # optional: a release other than the published one,
 //	sha256 = {"train.bin" = "...", "test.bin" = "..."}  # read from the data mirror only
