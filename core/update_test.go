@@ -374,8 +374,10 @@ func TestOffsetDrive(t *testing.T) {
 		nt.forward(p, nil)
 		// Direct drive of layer 1 in float64, compared with the kept activity.
 		ly := nt.lay[1]
+		checked := 0
 		for b := range p.n {
 			for _, i := range p.activeOf(1, b) {
+				checked++
 				z := float64(ly.bias[i])
 				for s := ly.rowPtr[i]; s < ly.rowPtr[i+1]; s++ {
 					z += float64(ly.w[s]) * float64(p.x[b*nt.sizes[0]+int(ly.col[s])])
@@ -384,6 +386,9 @@ func TestOffsetDrive(t *testing.T) {
 					t.Fatalf("%s: sample %d unit %d: a = %g, direct W x + b = %g", name, b, i, a, z)
 				}
 			}
+		}
+		if checked == 0 {
+			t.Fatalf("%s: no active unit in layer 1 to check", name)
 		}
 	}
 }

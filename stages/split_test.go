@@ -24,15 +24,40 @@ func TestSplitGolden(t *testing.T) {
 					t.Fatal(err)
 				}
 				s, _, _ := artifacts.Int32s(out["stream_idx"])
-				all := append(slices.Clone(h), s...)
-				slices.Sort(all)
-				for i, v := range all {
-					if int(v) != i {
-						t.Fatalf("held-out ∪ stream is not a partition of the %d training samples", len(y))
-					}
-				}
+				checkPartition(t, y, h, s)
 				checkGolden(t, "split-"+name, digestLines(out, order))
 			})
+		}
+	}
+}
+
+// TestSplitHoldsOut: a tenth of the tiny sets' few samples per class
+// rounds to none, so the goldens hold nothing out; half of them does.
+func TestSplitHoldsOut(t *testing.T) {
+	t.Parallel()
+	prep, _ := prepareTiny(t, "mnist")
+	out, _ := runStage(t, Split, &SplitParams{Dataset: "mnist", Seed: dataset.SplitSeed1, Frac: 0.5}, map[string]outputs{"prepare": prep}, nil)
+	y, _, _ := artifacts.Int32s(prep["train_y"])
+	h, _, _ := artifacts.Int32s(out["heldout_idx"])
+	s, _, _ := artifacts.Int32s(out["stream_idx"])
+	if len(h) == 0 || len(s) == 0 {
+		t.Fatalf("frac 0.5: %d held-out and %d stream samples", len(h), len(s))
+	}
+	checkPartition(t, y, h, s)
+}
+
+// checkPartition fails t unless the held-out and stream indices h and s
+// together are every training sample (of labels y) once.
+func checkPartition(t *testing.T, y, h, s []int32) {
+	t.Helper()
+	all := append(slices.Clone(h), s...)
+	slices.Sort(all)
+	if len(all) != len(y) {
+		t.Fatalf("%d held-out and %d stream samples of %d training samples", len(h), len(s), len(y))
+	}
+	for i, v := range all {
+		if int(v) != i {
+			t.Fatalf("held-out ∪ stream is not a partition of the %d training samples", len(y))
 		}
 	}
 }

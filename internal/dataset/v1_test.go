@@ -125,6 +125,9 @@ func TestV1FeaturesMatchDirect(t *testing.T) {
 		}
 		for _, i := range []int{0, 17, 36} {
 			want := naiveFeatures(b, train.Row(i), thr)
+			if len(want) != 4*b.Filters {
+				t.Fatalf("%s image %d: %d direct features, want %d", variant, i, len(want), 4*b.Filters)
+			}
 			for j, w := range want {
 				// Tolerance: float32 GEMM over 108 terms of size <= 1.
 				if d := math.Abs(float64(got[i*4*b.Filters+j]) - w); d > 2e-5 {
@@ -237,6 +240,9 @@ func TestRidgeProbeSeparable(t *testing.T) {
 	trX, trY := mk(200)
 	teX, teY := mk(50)
 	accs := RidgeProbe(trX, trY, teX, teY, 2, 2, []float64{0.1, 10})
+	if len(accs) != 2 {
+		t.Fatalf("%d accuracies for 2 lambdas", len(accs))
+	}
 	for i, a := range accs {
 		if a != 1 {
 			t.Errorf("lambda index %d: accuracy %g, want 1", i, a)
