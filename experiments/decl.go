@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
+	"repro/pipeline"
 )
 
 // Tables and figures are declared one way (docs/declarations.md): a
@@ -26,13 +28,12 @@ var declNameRe = regexp.MustCompile(`^[a-z0-9][a-z0-9_-]*$`).MatchString
 // declNameRule is declNameRe for messages.
 const declNameRule = "lower-case letters, digits, - and _"
 
-// loadDecls decodes every [[section]] entry of the config into a new T and
+// loadDecls decodes every [[section]] entry of cfg into a new T and
 // checks it: its name (declNameRe, unique among the entries) and then check.
 // A fieldError from check is reported at the file:line of its key (or of
 // the entry when the key is not in the file) as
 // "<section> <name>.<key>: <msg>"; other errors pass unchanged.
-func loadDecls[T any](m *Matrix, section string, name func(*T) string, check func(*T) error) ([]*T, error) {
-	cfg := m.cfg
+func loadDecls[T any](cfg *pipeline.Config, section string, name func(*T) string, check func(*T) error) ([]*T, error) {
 	sec, ok := cfg.Section(section)
 	if !ok {
 		return nil, nil

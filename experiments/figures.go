@@ -144,7 +144,7 @@ type FigureLine struct {
 // loadFigures decodes and checks every [[figure]] entry (loadDecls,
 // checkFigure).
 func (m *Matrix) loadFigures() (err error) {
-	m.Figures, err = loadDecls(m, "figure", func(f *FigureSpec) string { return f.Name }, m.checkFigure)
+	m.Figures, err = loadDecls(m.cfg, "figure", func(f *FigureSpec) string { return f.Name }, m.checkFigure)
 	return err
 }
 

@@ -162,7 +162,7 @@ type TableCompare struct {
 // loadTables decodes and checks every [[table]] entry (loadDecls,
 // checkTable).
 func (m *Matrix) loadTables() (err error) {
-	m.Tables, err = loadDecls(m, "table", func(t *TableSpec) string { return t.Name }, m.checkTable)
+	m.Tables, err = loadDecls(m.cfg, "table", func(t *TableSpec) string { return t.Name }, m.checkTable)
 	return err
 }
 
