@@ -1,17 +1,18 @@
 package core
 
 import (
-	"encoding/binary"
-	"encoding/json"
 	"fmt"
 	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
 	"testing"
+
+	"repro/internal/refdump"
 )
 
 // The differential check against the authors' code (make reference-check;
@@ -201,59 +202,18 @@ type refDump struct {
 	meta map[string]any
 }
 
+// loadRefDump reads one refstep.py output (refdump.Load) as our tensors.
 func loadRefDump(dir string) (*refDump, error) {
-	raw, err := os.ReadFile(filepath.Join(dir, "index.json"))
+	rd, err := refdump.Load(dir)
 	if err != nil {
 		return nil, err
 	}
-	var idx struct {
-		Meta    map[string]any `json:"meta"`
-		Tensors map[string]struct {
-			Dtype  string `json:"dtype"`
-			Shape  []int  `json:"shape"`
-			Offset int64  `json:"offset"`
-		} `json:"tensors"`
-	}
-	if err := json.Unmarshal(raw, &idx); err != nil {
-		return nil, fmt.Errorf("%s: %v", filepath.Join(dir, "index.json"), err)
-	}
-	data, err := os.ReadFile(filepath.Join(dir, "data.bin"))
-	if err != nil {
-		return nil, err
-	}
-	d := &refDump{ts: Tensors{}, meta: idx.Meta}
-	for name, e := range idx.Tensors {
-		n := 1
-		for _, s := range e.Shape {
-			n *= s
-		}
-		size := map[string]int{"f4": 4, "i4": 4, "f8": 8}[e.Dtype]
-		if size == 0 || e.Offset < 0 || e.Offset+int64(n*size) > int64(len(data)) {
-			return nil, fmt.Errorf("%s: tensor %s: dtype %q, %d values at %d do not fit data.bin (%d bytes)", dir, name, e.Dtype, n, e.Offset, len(data))
-		}
-		b := data[e.Offset : e.Offset+int64(n*size)]
-		tn := Tensor{Shape: e.Shape}
-		switch e.Dtype {
-		case "f4":
-			tn.F32 = make([]float32, n)
-			for i := range n {
-				tn.F32[i] = math.Float32frombits(binary.LittleEndian.Uint32(b[4*i:]))
-			}
-		case "i4":
-			tn.I32 = make([]int32, n)
-			for i := range n {
-				tn.I32[i] = int32(binary.LittleEndian.Uint32(b[4*i:]))
-			}
-		case "f8":
-			tn.F64 = make([]float64, n)
-			for i := range n {
-				tn.F64[i] = math.Float64frombits(binary.LittleEndian.Uint64(b[8*i:]))
-			}
-		}
-		d.ts[name] = tn
+	d := &refDump{ts: Tensors{}, meta: rd.Meta}
+	for name, t := range rd.Tensors {
+		d.ts[name] = Tensor(t)
 	}
 	// The run loop's scalars (meta[tag]) become tensors tag/name.
-	for tag, v := range idx.Meta {
+	for tag, v := range rd.Meta {
 		m, ok := v.(map[string]any)
 		if !ok || (tag != "pre" && !strings.HasPrefix(tag, "post") && !strings.HasPrefix(tag, "s0/u")) {
 			continue
@@ -424,7 +384,7 @@ func (d *refDump) check(cfg *LocalConfig) string {
 		for l := 1; l < r.nt.L; l++ {
 			name := fmt.Sprintf("a%d", l)
 			if rt, ok := d.ts[tag+"/"+name]; ok {
-				if v, tie := compareActivity(name, pt[name], rt); v != "" {
+				if v, tie := refdump.CompareActivity(name, refdump.Tensor(pt[name]), refdump.Tensor(rt)); v != "" {
 					if tie {
 						tied = true
 						ties = append(ties, fmt.Sprintf("step %d, %s pass: %s", step, stage, v))
@@ -556,17 +516,6 @@ func permDraws(perm []int32) []Draw {
 	return ds
 }
 
-// u is float32's unit roundoff.
-const u32 = 1.0 / (1 << 24)
-
-// refTolerance is the factor of u on a tensor's largest magnitude within
-// which two float32 computations of it that sum the same terms in another
-// order agree: the longest sum of one value (784 inputs, plus the batch of
-// 16 and the few operations around it) bounds its rounding error by
-// n u sum|terms| (Higham's gamma_n), and a value's terms here are of the
-// tensor's own scale.
-const refTolerance = 1024
-
 // exactNames are compared bit for bit (counts, labels, copies, masks).
 var exactNames = []string{"X", "y", "t", "gstep", "bufSeen", "bufY", "bufX", "sup", "mirrorAct", "err0_n", "block_ctr", "off_ctr"}
 
@@ -643,113 +592,21 @@ func layerIndex(n string) int {
 	return l
 }
 
-func values(t Tensor) []float64 {
-	var v []float64
-	for _, x := range t.F32 {
-		v = append(v, float64(x))
-	}
-	for _, x := range t.I32 {
-		v = append(v, float64(x))
-	}
-	v = append(v, t.F64...)
-	return v
-}
-
+// compareOne compares one tensor with the reference's (refdump.Compare):
+// bit for bit when exactNames names it, and only where stored (when
+// non-nil) keeps a synapse.
 func compareOne(name string, ours, ref Tensor, stored []float32) string {
-	o, r := values(ours), values(ref)
-	if len(o) != len(r) {
-		return fmt.Sprintf("%s: ours %d values, reference %d", name, len(o), len(r))
-	}
-	exact := false
-	for _, e := range exactNames {
-		if strings.HasPrefix(name, e) && (len(name) == len(e) || name[len(e)] >= '0' && name[len(e)] <= '9') {
-			exact = true
+	exact := slices.ContainsFunc(exactNames, func(e string) bool {
+		return strings.HasPrefix(name, e) && (len(name) == len(e) || name[len(e)] >= '0' && name[len(e)] <= '9')
+	})
+	var skip []bool
+	if stored != nil {
+		skip = make([]bool, len(stored))
+		for i, x := range stored {
+			skip[i] = x == 0
 		}
 	}
-	scale := 0.0
-	for i, x := range r {
-		if stored == nil || stored[i] != 0 {
-			scale = max(scale, math.Abs(x))
-		}
-	}
-	tol := 0.0
-	if !exact {
-		tol = refTolerance * u32 * scale
-		if len(ref.F64) > 0 {
-			tol = refTolerance * u32 * scale // float64 scalars fed by float32 sums
-		}
-	}
-	for i := range o {
-		if stored != nil && stored[i] == 0 {
-			continue
-		}
-		if math.IsNaN(o[i]) != math.IsNaN(r[i]) || math.Abs(o[i]-r[i]) > tol {
-			return fmt.Sprintf("%s%s: ours %.9g, reference %.9g (tolerance %.3g)", name, index(ref.Shape, i), o[i], r[i], tol)
-		}
-	}
-	return ""
-}
-
-func index(shape []int, i int) string {
-	if len(shape) <= 1 {
-		return fmt.Sprintf("[%d]", i)
-	}
-	idx := make([]string, len(shape))
-	for k := len(shape) - 1; k >= 0; k-- {
-		idx[k] = strconv.Itoa(i % shape[k])
-		i /= shape[k]
-	}
-	return "[" + strings.Join(idx, ",") + "]"
-}
-
-// compareActivity compares a pass's activities (n x width). Where one run
-// has a unit active and the other not, it reports the first such entry
-// and whether it is a near-tie: in its row, every unit active in one run
-// only sits within the tolerance of that run's k-WTA threshold (its
-// smallest kept value) or of 0 (the rectifier).
-func compareActivity(name string, ours, ref Tensor) (string, bool) {
-	if len(ours.F32) != len(ref.F32) || len(ref.Shape) != 2 {
-		return fmt.Sprintf("%s: ours %d values, reference %d", name, len(ours.F32), len(ref.F32)), false
-	}
-	n, width := ref.Shape[0], ref.Shape[1]
-	scale := 0.0
-	for _, x := range ref.F32 {
-		scale = max(scale, math.Abs(float64(x)))
-	}
-	tol := refTolerance * u32 * scale
-	minKept := func(row []float32) float64 {
-		m := math.Inf(1)
-		for _, x := range row {
-			if x > 0 {
-				m = min(m, float64(x))
-			}
-		}
-		return m
-	}
-	for b := range n {
-		o, r := ours.F32[b*width:(b+1)*width], ref.F32[b*width:(b+1)*width]
-		first, tie := -1, true
-		for i := range width {
-			if (o[i] > 0) == (r[i] > 0) {
-				continue
-			}
-			if first < 0 {
-				first = i
-			}
-			v, thr := float64(o[i]), minKept(o)
-			if r[i] > 0 {
-				v, thr = float64(r[i]), minKept(r)
-			}
-			if v-thr > tol && v > tol {
-				tie = false
-			}
-		}
-		if first >= 0 {
-			return fmt.Sprintf("%s[%d,%d]: ours %.9g, reference %.9g (thresholds %.9g, %.9g; tolerance %.3g)",
-				name, b, first, o[first], r[first], minKept(o), minKept(r), tol), tie
-		}
-	}
-	return compareOne(name, ours, ref, nil), false
+	return refdump.Compare(name, refdump.Tensor(ours), refdump.Tensor(ref), exact, skip)
 }
 
 // matrixState reports whether n names a per-synapse state that we keep
