@@ -218,3 +218,40 @@ func CompareActivity(name string, ours, ref Tensor) (msg string, tie bool) {
 	}
 	return Compare(name, ours, ref, false, nil), false
 }
+
+// CompareActiveSet compares which units a rectifier (ReLU) left active in
+// one pass (rows x width): where one run has a unit active and the other
+// not, it reports the first such entry and whether it is a near-tie: every
+// unit active in one run only has a value within the tolerance (1024 u
+// max|a|) of 0, so its pre-activation sat at 0 within float32 rounding and
+// the runs part as they would at another thread count. The values
+// themselves are left to the state comparisons; "" when the sets agree.
+func CompareActiveSet(name string, ours, ref Tensor) (msg string, tie bool) {
+	if len(ours.F32) != len(ref.F32) || len(ref.Shape) != 2 {
+		return fmt.Sprintf("%s: ours %d values, reference %d", name, len(ours.F32), len(ref.F32)), false
+	}
+	n, width := ref.Shape[0], ref.Shape[1]
+	scale := 0.0
+	for _, x := range ref.F32 {
+		scale = max(scale, math.Abs(float64(x)))
+	}
+	tol := ToleranceFactor * U * scale
+	first, tie := -1, true
+	for i := range n * width {
+		o, r := ours.F32[i], ref.F32[i]
+		if (o > 0) == (r > 0) {
+			continue
+		}
+		if first < 0 {
+			first = i
+		}
+		if float64(max(o, r)) > tol {
+			tie = false
+		}
+	}
+	if first < 0 {
+		return "", false
+	}
+	return fmt.Sprintf("%s%s: ours %.9g, reference %.9g (tolerance %.3g)",
+		name, Index(ref.Shape, first), ours.F32[first], ref.F32[first], tol), tie
+}
