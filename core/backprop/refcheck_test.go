@@ -666,12 +666,12 @@ func checkBatchDump(d *refdump.Dump, cfg Config) string {
 			return fmt.Sprintf("differs at step %d, tensor random draws: ours %d, reference %d", s, done, perStep[s]-rebase)
 		}
 		if !tied {
-			v, tie := compareBatchPasses(d, s, r, step)
+			what, v, tie := compareBatchPasses(d, s, r, step)
 			if tie {
 				tied = true
-				ties = append(ties, fmt.Sprintf("step %d, %s", s, v))
+				ties = append(ties, fmt.Sprintf("step %d, %s: %s", s, what, v))
 			} else if v != "" {
-				return fmt.Sprintf("differs at step %d (%s", s, v)
+				return fmt.Sprintf("differs at step %d (%s), tensor %s", s, what, v)
 			}
 		}
 		if (s+1)%every != 0 {
@@ -704,10 +704,12 @@ func checkBatchDump(d *refdump.Dump, cfg Config) string {
 // reference's: which hidden units the rectifier left active (a set that
 // differs is a near-tie or a difference, refdump.CompareActiveSet), and for
 // A-GEM the projection's branch (the sign of the dot product of the
-// incoming and the buffer gradient). It returns "" when they agree. The
+// incoming and the buffer gradient). It returns what differs (the forward
+// pass or the projection), the tensor's message ("" when they agree) and
+// whether it is a near-tie. The
 // reference makes one net call per row group (incoming, each replay draw);
 // ours concatenates them in one pass, except A-GEM's reference pass.
-func compareBatchPasses(d *refdump.Dump, s int, r *runner, st *batchStep) (string, bool) {
+func compareBatchPasses(d *refdump.Dump, s int, r *runner, st *batchStep) (what, msg string, tie bool) {
 	L := r.net.Layers()
 	passes := []*Pass{st.p}
 	if st.ref != nil && r.buf.Len() > 0 {
@@ -723,28 +725,28 @@ func compareBatchPasses(d *refdump.Dump, s int, r *runner, st *batchStep) (strin
 			for rows < p.Rows {
 				t, ok := d.Tensors[fmt.Sprintf("s%d/p%d/a%d", s, c, l)]
 				if !ok || len(t.Shape) != 2 || t.Shape[1] != w {
-					return fmt.Sprintf("forward pass), tensor a%d: ours %d rows, reference %d", l, p.Rows, rows), false
+					return "forward pass", fmt.Sprintf("a%d: ours %d rows, reference %d", l, p.Rows, rows), false
 				}
 				ref = append(ref, t.F32...)
 				rows += t.Shape[0]
 				c++
 			}
 			if rows != p.Rows {
-				return fmt.Sprintf("forward pass), tensor a%d: ours %d rows, reference %d", l, p.Rows, rows), false
+				return "forward pass", fmt.Sprintf("a%d: ours %d rows, reference %d", l, p.Rows, rows), false
 			}
 			next = c
 			shape := []int{p.Rows, w}
 			if v, tie := refdump.CompareActiveSet(fmt.Sprintf("a%d", l), refdump.Tensor{Shape: shape, F32: p.A[l][:p.Rows*w]},
 				refdump.Tensor{Shape: shape, F32: ref}); v != "" {
-				return "forward pass), tensor " + v, tie
+				return "forward pass", v, tie
 			}
 		}
 		call = next
 	}
 	if rd, ok := d.Tensors[fmt.Sprintf("s%d/dot0", s)]; ok && st.ref != nil {
 		if (st.dot < 0) != (rd.F64[0] < 0) {
-			return fmt.Sprintf("projection), tensor dot: ours %.9g, reference %.9g", st.dot, rd.F64[0]), false
+			return "projection", fmt.Sprintf("dot: ours %.9g, reference %.9g", st.dot, rd.F64[0]), false
 		}
 	}
-	return "", false
+	return "", "", false
 }

@@ -113,3 +113,12 @@ func TestCompareActiveSet(t *testing.T) {
 		t.Error("a near-tie with a real difference passed as a near-tie")
 	}
 }
+
+func TestCompareActiveSetValues(t *testing.T) {
+	ref := Tensor{Shape: []int{2, 3}, F32: []float32{2, 0, 1, 0, 1e-5, 0.5}}
+	// The near-tie of unit [1,1], but unit [0,0] is 0.01 away: a difference.
+	drift := Tensor{Shape: []int{2, 3}, F32: []float32{2.01, 0, 1, 0, 0, 0.5}}
+	if v, isTie := CompareActiveSet("a1", drift, ref); !strings.HasPrefix(v, "a1[0,0]") || isTie {
+		t.Errorf("near-tie with drifted values: %q, tie %v", v, isTie)
+	}
+}
