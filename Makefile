@@ -95,7 +95,7 @@ reference-check:
 	@out=$$(mktemp); \
 	REPRO_REFCHECK=1 REPRO_REFCHECK_SET=$(REFCHECK_SET) REPRO_REFCHECK_PYTHON=$(REFCHECK_PYTHON) \
 	  REPRO_REFCHECK_REF=$(REFCHECK_REF) REPRO_DATA="$${REPRO_DATA:-$(REPRO_DATA_MIRROR)}" \
-	  $(GO) test ./core ./core/backprop -run '^TestReferenceCheck$$' -count=1 -v -timeout 60m >$$out 2>&1; status=$$?; \
+	  $(GO) test ./core ./core/backprop ./core/spike -run '^TestReferenceCheck$$' -count=1 -v -timeout 60m >$$out 2>&1; status=$$?; \
 	grep -v -e '^=== RUN' -e '^PASS$$' -e '^ok ' $$out; rm -f $$out; exit $$status
 
 # The authors' code's per-seed results for the disputed rows

@@ -61,6 +61,12 @@ var refPaths = []refPath{
 	{name: "control: default system with the burst gate off", ci: true, ref: "g16_sgd_refr_s10_w512", control: true,
 		ours: presetWith("g16_sgd_refr_s10_w512", func(c *LocalConfig) { c.NoBurstGate = true })},
 	{name: "default system", ci: true, ref: "g16_sgd_refr_s10_w512", ours: preset("g16_sgd_refr_s10_w512")},
+	// CIFAR-10 raw (gray, 1,024 inputs): refstep.py rebuilds the pickled
+	// archive the authors' loader reads from the data mirror's binary batches.
+	{name: "CIFAR-10 raw, default", ci: true, ref: "cif_s10_sgd_refr", ours: preset("cif_s10_sgd_refr")},
+	{name: "CIFAR-10 raw, unmasked", ref: "cif_s10_sgd_none", ours: preset("cif_s10_sgd_none")},
+	{name: "control: CIFAR-10 raw, default with the decay doubled", ref: "cif_s10_sgd_refr", control: true,
+		ours: presetWith("cif_s10_sgd_refr", func(c *LocalConfig) { c.KPDecay *= 2 })},
 	{name: "controller (drive)", ci: true, ref: "g19b_mnist", ours: preset("g19b_mnist")},
 	{name: "mirror", ci: true, ref: "g17_mirror_s10", ours: preset("g17_mirror_s10")},
 	{name: "replay batch 2, isolated", ci: true, ref: "g17_sgd_br2_s10", ours: presetWith("g16_sgd_refr_s10_w512", func(c *LocalConfig) { c.BatchReplay = 2 })},
@@ -174,7 +180,8 @@ func runRefPath(t *testing.T, py, ref, mnist string, p refPath) string {
 		step = 70
 	}
 	dir := filepath.Join(t.TempDir(), "dump")
-	cmd := exec.Command(py, "../tools/refcheck/refstep.py", "--ref", ref, "--mnist", mnist, "--config", p.ref,
+	cifar := filepath.Join(filepath.Dir(mnist), "cifar-10-batches-bin")
+	cmd := exec.Command(py, "../tools/refcheck/refstep.py", "--ref", ref, "--mnist", mnist, "--cifar", cifar, "--config", p.ref,
 		"--step", strconv.Itoa(step), "--steps", strconv.Itoa(steps), "--every", strconv.Itoa(every), "--out", dir)
 	cmd.Env = append(os.Environ(), "OMP_NUM_THREADS=1")
 	if out, err := cmd.CombinedOutput(); err != nil {
@@ -272,7 +279,17 @@ func (d *refDump) check(cfg *LocalConfig) string {
 		}
 	}
 	// A data set of the recorded batches; step s is rows [16s, 16s+n_s).
-	train := &Dataset{D: 784, Classes: 10, Height: 28, Width: 28}
+	// Its width is the recording's (784 for MNIST, 1,024 for gray CIFAR-10).
+	x0, y0 := d.ts["s0/X"], d.ts["s0/y"]
+	if len(y0.I32) == 0 || len(x0.F32)%len(y0.I32) != 0 {
+		return "not run: step 0: the recorded batch is missing or malformed"
+	}
+	D := len(x0.F32) / len(y0.I32)
+	side := int(math.Sqrt(float64(D)))
+	if side*side != D {
+		return fmt.Sprintf("not run: %d inputs are not a square sheet", D)
+	}
+	train := &Dataset{D: D, Classes: 10, Height: side, Width: side}
 	var batches [][]int
 	for s := range steps {
 		x, y := d.ts[fmt.Sprintf("s%d/X", s)], d.ts[fmt.Sprintf("s%d/y", s)]

@@ -6,6 +6,11 @@ package backprop
 // generator, takes one Adam step, and then offers the incoming batch to the
 // reservoir, so that a batch never replays itself.
 func (r *runner) newBatch() func(idx []int) {
+	return r.newBatchStep().step
+}
+
+// newBatchStep returns the state of newBatch's step.
+func (r *runner) newBatchStep() *batchStep {
 	cfg, net := r.cfg, r.net
 	m, rb := cfg.Batch, cfg.ReplayBatch
 	maxRows := m
@@ -21,13 +26,15 @@ func (r *runner) newBatch() func(idx []int) {
 		s.ref = NewPass(net, rb)
 		s.gref = make([]float32, len(net.Params))
 	}
-	return s.step
+	return s
 }
 
 // batchStep is the state of the batch protocol's steps: the pass over the
 // incoming batch and its replayed rows (p), A-GEM's reference pass and
 // gradient (ref, gref; nil for the other methods), the rows' labels (y),
-// ER-ACE's classes of the incoming batch (present) and the buffer draws.
+// ER-ACE's classes of the incoming batch (present), the buffer draws and
+// A-GEM's last dot product of the incoming and the buffer gradient (dot;
+// the reference check reads it).
 type batchStep struct {
 	r            *runner
 	p, ref       *Pass
@@ -37,6 +44,7 @@ type batchStep struct {
 	y            []int32
 	present      []bool
 	draw1, draw2 []int
+	dot          float64
 }
 
 // step runs one batch: the method's gradient, the Adam step, the rewiring,
@@ -197,7 +205,7 @@ func (s *batchStep) stepAGEM(mb int) {
 		}
 		clear(s.gref)
 		net.Backward(ref, s.gref)
-		project(r.grad, s.gref)
+		s.dot = project(r.grad, s.gref)
 		r.countReplay(n)
 	}
 	r.adam.Step(net.Params, r.grad, cfg.LR)
@@ -211,18 +219,20 @@ func (r *runner) countReplay(n int) {
 
 // project is A-GEM's projection: if g . gref < 0, g becomes
 // g - (g . gref)/(gref . gref + 1e-12) * gref, so that afterwards
-// g . gref = 0 up to rounding. Dot products are taken in float64.
-func project(g, gref []float32) {
+// g . gref = 0 up to rounding. Dot products are taken in float64. It
+// returns g . gref before the projection.
+func project(g, gref []float32) float64 {
 	var dot, nn float64
 	for i, x := range g {
 		dot += float64(x) * float64(gref[i])
 		nn += float64(gref[i]) * float64(gref[i])
 	}
 	if !(dot < 0) {
-		return
+		return dot
 	}
 	s := dot / (nn + 1e-12)
 	for i := range g {
 		g[i] = float32(float64(g[i]) - s*float64(gref[i]))
 	}
+	return dot
 }

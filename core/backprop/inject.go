@@ -50,7 +50,7 @@ func injectLocal(cfg Config, train *core.Dataset, ts core.Tensors, tag string) (
 
 // injectBatch returns a runner of cfg (the batch protocol's methods) on
 // train with the state ts holds under tag, and its step.
-func injectBatch(cfg Config, train *core.Dataset, ts core.Tensors, tag string) (*runner, func(idx []int), error) {
+func injectBatch(cfg Config, train *core.Dataset, ts core.Tensors, tag string) (*runner, *batchStep, error) {
 	if cfg.Method == MethodLocal {
 		return nil, nil, fmt.Errorf("injectBatch: method %q is the local schedule: injectLocal", cfg.Method)
 	}
@@ -58,7 +58,7 @@ func injectBatch(cfg Config, train *core.Dataset, ts core.Tensors, tag string) (
 	if err != nil {
 		return nil, nil, err
 	}
-	return r, r.newBatch(), nil
+	return r, r.newBatchStep(), nil
 }
 
 // injectRunner returns a runner of cfg on train whose network, Adam state

@@ -95,6 +95,11 @@ type Converted struct {
 	// fanOut[l] is the mean number of synapses a spike of layer l reaches
 	// in layer l+1 (l = 0 the input).
 	fanOut []float64
+	// inputTape, when non-nil, decides the input spikes in place of the
+	// generator: pixel j spikes at step t iff inputTape(t, j). The
+	// differential check against the authors' code (refcheck_test.go) sets
+	// it to their taped uniforms; nothing else does.
+	inputTape func(t, j int) bool
 
 	// Scratch.
 	v       [][]float32
@@ -249,8 +254,8 @@ func (c *Converted) Run(raw []uint8, y []int32, steps int, rng *core.RNG) *Count
 			clear(c.v[l])
 		}
 		clear(c.out)
-		for range steps {
-			cur := c.inputCurrent(px, src)
+		for t := range steps {
+			cur := c.inputCurrent(px, t, src)
 			k.InputSpikes += int64(len(c.off))
 			for l := 1; l < L; l++ {
 				fired := c.fire(l, cur)
@@ -284,14 +289,18 @@ func (c *Converted) Run(raw []uint8, y []int32, steps int, rng *core.RNG) *Count
 	return k
 }
 
-// inputCurrent draws one step's input spikes of the pixels px (their
+// inputCurrent draws step t's input spikes of the pixels px (their
 // column offsets into w1 are left in c.off, ascending) and returns layer
 // 1's current b1 + w1 s.
-func (c *Converted) inputCurrent(px []uint8, src *bitSource) []float32 {
+func (c *Converted) inputCurrent(px []uint8, t int, src *bitSource) []float32 {
 	n1 := c.nw.Sizes[1]
 	off := c.off[:0]
 	for j, v := range px {
-		if v == 0 || (v < 255 && uint64(src.next())*255 >= uint64(v)<<32) {
+		if c.inputTape != nil {
+			if !c.inputTape(t, j) {
+				continue
+			}
+		} else if v == 0 || (v < 255 && uint64(src.next())*255 >= uint64(v)<<32) {
 			continue
 		}
 		off = append(off, int32(j*n1))

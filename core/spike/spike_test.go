@@ -225,7 +225,7 @@ func TestFoldingExpectation(t *testing.T) {
 	sum2 := make([]float64, n1)
 	src := &bitSource{rng: core.NewRNG(2, core.StreamConvert)}
 	for range steps {
-		for i, v := range c.inputCurrent(px, src) {
+		for i, v := range c.inputCurrent(px, 0, src) {
 			sum[i] += float64(v)
 			sum2[i] += float64(v) * float64(v)
 		}

@@ -218,3 +218,47 @@ func CompareActivity(name string, ours, ref Tensor) (msg string, tie bool) {
 	}
 	return Compare(name, ours, ref, false, nil), false
 }
+
+// CompareActiveSet compares which units a rectifier (ReLU) left active in
+// one pass (rows x width): where one run has a unit active and the other
+// not, it reports the first such entry and whether it is a near-tie: every
+// unit active in one run only has a value within the tolerance (1024 u
+// max|a|) of 0, so its pre-activation sat at 0 within float32 rounding and
+// the runs part as they would at another thread count, and every unit
+// active in both agrees within the tolerance (a near-tie in a pass that
+// differs elsewhere is a difference). A set that differs otherwise is
+// reported at its first entry that is no near-tie. Where the sets agree
+// the values are left to the state comparisons and it returns "".
+func CompareActiveSet(name string, ours, ref Tensor) (msg string, tie bool) {
+	if len(ours.F32) != len(ref.F32) || len(ref.Shape) != 2 {
+		return fmt.Sprintf("%s: ours %d values, reference %d", name, len(ours.F32), len(ref.F32)), false
+	}
+	scale := 0.0
+	for _, x := range ref.F32 {
+		scale = max(scale, math.Abs(float64(x)))
+	}
+	tol := ToleranceFactor * U * scale
+	at := func(i int) string {
+		return fmt.Sprintf("%s%s: ours %.9g, reference %.9g (tolerance %.3g)", name, Index(ref.Shape, i), ours.F32[i], ref.F32[i], tol)
+	}
+	first := -1
+	for i, o := range ours.F32 {
+		if r := ref.F32[i]; (o > 0) != (r > 0) {
+			if float64(max(o, r)) > tol {
+				return at(i), false
+			}
+			if first < 0 {
+				first = i
+			}
+		}
+	}
+	if first < 0 {
+		return "", false
+	}
+	for i, o := range ours.F32 {
+		if r := ref.F32[i]; o > 0 && r > 0 && math.Abs(float64(o)-float64(r)) > tol {
+			return at(i), false
+		}
+	}
+	return at(first), true
+}

@@ -87,3 +87,38 @@ func TestCompareActivity(t *testing.T) {
 		t.Errorf("identical: %s", v)
 	}
 }
+
+func TestCompareActiveSet(t *testing.T) {
+	// Scale 2: the tolerance is 1024 * 2^-24 * 2 = 1.2e-4.
+	ref := Tensor{Shape: []int{2, 3}, F32: []float32{2, 0, 1, 0, 1e-5, 0.5}}
+	same := Tensor{Shape: []int{2, 3}, F32: []float32{2.01, 0, 1, 0, 2e-5, 0.5}}
+	if v, tie := CompareActiveSet("a1", same, ref); v != "" || tie {
+		t.Errorf("same set: %q, tie %v", v, tie)
+	}
+	// Unit 1 of row 1 off in ours, at 1e-5 in the reference: a near-tie.
+	tie := Tensor{Shape: []int{2, 3}, F32: []float32{2, 0, 1, 0, 0, 0.5}}
+	if v, isTie := CompareActiveSet("a1", tie, ref); !strings.HasPrefix(v, "a1[1,1]") || !isTie {
+		t.Errorf("near-tie: %q, tie %v", v, isTie)
+	}
+	// Unit 2 of row 0 off in ours and at 1 in the reference: a difference,
+	// even where it is the row's smallest active value (no k-WTA threshold
+	// under a plain rectifier).
+	diff := Tensor{Shape: []int{2, 3}, F32: []float32{2, 0, 0, 0, 1e-5, 0.5}}
+	if v, isTie := CompareActiveSet("a1", diff, ref); !strings.HasPrefix(v, "a1[0,2]") || isTie {
+		t.Errorf("difference: %q, tie %v", v, isTie)
+	}
+	// A near-tie and a real difference in one pass: a difference.
+	both := Tensor{Shape: []int{2, 3}, F32: []float32{2, 0, 0, 0, 0, 0.5}}
+	if _, isTie := CompareActiveSet("a1", both, ref); isTie {
+		t.Error("a near-tie with a real difference passed as a near-tie")
+	}
+}
+
+func TestCompareActiveSetValues(t *testing.T) {
+	ref := Tensor{Shape: []int{2, 3}, F32: []float32{2, 0, 1, 0, 1e-5, 0.5}}
+	// The near-tie of unit [1,1], but unit [0,0] is 0.01 away: a difference.
+	drift := Tensor{Shape: []int{2, 3}, F32: []float32{2.01, 0, 1, 0, 0, 0.5}}
+	if v, isTie := CompareActiveSet("a1", drift, ref); !strings.HasPrefix(v, "a1[0,0]") || isTie {
+		t.Errorf("near-tie with drifted values: %q, tie %v", v, isTie)
+	}
+}

@@ -9,8 +9,9 @@ is about to start (batch --step - 1 was offered) it writes the state ("pre": wei
 torch's (out, in) layout, biases b<l>, torch.optim.Adam's moments mW<l>, vW<l>, mb<l>, vb<l> and
 step count t, the buffer bufX, bufY, bufZ (DER++'s stored logits), bufSeen); then, for --steps
 batches, every batch and label, every random draw (torch.randint / torch.randperm results, in
-call order), the state after every --every-th batch ("post<k>"), and which recorded batches start
-an epoch or a task.
+call order), every forward pass of the step's net calls (the hidden activities a<l> after the
+rectifier, "s<s>/p<j>/a<l>", j counting the calls), A-GEM's dot products ("s<s>/dot<j>"), the
+state after every --every-th batch ("post<k>"), and which recorded batches start an epoch or a task.
 
 Output: <out>/index.json and <out>/data.bin, in refstep.py's format.
 """
@@ -85,7 +86,7 @@ def main():
     first, last = args.step, args.step + args.steps
 
     orig_offer = RS.Buffer.offer
-    orig_randint, orig_randperm = torch.randint, torch.randperm
+    orig_randint, orig_randperm, orig_dot = torch.randint, torch.randperm, torch.dot
 
     def offer(self, Xb, yb, surprise, zb=None):
         r = orig_offer(self, Xb, yb, surprise, zb)
@@ -143,8 +144,57 @@ def main():
             st["draw"] += 1
         return v
 
+    def dot(a, b, *rest, **kw):
+        # A-GEM's dot products (incoming . buffer gradient, then buffer .
+        # buffer), in call order: whether the projection branch was taken.
+        v = orig_dot(a, b, *rest, **kw)
+        if st["active"]:
+            s = step_index()
+            k = st.setdefault("dots", {}).get(s, 0)
+            st["dots"][s] = k + 1
+            w.put(f"s{s}/dot{k}", v.reshape(1).double(), "f8")
+        return v
+
+    # The hidden activities of every net call inside a training step (not
+    # the evaluations between epochs): a forward hook on each rectifier.
+    orig_steps = {n: getattr(RS, n) for n in ("bp_step", "bp_baseline_step")}
+
+    def in_step(fn):
+        def wrapped(*a, **kw):
+            st["instep"], st["call"] = True, -1
+            try:
+                return fn(*a, **kw)
+            finally:
+                st["instep"] = False
+        return wrapped
+
+    def hooked(net):
+        if getattr(net, "_refbatch_hooked", False):
+            return
+        net._refbatch_hooked = True
+        acts = [m for m in net if isinstance(m, torch.nn.ReLU)]
+        for l, m in enumerate(acts, start=1):
+            def hook(mod, inp, out, l=l):
+                if not (st["active"] and st.get("instep")):
+                    return
+                if l == 1:
+                    st["call"] += 1
+                w.put(f"s{step_index()}/p{st['call']}/a{l}", out.detach())
+            m.register_forward_hook(hook)
+
+    def step_hooked(name):
+        fn = orig_steps[name]
+
+        def wrapped(*a, **kw):
+            net = a[1] if name == "bp_baseline_step" else a[0]
+            hooked(net)
+            return in_step(fn)(*a, **kw)
+        return wrapped
+
+    for n in orig_steps:
+        setattr(RS, n, step_hooked(n))
     RS.Buffer.offer = offer
-    torch.randint, torch.randperm = randint, randperm
+    torch.randint, torch.randperm, torch.dot = randint, randperm, dot
     try:  # main()'s defaults: --batch 256, --nrem-batches 20, --nrem-gain 3
         RS.run(args.config, args.seed, cfg.get("epochs", 5), 256, 20, 3.0)
     except Done:
@@ -152,8 +202,10 @@ def main():
     else:
         sys.exit(f"refbatch: the run ended before waking batch {last - 1}")
     finally:
-        torch.randint, torch.randperm = orig_randint, orig_randperm
+        torch.randint, torch.randperm, torch.dot = orig_randint, orig_randperm, orig_dot
         RS.Buffer.offer = orig_offer
+        for n, fn in orig_steps.items():
+            setattr(RS, n, fn)
     w.meta["torch"] = torch.__version__
     w.close()
 

@@ -112,10 +112,28 @@ def dump_state(w, tag, net, loc):
     w.meta[tag] = sc
 
 
+def cifar_archive(src, dst):
+    """Write dst/cifar-10-python.tar.gz, the pickled CIFAR-10 the authors' loader reads, from the
+    binary batches in src (each record: a label byte, then 3,072 pixel bytes, channel-major, the
+    same order as the pickled version's rows). Left uncompressed: tarfile detects that."""
+    import io
+    import pickle
+    import tarfile
+    with tarfile.open(os.path.join(dst, "cifar-10-python.tar.gz"), "w") as tf:
+        for name in [f"data_batch_{i}" for i in range(1, 6)] + ["test_batch"]:
+            raw = np.fromfile(os.path.join(src, name + ".bin"), dtype=np.uint8).reshape(-1, 3073)
+            blob = pickle.dumps({b"data": np.ascontiguousarray(raw[:, 1:]), b"labels": raw[:, 0].astype(int).tolist()})
+            info = tarfile.TarInfo(f"cifar-10-batches-py/{name}")
+            info.size = len(blob)
+            tf.addfile(info, io.BytesIO(blob))
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--ref", required=True, help="the authors' src directory (run_seq.py, models/)")
     ap.add_argument("--mnist", required=True, help="directory of the four MNIST idx .gz files")
+    ap.add_argument("--cifar", help="directory of CIFAR-10's binary batches (data_batch_<i>.bin, test_batch.bin), "
+                    "for the configs on raw CIFAR-10 (dataset \"cifar\")")
     ap.add_argument("--config", required=True)
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--step", type=int, default=70, help="first waking batch recorded (1-based)")
@@ -140,9 +158,16 @@ def main():
     local = cfg.get("schedule") == "local"
     if ladder and cfg.get("model", "ctx") != "ctx":
         sys.exit(f"refstep: {args.config}: only the ladder's local learner is instrumented")
-    if not ladder and (not (local or (cfg.get("model") == "ctx" and cfg.get("schedule") is None)) or cfg.get("dataset") not in (None, "mnist")):
-        sys.exit(f"refstep: {args.config}: only the local learner on MNIST (run_local, or run() with model ctx) is instrumented")
+    if not ladder and (not (local or (cfg.get("model") == "ctx" and cfg.get("schedule") is None)) or cfg.get("dataset") not in (None, "mnist", "cifar")):
+        sys.exit(f"refstep: {args.config}: only the local learner on MNIST or raw CIFAR-10 (run_local, or run() with model ctx) is instrumented")
     RM.DATA = os.path.abspath(args.mnist)
+    if cfg.get("dataset") == "cifar":
+        if not args.cifar:
+            sys.exit(f"refstep: {args.config} is on CIFAR-10: --cifar names its binary batches")
+        tmp = args.out.rstrip("/") + "-cifar"  # beside --out (the check's temporary directory)
+        os.makedirs(tmp, exist_ok=True)
+        cifar_archive(os.path.abspath(args.cifar), tmp)
+        RS.CIFAR_DIR = tmp  # the authors' loader reads its archive (and caches gray.npz) there
 
     w = Writer(args.out)
     w.meta["config"] = {k: (list(v) if isinstance(v, tuple) else v) for k, v in cfg.items()}
