@@ -21,7 +21,9 @@ import (
 //	synops, synops_frac, dense_macs
 //	rho[l], asleep[l], overlap[l], lambda[l]   per hidden layer (lambda: layer l+2's realised decay)
 //	pr[l]                participation ratio (0 = the input, l = hidden layer l)
-//	drift.code_change, drift.pred_change, drift.margin[l], drift.max_logit_mean, drift.max_logit_p99
+//	drift.code_change, drift.pred_change   share x100 of the waking samples whose top hidden
+//	                     code (prediction) an isolated replay update changes, mean over updates
+//	drift.margin[l], drift.max_logit_mean, drift.max_logit_p99   (fractions, logit units)
 //	channel[c]           share x100 of the masked synapses entering through consolidation
 //	                     channel c (0 presynaptic silent, 1 postsynaptic asleep, 2 suppressed;
 //	                     needs train.local.diag_channels)
@@ -114,9 +116,9 @@ func MetricValue(r *core.Result, metric string) (float64, error) {
 		}
 		switch name {
 		case "drift.code_change":
-			return d.CodeChange, nil
+			return 100 * d.CodeChange, nil
 		case "drift.pred_change":
-			return d.PredChange, nil
+			return 100 * d.PredChange, nil
 		case "drift.max_logit_mean":
 			return d.MaxLogitMean, nil
 		case "drift.max_logit_p99":

@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"repro/core"
+	"repro/verdict"
 )
 
 func TestMetricValue(t *testing.T) {
@@ -13,7 +14,7 @@ func TestMetricValue(t *testing.T) {
 		MaskChannels: []float64{0.5, 0.25, 0.25}, Drift: &core.Drift{CodeChange: 0.3, MarginViolated: []float64{0.01, 0.02}}}
 	for metric, want := range map[string]float64{
 		"acc": 90, "forgetting": 5, "task_acc[1][0]": 90, "replay_updates": 7, "replay_samples": 70, "rho[1]": 0.5,
-		"asleep[0]": 0.8, "lambda[0]": 0.01, "pr[1]": 20, "synops_frac": 0.1, "drift.code_change": 0.3, "drift.margin[1]": 0.02,
+		"asleep[0]": 0.8, "lambda[0]": 0.01, "pr[1]": 20, "synops_frac": 0.1, "drift.code_change": 30, "drift.margin[1]": 0.02,
 		"channel[1]": 25, "gate_duty": 25,
 	} {
 		if got, err := MetricValue(r, metric); err != nil || got != want {
@@ -36,6 +37,20 @@ func TestMetricValue(t *testing.T) {
 	for _, bad := range []string{"rho", "nope", "acc[1]", "channel[3]"} {
 		if ValidMetric(bad) == nil {
 			t.Errorf("ValidMetric(%s) accepted", bad)
+		}
+	}
+}
+
+func TestMetricKind(t *testing.T) {
+	t.Parallel()
+	for metric, want := range map[string]verdict.Kind{
+		"": verdict.Points, "acc": verdict.Points, "forgetting": verdict.Points, "gate_duty": verdict.Points, "channel[0]": verdict.Points,
+		"replay_updates": verdict.Relative, "replay_samples": verdict.Relative, "synops_frac": verdict.Relative, "energy.nj": verdict.Relative,
+		"rho[0]": verdict.Relative, "asleep[1]": verdict.Relative, "overlap[0]": verdict.Relative, "lambda[0]": verdict.Relative,
+		"pr[2]": verdict.Relative, "drift.code_change": verdict.Relative, "drift.margin[0]": verdict.Relative,
+	} {
+		if got := MetricKind(metric); got != want {
+			t.Errorf("MetricKind(%q) = %v, want %v", metric, got, want)
 		}
 	}
 }

@@ -332,9 +332,14 @@ func seedDiffs(a, b *AggCell) []float64 {
 }
 
 // metricKind is the kind of number a metric is: energies and counts are
-// relative, accuracies, shares and duties (x100) points.
+// relative, and so are the mechanism diagnostics (channel widths, asleep
+// fractions, overlaps, realised decays, participation ratios, drift rates),
+// whose published values are small fractions or rates that a margin of one
+// point would never tell apart; accuracies, shares and duties (x100) are
+// points.
 func metricKind(metric string) verdict.Kind {
-	for _, p := range []string{"energy.nj", "replay_updates", "replay_samples", "waking_batches", "synops", "dense_macs"} {
+	for _, p := range []string{"energy.nj", "replay_updates", "replay_samples", "waking_batches", "synops", "dense_macs",
+		"rho[", "asleep[", "overlap[", "lambda[", "pr[", "drift."} {
 		if strings.HasPrefix(metric, p) {
 			return verdict.Relative
 		}
