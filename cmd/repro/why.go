@@ -161,6 +161,7 @@ func printProvenance(out io.Writer, get manifestGetter, k artifacts.Key, indent 
 		}
 	}
 	fmt.Fprintf(out, "%scode     revision %s%s, %s\n", in, pv.Revision, dirty, pv.GoVersion)
+	printHistory(out, in, &pv)
 	cpu := ""
 	if pv.CPU != "" {
 		cpu = fmt.Sprintf(", CPU %s, %s kernels", pv.CPU, pv.Kernels)
@@ -471,4 +472,43 @@ func whyFigurePoint(ctx context.Context, e *env, w *workspace, arg string) error
 		printCell(e, w, p, c.cell)
 	}
 	return nil
+}
+
+// printHistory prints, for a record of a bit-identical recompute, the
+// build that computed the outputs first and every build that recomputed
+// them since (provenance.earlier), this record's last.
+func printHistory(out io.Writer, in string, pv *artifacts.Provenance) {
+	if !pv.Recomputed() && len(pv.Earlier) == 0 {
+		return
+	}
+	label := "history "
+	line := func(format string, a ...any) {
+		fmt.Fprintf(out, "%s%s "+format+"\n", append([]any{in, label}, a...)...)
+		label = "        "
+	}
+	if len(pv.Earlier) == 0 {
+		line("computed by a build this record does not name (recomputed before records kept the builds they replace; the ledger's git history holds the record it replaced)")
+	}
+	for i, b := range pv.History() {
+		what := "recomputed bit-identically by"
+		if i == 0 && len(pv.Earlier) > 0 {
+			what = "computed by"
+		}
+		this := ""
+		if i == len(pv.Earlier) {
+			this = ", this record"
+		}
+		line("%s %s (%s executor on %s, %s%s)", what, buildText(b), b.Executor, b.Host, b.End.Format("2006-01-02 15:04Z"), this)
+	}
+}
+
+// buildText names an earlier build: its revision, and its changes if dirty.
+func buildText(b artifacts.Build) string {
+	switch {
+	case b.Dirty && b.DirtyDiff != "":
+		return fmt.Sprintf("revision %s (dirty work tree, changes %.12s)", b.Revision, b.DirtyDiff)
+	case b.Dirty:
+		return fmt.Sprintf("revision %s (dirty work tree)", b.Revision)
+	}
+	return "revision " + b.Revision
 }
