@@ -68,11 +68,15 @@ type Tally struct {
 	Profile string  // the profile whose plan reached the records
 	Records int     // records counted
 	Sources []Count // by records, most first; unknown last
+	// Kernels counts the records per kernel path and CPU model they
+	// name ("avx512 on AMD EPYC"); records made before provenance named
+	// them are counted under "".
+	Kernels map[string]int
 }
 
 // Of tallies the records ms, those profile's plan reaches in a ledger.
 func Of(profile string, ms []*artifacts.Manifest) *Tally {
-	t := &Tally{Profile: profile, Records: len(ms)}
+	t := &Tally{Profile: profile, Records: len(ms), Kernels: map[string]int{}}
 	at := map[Source]int{}
 	for _, m := range ms {
 		s := SourceOf(&m.Provenance)
@@ -82,6 +86,7 @@ func Of(profile string, ms []*artifacts.Manifest) *Tally {
 			at[s] = i
 			t.Sources = append(t.Sources, Count{Source: s, Stages: map[string]int{}})
 		}
+		t.Kernels[machine(&m.Provenance)]++
 		c := &t.Sources[i]
 		c.Records++
 		c.Stages[m.Stage]++
@@ -152,16 +157,44 @@ func (t *Tally) Statement() string {
 	if n := t.Unknown(); n > 0 {
 		fmt.Fprintf(&b, "\n%s name no commit.\n", plural(n, "record"))
 	}
+	b.WriteString("\nKernel path and CPU:\n")
+	for _, k := range byCount(t.Kernels) {
+		name := k
+		if k == "" {
+			name = "not named (records made before provenance named them)"
+		}
+		fmt.Fprintf(&b, "  %s: %s\n", name, plural(t.Kernels[k], "record"))
+	}
 	return b.String()
 }
 
-// stages is "1305 train, 48 spike, ...": most first, then by name.
-func stages(m map[string]int) string {
+// machine is "avx512 on AMD EPYC", the kernel path and CPU model a record
+// names, or "" for a record that names neither.
+func machine(p *artifacts.Provenance) string {
+	switch {
+	case p.Kernels == "" && p.CPU == "":
+		return ""
+	case p.CPU == "":
+		return p.Kernels + " kernels on an unnamed CPU"
+	case p.Kernels == "":
+		return "unnamed kernels on " + p.CPU
+	}
+	return p.Kernels + " kernels on " + p.CPU
+}
+
+// byCount returns m's keys, most counted first, then by name.
+func byCount(m map[string]int) []string {
 	names := make([]string, 0, len(m))
 	for s := range m {
 		names = append(names, s)
 	}
 	slices.SortFunc(names, func(a, b string) int { return cmp.Or(m[b]-m[a], strings.Compare(a, b)) })
+	return names
+}
+
+// stages is "1305 train, 48 spike, ...": most first, then by name.
+func stages(m map[string]int) string {
+	names := byCount(m)
 	parts := make([]string, len(names))
 	for i, s := range names {
 		parts[i] = fmt.Sprintf("%d %s", m[s], s)

@@ -21,6 +21,7 @@ func TestOfCountsSourcesStagesAndRecomputes(t *testing.T) {
 		record("energy", "", false, "local"),
 		record("train", "aaa", true, "local"),
 	}
+	ms[1].Provenance.CPU, ms[1].Provenance.Kernels = "Some CPU", "avx2"
 	tl := Of("paper", ms)
 	if tl.Records != 7 || tl.Unknown() != 2 || len(tl.Sources) != 4 {
 		t.Fatalf("records %d unknown %d sources %d, want 7, 2, 4", tl.Records, tl.Unknown(), len(tl.Sources))
@@ -42,6 +43,7 @@ func TestOfCountsSourcesStagesAndRecomputes(t *testing.T) {
 		"  commit aaa with uncommitted changes: 1 record (computed): 1 train\n",
 		"  revision unknown: 2 records (binaries that could not name their source): 1 energy, 1 train\n",
 		"2 records name no commit.",
+		"Kernel path and CPU:\n  not named (records made before provenance named them): 6 records\n  avx2 kernels on Some CPU: 1 record\n",
 	} {
 		if !strings.Contains(s, want) {
 			t.Errorf("statement lacks %q:\n%s", want, s)
