@@ -133,6 +133,9 @@ func (t *Tally) One() (string, bool) {
 // bit-identically, and the records per stage.
 func (t *Tally) Statement() string {
 	var b strings.Builder
+	if t.Records == 0 {
+		return fmt.Sprintf("No record here is of a cell that profile %s reaches.\n", t.Profile)
+	}
 	if rev, ok := t.One(); ok {
 		fmt.Fprintf(&b, "Every record below was computed or recomputed bit-identically by commit %s\n", rev)
 		fmt.Fprintf(&b, "(the %s that profile %s reaches):\n\n", plural(t.Records, "record"), t.Profile)

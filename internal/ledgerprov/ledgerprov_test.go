@@ -103,3 +103,9 @@ func TestSpliceAndStated(t *testing.T) {
 		}
 	}
 }
+
+func TestStatementEmpty(t *testing.T) {
+	if s := Of("smoke", nil).Statement(); s != "No record here is of a cell that profile smoke reaches.\n" {
+		t.Errorf("statement of no records: %q", s)
+	}
+}
