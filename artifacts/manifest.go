@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 )
@@ -93,6 +94,41 @@ type Provenance struct {
 	WallSecs  float64   `json:"wall_seconds"`  //
 	CPUSecs   float64   `json:"cpu_seconds"`   // CPU time of the thread(s) that ran the cell
 	Repro     string    `json:"repro_version"` // module version of the binary
+	// Earlier names, oldest first, the builds of the records this one
+	// replaced: a record of a recompute (Executor ExecutorRecompute) whose
+	// outputs matched those records' bit for bit. The first names the
+	// build that computed the outputs. Records of recomputes older than
+	// this field name none.
+	Earlier []Build `json:"earlier,omitempty"`
+}
+
+// ExecutorRecompute is the executor of a record written by a recompute
+// (repro verify --recompute --push): the cell was re-run and its outputs
+// were bit-identical to those of the record it replaced.
+const ExecutorRecompute = "verify"
+
+// Recomputed reports whether the record is of a bit-identical recompute.
+func (p *Provenance) Recomputed() bool { return p.Executor == ExecutorRecompute }
+
+// Build names the binary and run of an earlier record of a cell.
+type Build struct {
+	Revision  string    `json:"revision"`
+	Dirty     bool      `json:"dirty"`
+	DirtyDiff string    `json:"dirty_diff,omitempty"`
+	Executor  string    `json:"executor"`
+	Host      string    `json:"host"`
+	End       time.Time `json:"end"`
+}
+
+// Build returns the build and run the provenance names.
+func (p *Provenance) Build() Build {
+	return Build{Revision: p.Revision, Dirty: p.Dirty, DirtyDiff: p.DirtyDiff, Executor: p.Executor, Host: p.Host, End: p.End}
+}
+
+// History returns every build that produced the record's outputs, oldest
+// first: the earlier records' and then this one's.
+func (p *Provenance) History() []Build {
+	return append(slices.Clone(p.Earlier), p.Build())
 }
 
 // NamesCleanSource reports whether the record names the commit it was

@@ -94,6 +94,9 @@ func OpenDirRemote(name, dir string) (*DirRemote, error) {
 // Name implements Remote.
 func (r *DirRemote) Name() string { return r.name }
 
+// ManifestPath is the file that holds the record of cell k in the remote.
+func (r *DirRemote) ManifestPath(k Key) string { return r.s.ManifestPath(k) }
+
 // Root is the remote's absolute directory.
 func (r *DirRemote) Root() string { return r.s.root }
 

@@ -290,7 +290,8 @@ func RecomputeRecord(ctx context.Context, st *artifacts.Store, m *artifacts.Mani
 // every output matches, stores the outputs and the run's log in st and
 // returns the record of this run: m's key, params, inputs and outputs with
 // this run's log and provenance (the binary's build stamp, the host, its
-// CPU and kernel path, the times). Publishing it is the caller's. On a
+// CPU and kernel path, the times), with m's builds (History) as its
+// Earlier ones. Publishing it is the caller's. On a
 // mismatch it stores nothing and returns the mismatches.
 func Restamp(ctx context.Context, st *artifacts.Store, m *artifacts.Manifest, opt ExecOptions) ([]Mismatch, *artifacts.Manifest, error) {
 	r, err := recompute(ctx, st, m, opt)
@@ -311,6 +312,7 @@ func Restamp(ctx context.Context, st *artifacts.Store, m *artifacts.Manifest, op
 		return nil, nil, fmt.Errorf("cell %s: %w", m.CellID, err)
 	}
 	rec.Provenance = HostProvenance(opt.Executor)
+	rec.Provenance.Earlier = m.Provenance.History()
 	rec.Provenance.Start, rec.Provenance.End = r.start.UTC(), r.end.UTC()
 	rec.Provenance.WallSecs, rec.Provenance.CPUSecs = r.end.Sub(r.start).Seconds(), r.cpu
 	return nil, &rec, nil

@@ -1,7 +1,9 @@
 package pipeline
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -324,8 +326,19 @@ func TestRecomputeRecordFindsNondeterminism(t *testing.T) {
 		rec.Provenance.CPU == "" || rec.Provenance.Kernels == "" || rec.Provenance.Start.Equal(old.Provenance.Start) {
 		t.Errorf("restamped record %+v, from %+v", rec, old)
 	}
+	if want := []artifacts.Build{old.Provenance.Build()}; !reflect.DeepEqual(rec.Provenance.Earlier, want) {
+		t.Errorf("restamped record's earlier builds %+v, want the replaced record's %+v", rec.Provenance.Earlier, want)
+	}
+	if again, _ := json.Marshal(rec); !bytes.Contains(again, []byte(`"earlier":[{"revision"`)) {
+		t.Errorf("the record does not write its earlier builds: %s", again)
+	}
 	if err := st.PutManifest(rec); err != nil {
 		t.Errorf("the restamped record's blobs are not all in the store: %v", err)
+	}
+	// A second recompute keeps the first build first.
+	if _, rec2, err := Restamp(context.Background(), st, rec, ExecOptions{Stages: g.Stages, Executor: "verify"}); err != nil || len(rec2.Provenance.Earlier) != 2 ||
+		rec2.Provenance.Earlier[0] != old.Provenance.Build() || rec2.Provenance.Earlier[1] != rec.Provenance.Build() {
+		t.Errorf("second restamp: %v, earlier builds %+v", err, rec2)
 	}
 	if mm, rec, err := Restamp(context.Background(), st, p.Cell("flaky/0").Manifest, opt); err != nil || len(mm) != 1 || rec != nil {
 		t.Errorf("restamp flaky cell: %v %v %v, want one differing output and no record", mm, rec, err)

@@ -195,7 +195,7 @@ func recomputeCells(ctx context.Context, e *env, g *globalFlags, o *recomputeOpt
 	if err := w.inputsHere(ctx, e, cells, o.jobs); err != nil {
 		return err
 	}
-	opt := pipeline.ExecOptions{Stages: stages.Stages(), Settings: w.settings, Executor: "verify"}
+	opt := pipeline.ExecOptions{Stages: stages.Stages(), Settings: w.settings, Executor: artifacts.ExecutorRecompute}
 	var mu sync.Mutex
 	checked, bad, pushed := 0, 0, 0
 	err = forEachCell(ctx, cells, o.jobs, func(pc *pipeline.PlannedCell) error {

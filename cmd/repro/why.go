@@ -51,7 +51,7 @@ rendered number: paper/tables/<table>.tex:<row>:<column> or its ID.`,
 			}
 			seen := map[artifacts.Key]bool{}
 			for _, k := range keys {
-				if err := printProvenance(e.stdout, w.manifest, k, "", *depth, seen); err != nil {
+				if err := printProvenance(e.stdout, w.manifest, w.gitEarlier(ctx), k, "", *depth, seen); err != nil {
 					return err
 				}
 			}
@@ -123,7 +123,7 @@ func resolveWhy(w *workspace, arg string) ([]artifacts.Key, error) {
 }
 
 // printProvenance prints cell k's record and, indented, its inputs'.
-func printProvenance(out io.Writer, get manifestGetter, k artifacts.Key, indent string, depth int, seen map[artifacts.Key]bool) error {
+func printProvenance(out io.Writer, get manifestGetter, earlier earlierFunc, k artifacts.Key, indent string, depth int, seen map[artifacts.Key]bool) error {
 	m, from, err := get(k)
 	if err != nil {
 		if errors.Is(err, artifacts.ErrNotFound) {
@@ -161,6 +161,11 @@ func printProvenance(out io.Writer, get manifestGetter, k artifacts.Key, indent 
 		}
 	}
 	fmt.Fprintf(out, "%scode     revision %s%s, %s\n", in, pv.Revision, dirty, pv.GoVersion)
+	var fromGit []artifacts.Build
+	if pv.Recomputed() && len(pv.Earlier) == 0 && earlier != nil {
+		fromGit = earlier(m)
+	}
+	printHistory(out, in, &pv, fromGit)
 	cpu := ""
 	if pv.CPU != "" {
 		cpu = fmt.Sprintf(", CPU %s, %s kernels", pv.CPU, pv.Kernels)
@@ -176,7 +181,7 @@ func printProvenance(out io.Writer, get manifestGetter, k artifacts.Key, indent 
 	}
 	for _, inp := range m.Inputs {
 		fmt.Fprintf(out, "%sinput %s:\n", in, inp.Name)
-		if err := printProvenance(out, get, inp.Key, in+"  ", depth-1, seen); err != nil {
+		if err := printProvenance(out, get, earlier, inp.Key, in+"  ", depth-1, seen); err != nil {
 			return err
 		}
 	}
@@ -471,4 +476,53 @@ func whyFigurePoint(ctx context.Context, e *env, w *workspace, arg string) error
 		printCell(e, w, p, c.cell)
 	}
 	return nil
+}
+
+// printHistory prints, for a record of a bit-identical recompute, the
+// build that computed the outputs first and every build that recomputed
+// them since (provenance.earlier), this record's last. A record of a
+// recompute older than that field names no earlier build: fromGit are
+// then the builds of the record's earlier versions in the ledger's git
+// history.
+func printHistory(out io.Writer, in string, pv *artifacts.Provenance, fromGit []artifacts.Build) {
+	if !pv.Recomputed() && len(pv.Earlier) == 0 {
+		return
+	}
+	label := "history "
+	line := func(format string, a ...any) {
+		fmt.Fprintf(out, "%s%s "+format+"\n", append([]any{in, label}, a...)...)
+		label = "        "
+	}
+	earlier, note := pv.Earlier, ""
+	if len(earlier) == 0 && len(fromGit) > 0 {
+		earlier, note = fromGit, ", from the ledger's git history"
+	}
+	if len(earlier) == 0 {
+		line("computed by a build this record does not name (recomputed before records kept the builds they replace; the ledger's git history holds the record it replaced)")
+	}
+	all := append(slices.Clone(earlier), pv.Build())
+	for i, b := range all {
+		what, where := "recomputed bit-identically by", note
+		switch {
+		case i == 0 && len(earlier) > 0 && b.Executor != artifacts.ExecutorRecompute:
+			what = "computed by"
+		case b.Executor != artifacts.ExecutorRecompute:
+			what = "computed again (same outputs) by"
+		}
+		if i == len(all)-1 {
+			where = ", this record"
+		}
+		line("%s %s (%s executor on %s, %s%s)", what, buildText(b), b.Executor, b.Host, b.End.Format("2006-01-02 15:04Z"), where)
+	}
+}
+
+// buildText names an earlier build: its revision, and its changes if dirty.
+func buildText(b artifacts.Build) string {
+	switch {
+	case b.Dirty && b.DirtyDiff != "":
+		return fmt.Sprintf("revision %s (dirty work tree, changes %.12s)", b.Revision, b.DirtyDiff)
+	case b.Dirty:
+		return fmt.Sprintf("revision %s (dirty work tree)", b.Revision)
+	}
+	return "revision " + b.Revision
 }
