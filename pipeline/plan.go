@@ -3,6 +3,7 @@ package pipeline
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"repro/artifacts"
@@ -230,4 +231,39 @@ func RecordChanges(c *Cell, params []Param, stage string, version int, paramsTex
 func firstLine(s string) string {
 	s, _, _ = strings.Cut(s, "\n")
 	return s
+}
+
+// Rebound returns pc's record with each input's key replaced by the key
+// the plan gives that input now, when that input's record names the same
+// outputs. A cell's key can change while its outputs do not (a stage's
+// config gained a field with its old default, say); the cells downstream
+// keep their keys, which cover their inputs' outputs, not their keys, and
+// their records keep naming the old input keys, which a store need not hold.
+// A recompute of such a record reads the inputs the plan names. pc's own
+// record is not changed; without a record, Rebound returns nil.
+func (p *Plan) Rebound(pc *PlannedCell) *artifacts.Manifest {
+	if pc.Manifest == nil {
+		return nil
+	}
+	m := *pc.Manifest
+	m.Inputs = slices.Clone(pc.Manifest.Inputs)
+	for i, in := range m.Inputs {
+		up := p.byID[in.CellID]
+		if up == nil || !up.KeyKnown || up.Key == in.Key || up.Manifest == nil || !sameOutputs(in.Outputs, up.Manifest.Outputs) {
+			continue
+		}
+		m.Inputs[i].Key = up.Key
+	}
+	return &m
+}
+
+// sameOutputs says whether every output read names an output of the
+// record with the same digest.
+func sameOutputs(read, rec []artifacts.Output) bool {
+	for _, o := range read {
+		if !slices.ContainsFunc(rec, func(r artifacts.Output) bool { return r.Name == o.Name && r.Digest == o.Digest }) {
+			return false
+		}
+	}
+	return true
 }

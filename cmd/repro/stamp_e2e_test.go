@@ -195,6 +195,19 @@ func TestVerifyPushResumes(t *testing.T) {
 	if out, _, code := reproWith(t, other, clone, "verify", "--recompute", "--push", "shared"); code != 0 || !strings.Contains(out, "pushed 6 records naming ffffffffffff") {
 		t.Errorf("verify --push by another commit: exit %d\n%s", code, out)
 	}
+	// A third commit continues that recompute: --done-by counts the
+	// other commit's clean records as done.
+	third := reproStamped(t, buildstamp.Stamp{Revision: strings.Repeat("a", 40)}.LDFlags())
+	if out, errOut, code := reproWith(t, third, clone, "verify", "--recompute", "--push", "shared", "--done-by", "fffffff"); code != 0 ||
+		!strings.Contains(out, "6 cells already recomputed by aaaaaaaaaaaa or fffffff (") || !strings.Contains(out, "recomputed 0 cells") {
+		t.Errorf("verify --push --done-by: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
+	}
+	if _, errOut, code := reproWith(t, third, clone, "verify", "--recompute", "--done-by", "fffffff"); code != 2 || !strings.Contains(errOut, "--done-by needs --push") {
+		t.Errorf("--done-by without --push: exit %d, stderr %q", code, errOut)
+	}
+	if _, errOut, code := reproWith(t, third, clone, "verify", "--recompute", "--push", "shared", "--done-by", "HEAD"); code != 2 || !strings.Contains(errOut, `--done-by "HEAD": want commit hashes`) {
+		t.Errorf("--done-by HEAD: exit %d, stderr %q", code, errOut)
+	}
 }
 
 // A bad REPRO_KERNELS is a usage error naming the variable, before any

@@ -7,6 +7,7 @@ import (
 	"math/rand/v2"
 	"path"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -28,10 +29,11 @@ func cmdVerify() *command {
 	fs.IntVar(&ro.sample, "sample", 0, "with --recompute: only this many of those cells, chosen at random (seeded)")
 	fs.Uint64Var(&ro.seed, "seed", 1, "with --sample: the seed of the choice")
 	fs.StringVar(&ro.push, "push", "", "with --recompute: give each cell whose outputs match a record of this run and push it to remote `NAME` at once; skip the cells whose record there already names this binary's build (resumable)")
+	fs.StringVar(&ro.doneBy, "done-by", "", "with --push: also skip the cells whose record there names a clean build of one of these commits (`REV,...`, prefixes): an earlier recompute the ledger keeps")
 	fs.BoolVar(&ro.allowDirty, "allow-dirty", false, "with --push: accept a binary built with uncommitted changes (for a scratch remote, never the results ledger)")
 	fs.IntVar(&ro.jobs, "j", runtime.NumCPU(), "with --recompute: cells to compute at once")
 	return &command{
-		name: "verify", usage: "[--store DIR] [--recompute[=GLOB] [--sample N [--seed S]] [--push NAME] [-j N]]",
+		name: "verify", usage: "[--store DIR] [--recompute[=GLOB] [--sample N [--seed S]] [--push NAME [--done-by REV,...]] [-j N]]",
 		short: "re-hash every stored blob; move corrupt ones aside",
 		long: `Verify decompresses and re-hashes every blob of the store, parses every
 manifest and checks that every blob a manifest names exists. A blob whose
@@ -56,7 +58,9 @@ kernel path, times), stored and pushed to remote NAME at once, replacing
 the old one there; a cell that differs is reported and keeps its record.
 Cells whose record in NAME already names this binary's build are skipped,
 so an interrupted recompute resumes where it stopped, on this machine or
-another sharing the remote. It needs a binary built by 'make build' from a
+another sharing the remote; --done-by REV skips as well the cells an earlier
+commit REV already recomputed (a recompute continued after a fix, so that the
+ledger names a short list of commits). It needs a binary built by 'make build' from a
 clean tree.`,
 		flags: fs,
 		run: func(ctx context.Context, e *env, args []string) error {
@@ -75,8 +79,8 @@ clean tree.`,
 				if err := recomputeCells(ctx, e, &g, &ro); err != nil {
 					return err
 				}
-			} else if len(args) > 0 || ro.sample != 0 || ro.push != "" || ro.allowDirty {
-				return usageErr("verify takes no arguments; --sample, --push and --allow-dirty need --recompute")
+			} else if len(args) > 0 || ro.sample != 0 || ro.push != "" || ro.doneBy != "" || ro.allowDirty {
+				return usageErr("verify takes no arguments; --sample, --push, --done-by and --allow-dirty need --recompute")
 			}
 			st, err := openStoreOnly(e, &g)
 			if err != nil {
@@ -127,6 +131,7 @@ type recomputeOptions struct {
 	seed       uint64
 	push       string // remote to push restamped records to
 	allowDirty bool
+	doneBy     string // comma-separated revision prefixes
 	jobs       int
 }
 
@@ -137,6 +142,9 @@ type recomputeOptions struct {
 func recomputeCells(ctx context.Context, e *env, g *globalFlags, o *recomputeOptions) error {
 	if _, err := path.Match(o.glob, ""); err != nil {
 		return usageErr("--recompute %q: %v", o.glob, err)
+	}
+	if o.doneBy != "" && o.push == "" {
+		return usageErr("--done-by needs --push")
 	}
 	stamp := buildstamp.Binary()
 	if o.push != "" && !stamp.Clean() && !(o.allowDirty && stamp.Dirty && stamp.Revision != buildstamp.Unknown) {
@@ -156,6 +164,14 @@ func recomputeCells(ctx context.Context, e *env, g *globalFlags, o *recomputeOpt
 			return err
 		}
 		pub = &publisher{store: w.store, remote: r, settings: rs, stamp: stamp}
+		for _, rev := range strings.Split(o.doneBy, ",") {
+			if rev = strings.TrimSpace(rev); rev != "" {
+				if len(rev) < 7 || strings.Trim(rev, "0123456789abcdef") != "" {
+					return usageErr("--done-by %q: want commit hashes (at least 7 hex digits), comma-separated", rev)
+				}
+				pub.doneBy = append(pub.doneBy, rev)
+			}
+		}
 	}
 	p, err := w.plan()
 	if err != nil {
@@ -182,7 +198,11 @@ func recomputeCells(ctx context.Context, e *env, g *globalFlags, o *recomputeOpt
 			return err
 		}
 		if done := len(cells) - len(todo); done > 0 {
-			fmt.Fprintf(e.stdout, "%s already recomputed by %s (their records in remote %s say so): skipped\n", plural(done, "cell"), stamp, o.push)
+			by := stamp.String()
+			if len(pub.doneBy) > 0 {
+				by += " or " + strings.Join(pub.doneBy, ", ")
+			}
+			fmt.Fprintf(e.stdout, "%s already recomputed by %s (their records in remote %s say so): skipped\n", plural(done, "cell"), by, o.push)
 		}
 		cells = todo
 	}
@@ -204,9 +224,9 @@ func recomputeCells(ctx context.Context, e *env, g *globalFlags, o *recomputeOpt
 		var err error
 		t0 := time.Now()
 		if pub != nil {
-			mm, rec, err = pipeline.Restamp(ctx, w.store, pc.Manifest, opt)
+			mm, rec, err = pipeline.Restamp(ctx, w.store, p.Rebound(pc), opt)
 		} else {
-			mm, err = pipeline.RecomputeRecord(ctx, w.store, pc.Manifest, opt)
+			mm, err = pipeline.RecomputeRecord(ctx, w.store, p.Rebound(pc), opt)
 		}
 		if err == nil && rec != nil {
 			err = pub.publish(pc, rec)
@@ -287,6 +307,7 @@ type publisher struct {
 	remote   artifacts.Remote
 	settings *pipeline.RemoteSettings
 	stamp    buildstamp.Stamp
+	doneBy   []string // revision prefixes whose clean records count as done
 }
 
 // notDone returns the cells whose record in the remote does not already
@@ -299,6 +320,9 @@ func (p *publisher) notDone(cells []*pipeline.PlannedCell) ([]*pipeline.PlannedC
 		case err == nil:
 			pv := m.Provenance
 			if pv.Revision == p.stamp.Revision && pv.Dirty == p.stamp.Dirty && pv.DirtyDiff == p.stamp.Diff {
+				continue
+			}
+			if !pv.Dirty && slices.ContainsFunc(p.doneBy, func(rev string) bool { return strings.HasPrefix(pv.Revision, rev) }) {
 				continue
 			}
 		case !errors.Is(err, artifacts.ErrNotFound) && !errors.Is(err, artifacts.ErrCorrupt):
