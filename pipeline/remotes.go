@@ -262,6 +262,19 @@ func (rr *RemoteRun) Take(c *Cell, k artifacts.Key) (*artifacts.Manifest, bool) 
 	return lm, err == nil
 }
 
+// Held is RunOptions.Held: whether the plan finds c in the store (pulled
+// or cached before) or leaves it in a remote.
+func (rr *RemoteRun) Held(c *Cell) bool {
+	if rr.Plan == nil {
+		return false
+	}
+	pc := rr.Plan.Cell(c.ID)
+	return pc != nil && (pc.State == InRemote || pc.State == Cached)
+}
+
+// Use makes o take cells from the remotes (Remote, Held).
+func (rr *RemoteRun) Use(o *RunOptions) { o.Remote, o.Held = rr.Take, rr.Held }
+
 func remoteNamed(rs []artifacts.Remote, name string) artifacts.Remote {
 	for _, r := range rs {
 		if r.Name() == name {

@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"context"
+
 	"os"
 	"path/filepath"
 	"strings"
@@ -251,4 +252,25 @@ func openStore(t *testing.T) *artifacts.Store {
 		t.Fatal(err)
 	}
 	return st
+}
+
+// RemoteRun.Held names the cells the plan takes from a remote (pulled
+// before the run, or records only): the ones whose key the remote holds,
+// not those the run must compute.
+func TestRemoteRunHeld(t *testing.T) {
+	t.Parallel()
+	_, d, _, _, r := pushedDiamond(t, all)
+	d.params["a/1"].V = 2 // a/1, b/1 and c/0 compute; a/0 and b/0 come from r
+	g := d.graph(t)
+	rr, err := PrepareRemotes(context.Background(), openStore(t), g, "p", []artifacts.Remote{r}, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var o RunOptions
+	rr.Use(&o)
+	for _, c := range g.Cells {
+		if want := c.ID == "a/0" || c.ID == "b/0"; rr.Held(c) != want || o.Held(c) != want {
+			t.Errorf("%s: Held %v, want %v", c.ID, rr.Held(c), want)
+		}
+	}
 }

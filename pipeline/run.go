@@ -34,6 +34,10 @@ type RunOptions struct {
 	// Remote, if set, is asked for a cell the store lacks before it is
 	// computed; a manifest it returns satisfies the cell (RemoteRun.Take).
 	Remote func(c *Cell, k artifacts.Key) (*artifacts.Manifest, bool)
+	// Held, if set, says which cells the plan expects the store or a
+	// remote to hold: the ETA counts no work for them before the run
+	// meets them (RemoteRun.Held).
+	Held func(*Cell) bool
 	// History are remotes whose records' CPU times, with the store's,
 	// give the cells' expected costs, and so the order they start in
 	// (see the scheduler). Only the order: a cell's result never comes
@@ -377,7 +381,7 @@ func (s *scheduler) resolve(c *Cell) {
 		s.rank = rankCells(s.g.Cells, s.want, s.users, func(c *Cell) float64 { return cost[c] })
 		pending := map[*Cell]bool{}
 		for c := range s.want {
-			if s.manifests[c] == nil && !s.failed[c] {
+			if s.manifests[c] == nil && !s.failed[c] && (s.opt.Held == nil || !s.opt.Held(c)) {
 				pending[c] = true
 			}
 		}

@@ -221,6 +221,30 @@ func TestExperimentOf(t *testing.T) {
 	}
 }
 
+// The work left counts no cell the plan expects the store or a remote to
+// hold (RunOptions.Held): the ETA of a fresh clone's run, which takes most
+// cells from the results ledger, is the time of the few it computes.
+func TestRunWorkLeftSkipsRemoteCells(t *testing.T) {
+	t.Parallel()
+	g := costGraph(t, map[string]int{"a": 2, "b": 8, "c": 5, "e": 1, "f": 9}, map[string]string{"f": "e"})
+	st, _ := artifacts.Open(t.TempDir(), artifacts.Options{})
+	var first *Event
+	ex := &LocalExecutor{Store: st, Stages: g.Stages}
+	_, err := Run(context.Background(), st, g, RunOptions{Profile: "p", Jobs: 1, Executor: ex,
+		Held: func(c *Cell) bool { return c.ID == "w/b" || c.ID == "w/f" },
+		Events: func(ev Event) {
+			if ev.Kind == EventStart && first == nil {
+				first = &ev
+			}
+		}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if first == nil || first.WorkLeft != 8 { // a, c, e: 2+5+1
+		t.Fatalf("first start: %+v, want 8 s of work left", first)
+	}
+}
+
 // The events count the run's work: all of it is left when the first cell
 // starts (the cost model's 25 s), and at the end none is, and the work
 // done is the CPU time the cells' records give.

@@ -98,7 +98,7 @@ func runRun(ctx context.Context, e *env, o *runOptions, args []string) error {
 		return err
 	}
 	if rr != nil {
-		ropt.Remote = rr.Take
+		rr.Use(&ropt)
 	}
 	if ropt.History, err = w.historyRemotes(o.g.noRemote); err != nil {
 		return err
@@ -182,7 +182,7 @@ func afterRun(ctx context.Context, e *env, w *workspace, partial, printNotes boo
 				return err
 			}
 			if rr != nil {
-				ropt.Remote = rr.Take
+				rr.Use(&ropt)
 			}
 			// status reports the run the user started, not this one.
 			last, _ := w.store.GetLastRun(w.profile)

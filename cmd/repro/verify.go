@@ -397,7 +397,7 @@ func (w *workspace) inputsHere(ctx context.Context, e *env, cells []*pipeline.Pl
 		for _, m := range rr.Misses {
 			fmt.Fprintf(e.stderr, "remote miss (the cell is computed instead): %s\n", m)
 		}
-		ropt.Remote = rr.Take
+		rr.Use(&ropt)
 	}
 	rep, err := pipeline.Run(ctx, w.store, w.graph, ropt)
 	if err != nil {
