@@ -70,18 +70,36 @@ func NewV1Bank(train *Raw, cfg V1Config) *V1Bank {
 		panic("dataset: NewV1Bank needs a non-empty 3-channel training set")
 	}
 	F, P := cfg.Filters, cfg.Patch
-	b := &V1Bank{Filters: F, Patch: P, Stride: cfg.Stride, K: 3 * P * P,
-		Image: make([]int, F), Row: make([]int, F), Col: make([]int, F)}
+	image, row, col := make([]int, F), make([]int, F), make([]int, F)
 	r := core.NewRNG(cfg.Seed, core.StreamV1)
 	for f := range F {
-		b.Image[f] = intN(r, train.N)
+		image[f] = intN(r, train.N)
 	}
 	for f := range F {
-		b.Row[f] = intN(r, train.Height-P)
+		row[f] = intN(r, train.Height-P)
 	}
 	for f := range F {
-		b.Col[f] = intN(r, train.Width-P)
+		col[f] = intN(r, train.Width-P)
 	}
+	return newV1BankAt(train, cfg, image, row, col)
+}
+
+// newV1BankAt cuts filter f from training image image[f] at offset
+// (row[f], col[f]) and normalises it as NewV1Bank does; the offsets are
+// given instead of drawn (NewV1Bank draws them; the reference check
+// passes the authors' taped draws). It panics if the slices' lengths are
+// not cfg.Filters or a patch does not fit.
+func newV1BankAt(train *Raw, cfg V1Config, image, row, col []int) *V1Bank {
+	F, P := cfg.Filters, cfg.Patch
+	if len(image) != F || len(row) != F || len(col) != F {
+		panic("dataset: newV1BankAt needs one image, row and column per filter")
+	}
+	for f := range F {
+		if image[f] < 0 || image[f] >= train.N || row[f] < 0 || row[f]+P > train.Height || col[f] < 0 || col[f]+P > train.Width {
+			panic(fmt.Sprintf("dataset: newV1BankAt: filter %d at image %d, offset (%d, %d) is outside the training set", f, image[f], row[f], col[f]))
+		}
+	}
+	b := &V1Bank{Filters: F, Patch: P, Stride: cfg.Stride, K: 3 * P * P, Image: image, Row: row, Col: col}
 	b.W = make([]float32, F*b.K)
 	plane := train.Height * train.Width
 	v := make([]float64, b.K)
