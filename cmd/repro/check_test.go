@@ -12,6 +12,7 @@ func TestPlainLaTeX(t *testing.T) {
 		`BP $+$ \kwta{}`:                                               "BP + k-WTA",
 		`$3{\cdot}10^{-5}$`:                                            "3·10^-5",
 		`local learner (Table~\ref{tab:ablation})`:                     "local learner (Table tab:ablation)",
+		`bout gate, $M{=}2048$, $M_{\mathrm{off}}{=}4096$`:             "bout gate, M=2048, M_off=4096",
 	}
 	for in, want := range cases {
 		if got := plainLaTeX(in); got != want {

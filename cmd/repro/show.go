@@ -195,7 +195,7 @@ func plainCell(n *stages.NumberRef) string {
 }
 
 var (
-	texCmdArg = regexp.MustCompile(`\\(textbf|emph|mathbf|texttt)\{([^{}]*)\}`)
+	texCmdArg = regexp.MustCompile(`\\(textbf|emph|mathbf|texttt|mathrm|textrm|text)\{([^{}]*)\}`)
 	texRef    = regexp.MustCompile(`~?\\ref\{([^{}]*)\}`)
 )
 
