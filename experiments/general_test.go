@@ -29,6 +29,7 @@ var generalConfig = matrixConfig +
 	tableTOML(`name = "rho"; caption = "r"; header = ""`, []string{
 		`id = "acc"; title = "acc"`,
 		`id = "rho1"; title = "rho"; metric = "rho[0]"; decimals = 3`,
+		`id = "updates"; title = "replay updates"; metric = "replay_updates"; decimals = 0`,
 	}, []string{`experiment = "full"; label = "full"`}) +
 	tableTOML(`name = "accmatrix"; caption = "m"; header = "after task"; kind = "matrix"; experiment = "full"; protocol = "sequential"; tasks = 3`, nil, nil) +
 	tableTOML(`name = "nr"; caption = "n"; header = ""`, []string{`id = "acc"; title = "acc"`}, []string{
@@ -69,7 +70,7 @@ func TestGeneralTables(t *testing.T) {
 		}
 	}
 	// A column relative to a row: each of its cells over that row's cell.
-	for table, want := range map[string]string{"syn": "|bp-er||bp-er", "rho": "|"} {
+	for table, want := range map[string]string{"syn": "|bp-er||bp-er", "rho": "||"} {
 		if got := cellField(g, table, func(c stages.TableCell) string { return c.RelativeTo }); got != want {
 			t.Errorf("aggregate/%s relative_to %s, want %s", table, got, want)
 		}
@@ -87,10 +88,11 @@ func TestGeneralTables(t *testing.T) {
 	if ap.Cells[3].Cell != "train/full/static/test" || ap.Cells[5].Seeds != "0 1" || ap.Cells[8].Cell != "train/middle/sequential/split4321" {
 		t.Errorf("cells %+v", ap.Cells)
 	}
-	if got := cellField(g, "rho", func(c stages.TableCell) string { return c.Metric }); got != "|rho[0]" {
+	if got := cellField(g, "rho", func(c stages.TableCell) string { return c.Metric }); got != "|rho[0]|replay_updates" {
 		t.Errorf("metrics %q", got)
 	}
-	if got := fmt.Sprint(g.Cell("render/rho").Params.(*stages.RenderParams).Rows[0].Cells); got != "[{1 false} {3 false}]" {
+	// decimals = 0 prints a count as an integer; no decimals, one.
+	if got := fmt.Sprint(g.Cell("render/rho").Params.(*stages.RenderParams).Rows[0].Cells); got != "[{1 false} {3 false} {0 false}]" {
 		t.Errorf("render cells %s", got)
 	}
 

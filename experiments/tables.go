@@ -122,7 +122,7 @@ type Selection struct {
 	Protocol   string `toml:"protocol"`
 	Eval       string `toml:"eval"`
 	Metric     string `toml:"metric"`
-	Decimals   int    `toml:"decimals"`
+	Decimals   *int   `toml:"decimals"` // nil: 1 (0 prints integers)
 	MaxSeeds   int    `toml:"max_seeds"`
 	// Inference goes with an energy metric (stages.IsEnergyMetric): its
 	// cell reads the experiment's energy cell ([spike]) for spiking
@@ -367,7 +367,7 @@ func checkGeneralRow(t *TableSpec, row *TableRow, ids map[string]bool) error {
 	r := &row.Selection
 	for k := range t.Column {
 		c := &t.Column[k].Selection
-		if r.Protocol != "" && c.Protocol != "" || r.Eval != "" && c.Eval != "" || r.Metric != "" && c.Metric != "" || r.Decimals != 0 && c.Decimals != 0 || r.MaxSeeds != 0 && c.MaxSeeds != 0 || r.Inference != "" && c.Inference != "" {
+		if r.Protocol != "" && c.Protocol != "" || r.Eval != "" && c.Eval != "" || r.Metric != "" && c.Metric != "" || r.Decimals != nil && c.Decimals != nil || r.MaxSeeds != 0 && c.MaxSeeds != 0 || r.Inference != "" && c.Inference != "" {
 			return badField("", "row and column %s both set protocol, eval, metric, decimals, max_seeds or inference", t.Column[k].ID)
 		}
 		if metric, inf := cmp.Or(c.Metric, r.Metric), cmp.Or(c.Inference, r.Inference); stages.IsEnergyMetric(metric) != (inf != "") {
@@ -386,7 +386,7 @@ func checkGeneralRow(t *TableSpec, row *TableRow, ids map[string]bool) error {
 // (only the general form has any but experiment).
 func checkSelection(t *TableSpec, s *Selection) error {
 	if !t.general {
-		if s.Protocol != "" || s.Eval != "" || s.Metric != "" || s.Decimals != 0 || s.MaxSeeds != 0 || s.Inference != "" {
+		if s.Protocol != "" || s.Eval != "" || s.Metric != "" || s.Decimals != nil || s.MaxSeeds != 0 || s.Inference != "" {
 			return badField("", "protocol, eval, metric, decimals, max_seeds and inference need [[table.column]] declarations")
 		}
 		return nil
@@ -412,7 +412,7 @@ func checkSelection(t *TableSpec, s *Selection) error {
 		}
 	}
 	switch {
-	case s.Decimals < 0 || s.Decimals > 6:
+	case s.Decimals != nil && (*s.Decimals < 0 || *s.Decimals > 6):
 		return badField("decimals", "must be in [0, 6]")
 	case s.MaxSeeds < 0:
 		return badField("max_seeds", "must be >= 0")
@@ -439,7 +439,7 @@ func merge(row, col Selection) Selection {
 		Protocol:   cmp.Or(col.Protocol, row.Protocol),
 		Eval:       cmp.Or(col.Eval, row.Eval),
 		Metric:     cmp.Or(col.Metric, row.Metric),
-		Decimals:   cmp.Or(col.Decimals, row.Decimals),
+		Decimals:   cmp.Or(col.Decimals, row.Decimals), // the first non-nil
 		MaxSeeds:   cmp.Or(col.MaxSeeds, row.MaxSeeds),
 		Inference:  cmp.Or(col.Inference, row.Inference),
 	}
@@ -499,7 +499,7 @@ func (m *Matrix) tableOf(b *builder, profile string, prof *Profile, t *TableSpec
 			}
 			ap.Cells = append(ap.Cells, tc)
 			inputs = append(inputs, ins...)
-			rr.Cells = append(rr.Cells, stages.RenderCell{Decimals: cmp.Or(sel.Decimals, 1), MeanOnly: t.Kind == "matrix" && c < t.Tasks})
+			rr.Cells = append(rr.Cells, stages.RenderCell{Decimals: decimalsOr(sel.Decimals, 1), MeanOnly: t.Kind == "matrix" && c < t.Tasks})
 			for _, in := range ins {
 				if t.Param == "" || row.Reference || rr.Param != "" {
 					break
@@ -659,4 +659,12 @@ func latexNumber(f float64) string {
 		return fmt.Sprintf("$10^{%d}$", e)
 	}
 	return fmt.Sprintf("$%s{\\cdot}10^{%d}$", ms, e)
+}
+
+// decimalsOr is *d, or def when a table declares no decimals.
+func decimalsOr(d *int, def int) int {
+	if d == nil {
+		return def
+	}
+	return *d
 }
