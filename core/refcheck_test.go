@@ -162,6 +162,8 @@ var trajectoryPaths = []refPath{
 	{name: "narrow night, trajectory across an epoch start", ref: "ctx_nrem_rand_1000", ours: preset("ctx_nrem_rand_1000"), step: 40, steps: 20, every: 10, trajec: true},
 	{name: "controller (drive), trajectory across the first task boundary", ref: "g19b_mnist", ours: preset("g19b_mnist"), step: 3901, steps: 200, every: 50, trajec: true},
 	{name: "default system, trajectory across the first task boundary", ref: "g16_sgd_refr_s10_w512", ours: preset("g16_sgd_refr_s10_w512"), step: 3901, steps: 200, every: 50, trajec: true},
+	{name: "CIFAR-10 raw, unmasked, trajectory", ref: "cif_s10_sgd_none", ours: preset("cif_s10_sgd_none"), steps: 300, every: 50, trajec: true},
+	{name: "CIFAR-10 raw, default, trajectory", ref: "cif_s10_sgd_refr", ours: preset("cif_s10_sgd_refr"), steps: 300, every: 50, trajec: true},
 	{name: "replay batch 2, unmasked with rotation, trajectory", ref: "g26_ctrl_rot_noiso_br2", ours: presetWith("g26_ctrl_rot_noiso", func(c *LocalConfig) { c.BatchReplay = 2 }), steps: 300, every: 50, trajec: true},
 }
 
