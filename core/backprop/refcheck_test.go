@@ -97,23 +97,23 @@ func TestReferenceCheck(t *testing.T) {
 	if os.Getenv("REPRO_REFCHECK") == "" {
 		t.Skip("the differential check against the authors' code is opt-in: make reference-check")
 	}
-	py := envOr("REPRO_REFCHECK_PYTHON", "/usr/bin/python3")
+	py := refdump.EnvOr("REPRO_REFCHECK_PYTHON", "/usr/bin/python3")
 	if out, err := exec.Command(py, "-c", "import torch, pandas").CombinedOutput(); err != nil {
-		t.Skipf("reference check skipped: %s cannot import torch and pandas (apt-get install python3-torch python3-pandas): %s", py, lastLine(string(out)))
+		t.Skipf("reference check skipped: %s cannot import torch and pandas (apt-get install python3-torch python3-pandas): %s", py, refdump.LastLine(string(out)))
 	}
-	ref := envOr("REPRO_REFCHECK_REF", "../../../shared/spec/reference/src")
-	mnist := envOr("REPRO_REFCHECK_MNIST", filepath.Join(os.Getenv("REPRO_DATA"), "mnist"))
+	ref := refdump.EnvOr("REPRO_REFCHECK_REF", "../../../shared/spec/reference/src")
+	mnist := refdump.EnvOr("REPRO_REFCHECK_MNIST", filepath.Join(os.Getenv("REPRO_DATA"), "mnist"))
 	for _, need := range []string{filepath.Join(ref, "run_seq.py"), filepath.Join(mnist, "train-images-idx3-ubyte.gz")} {
 		if _, err := os.Stat(need); err != nil {
 			t.Fatalf("reference check: %v (set REPRO_REFCHECK_REF to the authors' src and REPRO_DATA to the data mirror)", err)
 		}
 	}
 	only := os.Getenv("REPRO_REFCHECK_ONLY")
-	set := envOr("REPRO_REFCHECK_SET", "all")
+	set := refdump.EnvOr("REPRO_REFCHECK_SET", "all")
 	if set != "all" && set != "step" && set != "ci" {
 		t.Fatalf("REPRO_REFCHECK_SET=%q: want all, step or ci", set)
 	}
-	failed := 0
+	var tally refdump.Tally
 	type job struct {
 		p   bpRefPath
 		run func(*testing.T, string, string, string, bpRefPath) string
@@ -134,33 +134,11 @@ func TestReferenceCheck(t *testing.T) {
 			continue
 		}
 		line := j.run(t, py, ref, mnist, p)
-		same := strings.Contains(line, ": identical through")
-		switch {
-		case p.control && same:
-			line += " (a wrong port that passed: the check is blind)"
-			failed++
-		case p.control && strings.Contains(line, ": differs at"):
-			line += " (as it must)"
-		case !same:
-			failed++
-		}
-		fmt.Println(line)
+		tally.Line(line, p.control)
 	}
-	if failed > 0 {
-		t.Errorf("%d paths differ from the authors' code (lines above)", failed)
+	if tally.Failed > 0 {
+		t.Errorf("%d paths differ from the authors' code (lines above)", tally.Failed)
 	}
-}
-
-func envOr(k, def string) string {
-	if v := os.Getenv(k); v != "" {
-		return v
-	}
-	return def
-}
-
-func lastLine(s string) string {
-	lines := strings.Split(strings.TrimSpace(s), "\n")
-	return lines[len(lines)-1]
 }
 
 // runBPRefPath records the reference and runs ours; it returns the path's
@@ -176,7 +154,7 @@ func runBPRefPath(t *testing.T, py, ref, mnist string, p bpRefPath) string {
 		"--epochs", strconv.Itoa(p.epochs), "--out", dir)
 	cmd.Env = append(os.Environ(), "OMP_NUM_THREADS=1")
 	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Sprintf("%s: not run: refbp.py: %v: %s", p.name, err, lastLine(string(out)))
+		return fmt.Sprintf("%s: not run: refbp.py: %v: %s", p.name, err, refdump.LastLine(string(out)))
 	}
 	d, err := refdump.Load(dir)
 	if err != nil {
@@ -518,7 +496,7 @@ func runBatchRefPath(t *testing.T, py, ref, mnist string, p bpRefPath) string {
 		cmd := exec.Command(py, append(append([]string{"../../tools/refcheck/refbatch.py"}, args...), "--out", dir)...)
 		cmd.Env = append(os.Environ(), "OMP_NUM_THREADS=1")
 		if out, err := cmd.CombinedOutput(); err != nil {
-			return fmt.Sprintf("%s: not run: refbatch.py: %v: %s", p.name, err, lastLine(string(out)))
+			return fmt.Sprintf("%s: not run: refbatch.py: %v: %s", p.name, err, refdump.LastLine(string(out)))
 		}
 		var err error
 		if d, err = refdump.Load(dir); err != nil {

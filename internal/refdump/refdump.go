@@ -262,3 +262,40 @@ func CompareActiveSet(name string, ours, ref Tensor) (msg string, tie bool) {
 	}
 	return at(first), true
 }
+
+// EnvOr returns the environment variable k, or def when it is unset or
+// empty (the REPRO_REFCHECK_* variables the Makefile passes).
+func EnvOr(k, def string) string {
+	if v := os.Getenv(k); v != "" {
+		return v
+	}
+	return def
+}
+
+// LastLine returns the last line of a driver's output (its error).
+func LastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return lines[len(lines)-1]
+}
+
+// Tally counts the paths of a reference check that fail: a path whose
+// line does not read "identical through", and a control (a deliberately
+// wrong port) whose line does, since then the check has gone blind.
+type Tally struct{ Failed int }
+
+// Line completes a path's line ("NAME: identical through ..." or "NAME:
+// differs at ..."), counts it, prints it on standard output and returns it.
+func (t *Tally) Line(line string, control bool) string {
+	same := strings.Contains(line, ": identical through")
+	switch {
+	case control && same:
+		line += " (a wrong port that passed: the check is blind)"
+		t.Failed++
+	case control && strings.Contains(line, ": differs at"):
+		line += " (as it must)"
+	case !same:
+		t.Failed++
+	}
+	fmt.Println(line)
+	return line
+}

@@ -122,3 +122,25 @@ func TestCompareActiveSetValues(t *testing.T) {
 		t.Errorf("near-tie with drifted values: %q, tie %v", v, isTie)
 	}
 }
+
+// A control that reads identical is a failure (the check went blind), a
+// control that differs is not, and a real path fails unless identical.
+func TestTally(t *testing.T) {
+	var tl Tally
+	for _, c := range []struct {
+		line    string
+		control bool
+		suffix  string
+		failed  int
+	}{
+		{"a: identical through 3 steps", false, "steps", 0},
+		{"b: differs at step 1, tensor W[0]: ours 1, reference 2", false, "2", 1},
+		{"c: differs at step 0, tensor W[0]: ours 1, reference 2", true, "(as it must)", 1},
+		{"d: identical through 1 steps", true, "(a wrong port that passed: the check is blind)", 2},
+		{"e: not run: refstep.py: exit status 1", false, "exit status 1", 3},
+	} {
+		if got := tl.Line(c.line, c.control); !strings.HasSuffix(got, c.suffix) || tl.Failed != c.failed {
+			t.Errorf("%q (control %v): %q, %d failed; want suffix %q, %d failed", c.line, c.control, got, tl.Failed, c.suffix, c.failed)
+		}
+	}
+}
