@@ -94,25 +94,12 @@ var bpRefPaths = []bpRefPath{
 }
 
 func TestReferenceCheck(t *testing.T) {
-	if os.Getenv("REPRO_REFCHECK") == "" {
-		t.Skip("the differential check against the authors' code is opt-in: make reference-check")
-	}
-	py := refdump.EnvOr("REPRO_REFCHECK_PYTHON", "/usr/bin/python3")
-	if out, err := exec.Command(py, "-c", "import torch, pandas").CombinedOutput(); err != nil {
-		t.Skipf("reference check skipped: %s cannot import torch and pandas (apt-get install python3-torch python3-pandas): %s", py, refdump.LastLine(string(out)))
-	}
+	py := refdump.Python(t)
 	ref := refdump.EnvOr("REPRO_REFCHECK_REF", "../../../shared/spec/reference/src")
 	mnist := refdump.EnvOr("REPRO_REFCHECK_MNIST", filepath.Join(os.Getenv("REPRO_DATA"), "mnist"))
-	for _, need := range []string{filepath.Join(ref, "run_seq.py"), filepath.Join(mnist, "train-images-idx3-ubyte.gz")} {
-		if _, err := os.Stat(need); err != nil {
-			t.Fatalf("reference check: %v (set REPRO_REFCHECK_REF to the authors' src and REPRO_DATA to the data mirror)", err)
-		}
-	}
+	refdump.Need(t, filepath.Join(ref, "run_seq.py"), filepath.Join(mnist, "train-images-idx3-ubyte.gz"))
 	only := os.Getenv("REPRO_REFCHECK_ONLY")
-	set := refdump.EnvOr("REPRO_REFCHECK_SET", "all")
-	if set != "all" && set != "step" && set != "ci" {
-		t.Fatalf("REPRO_REFCHECK_SET=%q: want all, step or ci", set)
-	}
+	set := refdump.Set(t)
 	var tally refdump.Tally
 	type job struct {
 		p   bpRefPath

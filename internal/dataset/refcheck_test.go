@@ -75,23 +75,11 @@ const (
 )
 
 func TestReferenceCheck(t *testing.T) {
-	if os.Getenv("REPRO_REFCHECK") == "" {
-		t.Skip("the differential check against the authors' code is opt-in: make reference-check")
-	}
-	py := refdump.EnvOr("REPRO_REFCHECK_PYTHON", "/usr/bin/python3")
-	if out, err := exec.Command(py, "-c", "import torch, pandas").CombinedOutput(); err != nil {
-		t.Skipf("reference check skipped: %s cannot import torch and pandas (apt-get install python3-torch python3-pandas): %s", py, refdump.LastLine(string(out)))
-	}
+	py := refdump.Python(t)
 	ref := refdump.EnvOr("REPRO_REFCHECK_REF", "../../../shared/spec/reference/src")
 	cifar := filepath.Join(refdump.EnvOr("REPRO_DATA", "../../../shared/data"), "cifar-10-batches-bin")
-	for _, need := range []string{filepath.Join(ref, "run_seq.py"), filepath.Join(cifar, "data_batch_1.bin"), filepath.Join(cifar, "test_batch.bin")} {
-		if _, err := os.Stat(need); err != nil {
-			t.Fatalf("reference check: %v (set REPRO_REFCHECK_REF to the authors' src and REPRO_DATA to the data mirror)", err)
-		}
-	}
-	if set := refdump.EnvOr("REPRO_REFCHECK_SET", "all"); set != "all" && set != "step" && set != "ci" {
-		t.Fatalf("REPRO_REFCHECK_SET=%q: want all, step or ci", set)
-	}
+	refdump.Need(t, filepath.Join(ref, "run_seq.py"), filepath.Join(cifar, "data_batch_1.bin"), filepath.Join(cifar, "test_batch.bin"))
+	refdump.Set(t)
 	train, err := readCIFARPrefix(filepath.Join(cifar, "data_batch_1.bin"), v1RefTrain)
 	if err != nil {
 		t.Fatal(err)

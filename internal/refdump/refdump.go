@@ -12,9 +12,11 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"testing"
 )
 
 // Tensor is a dense row-major array in the reference's layout; exactly one
@@ -298,4 +300,42 @@ func (t *Tally) Line(line string, control bool) string {
 	}
 	fmt.Println(line)
 	return line
+}
+
+// Python returns the interpreter a reference check runs the authors' code
+// with (REPRO_REFCHECK_PYTHON), skipping t unless the check is asked for
+// (REPRO_REFCHECK, which make reference-check sets) and that interpreter
+// imports torch and pandas.
+func Python(t testing.TB) string {
+	t.Helper()
+	if os.Getenv("REPRO_REFCHECK") == "" {
+		t.Skip("the differential check against the authors' code is opt-in: make reference-check")
+	}
+	py := EnvOr("REPRO_REFCHECK_PYTHON", "/usr/bin/python3")
+	if out, err := exec.Command(py, "-c", "import torch, pandas").CombinedOutput(); err != nil {
+		t.Skipf("reference check skipped: %s cannot import torch and pandas (apt-get install python3-torch python3-pandas): %s", py, LastLine(string(out)))
+	}
+	return py
+}
+
+// Need fails t unless every path exists: the authors' files and the data
+// the check reads.
+func Need(t testing.TB, paths ...string) {
+	t.Helper()
+	for _, p := range paths {
+		if _, err := os.Stat(p); err != nil {
+			t.Fatalf("reference check: %v (set REPRO_REFCHECK_REF to the authors' src and REPRO_DATA to the data mirror)", err)
+		}
+	}
+}
+
+// Set returns the set of paths asked for (REPRO_REFCHECK_SET: all, the
+// default, step or ci), failing t on any other.
+func Set(t testing.TB) string {
+	t.Helper()
+	set := EnvOr("REPRO_REFCHECK_SET", "all")
+	if set != "all" && set != "step" && set != "ci" {
+		t.Fatalf("REPRO_REFCHECK_SET=%q: want all, step or ci", set)
+	}
+	return set
 }
