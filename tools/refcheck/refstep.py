@@ -112,16 +112,20 @@ def dump_state(w, tag, net, loc):
     w.meta[tag] = sc
 
 
-def cifar_archive(src, dst):
+def cifar_archive(src, dst, counts=None):
     """Write dst/cifar-10-python.tar.gz, the pickled CIFAR-10 the authors' loader reads, from the
     binary batches in src (each record: a label byte, then 3,072 pixel bytes, channel-major, the
-    same order as the pickled version's rows). Left uncompressed: tarfile detects that."""
+    same order as the pickled version's rows). Left uncompressed: tarfile detects that. With
+    counts ({batch name: n}), each batch holds its first n records (a batch not named: none)."""
     import io
     import pickle
     import tarfile
+    rec = 3073
     with tarfile.open(os.path.join(dst, "cifar-10-python.tar.gz"), "w") as tf:
         for name in [f"data_batch_{i}" for i in range(1, 6)] + ["test_batch"]:
-            raw = np.fromfile(os.path.join(src, name + ".bin"), dtype=np.uint8).reshape(-1, 3073)
+            n = -1 if counts is None else counts.get(name, 0)
+            raw = (np.fromfile(os.path.join(src, name + ".bin"), dtype=np.uint8, count=n * rec if n > 0 else -1).reshape(-1, rec)
+                   if n else np.zeros((0, rec), np.uint8))
             blob = pickle.dumps({b"data": np.ascontiguousarray(raw[:, 1:]), b"labels": raw[:, 0].astype(int).tolist()})
             info = tarfile.TarInfo(f"cifar-10-batches-py/{name}")
             info.size = len(blob)

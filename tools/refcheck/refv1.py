@@ -32,25 +32,7 @@ import tempfile
 
 import numpy as np
 
-from refstep import Writer
-
-
-def subset_archive(src, dst, ntrain, ntest):
-    """Write dst/cifar-10-python.tar.gz (refstep.cifar_archive's layout) holding the first ntrain
-    records of data_batch_1 and the first ntest of test_batch; data_batch_2..5 are empty."""
-    import io
-    import pickle
-    import tarfile
-    rec = 3073
-    with tarfile.open(os.path.join(dst, "cifar-10-python.tar.gz"), "w") as tf:
-        for name in [f"data_batch_{i}" for i in range(1, 6)] + ["test_batch"]:
-            n = {"data_batch_1": ntrain, "test_batch": ntest}.get(name, 0)
-            raw = np.fromfile(os.path.join(src, "data_batch_1.bin" if name == "data_batch_1" else name + ".bin"),
-                              dtype=np.uint8, count=n * rec).reshape(-1, rec) if n else np.zeros((0, rec), np.uint8)
-            blob = pickle.dumps({b"data": np.ascontiguousarray(raw[:, 1:]), b"labels": raw[:, 0].astype(int).tolist()})
-            info = tarfile.TarInfo(f"cifar-10-batches-py/{name}")
-            info.size = len(blob)
-            tf.addfile(info, io.BytesIO(blob))
+from refstep import Writer, cifar_archive
 
 
 def main():
@@ -89,7 +71,7 @@ def main():
             rec["locals"] = {k: frame.f_locals[k] for k in ("W", "thr")}
 
     with tempfile.TemporaryDirectory() as tmp:
-        subset_archive(os.path.abspath(args.cifar), tmp, args.train, args.test)
+        cifar_archive(os.path.abspath(args.cifar), tmp, {"data_batch_1": args.train, "test_batch": args.test})
         RS.CIFAR_DIR = tmp
         torch.randint = randint
         sys.setprofile(profile)
