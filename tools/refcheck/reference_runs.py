@@ -8,6 +8,11 @@ minus_reference), reads DIR/val_<config>_s<seed>.pkl (the checkpoints the author
 for `--val`, split seed 1234) and writes OUTDIR/<config>.tsv in the format package
 internal/refruns parses: a header (config, command, reference, split, source), the column line and
 one line per finished seed. A configuration with no finished seed gets a file with no seed lines.
+The runs of one configuration may be made on several machines: the seed lines an existing
+OUTDIR/<config>.tsv holds for seeds that have no checkpoint in DIR are kept (only when that
+file names the same reference commits; else nothing is written), and a seed present in both
+must print the same line (the authors' code is deterministic at one thread): a rerun that
+disagrees is an error naming the file and the seed.
 SRC is the copy of the authors' src/ that ran: its run_seq.py and models/cortex.py must match
 REFDIR/SHA256SUMS (else the runs are not of the reference, and nothing is written). Only the
 checkpoints' own numbers are read; nothing of the authors' code is imported.
@@ -60,6 +65,27 @@ def configs(pipeline):
     return out
 
 
+def existing(path, cfg, reference):
+    """The seed lines of an earlier OUTDIR/<config>.tsv, by seed ({} when there is none)."""
+    if not os.path.exists(path):
+        return {}
+    kept = {}
+    with open(path) as fh:
+        for n, line in enumerate(fh, 1):
+            line = line.rstrip("\n")
+            if line.startswith("# config: ") and line != f"# config: {cfg}":
+                sys.exit(f"reference_runs: {path}:{n}: names another configuration ({line[10:]}), not {cfg}")
+            if line.startswith("# reference: ") and line != f"# reference: {reference}":
+                sys.exit(f"reference_runs: {path}:{n}: runs of another reference ({line[13:]}); move the file away to start over")
+            if line.startswith("#") or line.startswith("seed\t") or not line:
+                continue
+            seed = line.split("\t", 1)[0]
+            if not seed.isdigit():
+                sys.exit(f"reference_runs: {path}:{n}: not a seed line: {line!r}")
+            kept[int(seed)] = line
+    return kept
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--parts", required=True)
@@ -88,8 +114,15 @@ def main():
             if str(out.get("omp_threads")) != "1":
                 sys.exit(f"reference_runs: {path}: ran with OMP_NUM_THREADS={out.get('omp_threads')}, want 1")
             rows.append((int(m.group(1)), out))
-        rows.sort(key=lambda r: r[0])
         dst = os.path.join(a.out, cfg + ".tsv")
+        lines = existing(dst, cfg, reference)
+        ran = set()
+        for seed, out in rows:
+            line = f"{seed}\t{100 * out['final_acc']:.2f}\t{100 * out['forgetting']:.2f}\t{int(out.get('replay_used') or 0)}"
+            if seed in lines and lines[seed] != line:
+                sys.exit(f"reference_runs: {dst}: seed {seed}: the file says {lines[seed]!r}, the checkpoint here {line!r}: the authors' code is not reproducing itself")
+            lines[seed] = line
+            ran.add(seed)
         tmp = dst + ".tmp"
         with open(tmp, "w") as fh:
             fh.write(f"# config: {cfg}\n")
@@ -98,10 +131,11 @@ def main():
             fh.write("# split: --val: the stratified held-out tenth of the training set, seed 1234 (our split1234, sample for sample)\n")
             fh.write(f"# source: make reference-runs (tools/refcheck/reference_runs.py) from val_{cfg}_s<seed>.pkl\n")
             fh.write("seed\tfinal_acc\tforgetting\treplay_used\n")
-            for seed, out in rows:
-                fh.write(f"{seed}\t{100 * out['final_acc']:.2f}\t{100 * out['forgetting']:.2f}\t{int(out.get('replay_used') or 0)}\n")
+            for seed in sorted(lines):
+                fh.write(lines[seed] + "\n")
         os.replace(tmp, dst)
-        print(f"{dst}: {len(rows)} seeds {[s for s, _ in rows]}")
+        kept = sorted(set(lines) - ran)
+        print(f"{dst}: {len(lines)} seeds {sorted(lines)} ({len(ran)} from checkpoints here, {len(kept)} kept from the file)")
 
 
 if __name__ == "__main__":
