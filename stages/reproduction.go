@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -181,9 +182,12 @@ func (rep *ReproReport) Summary() string {
 //   - (11, unchanged) the table of disputed rows when the params have
 //     any: new params, so only those keys change; without them the
 //     outputs are byte-identical.
+//   - 12: means, differences and intervals below the printed precision
+//     (realised decays of order 1e-3 and below printed as 0.0) get two
+//     significant digits.
 var Reproduction = &pipeline.Stage{
 	Name:      "reproduction",
-	Version:   11,
+	Version:   12,
 	NewParams: func() any { return &ReproductionParams{} },
 	Run: func(ctx context.Context, rc *pipeline.RunContext) error {
 		p := rc.Params.(*ReproductionParams)
@@ -578,7 +582,7 @@ func judgeClaim(c Claim, ns map[string]*ours) ClaimResult {
 		case j.Paired:
 			test = "paired by seed"
 		}
-		cond.Detail = fmt.Sprintf("%s %s, %s %s; %s", a, fmt1(opMean(a, ns)), b, fmt1(opMean(b, ns)), test)
+		cond.Detail = fmt.Sprintf("%s %s, %s %s; %s", a, fmtSig(opMean(a, ns)), b, fmtSig(opMean(b, ns)), test)
 		cr.Conditions = append(cr.Conditions, cond)
 	}
 	return cr
@@ -633,6 +637,16 @@ func operand(s string, ns map[string]*ours) (verdict.Operand, string) {
 }
 
 // opMean is an operand's mean, as the claims' details print it.
+// fmtSig formats an operand's mean with one decimal, or with two
+// significant digits when one decimal would print it as 0.0 (the realised
+// decays and rates of order 1e-3 and below).
+func fmtSig(x float64) string {
+	if x != 0 && math.Abs(x) < 0.05 {
+		return strconv.FormatFloat(x, 'g', 2, 64)
+	}
+	return fmt1(x)
+}
+
 func opMean(s string, ns map[string]*ours) float64 {
 	o, _ := operand(s, ns)
 	return o.Mean

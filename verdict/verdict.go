@@ -395,7 +395,15 @@ func (j Judgement) String() string {
 	if j.Kind == Relative || math.Abs(j.Diff) < 0.1 && j.Margin < 0.1 {
 		prec = 3
 	}
-	f := func(x float64) string { return fmt.Sprintf("%+.*f", prec, x) }
+	// Rates and decays of order 1e-3 and below would print as 0.0 with a
+	// fixed number of decimals: they get two significant digits.
+	scale := math.Max(math.Abs(j.Diff), math.Max(math.Abs(j.Lo), math.Abs(j.Hi)))
+	f := func(x float64) string {
+		if scale > 0 && scale < 0.5*math.Pow(10, -float64(prec)) {
+			return fmt.Sprintf("%+.2g", x)
+		}
+		return fmt.Sprintf("%+.*f", prec, x)
+	}
 	if c := j.Collapse; c != nil && j.spread[0] < 0 {
 		return fmt.Sprintf("collapsed runs %d/%d against %d/%d; Fisher p = %.2g (BH %.2g)", c.Ours, c.OursN, c.Paper, c.PaperN, j.P, j.PAdj)
 	}

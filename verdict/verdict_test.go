@@ -3,6 +3,7 @@ package verdict
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 )
 
@@ -261,4 +262,22 @@ func draw(rng *rand.Rand, n int, mu, sd float64) []float64 {
 		out[i] = mu + sd*rng.NormFloat64()
 	}
 	return out
+}
+
+// TestJudgementStringSmall: a claim about a realised decay of order 1e-3
+// prints its difference and interval in significant digits, not as 0.0.
+func TestJudgementStringSmall(t *testing.T) {
+	t.Parallel()
+	a := Operand{Mean: 0.00081, SD: 0.0001, N: 3, Values: []float64{0.0007, 0.0008, 0.00093}}
+	b := Constant(0.001)
+	j := Claim(a, b, Greater, Points)
+	s := j.String()
+	if !strings.HasPrefix(s, "d -0.00019, 90% [-0.00") || strings.Contains(s, "[-0.0, -0.0]") {
+		t.Errorf("String() = %q, want the difference in significant digits", s)
+	}
+	// An accuracy difference keeps its one decimal.
+	j = Claim(Operand{Mean: 91.2, SD: 0.5, N: 6}, Operand{Mean: 90.1, SD: 0.5, N: 6}, Greater, Points)
+	if s := j.String(); !strings.HasPrefix(s, "d +1.1, 90% [") {
+		t.Errorf("String() = %q, want one decimal", s)
+	}
 }
