@@ -184,7 +184,11 @@ func plainCell(n *stages.NumberRef) string {
 	case n.Status.Kind != stages.StatusOK:
 		return ""
 	}
-	s := fmt.Sprintf("%.1f ± %.1f", n.Acc.Mean, n.Acc.SD)
+	d := 1 // as the table prints it (sidecars before render v6 name no decimals)
+	if n.Decimals != nil {
+		d = *n.Decimals
+	}
+	s := fmt.Sprintf("%.*f ± %.*f", d, n.Acc.Mean, d, n.Acc.SD)
 	if strings.Contains(n.Text, `\mathbf`) {
 		s = "*" + s
 	}
