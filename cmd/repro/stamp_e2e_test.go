@@ -210,6 +210,36 @@ func TestVerifyPushResumes(t *testing.T) {
 	}
 }
 
+// A recompute by a new commit takes first the records that name no commit,
+// then those another commit computed: stopped half-way, it has made the
+// most records name one.
+func TestVerifyPushUnknownFirst(t *testing.T) {
+	t.Parallel()
+	dir := remoteWorkdir(t, "[settings.remotes.shared]\npath = \"cells\"\n", tinyDAG)
+	if _, _, code := reproWith(t, reproStamped(t, ""), dir, "run", "-q"); code != 0 {
+		t.Fatal("unstamped run failed")
+	}
+	first := reproStamped(t, buildstamp.Stamp{Revision: strings.Repeat("c", 40)}.LDFlags())
+	if out, errOut, code := reproWith(t, first, dir, "verify", "--recompute=synth/l0", "--push", "shared", "-j", "1"); code != 0 {
+		t.Fatalf("verify --push of layer l0: exit %d\n%s\n%s", code, out, errOut)
+	}
+	// Layer l0 names cccc, layer l1 no commit: l1 goes first.
+	second := reproStamped(t, buildstamp.Stamp{Revision: strings.Repeat("e", 40)}.LDFlags())
+	out, errOut, code := reproWith(t, second, dir, "verify", "--recompute", "--push", "shared", "-j", "1")
+	if code != 0 {
+		t.Fatalf("verify --push: exit %d\n%s\n%s", code, out, errOut)
+	}
+	var order []string
+	for _, l := range strings.Split(out, "\n") {
+		if id, ok := strings.CutPrefix(l, "pushed synth/"); ok {
+			order = append(order, id[:2])
+		}
+	}
+	if strings.Join(order, " ") != "l1 l1 l1 l0 l0 l0" {
+		t.Errorf("recompute order by layer %v, want the three records naming no commit (l1) first\n%s", order, out)
+	}
+}
+
 // A bad REPRO_KERNELS is a usage error naming the variable, before any
 // work; portable records say so.
 func TestKernelSwitch(t *testing.T) {

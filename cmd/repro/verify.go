@@ -311,9 +311,11 @@ type publisher struct {
 }
 
 // notDone returns the cells whose record in the remote does not already
-// name the publisher's build: those left to recompute.
+// name the publisher's build: those left to recompute, the records that
+// name no commit (revision unknown, or none in the remote) first, so that an
+// interrupted recompute has made the most records name a commit.
 func (p *publisher) notDone(cells []*pipeline.PlannedCell) ([]*pipeline.PlannedCell, error) {
-	var todo []*pipeline.PlannedCell
+	var todo, named []*pipeline.PlannedCell
 	for _, pc := range cells {
 		m, err := p.remote.Manifest(pc.Key)
 		switch {
@@ -325,12 +327,16 @@ func (p *publisher) notDone(cells []*pipeline.PlannedCell) ([]*pipeline.PlannedC
 			if !pv.Dirty && slices.ContainsFunc(p.doneBy, func(rev string) bool { return strings.HasPrefix(pv.Revision, rev) }) {
 				continue
 			}
+			if pv.Revision != "" && pv.Revision != buildstamp.Unknown {
+				named = append(named, pc)
+				continue
+			}
 		case !errors.Is(err, artifacts.ErrNotFound) && !errors.Is(err, artifacts.ErrCorrupt):
 			return nil, fmt.Errorf("remote %s: %w", p.remote.Name(), err)
 		}
 		todo = append(todo, pc)
 	}
-	return todo, nil
+	return append(todo, named...), nil
 }
 
 // publish makes rec, the record of a matching recompute of pc, the store's
