@@ -93,6 +93,7 @@ var refPaths = []refPath{
 	// hidden layers 3..L-1, with the feedback twin Bs^l): the depth-5 rows
 	// with skips, controller and fixed decay.
 	{name: "depth 5 with skips, controller", ci: true, ref: "g20b_d5_skip", ours: preset("g20b_d5_skip")},
+	{name: "depth 4 with skips, controller", ref: "g20b_d4_skip", ours: preset("g20b_d4_skip")},
 	{name: "depth 5 with skips, fixed decay", ref: "g20b_d5_fixskip", ours: preset("g20b_d5_fixskip")},
 	{name: "control: depth 5 with skips, controller, the skip feedback Bs left out of the burst", ci: true, ref: "g20b_d5_skip", control: true,
 		ours: preset("g20b_d5_skip"), edit: zeroSkipFeedback},
@@ -155,6 +156,8 @@ var trajectoryPaths = []refPath{
 	{name: "default system, trajectory across the first task boundary", ref: "g16_sgd_refr_s10_w512", ours: preset("g16_sgd_refr_s10_w512"), step: 3901, steps: 200, every: 50, trajec: true},
 	{name: "CIFAR-10 raw, unmasked, trajectory", ref: "cif_s10_sgd_none", ours: preset("cif_s10_sgd_none"), steps: 300, every: 50, trajec: true},
 	{name: "CIFAR-10 raw, default, trajectory", ref: "cif_s10_sgd_refr", ours: preset("cif_s10_sgd_refr"), steps: 300, every: 50, trajec: true},
+	{name: "depth 5 with skips, controller, trajectory", ref: "g20b_d5_skip", ours: preset("g20b_d5_skip"), steps: 300, every: 50, trajec: true},
+	{name: "depth 5 with skips, controller, trajectory across the first task boundary", ref: "g20b_d5_skip", ours: preset("g20b_d5_skip"), step: 3901, steps: 200, every: 50, trajec: true},
 	{name: "replay batch 2, unmasked with rotation, trajectory", ref: "g26_ctrl_rot_noiso_br2", ours: presetWith("g26_ctrl_rot_noiso", func(c *LocalConfig) { c.BatchReplay = 2 }), steps: 300, every: 50, trajec: true},
 }
 
