@@ -28,7 +28,8 @@ type Tensor struct {
 // with name W<l>, b<l>, B<l> (the twin B^l of W^{l+1}), mW<l>, vW<l>,
 // mb<l>, vb<l>, mB<l>, vB<l> (velocity or Adam moments), sign<l>, mask<l>,
 // ebar<l>, sup<l>, gema<l>, kpeff<l>, Wslow<l>, bslow<l>, Bslow<l> (the
-// anchor's slow copies), t, bufX, bufY, bufSeen, gstep,
+// anchor's slow copies), S<l>, Bs<l> (the skip synapses into layer l from
+// layer l-2 and their twin), mS<l>, vS<l>, mBs<l>, vBs<l>, t, bufX, bufY, bufSeen, gstep,
 // pressure<l>, mirrorAct<l>, and the gate scalars.
 type Tensors map[string]Tensor
 
@@ -66,13 +67,11 @@ func (ts Tensors) scalar(name string) (float64, bool) {
 }
 
 // injectRun returns a run of cfg on train whose state is the one ts holds
-// under tag. It supports every net without skip synapses; what it cannot represent (twin velocities that
-// differ from W's, which one shared state per synapse assumes) is an
-// error.
+// under tag. What it cannot represent (twin velocities that differ from
+// W's or S's, which one shared state per synapse assumes) is an error.
+// Skip synapses (cfg.Skip) are read as S<l>, Bs<l>, mS<l>, mBs<l>, vS<l>,
+// vBs<l> for l = 3..L-1; they are dense and carry no mask of their own.
 func injectRun(cfg *LocalConfig, ts Tensors, tag string, train *Dataset) (*localRun, error) {
-	if cfg.Skip {
-		return nil, fmt.Errorf("%w: injectRun: skip synapses are not injectable", ErrConfig)
-	}
 	all := make(Task, train.Classes)
 	for c := range all {
 		all[c] = c
@@ -121,6 +120,22 @@ func injectRun(cfg *LocalConfig, ts Tensors, tag string, train *Dataset) (*local
 					keep[l][i] = x > 0
 				}
 			}
+		}
+		if c.Skip && l >= 3 && l < L {
+			if iw.S[l], err = get(fmt.Sprintf("S%d", l)); err != nil {
+				return nil, err
+			}
+			if iw.Bs[l], err = get(fmt.Sprintf("Bs%d", l)); err != nil {
+				return nil, err
+			}
+			if n := sizes[l] * sizes[l-2]; len(iw.S[l]) != n || len(iw.Bs[l]) != n {
+				return nil, fmt.Errorf("injectRun: S%d and Bs%d have %d and %d values, want %d x %d", l, l, len(iw.S[l]), len(iw.Bs[l]), sizes[l], sizes[l-2])
+			}
+		}
+	}
+	if !c.Skip {
+		if _, ok := ts[tag+"/S3"]; ok {
+			return nil, fmt.Errorf("injectRun: the state has skip synapses (%s/S3) and the config has none", tag)
 		}
 	}
 	r.setNet(buildNet(&c, sizes, iw, types, keep), 0)
@@ -179,6 +194,9 @@ func injectRun(cfg *LocalConfig, ts Tensors, tag string, train *Dataset) (*local
 			ly.kpEffOK = true
 		}
 	}
+	if err := injectSkip(nt, ts, tag); err != nil {
+		return nil, err
+	}
 	nt.staleC = true
 	t, _ := ts.scalar(tag + "/t")
 	nt.t = int(t)
@@ -226,6 +244,37 @@ func injectRun(cfg *LocalConfig, ts Tensors, tag string, train *Dataset) (*local
 	oc, _ := ts.scalar(tag + "/off_ctr")
 	r.e0N, r.blockCtr, r.offCtr = int(e0n), int(bc), int(oc)
 	return r, nil
+}
+
+// injectSkip loads the optimiser state of the skip synapses S^l: the
+// reference keeps one for S^l (mS, vS) and one for its twin Bs^l (mBs,
+// vBs); both see the same gradient under the same mask from the same zero
+// start, so they are equal, and our skip layer holds one.
+func injectSkip(nt *net, ts Tensors, tag string) error {
+	for l, sk := range nt.skip {
+		if sk == nil {
+			continue
+		}
+		for _, pair := range [][2]string{{"mS", "mBs"}, {"vS", "vBs"}} {
+			if pair[0] == "vS" && sk.m2 == nil {
+				continue
+			}
+			a, okA := ts.f32(fmt.Sprintf("%s/%s%d", tag, pair[0], l))
+			b, okB := ts.f32(fmt.Sprintf("%s/%s%d", tag, pair[1], l))
+			if !okA || !okB {
+				return fmt.Errorf("injectRun: no tensor %s/%s%d or %s/%s%d", tag, pair[0], l, tag, pair[1], l)
+			}
+			if i, ok := firstDiff(a, b); ok {
+				return fmt.Errorf("injectRun: the states %s%d and %s%d differ at %d (%g, %g): one shared state cannot hold them", pair[0], l, pair[1], l, i, a[i], b[i])
+			}
+			if pair[0] == "mS" {
+				sk.m1 = sk.gather(a, nil)
+			} else {
+				sk.m2 = sk.gather(a, nil)
+			}
+		}
+	}
+	return nil
 }
 
 // injectBuffer fills the reservoir with the items and offer count ts holds.
@@ -290,6 +339,17 @@ func (r *localRun) exportState() Tensors {
 			put(fmt.Sprintf("bslow%d", l), []int{ly.nOut}, append([]float32(nil), ly.biasSlow...))
 			if ly.fbSlow != nil {
 				put(fmt.Sprintf("Bslow%d", l-1), shape, ly.scatterDense(ly.fbSlow, 0))
+			}
+		}
+		if sk := nt.skip[l]; sk != nil {
+			sh := []int{sk.nOut, sk.nIn}
+			put(fmt.Sprintf("S%d", l), sh, sk.scatterDense(sk.w, 0))
+			put(fmt.Sprintf("Bs%d", l), sh, sk.scatterDense(sk.fb, 0))
+			put(fmt.Sprintf("mS%d", l), sh, sk.scatterDense(sk.m1, nan32()))
+			put(fmt.Sprintf("mBs%d", l), sh, sk.scatterDense(sk.m1, nan32()))
+			if sk.m2 != nil {
+				put(fmt.Sprintf("vS%d", l), sh, sk.scatterDense(sk.m2, nan32()))
+				put(fmt.Sprintf("vBs%d", l), sh, sk.scatterDense(sk.m2, nan32()))
 			}
 		}
 		if ly.uSet {

@@ -34,6 +34,10 @@ type refPath struct {
 	trajec bool
 	// control: a deliberately wrong port (the check must report it).
 	control bool
+	// edit, when set, changes our learner after every injection of the
+	// reference's state: a wrong port that no config field expresses
+	// (the skip controls).
+	edit func(r *localRun)
 	// ci: in the CI's short set (the disputed rows and the controls).
 	ci bool
 }
@@ -85,6 +89,16 @@ var refPaths = []refPath{
 	{name: "pressure gate", ref: "g17_sgd_pburst16_s10", ours: preset("g17_sgd_pburst16_s10")},
 	{name: "depth 3, controller", ref: "g20_d3_kad", ours: preset("g20_d3_kad")},
 	{name: "depth 5, controller", ref: "g20_d5_kad", ours: preset("g20_d5_kad")},
+	// Skip synapses (the authors' phase 20B, S^l from a^{l-2} into the
+	// hidden layers 3..L-1, with the feedback twin Bs^l): the depth-5 rows
+	// with skips, controller and fixed decay.
+	{name: "depth 5 with skips, controller", ci: true, ref: "g20b_d5_skip", ours: preset("g20b_d5_skip")},
+	{name: "depth 4 with skips, controller", ref: "g20b_d4_skip", ours: preset("g20b_d4_skip")},
+	{name: "depth 5 with skips, fixed decay", ref: "g20b_d5_fixskip", ours: preset("g20b_d5_fixskip")},
+	{name: "control: depth 5 with skips, controller, the skip feedback Bs left out of the burst", ci: true, ref: "g20b_d5_skip", control: true,
+		ours: preset("g20b_d5_skip"), edit: zeroSkipFeedback},
+	{name: "control: depth 5 with skips, controller, the skip synapses' velocity reset", ci: true, ref: "g20b_d5_skip", control: true,
+		ours: preset("g20b_d5_skip"), edit: resetSkipVelocity},
 	{name: "anchor", ref: "g17_sgd_anchor_s10", ours: preset("g17_sgd_anchor_s10")},
 	{name: "night reference (waking step)", ref: "g17_night_s10", ours: preset("g17_night_s10"), step: 40},
 	{name: "substrate ladder V6, relaxation T = 5 (waking step)", ref: "v6_base", ours: preset("v6_base"), step: 40},
@@ -142,8 +156,35 @@ var trajectoryPaths = []refPath{
 	{name: "default system, trajectory across the first task boundary", ref: "g16_sgd_refr_s10_w512", ours: preset("g16_sgd_refr_s10_w512"), step: 3901, steps: 200, every: 50, trajec: true},
 	{name: "CIFAR-10 raw, unmasked, trajectory", ref: "cif_s10_sgd_none", ours: preset("cif_s10_sgd_none"), steps: 300, every: 50, trajec: true},
 	{name: "CIFAR-10 raw, default, trajectory", ref: "cif_s10_sgd_refr", ours: preset("cif_s10_sgd_refr"), steps: 300, every: 50, trajec: true},
+	{name: "depth 5 with skips, controller, trajectory", ref: "g20b_d5_skip", ours: preset("g20b_d5_skip"), steps: 300, every: 50, trajec: true},
+	{name: "depth 5 with skips, controller, trajectory across the first task boundary", ref: "g20b_d5_skip", ours: preset("g20b_d5_skip"), step: 3901, steps: 200, every: 50, trajec: true},
 	{name: "replay batch 2, unmasked with rotation, trajectory", ref: "g26_ctrl_rot_noiso_br2", ours: presetWith("g26_ctrl_rot_noiso", func(c *LocalConfig) { c.BatchReplay = 2 }), steps: 300, every: 50, trajec: true},
 }
+
+// zeroSkipFeedback clears the skip twins Bs^l: a port whose backward
+// burst leaves out the skip path (the authors' cortex.py sweep_errors,
+// eps^l += f'(x^l) (g e^{l+2}) Bs^{l+2}).
+func zeroSkipFeedback(r *localRun) {
+	for _, sk := range r.nt.skip {
+		if sk != nil {
+			clear(sk.fb)
+		}
+	}
+}
+
+// resetSkipVelocity clears the skip synapses' heavy-ball velocity: a port
+// that does not carry S^l's optimiser state.
+func resetSkipVelocity(r *localRun) {
+	for _, sk := range r.nt.skip {
+		if sk != nil {
+			clear(sk.m1)
+		}
+	}
+}
+
+// recordings holds the refstep.py outputs of this test run by their
+// arguments: a control reuses its path's recording.
+var recordings = map[string]string{}
 
 // runRefPath records the reference and runs ours; it returns the path's
 // line.
@@ -152,13 +193,18 @@ func runRefPath(t *testing.T, py, ref, mnist string, p refPath) string {
 	if step == 0 {
 		step = 70
 	}
-	dir := filepath.Join(t.TempDir(), "dump")
-	cifar := filepath.Join(filepath.Dir(mnist), "cifar-10-batches-bin")
-	cmd := exec.Command(py, "../tools/refcheck/refstep.py", "--ref", ref, "--mnist", mnist, "--cifar", cifar, "--config", p.ref,
-		"--step", strconv.Itoa(step), "--steps", strconv.Itoa(steps), "--every", strconv.Itoa(every), "--out", dir)
-	cmd.Env = append(os.Environ(), "OMP_NUM_THREADS=1")
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Sprintf("%s: not run: refstep.py: %v: %s", p.name, err, refdump.LastLine(string(out)))
+	args := []string{"--config", p.ref, "--step", strconv.Itoa(step), "--steps", strconv.Itoa(steps), "--every", strconv.Itoa(every)}
+	key := strings.Join(args, " ")
+	dir, ok := recordings[key]
+	if !ok {
+		dir = filepath.Join(t.TempDir(), "dump")
+		cifar := filepath.Join(filepath.Dir(mnist), "cifar-10-batches-bin")
+		cmd := exec.Command(py, append([]string{"../tools/refcheck/refstep.py", "--ref", ref, "--mnist", mnist, "--cifar", cifar, "--out", dir}, args...)...)
+		cmd.Env = append(os.Environ(), "OMP_NUM_THREADS=1")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Sprintf("%s: not run: refstep.py: %v: %s", p.name, err, refdump.LastLine(string(out)))
+		}
+		recordings[key] = dir
 	}
 	d, err := loadRefDump(dir)
 	if err != nil {
@@ -168,7 +214,7 @@ func runRefPath(t *testing.T, py, ref, mnist string, p refPath) string {
 	if err != nil {
 		return fmt.Sprintf("%s: not run: our config: %v", p.name, err)
 	}
-	return p.name + ": " + d.check(&cfg)
+	return p.name + ": " + d.check(&cfg, p.edit)
 }
 
 // refDump is one refstep.py output.
@@ -208,7 +254,8 @@ func (d *refDump) num(key string) float64 {
 }
 
 // check runs our learner from the dump's pre-state and returns the verdict.
-func (d *refDump) check(cfg *LocalConfig) string {
+// edit, when non-nil, changes our learner after every injection.
+func (d *refDump) check(cfg *LocalConfig, edit func(r *localRun)) string {
 	steps := int(d.num("steps"))
 	every := 1
 	if a, ok := d.meta["args"].(map[string]any); ok {
@@ -304,6 +351,9 @@ func (d *refDump) check(cfg *LocalConfig) string {
 	r, err := injectRun(&c, d.ts, "pre", train)
 	if err != nil {
 		return "not run: " + err.Error()
+	}
+	if edit != nil {
+		edit(r)
 	}
 	done := 0
 	r.rng = TapeRNG(draws, &done)
@@ -418,6 +468,9 @@ func (d *refDump) check(cfg *LocalConfig) string {
 					if r, err = injectRun(&c, d.ts, tag, train); err != nil {
 						return "not run: " + err.Error()
 					}
+					if edit != nil {
+						edit(r)
+					}
 					done = 0
 					base := perStep[s-1]
 					r.rng = TapeRNG(draws[base:], &done)
@@ -527,7 +580,8 @@ func compareTensors(ours, ref Tensors, tag string) string {
 		rt, ok := ref[tag+"/"+n]
 		if !ok {
 			if strings.HasPrefix(n, "sup") || strings.HasPrefix(n, "mirrorAct") || n == "bufX" || n == "bufY" ||
-				strings.HasPrefix(n, "surprise") || strings.HasPrefix(n, "gema") || strings.HasPrefix(n, "kpeff") || strings.HasPrefix(n, "Wslow") {
+				strings.HasPrefix(n, "surprise") || strings.HasPrefix(n, "gema") || strings.HasPrefix(n, "kpeff") || strings.HasPrefix(n, "Wslow") ||
+				isSkipName(n) {
 				return fmt.Sprintf("%s: ours present, reference absent", n)
 			}
 			continue
@@ -551,7 +605,8 @@ func compareTensors(ours, ref Tensors, tag string) string {
 	for n := range ref {
 		if rest, ok := strings.CutPrefix(n, tag+"/"); ok && !strings.Contains(rest, "/") {
 			if _, have := ours[rest]; !have && (strings.HasPrefix(rest, "sup") || strings.HasPrefix(rest, "mirrorAct") ||
-				strings.HasPrefix(rest, "gema") || rest == "bufX" || strings.HasPrefix(rest, "surprise_ema") || strings.HasPrefix(rest, "Wslow")) {
+				strings.HasPrefix(rest, "gema") || rest == "bufX" || strings.HasPrefix(rest, "surprise_ema") || strings.HasPrefix(rest, "Wslow") ||
+				isSkipName(rest) && rest[0] != 'v') { // vS, vBs: Adam only
 				return fmt.Sprintf("%s: ours absent, reference present", rest)
 			}
 		}
@@ -559,8 +614,19 @@ func compareTensors(ours, ref Tensors, tag string) string {
 	return ""
 }
 
+// isSkipName reports whether n names a skip synapse tensor (S<l>, Bs<l>
+// and their optimiser state).
+func isSkipName(n string) bool {
+	for _, p := range []string{"S", "Bs", "mS", "mBs", "vS", "vBs"} {
+		if rest, ok := strings.CutPrefix(n, p); ok && rest != "" && rest[0] >= '0' && rest[0] <= '9' {
+			return true
+		}
+	}
+	return false
+}
+
 func namePriority(n string) int {
-	for i, p := range []string{"X", "y", "t", "gstep", "bufSeen", "bufY", "bufX", "sup", "mirrorAct", "surprise", "err0", "block", "off", "a", "eps", "ebar", "b", "mb", "vb", "W", "B", "mW", "mB", "vW", "vB", "gema", "kpeff", "pressure"} {
+	for i, p := range []string{"X", "y", "t", "gstep", "bufSeen", "bufY", "bufX", "sup", "mirrorAct", "surprise", "err0", "block", "off", "a", "eps", "ebar", "b", "mb", "vb", "W", "B", "mW", "mB", "vW", "vB", "S", "Bs", "mS", "mBs", "vS", "vBs", "gema", "kpeff", "pressure"} {
 		if strings.HasPrefix(n, p) && (len(n) == len(p) || n[len(p)] >= '0' && n[len(p)] <= '9' || p == "surprise" || p == "err0" || p == "block" || p == "off" || p == "buf") {
 			return i
 		}
@@ -595,10 +661,11 @@ func compareOne(name string, ours, ref Tensor, stored []float32) string {
 }
 
 // matrixState reports whether n names a per-synapse state that we keep
-// for stored synapses only.
+// for stored synapses only (the skip synapses' mS, mBs, vS and vBs are
+// dense: every one is stored).
 func matrixState(n string) bool {
 	for _, p := range []string{"mW", "vW", "mB", "vB", "Wslow", "Bslow"} {
-		if strings.HasPrefix(n, p) {
+		if rest, ok := strings.CutPrefix(n, p); ok && rest != "" && rest[0] >= '0' && rest[0] <= '9' {
 			return true
 		}
 	}
