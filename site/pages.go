@@ -74,6 +74,9 @@ func (s *site) index() []byte {
 				for _, x := range c.Conditions {
 					conds = append(conds, fmt.Sprintf("<span class=\"%s\">%s</span>: %s — %s", outcomeClass(x.Verdict), esc(x.Verdict.String()), esc(x.Text), esc(x.Detail)))
 				}
+				if c.Cause != "" {
+					conds = append(conds, "<span class=\"meta\">known cause: "+esc(c.Cause)+"</span>")
+				}
 				fmt.Fprintf(&b, "<tr><td>%s<br><span class=\"meta\">%s</span></td><td class=\"%s\">%s</td><td>%s</td></tr>\n",
 					esc(plainLabel(c.Text)), esc(source(c.Cite, c.Line)), outcomeClass(c.Verdict), esc(c.Verdict.String()), strings.Join(conds, "<br>"))
 			}

@@ -73,6 +73,8 @@ type ClaimResult struct {
 	Line       int               `json:"line"`
 	Verdict    verdict.Outcome   `json:"verdict"`
 	Conditions []ConditionResult `json:"conditions"`
+	// Cause is what is known of a difference (published.toml).
+	Cause string `json:"cause,omitempty"`
 }
 
 // Tally counts verdicts.
@@ -542,7 +544,7 @@ func signedN(x float64, d int) string {
 
 // judgeClaim judges every condition of claim c on our numbers.
 func judgeClaim(c Claim, ns map[string]*ours) ClaimResult {
-	cr := ClaimResult{ID: c.ID, Text: c.Text, Cite: c.Cite, Line: c.Line}
+	cr := ClaimResult{ID: c.ID, Text: c.Text, Cite: c.Cite, Line: c.Line, Cause: c.Cause}
 	kind := verdict.Points
 	if c.Kind == "relative" {
 		kind = verdict.Relative

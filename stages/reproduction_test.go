@@ -161,6 +161,7 @@ cite = "y"
 line = 2
 quote = "q"
 holds = ["t/b/s > t/a/s"]
+cause = "the authors' code puts b below a too"
 [[claim]]
 id = "c"
 text = "c"
@@ -202,6 +203,14 @@ holds = ["t/a/s ~= t/d/s"]
 	}
 	if j := rep.Claims[3].Conditions[0].Judgement; j == nil || j.Paired {
 		t.Errorf("a ~= d has different seeds but was paired")
+	}
+	if c := rep.Claims[1]; c.Cause != "the authors' code puts b below a too" {
+		t.Errorf("claim %s: cause %q", c.ID, c.Cause)
+	}
+	var tex strings.Builder
+	writeClaims(&tex, rep.Claims[1:2])
+	if !strings.Contains(tex.String(), `\emph{Cause:} the authors' code puts b below a too.`) {
+		t.Errorf("the claim's cause is not in the report:\n%s", tex.String())
 	}
 	if n := rep.ClaimTally; n.Judged != 3 || n.Agree != 1 || n.Differ != 1 || n.Inconclusive != 1 || n.NotRun != 1 {
 		t.Errorf("claim tally %+v", n)

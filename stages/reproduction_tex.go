@@ -122,6 +122,9 @@ func writeClaims(b *strings.Builder, cs []ClaimResult) {
 			}
 			b.WriteString(".")
 		}
+		if c.Cause != "" {
+			fmt.Fprintf(b, " \\emph{Cause:} %s.", texQuotes(latexEscape(c.Cause)))
+		}
 		b.WriteString("\n")
 	}
 	b.WriteString("\\end{itemize}}\n")

@@ -82,6 +82,8 @@ type Claim struct {
 	Holds []string `toml:"holds"`
 	// Kind is "relative" for energies and counts ("" : points).
 	Kind string `toml:"kind,omitzero"`
+	// Cause is what is known of the cause when ours differs.
+	Cause string `toml:"cause,omitzero"`
 }
 
 var claimOps = []string{">=", "<=", "~=", ">", "<"}

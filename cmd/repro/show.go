@@ -375,6 +375,9 @@ func showClaims(e *env, cs []stages.ClaimResult) {
 			}
 			fmt.Fprintf(e.stdout, "%14s%s: %s, %s%s\n", "", k.Text, k.Verdict, k.Detail, j)
 		}
+		if c.Cause != "" {
+			fmt.Fprintf(e.stdout, "%14sCause: %s.\n", "", c.Cause)
+		}
 	}
 }
 
