@@ -221,3 +221,12 @@ holds = ["t/a/s ~= t/d/s"]
 		}
 	}
 }
+
+// TestLatexEscapeNeq: a cause that writes [CODE≠PAPER] must not stop
+// pdflatex (utf8 inputenc has no ≠).
+func TestLatexEscapeNeq(t *testing.T) {
+	t.Parallel()
+	if got := latexEscape("[CODE≠PAPER] 5% & more"); got != `[CODE$\neq$PAPER] 5\% \& more` {
+		t.Errorf("latexEscape = %q", got)
+	}
+}
