@@ -118,7 +118,15 @@ var refPaths = []refPath{
 	{name: "substrate ladder V6 without the KP decay (waking step)", ref: "v6_nokp", ours: preset("v6_nokp"), step: 40},
 	{name: "substrate ladder V6 with mirroring (waking step)", ref: "v6_mirror", ours: preset("v6_mirror"), step: 40},
 	{name: "substrate ladder V6 with mirroring and the KP decay (waking step)", ref: "v6_mirror_d3", ours: preset("v6_mirror_d3"), step: 40},
+	// Across the end of the first epoch (batch 235 of 235, 96 images), for
+	// the mirror night: refstep.py tapes its torch.randn draws.
+	{name: "substrate ladder V6 with mirroring, across the first epoch end (the mirror night)", ref: "v6_mirror", ours: preset("v6_mirror"), step: 234, steps: 3},
+	{name: "substrate ladder V6 with mirroring and the KP decay, across the first epoch end (the mirror night)", ref: "v6_mirror_d3", ours: preset("v6_mirror_d3"), step: 234, steps: 3},
+	{name: "control: substrate ladder V6 with mirroring, 10 mirror batches a night instead of 20", ref: "v6_mirror", control: true, step: 234, steps: 3,
+		ours: presetWith("v6_mirror", func(c *LocalConfig) { c.Mirror = 10 })},
 	{name: "substrate ladder V6, multiplicative burst coding (waking step)", ref: "v6_mult", ours: preset("v6_mult"), step: 41},
+	{name: "control: substrate ladder V6, multiplicative burst coding replaced by the burst gate", ref: "v6_mult", control: true, step: 41,
+		ours: presetWith("v6_mult", func(c *LocalConfig) { c.BurstMult = false })},
 	{name: "no replay (waking step)", ref: "g17_ctx_none_s10", ours: preset("g17_ctx_none_s10"), step: 40},
 	{name: "spike-count training, substrate ladder V6, T_s = 8 (waking step)", ci: true, ref: "v6_spiketrain8", ours: preset("v6_spiketrain8"), step: 40},
 	{name: "control: spike-count training with the counts' window doubled", ci: true, ref: "v6_spiketrain8", control: true, step: 40,
@@ -402,8 +410,30 @@ func (d *refDump) check(cfg *LocalConfig, edit func(r *localRun)) string {
 			}
 		}
 	}
+	// The mirror night's normal draws (s<s>/n<j>/randn, in call order;
+	// consumed by our mirrorPhase under mirroring only).
+	var normals []float32
+	for s := range steps {
+		for j := 0; ; j++ {
+			q, ok := d.ts[fmt.Sprintf("s%d/n%d/randn", s, j)]
+			if !ok {
+				break
+			}
+			normals = append(normals, q.F32...)
+		}
+	}
+	normalsDone := 0
 	spikesDone := 0
 	attachSpikes := func(r *localRun) {
+		if c.Mirror > 0 {
+			r.nt.sub.mirrorTape = func(n int) []float32 {
+				if normalsDone+n > len(normals) {
+					panic(fmt.Sprintf("mirror night: %d normal draws asked after %d, the reference drew %d", n, normalsDone, len(normals)))
+				}
+				normalsDone += n
+				return normals[normalsDone-n : normalsDone]
+			}
+		}
 		if len(spikes) == 0 {
 			return
 		}
@@ -464,7 +494,14 @@ func (d *refDump) check(cfg *LocalConfig, edit func(r *localRun)) string {
 			// What the reference's loop ran before batch s: the end of an
 			// epoch, of a task.
 			if st, ok := starts[fmt.Sprintf("s%d", s)].(map[string]any); ok && st["epoch"] == true {
-				r.endEpoch(etaR)
+				var msg any
+				func() {
+					defer func() { msg = recover() }()
+					r.endEpoch(etaR)
+				}()
+				if msg != nil {
+					return fmt.Sprintf("differs at step %d (the end of the epoch): %v", s-1, msg)
+				}
 				if st["task"] == true {
 					r.endTask()
 				}
@@ -518,6 +555,9 @@ func (d *refDump) check(cfg *LocalConfig, edit func(r *localRun)) string {
 				return fmt.Sprintf("differs at step 0, tensor update calls: ours %d, reference %d", calls, n)
 			}
 		}
+	}
+	if c.Mirror > 0 && normalsDone != len(normals) && !tied && len(ties) == 0 {
+		return fmt.Sprintf("differs at step %d, tensor mirror normal draws: ours %d, reference %d", steps-1, normalsDone, len(normals))
 	}
 	if spikesDone != len(spikes) && len(spikes) > 0 && !tied && len(ties) == 0 {
 		return fmt.Sprintf("differs at step %d, tensor spike counts: ours %d rows drawn, reference %d", steps-1, spikesDone, len(spikes))
