@@ -161,7 +161,7 @@ def main():
         sys.exit(f"refstep: unknown config {args.config!r}")
     cfg = RM.CONFIGS[args.config] if ladder else RS.CONFIGS[args.config]
     local = cfg.get("schedule") == "local"
-    if ladder and cfg.get("model", "ctx") != "ctx":
+    if ladder and (args.config.startswith("mlp_bp") or cfg.get("model", "ctx") != "ctx"):  # main() runs mlp_bp* with fit_bp
         sys.exit(f"refstep: {args.config}: only the ladder's local learner is instrumented")
     if not ladder and (not (local or (cfg.get("model") == "ctx" and cfg.get("schedule") is None)) or cfg.get("dataset") not in (None, "mnist", "cifar")):
         sys.exit(f"refstep: {args.config}: only the local learner on MNIST or raw CIFAR-10 (run_local, or run() with model ctx) is instrumented")
