@@ -93,7 +93,7 @@ test: build
 # one line per learner path, "PATH: identical through N steps" or "PATH:
 # differs at step S, tensor T[i]: ours x, reference y" (the CIFAR-10 V1
 # front-end counts images; it runs in every set, about 20 s).
-# REFCHECK_SET=all (steps and trajectories, about 30 min), step, or ci (the
+# REFCHECK_SET=all (steps and trajectories, about 36 min), step, or ci (the
 # disputed rows and the controls, a few minutes). Skipped, saying why, when
 # $(REFCHECK_PYTHON) cannot import torch.
 REFCHECK_SET    ?= all

@@ -147,7 +147,10 @@ func injectRun(cfg *LocalConfig, ts Tensors, tag string, train *Dataset) (*local
 			return nil, err
 		}
 		ly.m1 = ly.gather(m, nil)
-		if l >= 2 {
+		// Under weight transport the reference never updates its twins
+		// (B and its moments stay at their initial values, unread); ours
+		// is W itself.
+		if l >= 2 && !c.Transport {
 			mb, err := get(fmt.Sprintf("mB%d", l-1))
 			if err != nil {
 				return nil, err

@@ -103,6 +103,28 @@ var refPaths = []refPath{
 	{name: "night reference (waking step)", ref: "g17_night_s10", ours: preset("g17_night_s10"), step: 40},
 	{name: "substrate ladder V6, relaxation T = 5 (waking step)", ref: "v6_base", ours: preset("v6_base"), step: 40},
 	{name: "substrate ladder V6 with the sweep (waking step)", ref: "v6_sweep", ours: preset("v6_sweep"), step: 40},
+	// The rest of the substrate ladder (tab:substrate; run_mnist.fit_cortex,
+	// one waking step at batch 40 of the first epoch).
+	{name: "substrate ladder, unconstrained (waking step)", ref: "control_w_e3", ours: preset("control_w_e3"), step: 40},
+	{name: "substrate ladder, bounded error and Dale (waking step)", ref: "base3_w_e3", ours: preset("base3_w_e3"), step: 40},
+	{name: "substrate ladder, k-WTA 10% (waking step)", ref: "kwta10_w_e3", ours: preset("kwta10_w_e3"), step: 40},
+	{name: "substrate ladder, k-WTA 5% (waking step)", ref: "kwta05_w_e3", ours: preset("kwta05_w_e3"), step: 40},
+	{name: "substrate ladder, k-WTA 2% (waking step)", ref: "kwta02_w_e3", ours: preset("kwta02_w_e3"), step: 40},
+	{name: "substrate ladder, relaxation T = 5 (waking step)", ref: "r4_T5", ours: preset("r4_T5"), step: 40},
+	{name: "substrate ladder, relaxation T = 1 (waking step)", ref: "r4_T1", ours: preset("r4_T1"), step: 40},
+	{name: "substrate ladder V5, 30% distance-dependent connectivity (waking step)", ref: "v5_base", ours: preset("v5_base"), step: 40},
+	{name: "substrate ladder, random wiring at 30% (waking step)", ref: "c4_d30_rand", ours: preset("c4_d30_rand"), step: 41},
+	{name: "substrate ladder V5 with heavy-ball SGD (waking step)", ref: "v5_sgd02", ours: preset("v5_sgd02"), step: 40},
+	{name: "substrate ladder V6 without the KP decay (waking step)", ref: "v6_nokp", ours: preset("v6_nokp"), step: 40},
+	{name: "substrate ladder V6 with mirroring (waking step)", ref: "v6_mirror", ours: preset("v6_mirror"), step: 40},
+	{name: "substrate ladder V6 with mirroring and the KP decay (waking step)", ref: "v6_mirror_d3", ours: preset("v6_mirror_d3"), step: 40},
+	// Across the end of the first epoch (batch 235 of 235, 96 images), for
+	// the mirror night: refstep.py tapes its torch.randn draws.
+	{name: "substrate ladder V6 with mirroring, across the first epoch end (the mirror night)", ref: "v6_mirror", ours: preset("v6_mirror"), step: 234, steps: 3},
+	{name: "substrate ladder V6 with mirroring and the KP decay, across the first epoch end (the mirror night)", ref: "v6_mirror_d3", ours: preset("v6_mirror_d3"), step: 234, steps: 3},
+	{name: "control: substrate ladder V6 with mirroring, 10 mirror batches a night instead of 20", ref: "v6_mirror", control: true, step: 234, steps: 3,
+		ours: presetWith("v6_mirror", func(c *LocalConfig) { c.Mirror = 10 })},
+	{name: "substrate ladder V6, multiplicative burst coding (waking step)", ref: "v6_mult", ours: preset("v6_mult"), step: 41},
 	{name: "no replay (waking step)", ref: "g17_ctx_none_s10", ours: preset("g17_ctx_none_s10"), step: 40},
 	{name: "spike-count training, substrate ladder V6, T_s = 8 (waking step)", ci: true, ref: "v6_spiketrain8", ours: preset("v6_spiketrain8"), step: 40},
 	{name: "control: spike-count training with the counts' window doubled", ci: true, ref: "v6_spiketrain8", control: true, step: 40,
@@ -386,8 +408,30 @@ func (d *refDump) check(cfg *LocalConfig, edit func(r *localRun)) string {
 			}
 		}
 	}
+	// The mirror night's normal draws (s<s>/n<j>/randn, in call order;
+	// consumed by our mirrorPhase under mirroring only).
+	var normals []float32
+	for s := range steps {
+		for j := 0; ; j++ {
+			q, ok := d.ts[fmt.Sprintf("s%d/n%d/randn", s, j)]
+			if !ok {
+				break
+			}
+			normals = append(normals, q.F32...)
+		}
+	}
+	normalsDone := 0
 	spikesDone := 0
 	attachSpikes := func(r *localRun) {
+		if c.Mirror > 0 {
+			r.nt.sub.mirrorTape = func(n int) []float32 {
+				if normalsDone+n > len(normals) {
+					panic(fmt.Sprintf("mirror night: %d normal draws asked after %d, the reference drew %d", n, normalsDone, len(normals)))
+				}
+				normalsDone += n
+				return normals[normalsDone-n : normalsDone]
+			}
+		}
 		if len(spikes) == 0 {
 			return
 		}
@@ -437,7 +481,7 @@ func (d *refDump) check(cfg *LocalConfig, edit func(r *localRun)) string {
 			verdict = fmt.Sprintf("differs at step 0 (%s pass), tensor %s", stage, v)
 			return
 		}
-		if v := compareTensors(r.exportState(), d.ts, fmt.Sprintf("s0/u%d", calls-1)); v != "" {
+		if v := compareTensors(refState(r), d.ts, fmt.Sprintf("s0/u%d", calls-1)); v != "" {
 			verdict = fmt.Sprintf("differs at step 0 (after the %s update), tensor %s", stage, v)
 		}
 	}
@@ -448,7 +492,14 @@ func (d *refDump) check(cfg *LocalConfig, edit func(r *localRun)) string {
 			// What the reference's loop ran before batch s: the end of an
 			// epoch, of a task.
 			if st, ok := starts[fmt.Sprintf("s%d", s)].(map[string]any); ok && st["epoch"] == true {
-				r.endEpoch(etaR)
+				var msg any
+				func() {
+					defer func() { msg = recover() }()
+					r.endEpoch(etaR)
+				}()
+				if msg != nil {
+					return fmt.Sprintf("differs at step %d (the end of the epoch): %v", s-1, msg)
+				}
 				if st["task"] == true {
 					r.endTask()
 				}
@@ -459,7 +510,7 @@ func (d *refDump) check(cfg *LocalConfig, edit func(r *localRun)) string {
 			if s%every == 0 {
 				tag := fmt.Sprintf("post%d", s)
 				if !tied {
-					if v := compareTensors(r.exportState(), d.ts, tag); v != "" {
+					if v := compareTensors(refState(r), d.ts, tag); v != "" {
 						return fmt.Sprintf("differs at step %d, tensor %s", s-1, v)
 					}
 				} else if s < steps {
@@ -503,6 +554,9 @@ func (d *refDump) check(cfg *LocalConfig, edit func(r *localRun)) string {
 			}
 		}
 	}
+	if c.Mirror > 0 && normalsDone != len(normals) && !tied && len(ties) == 0 {
+		return fmt.Sprintf("differs at step %d, tensor mirror normal draws: ours %d, reference %d", steps-1, normalsDone, len(normals))
+	}
 	if spikesDone != len(spikes) && len(spikes) > 0 && !tied && len(ties) == 0 {
 		return fmt.Sprintf("differs at step %d, tensor spike counts: ours %d rows drawn, reference %d", steps-1, spikesDone, len(spikes))
 	}
@@ -522,6 +576,21 @@ func (d *refDump) check(cfg *LocalConfig, edit func(r *localRun)) string {
 		return fmt.Sprintf("identical through %d steps%s, re-synchronised at the next checkpoint after %d k-WTA near-tie(s) within float32 rounding (first: %s)", steps, crossed, len(ties), ties[0])
 	}
 	return fmt.Sprintf("identical through %d steps%s", steps, crossed)
+}
+
+// refState is our state as the reference holds it: under weight transport
+// the reference's twins B and their optimiser state are never updated nor
+// read (its feedback is W), so ours (a copy of W) are left out.
+func refState(r *localRun) Tensors {
+	ts := r.exportState()
+	if r.cfg.Transport {
+		for n := range ts {
+			if strings.HasPrefix(n, "B") || strings.HasPrefix(n, "mB") || strings.HasPrefix(n, "vB") {
+				delete(ts, n)
+			}
+		}
+	}
+	return ts
 }
 
 func countPrefix(m any, prefix string) int {

@@ -27,6 +27,10 @@ type substrate struct {
 	// replaces the Poisson draws of spike-count training: each call returns
 	// the counts of the next n rates, in the reference's order.
 	spikeTape func(n int) []float32
+	// mirrorTape, when set (the differential check), replaces the mirror
+	// night's normal draws: each call returns the next n values of xi, in
+	// the reference's order (torch.randn(n, width), row-major).
+	mirrorTape func(n int) []float32
 	// direct: the sweep runs sweepDirect (unbounded or multiplicative burst).
 	direct bool
 }
@@ -462,9 +466,14 @@ func (r *localRun) mirrorPhase() {
 	for range r.cfg.Mirror {
 		for l := 2; l <= nt.L; l++ {
 			ly := nt.lay[l]
-			xi := make([]float32, n*ly.nIn)
-			for k := range xi {
-				xi[k] = float32(r.rng.NormFloat64())
+			var xi []float32
+			if nt.sub.mirrorTape != nil {
+				xi = nt.sub.mirrorTape(n * ly.nIn)
+			} else {
+				xi = make([]float32, n*ly.nIn)
+				for k := range xi {
+					xi[k] = float32(r.rng.NormFloat64())
+				}
 			}
 			y := make([]float32, n*ly.nOut)
 			for b := range n {

@@ -6,7 +6,8 @@ from --ref), runs their own run_local for one configuration and seed, and instru
 outside: when waking batch --step (1-based, counted over the whole stream) starts, it writes the
 full learner state ("pre"), then, for --steps consecutive waking batches, every batch, label and
 random draw (torch.randint / torch.randperm results, in call order; torch.poisson's spike counts
-under spike_train as s<s>/q<j>/poisson), the activities and errors of
+under spike_train as s<s>/q<j>/poisson; torch.randn's, e.g. the ladder's mirror night, as
+s<s>/n<j>/randn after the step they follow), the activities and errors of
 every pass, the state after every update call of the first step, and the state after every
 --every-th step ("post<k>"), and which recorded batches start an epoch or a task. The run is stopped by an exception once the last state is written.
 
@@ -160,7 +161,7 @@ def main():
         sys.exit(f"refstep: unknown config {args.config!r}")
     cfg = RM.CONFIGS[args.config] if ladder else RS.CONFIGS[args.config]
     local = cfg.get("schedule") == "local"
-    if ladder and cfg.get("model", "ctx") != "ctx":
+    if ladder and (args.config.startswith("mlp_bp") or cfg.get("model", "ctx") != "ctx"):  # main() runs mlp_bp* with fit_bp
         sys.exit(f"refstep: {args.config}: only the ladder's local learner is instrumented")
     if not ladder and (not (local or (cfg.get("model") == "ctx" and cfg.get("schedule") is None)) or cfg.get("dataset") not in (None, "mnist", "cifar")):
         sys.exit(f"refstep: {args.config}: only the local learner on MNIST or raw CIFAR-10 (run_local, or run() with model ctx) is instrumented")
@@ -181,6 +182,7 @@ def main():
 
     orig_relax, orig_update = CortexNet.relax, CortexNet.local_update
     orig_randint, orig_randperm, orig_poisson = torch.randint, torch.randperm, torch.poisson
+    orig_randn = torch.randn
 
     def loop_frame(depth):
         """run_local's or run()'s frame (run() calls relax and local_update through ctx_step)."""
@@ -226,7 +228,7 @@ def main():
                 w.meta["steps"] = args.steps
                 raise Done
             if st["active"]:
-                st["step"], st["pass"], st["update"], st["draw"], st["spike"] = k - first, 0, 0, 0, 0
+                st["step"], st["pass"], st["update"], st["draw"], st["spike"], st["norm"] = k - first, 0, 0, 0, 0, 0
                 s = st["step"]
                 w.put(f"s{s}/X", X)
                 w.put(f"s{s}/y", Y.argmax(1))
@@ -290,8 +292,18 @@ def main():
             st["spike"] += 1
         return v
 
+    def randn(*a, **kw):
+        # The mirror night's noise (fit_cortex's generator g): taped in call
+        # order after the step it follows, s<s>/n<j>/randn.
+        v = orig_randn(*a, **kw)
+        if st["active"]:
+            s, j = st["step"], st["norm"]
+            w.put(f"s{s}/n{j}/randn", v)
+            st["norm"] += 1
+        return v
+
     CortexNet.relax, CortexNet.local_update = relax, local_update
-    torch.randint, torch.randperm, torch.poisson = randint, randperm, poisson
+    torch.randint, torch.randperm, torch.poisson, torch.randn = randint, randperm, poisson, randn
     c = cfg
     try:
         if ladder:  # run_mnist's main(): --epochs 30, --batch 256
@@ -307,7 +319,7 @@ def main():
     else:
         sys.exit(f"refstep: the run ended before waking batch {last}")
     finally:
-        torch.randint, torch.randperm, torch.poisson = orig_randint, orig_randperm, orig_poisson
+        torch.randint, torch.randperm, torch.poisson, torch.randn = orig_randint, orig_randperm, orig_poisson, orig_randn
     w.meta["torch"] = torch.__version__
     w.close()
 
