@@ -125,6 +125,8 @@ var refPaths = []refPath{
 	{name: "control: substrate ladder V6 with mirroring, 10 mirror batches a night instead of 20", ref: "v6_mirror", control: true, step: 234, steps: 3,
 		ours: presetWith("v6_mirror", func(c *LocalConfig) { c.Mirror = 10 })},
 	{name: "substrate ladder V6, multiplicative burst coding (waking step)", ref: "v6_mult", ours: preset("v6_mult"), step: 41},
+	{name: "control: substrate ladder V6, the burst gate in place of multiplicative coding", ref: "v6_mult", control: true, step: 41,
+		ours: presetWith("v6_mult", func(c *LocalConfig) { c.BurstMult = false })},
 	{name: "no replay (waking step)", ref: "g17_ctx_none_s10", ours: preset("g17_ctx_none_s10"), step: 40},
 	{name: "spike-count training, substrate ladder V6, T_s = 8 (waking step)", ci: true, ref: "v6_spiketrain8", ours: preset("v6_spiketrain8"), step: 40},
 	{name: "control: spike-count training with the counts' window doubled", ci: true, ref: "v6_spiketrain8", control: true, step: 40,

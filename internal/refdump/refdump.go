@@ -173,9 +173,12 @@ func Index(shape []int, i int) string {
 // k-WTA). Where one run has a unit active and the other not, it reports
 // the first such entry and whether it is a near-tie: in its row, every unit
 // active in one run only sits within the tolerance of that run's k-WTA
-// threshold (its smallest kept value) or of 0 (the rectifier), so the runs
-// part as they would at another thread count. Otherwise it compares the
-// values as Compare does.
+// threshold (its smallest kept value) or of 0 (the rectifier), the two
+// runs' thresholds agree within the tolerance, and so does every unit
+// active in both, so the runs part as they would at another thread count.
+// (Without the last two conditions a real difference that first shows as
+// one unit swapped, thresholds apart, passed as a tie.) Otherwise it
+// compares the values as Compare does.
 func CompareActivity(name string, ours, ref Tensor) (msg string, tie bool) {
 	if len(ours.F32) != len(ref.F32) || len(ref.Shape) != 2 {
 		return fmt.Sprintf("%s: ours %d values, reference %d", name, len(ours.F32), len(ref.F32)), false
@@ -211,6 +214,16 @@ func CompareActivity(name string, ours, ref Tensor) (msg string, tie bool) {
 			}
 			if v-thr > tol && v > tol {
 				tie = false
+			}
+		}
+		if first >= 0 && tie {
+			if to, tr := minKept(o), minKept(r); !math.IsInf(to, 1) && !math.IsInf(tr, 1) && math.Abs(to-tr) > tol {
+				tie = false
+			}
+			for i := range width {
+				if o[i] > 0 && r[i] > 0 && math.Abs(float64(o[i])-float64(r[i])) > tol {
+					tie = false
+				}
 			}
 		}
 		if first >= 0 {

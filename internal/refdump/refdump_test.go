@@ -86,6 +86,18 @@ func TestCompareActivity(t *testing.T) {
 	if v, _ := CompareActivity("a1", ref, ref); v != "" {
 		t.Errorf("identical: %s", v)
 	}
+	// Unit 3 kept instead of unit 2, each at its own run's threshold, but
+	// the thresholds 2e-3 apart (the tolerance is 1.2e-4): a difference
+	// (the multiplicative-coding control once passed as a tie this way).
+	apart := Tensor{Shape: []int{1, 4}, F32: []float32{0, 2, 0, 1.002}}
+	if v, isTie := CompareActivity("a1", apart, ref); v == "" || isTie {
+		t.Errorf("swap with thresholds apart: %q, tie %v", v, isTie)
+	}
+	// A swap at the threshold, but unit 1, active in both, 0.01 away.
+	drift := Tensor{Shape: []int{1, 4}, F32: []float32{0, 2.01, 0, 1.0000001}}
+	if v, isTie := CompareActivity("a1", drift, ref); v == "" || isTie {
+		t.Errorf("swap with a drifted unit: %q, tie %v", v, isTie)
+	}
 }
 
 func TestCompareActiveSet(t *testing.T) {
