@@ -72,6 +72,13 @@ type Plan struct {
 // Cell returns the planned cell with the given ID, or nil.
 func (p *Plan) Cell(id string) *PlannedCell { return p.byID[id] }
 
+// Held is RunOptions.Held: whether the plan finds c in the store or takes
+// it from a remote, so that a run counts no work for it.
+func (p *Plan) Held(c *Cell) bool {
+	pc := p.Cell(c.ID)
+	return pc != nil && (pc.State == InRemote || pc.State == Cached)
+}
+
 // Counts returns how many cells will run and how many will not (cached,
 // or taken from a remote: InRemote counts those).
 func (p *Plan) Counts() (run, cached int) {

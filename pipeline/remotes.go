@@ -265,11 +265,7 @@ func (rr *RemoteRun) Take(c *Cell, k artifacts.Key) (*artifacts.Manifest, bool) 
 // Held is RunOptions.Held: whether the plan finds c in the store (pulled
 // or cached before) or leaves it in a remote.
 func (rr *RemoteRun) Held(c *Cell) bool {
-	if rr.Plan == nil {
-		return false
-	}
-	pc := rr.Plan.Cell(c.ID)
-	return pc != nil && (pc.State == InRemote || pc.State == Cached)
+	return rr.Plan != nil && rr.Plan.Held(c)
 }
 
 // Use makes o take cells from the remotes (Remote, Held).

@@ -308,3 +308,43 @@ func TestWorkTrackerLearnsFromTheRun(t *testing.T) {
 		t.Errorf("after b: work left %g, done %g; want %g and 300", tr.workLeft(), tr.cpu, 60*r)
 	}
 }
+
+// Plan.Held is what a run without remotes passes as RunOptions.Held: the
+// cells the store holds count no work (a warm store's ETA once counted
+// every cell the scheduler had not met yet).
+func TestPlanHeld(t *testing.T) {
+	t.Parallel()
+	g := costGraph(t, map[string]int{"a": 2, "b": 8, "c": 5, "e": 1, "f": 9}, map[string]string{"f": "e"})
+	st, _ := artifacts.Open(t.TempDir(), artifacts.Options{})
+	cold, err := MakePlan(st, g, "p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ex := &LocalExecutor{Store: st, Stages: g.Stages}
+	if _, err := Run(context.Background(), st, g, RunOptions{Profile: "p", Jobs: 1, Executor: ex, Only: func(c *Cell) bool { return c.ID != "w/c" }}); err != nil {
+		t.Fatal(err)
+	}
+	warm, err := MakePlan(st, g, "p")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range g.Cells {
+		if cold.Held(c) {
+			t.Errorf("%s held by the plan of an empty store", c.ID)
+		}
+		if want := c.ID != "w/c"; warm.Held(c) != want {
+			t.Errorf("%s: held %v after a run without it, want %v", c.ID, warm.Held(c), want)
+		}
+	}
+	var first *Event
+	if _, err := Run(context.Background(), st, g, RunOptions{Profile: "p", Jobs: 1, Executor: ex, Held: warm.Held, Events: func(ev Event) {
+		if ev.Kind == EventStart && first == nil {
+			first = &ev
+		}
+	}}); err != nil {
+		t.Fatal(err)
+	}
+	if first == nil || first.Cell.ID != "w/c" || first.WorkLeft != 5 {
+		t.Errorf("first start %+v: want w/c's with its 5 s left, no more", first)
+	}
+}

@@ -99,6 +99,10 @@ func runRun(ctx context.Context, e *env, o *runOptions, args []string) error {
 	}
 	if rr != nil {
 		rr.Use(&ropt)
+	} else if p, err := pipeline.MakePlan(w.store, w.graph, w.profile); err == nil {
+		// Without remotes the plan still says which cells the store holds,
+		// so that the ETA counts no work for them.
+		ropt.Held = p.Held
 	}
 	if ropt.History, err = w.historyRemotes(o.g.noRemote); err != nil {
 		return err
