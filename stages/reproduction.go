@@ -638,7 +638,6 @@ func operand(s string, ns map[string]*ours) (verdict.Operand, string) {
 	return verdict.Operand{}, s + " has no number here"
 }
 
-// opMean is an operand's mean, as the claims' details print it.
 // fmtSig formats an operand's mean with one decimal, or with two
 // significant digits when one decimal would print it as 0.0 (the realised
 // decays and rates of order 1e-3 and below).
@@ -649,6 +648,7 @@ func fmtSig(x float64) string {
 	return fmt1(x)
 }
 
+// opMean is an operand's mean, as the claims' details print it.
 func opMean(s string, ns map[string]*ours) float64 {
 	o, _ := operand(s, ns)
 	return o.Mean

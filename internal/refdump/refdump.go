@@ -200,6 +200,7 @@ func CompareActivity(name string, ours, ref Tensor) (msg string, tie bool) {
 	}
 	for b := range n {
 		o, r := ours.F32[b*width:(b+1)*width], ref.F32[b*width:(b+1)*width]
+		to, tr := minKept(o), minKept(r)
 		first, tie := -1, true
 		for i := range width {
 			if (o[i] > 0) == (r[i] > 0) {
@@ -208,28 +209,27 @@ func CompareActivity(name string, ours, ref Tensor) (msg string, tie bool) {
 			if first < 0 {
 				first = i
 			}
-			v, thr := float64(o[i]), minKept(o)
+			v, thr := float64(o[i]), to
 			if r[i] > 0 {
-				v, thr = float64(r[i]), minKept(r)
+				v, thr = float64(r[i]), tr
 			}
 			if v-thr > tol && v > tol {
 				tie = false
 			}
 		}
-		if first >= 0 && tie {
-			if to, tr := minKept(o), minKept(r); !math.IsInf(to, 1) && !math.IsInf(tr, 1) && math.Abs(to-tr) > tol {
+		if first < 0 {
+			continue
+		}
+		if tie && !math.IsInf(to, 1) && !math.IsInf(tr, 1) && math.Abs(to-tr) > tol {
+			tie = false
+		}
+		for i := range width {
+			if tie && o[i] > 0 && r[i] > 0 && math.Abs(float64(o[i])-float64(r[i])) > tol {
 				tie = false
 			}
-			for i := range width {
-				if o[i] > 0 && r[i] > 0 && math.Abs(float64(o[i])-float64(r[i])) > tol {
-					tie = false
-				}
-			}
 		}
-		if first >= 0 {
-			return fmt.Sprintf("%s[%d,%d]: ours %.9g, reference %.9g (thresholds %.9g, %.9g; tolerance %.3g)",
-				name, b, first, o[first], r[first], minKept(o), minKept(r), tol), tie
-		}
+		return fmt.Sprintf("%s[%d,%d]: ours %.9g, reference %.9g (thresholds %.9g, %.9g; tolerance %.3g)",
+			name, b, first, o[first], r[first], to, tr, tol), tie
 	}
 	return Compare(name, ours, ref, false, nil), false
 }
