@@ -83,7 +83,7 @@ func (r *localRun) finish() {
 	var synops float64
 	res.PR, synops = r.participation()
 	res.SetSynOps(synops, nt.denseMACs())
-	if r.cfg.gatedRotation() && res.WakingBatches > 0 {
+	if r.cfg.GatedRotation() && res.WakingBatches > 0 {
 		res.GateDuty = float64(r.ext.gateOn) / float64(res.WakingBatches)
 	}
 	if r.cfg.KPAdapt > 0 {

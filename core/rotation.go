@@ -19,9 +19,9 @@ type extraState struct {
 	spCtr   int         // replay micro-batches since the start (sp = "local")
 }
 
-// gatedRotation reports whether the run's rotation is gated, i.e. on for
-// some waking batches only, so that its duty is logged.
-func (c *LocalConfig) gatedRotation() bool {
+// GatedRotation reports whether the run's rotation is gated, i.e. on for
+// some waking batches only, so that its duty is logged (Result.GateDuty).
+func (c *LocalConfig) GatedRotation() bool {
 	m := c.modes()
 	return m.gate.gatesRotation() || m.mask == maskRefrPress || m.mask == maskRefrFrac
 }

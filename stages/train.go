@@ -135,6 +135,14 @@ func (p *TrainParams) Validate() error {
 //     order, which let the vector kernel add four synapses at once. The
 //     sums round differently in their last bits; lambda, taken to float32,
 //     almost never moves.
+//   - 7: every local configuration whose rotation is gated (the refr_nov,
+//     refr_prog and refr_block gates, the refr_press and refr_frac masks;
+//     core.LocalConfig.GatedRotation), whatever it was before: its result
+//     records GateDuty, the share of waking batches with rotation on, which
+//     cf0d2d84 added without a version bump, so records from before it
+//     lacked the field under the same keys (found by the whole-ledger
+//     recompute of issue 37: 14 records). Accuracies and every other field
+//     are unchanged.
 var Train = &pipeline.Stage{
 	Name:      "train",
 	Version:   1,
@@ -236,6 +244,8 @@ func trainVersion(params any) int {
 		return 2
 	case p.Learner != LearnerLocal || p.Local == nil:
 		return 1
+	case p.Local.GatedRotation():
+		return 7
 	case p.Local.KPAdapt > 0:
 		return 6
 	case p.Local.Mask == "mirror":

@@ -245,3 +245,32 @@ func TestTrainVersionBackpropRotation(t *testing.T) {
 		}
 	}
 }
+
+// Train version 7: every local configuration whose rotation is gated,
+// whatever version it had, since its result gained GateDuty; the rest keep
+// theirs.
+func TestTrainVersionGated(t *testing.T) {
+	t.Parallel()
+	local := func(f func(*core.LocalConfig)) *TrainParams {
+		c := core.DefaultLocalConfig()
+		f(&c)
+		return &TrainParams{Learner: "local", Protocol: "sequential", Local: &c}
+	}
+	for _, tc := range []struct {
+		name string
+		p    *TrainParams
+		want int
+	}{
+		{"bouts", local(func(c *core.LocalConfig) { c.Gate = "refr_block" }), 7},
+		{"novelty", local(func(c *core.LocalConfig) { c.Gate = "refr_nov" }), 7},
+		{"novelty under the controller", local(func(c *core.LocalConfig) { c.Gate, c.KPAdapt = "refr_nov", 0.25 }), 7},
+		{"pressure mask", local(func(c *core.LocalConfig) { c.Mask = "refr_press" }), 7},
+		{"replay pressure gate (not a rotation gate)", local(func(c *core.LocalConfig) { c.Gate = "pressure" }), 1},
+		{"controller", local(func(c *core.LocalConfig) { c.KPAdapt = 0.25 }), 6},
+		{"default", local(func(*core.LocalConfig) {}), 1},
+	} {
+		if got := Train.CellVersion(tc.p); got != tc.want {
+			t.Errorf("%s: train version %d, want %d", tc.name, got, tc.want)
+		}
+	}
+}
