@@ -44,9 +44,12 @@ type bpRefPath struct {
 	clearAtTask bool
 	// alter, when set, changes our step after every injection (a control:
 	// a wrong port the configuration does not show).
-	alter  func(s *localStep)
-	ci     bool // in the CI's short set
-	trajec bool // in the full set only
+	alter func(s *localStep)
+	// alterBatch, when set, changes our batch-protocol runner after every
+	// injection (a control, as alter).
+	alterBatch func(r *runner)
+	ci         bool // in the CI's short set
+	trajec     bool // in the full set only
 }
 
 // bpRefConfig is the one place the check builds our configuration of a
@@ -111,6 +114,9 @@ func TestReferenceCheck(t *testing.T) {
 	}
 	for _, p := range bpBatchPaths {
 		jobs = append(jobs, job{p, runBatchRefPath})
+	}
+	for _, p := range bpFitPaths {
+		jobs = append(jobs, job{p, runFitRefPath})
 	}
 	for _, j := range jobs {
 		p := j.p
@@ -495,7 +501,59 @@ func runBatchRefPath(t *testing.T, py, ref, mnist string, p bpRefPath) string {
 	if err != nil {
 		return fmt.Sprintf("%s: not run: our config: %v", p.name, err)
 	}
-	return p.name + ": " + checkBatchDump(d, cfg)
+	return p.name + ": " + checkBatchDump(d, cfg, p.alterBatch)
+}
+
+// bpFitPaths are the substrate ladder's dense backprop MLP (tab:substrate,
+// experiment substrate-mlp, preset mlp_bp_w), which the authors train with
+// run_mnist.fit_bp: torch's Adam (lr 1e-3, L2 1e-3) on the mean over the
+// batch of the summed squared error against the one-hot target, batches of
+// 256 over the 60,000 training images, no buffer. Ours is the batch
+// protocol's step with method none. An epoch has 235 batches (the last of
+// 96 images), so batch 236 starts the second epoch.
+var bpFitPaths = []bpRefPath{
+	{name: "substrate ladder, dense backprop MLP (fit_bp) (batch 40)", ci: true, ref: "mlp_bp_w", ours: bpRefConfig("mlp_bp_w", nil), step: 40},
+	{name: "control: substrate ladder, dense backprop MLP (fit_bp), Adam's weight decay doubled", ci: true, ref: "mlp_bp_w", control: true, step: 40,
+		ours: bpRefConfig("mlp_bp_w", func(c *Config) { c.WeightDecay *= 2 })},
+	// The learning rate is changed in our runner after the injection, past
+	// the configuration check (which would report config.lr first).
+	{name: "control: substrate ladder, dense backprop MLP (fit_bp), Adam's learning rate doubled in the step", ci: true, ref: "mlp_bp_w",
+		control: true, step: 40, ours: bpRefConfig("mlp_bp_w", nil), alterBatch: func(r *runner) { r.cfg.LR *= 2 }},
+	{name: "substrate ladder, dense backprop MLP (fit_bp) (batches 40-44)", ref: "mlp_bp_w", ours: bpRefConfig("mlp_bp_w", nil), step: 40, steps: 5, every: 1},
+	{name: "substrate ladder, dense backprop MLP (fit_bp), across the first epoch end (batches 233-237)", ref: "mlp_bp_w", ours: bpRefConfig("mlp_bp_w", nil),
+		step: 233, steps: 5, every: 1},
+	{name: "substrate ladder, dense backprop MLP (fit_bp), trajectory", ref: "mlp_bp_w", ours: bpRefConfig("mlp_bp_w", nil), step: 40, steps: 300, every: 50, trajec: true},
+	{name: "control: substrate ladder, dense backprop MLP (fit_bp), trajectory, Adam's weight decay doubled", ref: "mlp_bp_w", control: true,
+		ours: bpRefConfig("mlp_bp_w", func(c *Config) { c.WeightDecay *= 2 }), step: 40, steps: 300, every: 50, trajec: true},
+}
+
+// runFitRefPath records the reference's fit_bp (tools/refcheck/reffitbp.py;
+// or reuses a recording of the same arguments) and runs ours; it returns
+// the path's line.
+func runFitRefPath(t *testing.T, py, ref, mnist string, p bpRefPath) string {
+	steps, every := max(p.steps, 1), max(p.every, 1)
+	args := []string{"--ref", ref, "--mnist", mnist, "--config", p.ref,
+		"--step", strconv.Itoa(p.step), "--steps", strconv.Itoa(steps), "--every", strconv.Itoa(every)}
+	key := "fit_bp " + strings.Join(args, " ")
+	d := batchRecordings[key] // a control reads its path's recording
+	if d == nil {
+		dir := filepath.Join(t.TempDir(), "dump")
+		cmd := exec.Command(py, append(append([]string{"../../tools/refcheck/reffitbp.py"}, args...), "--out", dir)...)
+		cmd.Env = append(os.Environ(), "OMP_NUM_THREADS=1")
+		if out, err := cmd.CombinedOutput(); err != nil {
+			return fmt.Sprintf("%s: not run: reffitbp.py: %v: %s", p.name, err, refdump.LastLine(string(out)))
+		}
+		var err error
+		if d, err = refdump.Load(dir); err != nil {
+			return fmt.Sprintf("%s: not run: %v", p.name, err)
+		}
+		batchRecordings[key] = d
+	}
+	cfg, err := p.ours()
+	if err != nil {
+		return fmt.Sprintf("%s: not run: our config: %v", p.name, err)
+	}
+	return p.name + ": " + checkBatchDump(d, cfg, p.alterBatch)
 }
 
 // recordedSteps returns a data set of a dump's recorded batches (step s
@@ -541,8 +599,9 @@ func recordedSteps(d *refdump.Dump, steps int) (train *core.Dataset, batches [][
 // (a unit whose pre-activation sits at 0 within float32 rounding, active in
 // one code only) parts the runs as another thread count would: the check
 // then continues from the reference's state at the next checkpoint and the
-// line counts the near-ties.
-func checkBatchDump(d *refdump.Dump, cfg Config) string {
+// line counts the near-ties. alter (when non-nil) changes our runner after
+// every injection (a control).
+func checkBatchDump(d *refdump.Dump, cfg Config, alter func(*runner)) string {
 	steps := int(d.Num("steps"))
 	every := int(d.Meta["args"].(map[string]any)["every"].(float64))
 	rc, _ := d.Meta["config"].(map[string]any)
@@ -579,6 +638,15 @@ func checkBatchDump(d *refdump.Dump, cfg Config) string {
 		{"config.lr", cfg.LR, d.Num("lr")}, {"config.batch", float64(cfg.Batch), d.Num("batch")},
 		{"config.replay_batch", float64(cfg.ReplayBatch), d.Num("batch")}, {"config.k", float64(cfg.K), num("buffer", 0)},
 	}
+	if b, ok := d.Meta["betas"].([]any); ok && len(b) == 2 { // fit_bp's recording names Adam's constants
+		checks = append(checks, []struct {
+			name      string
+			ours, ref float64
+		}{{"adam.beta1", adamBeta1, b[0].(float64)}, {"adam.beta2", adamBeta2, b[1].(float64)}, {"adam.eps", adamEps, d.Num("eps")}}...)
+		if a, _ := d.Meta["amsgrad"].(bool); a {
+			return "differs at step 0, tensor adam.amsgrad: ours false, reference true"
+		}
+	}
 	if method == MethodDERPP {
 		checks = append(checks, []struct {
 			name      string
@@ -604,6 +672,9 @@ func checkBatchDump(d *refdump.Dump, cfg Config) string {
 	r, step, err := injectBatch(cfg, train, ts, "pre")
 	if err != nil {
 		return "not run: " + err.Error()
+	}
+	if alter != nil {
+		alter(r)
 	}
 	done := 0
 	r.rng = core.TapeRNG(draws, &done)
@@ -653,6 +724,9 @@ func checkBatchDump(d *refdump.Dump, cfg Config) string {
 		// checkpoint (the steps since the tie go unchecked).
 		if r, step, err = injectBatch(cfg, train, ts, tag); err != nil {
 			return "not run: " + err.Error()
+		}
+		if alter != nil {
+			alter(r)
 		}
 		done = 0
 		r.rng = core.TapeRNG(draws[perStep[s]:], &done)
@@ -708,10 +782,74 @@ func compareBatchPasses(d *refdump.Dump, s int, r *runner, st *batchStep) (what,
 		}
 		call = next
 	}
+	if v := compareFitPass(d, s, r, st); v != "" {
+		return "forward pass", v, false
+	}
 	if rd, ok := d.Tensors[fmt.Sprintf("s%d/dot0", s)]; ok && st.ref != nil {
 		if (st.dot < 0) != (rd.F64[0] < 0) {
 			return "projection", fmt.Sprintf("dot: ours %.9g, reference %.9g", st.dot, rd.F64[0]), false
 		}
 	}
 	return "", "", false
+}
+
+// compareFitPass compares, for a recording of fit_bp (reffitbp.py writes
+// the output s<s>/out and the loss s<s>/loss of its one net call a step),
+// step s's forward pass value by value once its active sets agree: the
+// hidden activities and the output within the float32 tolerance
+// (refdump.Compare), then the loss, mean over rows of sum_c (z_c - y_c)^2,
+// ours in float64 from our output, within what the output's tolerance
+// tau_z allows, 2 tau_z mean_r sum_c |z_rc - y_rc|, plus the tolerance of
+// the loss's own float32 sum. It returns "" when they agree or when the
+// recording has no output (the other drivers).
+func compareFitPass(d *refdump.Dump, s int, r *runner, st *batchStep) string {
+	out, ok := d.Tensors[fmt.Sprintf("s%d/out", s)]
+	if !ok {
+		return ""
+	}
+	p, L, C := st.p, r.net.Layers(), st.C
+	for l := 1; l <= L; l++ {
+		name, key := fmt.Sprintf("a%d", l), fmt.Sprintf("s%d/p0/a%d", s, l)
+		if l == L {
+			name, key = "out", fmt.Sprintf("s%d/out", s)
+		}
+		ref := d.Tensors[key]
+		w := r.net.Sizes[l]
+		if len(ref.Shape) != 2 || ref.Shape[0] != p.Rows || ref.Shape[1] != w {
+			return fmt.Sprintf("%s: ours %d x %d, reference %v", name, p.Rows, w, ref.Shape)
+		}
+		ours := refdump.Tensor{Shape: ref.Shape, F32: p.A[l][:p.Rows*w]}
+		if v := refdump.Compare(name, ours, ref, false, nil); v != "" {
+			return v
+		}
+	}
+	lt, ok := d.Tensors[fmt.Sprintf("s%d/loss", s)]
+	if !ok || len(lt.F64) != 1 {
+		return "loss: ours present, reference absent"
+	}
+	scale, abs, loss := 0.0, 0.0, 0.0
+	for _, z := range out.F32 {
+		scale = max(scale, math.Abs(float64(z)))
+	}
+	tauZ := refdump.ToleranceFactor * refdump.U * scale
+	for k := range p.Rows {
+		y := int(st.y[k])
+		for c := range C {
+			t := 0.0
+			if c == y {
+				t = 1
+			}
+			e := float64(p.A[L][k*C+c]) - t
+			loss += e * e
+			abs += math.Abs(float64(out.F32[k*C+c]) - t)
+		}
+	}
+	loss /= float64(p.Rows)
+	abs /= float64(p.Rows)
+	ref := lt.F64[0]
+	tol := 2*tauZ*abs + refdump.ToleranceFactor*refdump.U*math.Abs(ref)
+	if math.Abs(loss-ref) > tol {
+		return fmt.Sprintf("loss: ours %.9g, reference %.9g (tolerance %.3g)", loss, ref, tol)
+	}
+	return ""
 }
