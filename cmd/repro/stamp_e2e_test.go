@@ -198,8 +198,10 @@ func TestVerifyPushResumes(t *testing.T) {
 	// A third commit continues that recompute: --done-by counts the
 	// other commit's clean records as done.
 	third := reproStamped(t, buildstamp.Stamp{Revision: strings.Repeat("a", 40)}.LDFlags())
-	if out, errOut, code := reproWith(t, third, clone, "verify", "--recompute", "--push", "shared", "--done-by", "fffffff"); code != 0 ||
-		!strings.Contains(out, "6 cells already recomputed by aaaaaaaaaaaa or fffffff (") || !strings.Contains(out, "recomputed 0 cells") {
+	// A prefix naming no record (a mistyped hash) is said, not ignored.
+	if out, errOut, code := reproWith(t, third, clone, "verify", "--recompute", "--push", "shared", "--done-by", "fffffff,1234567"); code != 0 ||
+		!strings.Contains(out, "6 cells already recomputed by aaaaaaaaaaaa or fffffff, 1234567 (") || !strings.Contains(out, "recomputed 0 cells") ||
+		!strings.Contains(errOut, "--done-by 1234567: no record in remote shared names a clean build of this commit") || strings.Contains(errOut, "--done-by fffffff") {
 		t.Errorf("verify --push --done-by: exit %d\nstdout:\n%s\nstderr:\n%s", code, out, errOut)
 	}
 	if _, errOut, code := reproWith(t, third, clone, "verify", "--recompute", "--done-by", "fffffff"); code != 2 || !strings.Contains(errOut, "--done-by needs --push") {

@@ -193,9 +193,14 @@ func recomputeCells(ctx context.Context, e *env, g *globalFlags, o *recomputeOpt
 		fmt.Fprintf(e.stdout, "sample of %d (seed %d) from %s: %s\n", len(cells), o.seed, plural(from, "cell"), strings.Join(ids, ", "))
 	}
 	if pub != nil {
-		todo, err := pub.notDone(cells)
+		todo, matched, err := pub.notDone(cells)
 		if err != nil {
 			return err
+		}
+		for _, rev := range pub.doneBy {
+			if matched[rev] == 0 {
+				fmt.Fprintf(e.stderr, "repro verify: --done-by %s: no record in remote %s names a clean build of this commit (a mistyped hash?)\n", rev, o.push)
+			}
 		}
 		if done := len(cells) - len(todo); done > 0 {
 			by := stamp.String()
@@ -313,9 +318,11 @@ type publisher struct {
 // notDone returns the cells whose record in the remote does not already
 // name the publisher's build: those left to recompute, the records that
 // name no commit (revision unknown, or none in the remote) first, so that an
-// interrupted recompute has made the most records name a commit.
-func (p *publisher) notDone(cells []*pipeline.PlannedCell) ([]*pipeline.PlannedCell, error) {
-	var todo, named []*pipeline.PlannedCell
+// interrupted recompute has made the most records name a commit. matched
+// counts, for each of doneBy's prefixes, the records it skipped.
+func (p *publisher) notDone(cells []*pipeline.PlannedCell) (todo []*pipeline.PlannedCell, matched map[string]int, err error) {
+	var named []*pipeline.PlannedCell
+	matched = make(map[string]int, len(p.doneBy))
 	for _, pc := range cells {
 		m, err := p.remote.Manifest(pc.Key)
 		switch {
@@ -324,7 +331,8 @@ func (p *publisher) notDone(cells []*pipeline.PlannedCell) ([]*pipeline.PlannedC
 			if pv.Revision == p.stamp.Revision && pv.Dirty == p.stamp.Dirty && pv.DirtyDiff == p.stamp.Diff {
 				continue
 			}
-			if !pv.Dirty && slices.ContainsFunc(p.doneBy, func(rev string) bool { return strings.HasPrefix(pv.Revision, rev) }) {
+			if i := slices.IndexFunc(p.doneBy, func(rev string) bool { return strings.HasPrefix(pv.Revision, rev) }); i >= 0 && !pv.Dirty {
+				matched[p.doneBy[i]]++
 				continue
 			}
 			if pv.Revision != "" && pv.Revision != buildstamp.Unknown {
@@ -332,11 +340,11 @@ func (p *publisher) notDone(cells []*pipeline.PlannedCell) ([]*pipeline.PlannedC
 				continue
 			}
 		case !errors.Is(err, artifacts.ErrNotFound) && !errors.Is(err, artifacts.ErrCorrupt):
-			return nil, fmt.Errorf("remote %s: %w", p.remote.Name(), err)
+			return nil, nil, fmt.Errorf("remote %s: %w", p.remote.Name(), err)
 		}
 		todo = append(todo, pc)
 	}
-	return append(todo, named...), nil
+	return append(todo, named...), matched, nil
 }
 
 // publish makes rec, the record of a matching recompute of pc, the store's
