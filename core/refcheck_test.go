@@ -183,6 +183,10 @@ var trajectoryPaths = []refPath{
 	{name: "depth 5 with skips, controller, trajectory", ref: "g20b_d5_skip", ours: preset("g20b_d5_skip"), steps: 300, every: 50, trajec: true},
 	{name: "depth 5 with skips, controller, trajectory across the first task boundary", ref: "g20b_d5_skip", ours: preset("g20b_d5_skip"), step: 3901, steps: 200, every: 50, trajec: true},
 	{name: "replay batch 2, unmasked with rotation, trajectory", ref: "g26_ctrl_rot_noiso_br2", ours: presetWith("g26_ctrl_rot_noiso", func(c *LocalConfig) { c.BatchReplay = 2 }), steps: 300, every: 50, trajec: true},
+	// Batch 2 collapses on some seeds of both codes (docs/disputed.md); a
+	// task boundary is where a collapse would start.
+	{name: "replay batch 2, isolated, trajectory across the first task boundary", ref: "g17_sgd_br2_s10", ours: presetWith("g16_sgd_refr_s10_w512", func(c *LocalConfig) { c.BatchReplay = 2 }), step: 3901, steps: 200, every: 50, trajec: true},
+	{name: "replay batch 2, unmasked with rotation, trajectory across the first task boundary", ref: "g26_ctrl_rot_noiso_br2", ours: presetWith("g26_ctrl_rot_noiso", func(c *LocalConfig) { c.BatchReplay = 2 }), step: 3901, steps: 200, every: 50, trajec: true},
 }
 
 // zeroSkipFeedback clears the skip twins Bs^l: a port whose backward
