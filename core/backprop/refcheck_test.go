@@ -473,23 +473,37 @@ var bpBatchPaths = []bpRefPath{
 }
 
 // batchRecordings holds this test run's recordings of the reference's
-// run(), by refbatch.py's arguments, so that a control reuses its path's.
+// run() (refbatch.py) and fit_bp (reffitbp.py), by driver and arguments,
+// so that a control reuses its path's.
 var batchRecordings = map[string]*refdump.Dump{}
 
 // runBatchRefPath records the reference's run() (or reuses a recording of
 // the same arguments) and runs ours; it returns the path's line.
 func runBatchRefPath(t *testing.T, py, ref, mnist string, p bpRefPath) string {
+	return runRecordedBatchPath(t, "refbatch.py", py, ref, mnist, p)
+}
+
+// runFitRefPath records the reference's fit_bp (or reuses a recording of
+// the same arguments) and runs ours; it returns the path's line.
+func runFitRefPath(t *testing.T, py, ref, mnist string, p bpRefPath) string {
+	return runRecordedBatchPath(t, "reffitbp.py", py, ref, mnist, p)
+}
+
+// runRecordedBatchPath records p with the driver tools/refcheck/<driver>
+// (both write the batch protocol's state) and checks our batch step
+// against the recording.
+func runRecordedBatchPath(t *testing.T, driver, py, ref, mnist string, p bpRefPath) string {
 	steps, every := max(p.steps, 1), max(p.every, 1)
 	args := []string{"--ref", ref, "--mnist", mnist, "--config", p.ref,
 		"--step", strconv.Itoa(p.step), "--steps", strconv.Itoa(steps), "--every", strconv.Itoa(every)}
-	key := strings.Join(args, " ")
+	key := driver + " " + strings.Join(args, " ")
 	d := batchRecordings[key] // a control reads its path's recording
 	if d == nil {
 		dir := filepath.Join(t.TempDir(), "dump")
-		cmd := exec.Command(py, append(append([]string{"../../tools/refcheck/refbatch.py"}, args...), "--out", dir)...)
+		cmd := exec.Command(py, append(append([]string{"../../tools/refcheck/" + driver}, args...), "--out", dir)...)
 		cmd.Env = append(os.Environ(), "OMP_NUM_THREADS=1")
 		if out, err := cmd.CombinedOutput(); err != nil {
-			return fmt.Sprintf("%s: not run: refbatch.py: %v: %s", p.name, err, refdump.LastLine(string(out)))
+			return fmt.Sprintf("%s: not run: %s: %v: %s", p.name, driver, err, refdump.LastLine(string(out)))
 		}
 		var err error
 		if d, err = refdump.Load(dir); err != nil {
@@ -525,35 +539,6 @@ var bpFitPaths = []bpRefPath{
 	{name: "substrate ladder, dense backprop MLP (fit_bp), trajectory", ref: "mlp_bp_w", ours: bpRefConfig("mlp_bp_w", nil), step: 40, steps: 300, every: 50, trajec: true},
 	{name: "control: substrate ladder, dense backprop MLP (fit_bp), trajectory, Adam's weight decay doubled", ref: "mlp_bp_w", control: true,
 		ours: bpRefConfig("mlp_bp_w", func(c *Config) { c.WeightDecay *= 2 }), step: 40, steps: 300, every: 50, trajec: true},
-}
-
-// runFitRefPath records the reference's fit_bp (tools/refcheck/reffitbp.py;
-// or reuses a recording of the same arguments) and runs ours; it returns
-// the path's line.
-func runFitRefPath(t *testing.T, py, ref, mnist string, p bpRefPath) string {
-	steps, every := max(p.steps, 1), max(p.every, 1)
-	args := []string{"--ref", ref, "--mnist", mnist, "--config", p.ref,
-		"--step", strconv.Itoa(p.step), "--steps", strconv.Itoa(steps), "--every", strconv.Itoa(every)}
-	key := "fit_bp " + strings.Join(args, " ")
-	d := batchRecordings[key] // a control reads its path's recording
-	if d == nil {
-		dir := filepath.Join(t.TempDir(), "dump")
-		cmd := exec.Command(py, append(append([]string{"../../tools/refcheck/reffitbp.py"}, args...), "--out", dir)...)
-		cmd.Env = append(os.Environ(), "OMP_NUM_THREADS=1")
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return fmt.Sprintf("%s: not run: reffitbp.py: %v: %s", p.name, err, refdump.LastLine(string(out)))
-		}
-		var err error
-		if d, err = refdump.Load(dir); err != nil {
-			return fmt.Sprintf("%s: not run: %v", p.name, err)
-		}
-		batchRecordings[key] = d
-	}
-	cfg, err := p.ours()
-	if err != nil {
-		return fmt.Sprintf("%s: not run: our config: %v", p.name, err)
-	}
-	return p.name + ": " + checkBatchDump(d, cfg, p.alterBatch)
 }
 
 // recordedSteps returns a data set of a dump's recorded batches (step s
