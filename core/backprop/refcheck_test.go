@@ -654,19 +654,30 @@ func checkBatchDump(d *refdump.Dump, cfg Config, alter func(*runner)) string {
 		return "not run: " + err.Error()
 	}
 	ts := tensors(d)
-	r, step, err := injectBatch(cfg, train, ts, "pre")
-	if err != nil {
+	var r *runner
+	var step *batchStep
+	done, rebase := 0, 0
+	// inject loads the recording's state tag into our runner, applies a
+	// control's change, and tapes the draws from the from-th on.
+	inject := func(tag string, from int) error {
+		var err error
+		if r, step, err = injectBatch(cfg, train, ts, tag); err != nil {
+			return err
+		}
+		if alter != nil {
+			alter(r)
+		}
+		done, rebase = 0, from
+		r.rng = core.TapeRNG(draws[from:], &done)
+		return nil
+	}
+	if err := inject("pre", 0); err != nil {
 		return "not run: " + err.Error()
 	}
-	if alter != nil {
-		alter(r)
-	}
-	done := 0
-	r.rng = core.TapeRNG(draws, &done)
 	starts, _ := d.Meta["starts"].(map[string]any)
 	crossed := ""
 	var ties []string
-	tied, rebase := false, 0
+	tied := false
 	for s := range steps {
 		if st, ok := starts[fmt.Sprintf("s%d", s)].(map[string]any); ok && s > 0 && st["epoch"] == true {
 			what := "an epoch start"
@@ -707,15 +718,9 @@ func checkBatchDump(d *refdump.Dump, cfg Config, alter func(*runner)) string {
 		}
 		// After a near-tie: continue from the reference's state at this
 		// checkpoint (the steps since the tie go unchecked).
-		if r, step, err = injectBatch(cfg, train, ts, tag); err != nil {
+		if err := inject(tag, perStep[s]); err != nil {
 			return "not run: " + err.Error()
 		}
-		if alter != nil {
-			alter(r)
-		}
-		done = 0
-		r.rng = core.TapeRNG(draws[perStep[s]:], &done)
-		rebase = perStep[s]
 		tied = false
 	}
 	if len(ties) > 0 {
