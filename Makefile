@@ -108,14 +108,20 @@ reference-check:
 
 # The authors' code's per-seed results for the disputed rows
 # (docs/disputed.md): paper/reference-runs/<config>.tsv from the
-# checkpoints its own --val runs wrote (REFRUNS_DIR: the directory the
-# runs were made in, with src/ the copy that ran and the checkpoints under
-# results/bio/seq/parts). Opt-in, never a dependency of `make paper`, which
-# reads the committed files; skipped, saying why, without the checkpoints
-# or without numpy and pandas for $(REFCHECK_PYTHON).
+# checkpoints its own runs wrote (REFRUNS_DIR: the directory the runs were
+# made in, with src/ the copy that ran, run_seq.py's --val checkpoints
+# under results/bio/seq/parts and run_mnist.py's under
+# results/bio/mnist/parts). Opt-in, never a dependency of `make paper`,
+# which reads the committed files; skipped, saying why, without the
+# checkpoints or without numpy and pandas for $(REFCHECK_PYTHON).
 REFRUNS_DIR ?= $(HOME)/.cache/refruns
 reference-runs:
-	@if ! $(REFCHECK_PYTHON) -c 'import numpy, pandas' 2>/dev/null; then 	  echo "reference runs skipped: $(REFCHECK_PYTHON) cannot import numpy and pandas (apt-get install python3-pandas)"; exit 0; fi; 	if [ ! -d "$(REFRUNS_DIR)/results/bio/seq/parts" ]; then 	  echo "reference runs skipped: no checkpoints in $(REFRUNS_DIR)/results/bio/seq/parts (REFRUNS_DIR= names where the authors' --val runs were made)"; exit 0; fi; 	$(REFCHECK_PYTHON) tools/refcheck/reference_runs.py --parts "$(REFRUNS_DIR)/results/bio/seq/parts" --ran "$(REFRUNS_DIR)/src" \
+	@if ! $(REFCHECK_PYTHON) -c 'import numpy, pandas' 2>/dev/null; then \
+	  echo "reference runs skipped: $(REFCHECK_PYTHON) cannot import numpy and pandas (apt-get install python3-pandas)"; exit 0; fi; \
+	if [ ! -d "$(REFRUNS_DIR)/results/bio/seq/parts" ] && [ ! -d "$(REFRUNS_DIR)/results/bio/mnist/parts" ]; then \
+	  echo "reference runs skipped: no checkpoints in $(REFRUNS_DIR)/results/bio/{seq,mnist}/parts (REFRUNS_DIR= names where the authors' runs were made)"; exit 0; fi; \
+	$(REFCHECK_PYTHON) tools/refcheck/reference_runs.py --parts "$(REFRUNS_DIR)/results/bio/seq/parts" \
+	  --mnist-parts "$(REFRUNS_DIR)/results/bio/mnist/parts" --ran "$(REFRUNS_DIR)/src" \
 	  --reference "$(abspath ../shared/spec/reference)" --out paper/reference-runs pipeline.toml
 
 test-short:

@@ -2,17 +2,23 @@
 // the repository keeps them: paper/reference-runs/<config>.tsv, one file
 // per configuration of the authors' run_seq.py, written by `make
 // reference-runs` (tools/refcheck/reference_runs.py) from the checkpoints
-// their own --val runs left. The product reads these files and nothing of
-// the authors' code; the runs are never a dependency of `make paper`.
+// their own runs left. The product reads these files and nothing of the
+// authors' code; the runs are never a dependency of `make paper`.
 //
 // A file is a header of "# key: value" lines (config, command, reference,
-// split, source; in that order, each once), the column line
+// split, source; in that order, each once), a column line and one line per
+// seed, ascending. The column line says which of the authors' scripts ran:
 //
 //	seed	final_acc	forgetting	replay_used
 //
-// and one line per seed, ascending: the run seed, the final accuracy and
-// the forgetting in percent (x100, two decimals as written), and the
-// replay micro-batches the run applied.
+// for run_seq.py's continual runs (--val): the run seed, the final accuracy
+// and the forgetting in percent (x100, two decimals as written), and the
+// replay micro-batches the run applied;
+//
+//	seed	test_acc
+//
+// for run_mnist.py's i.i.d. runs (the substrate ladder): the run seed and
+// the accuracy on the official test set after training, in percent.
 package refruns
 
 import (
@@ -31,9 +37,12 @@ import (
 // Run is one seed of the authors' code.
 type Run struct {
 	Seed int64
-	// FinalAcc and Forgetting are percentages (x100) in [0, 100].
-	FinalAcc, Forgetting float64
-	// ReplayUsed is the replay micro-batches applied (>= 0).
+	// FinalAcc is the accuracy a row is judged on, a percentage (x100) in
+	// [0, 100]: run_seq's final accuracy, run_mnist's test accuracy.
+	FinalAcc float64
+	// Forgetting (a percentage) and ReplayUsed (replay micro-batches
+	// applied, >= 0) are run_seq's; 0 in a run_mnist file.
+	Forgetting float64
 	ReplayUsed int64
 }
 
@@ -49,6 +58,8 @@ type File struct {
 	Split string
 	// Source says where the results were read from and by what.
 	Source string
+	// Columns is the file's column line, SeqColumns or TestColumns.
+	Columns string
 	// Runs are the seeds, ascending.
 	Runs []Run
 }
@@ -56,8 +67,12 @@ type File struct {
 // headerKeys are the header's keys, in the order a file gives them.
 var headerKeys = []string{"config", "command", "reference", "split", "source"}
 
-// Columns is the column line.
-const Columns = "seed\tfinal_acc\tforgetting\treplay_used"
+// The column lines: SeqColumns for run_seq.py's runs, TestColumns for
+// run_mnist.py's.
+const (
+	SeqColumns  = "seed\tfinal_acc\tforgetting\treplay_used"
+	TestColumns = "seed\ttest_acc"
+)
 
 // configRe is what a configuration name may be: it names the file.
 var configRe = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_.+-]*$`)
@@ -96,12 +111,13 @@ func Parse(name string, r io.Reader) (*File, error) {
 			if hdr < len(headerKeys) {
 				return nil, bad("want the header line %q (# %s: ...)", headerKeys[hdr], headerKeys[hdr])
 			}
-			if s != Columns {
-				return nil, bad("want the column line %q", Columns)
+			if s != SeqColumns && s != TestColumns {
+				return nil, bad("want the column line %q (run_seq.py) or %q (run_mnist.py)", SeqColumns, TestColumns)
 			}
+			f.Columns = s
 			columns = true
 		default:
-			run, err := parseRun(s)
+			run, err := parseRun(s, f.Columns)
 			if err != nil {
 				return nil, bad("%v", err)
 			}
@@ -119,7 +135,7 @@ func Parse(name string, r io.Reader) (*File, error) {
 		if hdr < len(headerKeys) {
 			return nil, bad("want the header line %q (# %s: ...)", headerKeys[hdr], headerKeys[hdr])
 		}
-		return nil, bad("no column line %q", Columns)
+		return nil, bad("no column line (%q or %q)", SeqColumns, TestColumns)
 	}
 	if !ValidConfig(f.Config) {
 		line = 1
@@ -133,26 +149,32 @@ func (f *File) field(i int) *string {
 	return [...]*string{&f.Config, &f.Command, &f.Reference, &f.Split, &f.Source}[i]
 }
 
-// parseRun reads one seed's line.
-func parseRun(s string) (Run, error) {
-	fs := strings.Split(s, "\t")
-	if len(fs) != 4 {
-		return Run{}, fmt.Errorf("%d fields, want 4 (%s)", len(fs), strings.ReplaceAll(Columns, "\t", ", "))
+// parseRun reads one seed's line under the column line columns.
+func parseRun(s, columns string) (Run, error) {
+	fs, names := strings.Split(s, "\t"), strings.Split(columns, "\t")
+	if len(fs) != len(names) {
+		return Run{}, fmt.Errorf("%d fields, want %d (%s)", len(fs), len(names), strings.Join(names, ", "))
 	}
 	var r Run
 	var err error
 	if r.Seed, err = strconv.ParseInt(fs[0], 10, 64); err != nil || r.Seed < 0 {
 		return r, fmt.Errorf("seed %q: want an integer >= 0", fs[0])
 	}
-	for i, dst := range []*float64{&r.FinalAcc, &r.Forgetting} {
+	pct := []*float64{&r.FinalAcc}
+	if columns == SeqColumns {
+		pct = append(pct, &r.Forgetting)
+	}
+	for i, dst := range pct {
 		v, err := strconv.ParseFloat(fs[1+i], 64)
 		if err != nil || math.IsNaN(v) || v < 0 || v > 100 {
-			return r, fmt.Errorf("%s %q: want a percentage in [0, 100]", strings.Split(Columns, "\t")[1+i], fs[1+i])
+			return r, fmt.Errorf("%s %q: want a percentage in [0, 100]", names[1+i], fs[1+i])
 		}
 		*dst = v
 	}
-	if r.ReplayUsed, err = strconv.ParseInt(fs[3], 10, 64); err != nil || r.ReplayUsed < 0 {
-		return r, fmt.Errorf("replay_used %q: want an integer >= 0", fs[3])
+	if columns == SeqColumns {
+		if r.ReplayUsed, err = strconv.ParseInt(fs[3], 10, 64); err != nil || r.ReplayUsed < 0 {
+			return r, fmt.Errorf("replay_used %q: want an integer >= 0", fs[3])
+		}
 	}
 	return r, nil
 }
@@ -165,9 +187,19 @@ func Format(w io.Writer, f *File) error {
 	for i, k := range headerKeys {
 		fmt.Fprintf(&b, "# %s: %s\n", k, *f.field(i))
 	}
-	b.WriteString(Columns + "\n")
-	for _, r := range f.Runs {
-		fmt.Fprintf(&b, "%d\t%.2f\t%.2f\t%d\n", r.Seed, r.FinalAcc, r.Forgetting, r.ReplayUsed)
+	switch f.Columns {
+	case SeqColumns:
+		b.WriteString(SeqColumns + "\n")
+		for _, r := range f.Runs {
+			fmt.Fprintf(&b, "%d\t%.2f\t%.2f\t%d\n", r.Seed, r.FinalAcc, r.Forgetting, r.ReplayUsed)
+		}
+	case TestColumns:
+		b.WriteString(TestColumns + "\n")
+		for _, r := range f.Runs {
+			fmt.Fprintf(&b, "%d\t%.2f\n", r.Seed, r.FinalAcc)
+		}
+	default:
+		return fmt.Errorf("refruns: %s: columns %q, want %q or %q", f.Config, f.Columns, SeqColumns, TestColumns)
 	}
 	_, err := w.Write(b.Bytes())
 	return err

@@ -36,6 +36,43 @@ func TestParseRoundTrip(t *testing.T) {
 	}
 }
 
+const goodTest = `# config: v6_spiketrain8
+# command: python3 src/run_mnist.py --configs v6_spiketrain8 --seeds S
+# reference: src/run_mnist.py at d607174
+# split: the official test set
+# source: test
+seed	test_acc
+0	76.64
+2	79.52
+`
+
+// TestParseTestColumns: a run_mnist file keeps its column line, reads its
+// test accuracy as the run's accuracy and formats to its own bytes.
+func TestParseTestColumns(t *testing.T) {
+	t.Parallel()
+	f, err := Parse("test.tsv", strings.NewReader(goodTest))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Columns != TestColumns || len(f.Runs) != 2 || f.Runs[1] != (Run{Seed: 2, FinalAcc: 79.52}) {
+		t.Fatalf("Parse = %+v", f)
+	}
+	var b bytes.Buffer
+	if err := Format(&b, f); err != nil {
+		t.Fatal(err)
+	}
+	if b.String() != goodTest {
+		t.Errorf("Format(Parse(goodTest)) =\n%s\nwant\n%s", b.String(), goodTest)
+	}
+	if _, err := Parse("x.tsv", strings.NewReader(strings.Replace(goodTest, "76.64", "76.64\t1", 1))); err == nil ||
+		!strings.Contains(err.Error(), "x.tsv:7: 3 fields, want 2 (seed, test_acc)") {
+		t.Errorf("a run_seq line under test_acc: error = %v", err)
+	}
+	if err := Format(&b, &File{Config: "x"}); err == nil {
+		t.Error("Format of a file with no column line succeeded")
+	}
+}
+
 func TestParseErrors(t *testing.T) {
 	t.Parallel()
 	lines := strings.Split(strings.TrimSuffix(good, "\n"), "\n")
@@ -53,6 +90,7 @@ func TestParseErrors(t *testing.T) {
 		{"bad config", with(0, "# config: ../x"), "x.tsv:1: config \"../x\""},
 		{"no columns", strings.Join(lines[:5], "\n") + "\n", "x.tsv:6: no column line"},
 		{"wrong columns", with(5, "seed\tacc"), "x.tsv:6: want the column line"},
+		{"test fields", with(5, TestColumns), "x.tsv:7: 4 fields, want 2 (seed, test_acc)"},
 		{"fields", with(6, "0\t79.66\t16.80"), "x.tsv:7: 3 fields, want 4"},
 		{"seed", with(6, "-1\t79.66\t16.80\t1"), "x.tsv:7: seed \"-1\""},
 		{"accuracy", with(6, "0\t179.66\t16.80\t1"), "x.tsv:7: final_acc \"179.66\""},
@@ -114,8 +152,9 @@ func TestRepositoryFiles(t *testing.T) {
 // parses back to the same file.
 func FuzzParse(f *testing.F) {
 	f.Add(good)
-	f.Add("# config: a\n# command: b\n# reference: c\n# split: d\n# source: e\n" + Columns + "\n")
-	f.Add("# config: a\n" + Columns + "\n0\t1\t2\t3\n")
+	f.Add(goodTest)
+	f.Add("# config: a\n# command: b\n# reference: c\n# split: d\n# source: e\n" + SeqColumns + "\n")
+	f.Add("# config: a\n" + SeqColumns + "\n0\t1\t2\t3\n")
 	f.Fuzz(func(t *testing.T, in string) {
 		x, err := Parse("fuzz", strings.NewReader(in))
 		if err != nil {
@@ -129,7 +168,7 @@ func FuzzParse(f *testing.F) {
 		if err != nil {
 			t.Fatalf("Parse(Format(x)): %v\n%s", err, b.String())
 		}
-		if len(x.Runs) != len(y.Runs) || x.Config != y.Config || x.Command != y.Command || x.Source != y.Source {
+		if len(x.Runs) != len(y.Runs) || x.Config != y.Config || x.Command != y.Command || x.Source != y.Source || x.Columns != y.Columns {
 			t.Fatalf("round trip: %+v != %+v", x, y)
 		}
 		for i := range x.Runs {

@@ -16,6 +16,7 @@ import (
 type converter struct {
 	t                        *testing.T
 	py, ref, ran, parts, out string
+	mnistParts               string
 	pipeline                 string
 }
 
@@ -30,14 +31,14 @@ func newConverter(t *testing.T) *converter {
 	}
 	dir := t.TempDir()
 	c := &converter{t: t, py: py, ref: filepath.Join(dir, "reference"), ran: filepath.Join(dir, "ran", "src"),
-		parts: filepath.Join(dir, "parts"), out: filepath.Join(dir, "out"), pipeline: filepath.Join(dir, "pipeline.toml")}
+		parts: filepath.Join(dir, "parts"), mnistParts: filepath.Join(dir, "mnist-parts"), out: filepath.Join(dir, "out"), pipeline: filepath.Join(dir, "pipeline.toml")}
 	var sums, readme strings.Builder
 	readme.WriteString("| file | sha | commit |\n")
-	for i, f := range []string{"run_seq.py", "models/cortex.py"} {
+	for i, f := range []string{"run_seq.py", "models/cortex.py", "run_mnist.py", "models/base.py", "models/torch_utils.py", "models/spiking.py"} {
 		body := fmt.Sprintf("# the authors' %s (a stand-in)\n", f)
 		c.write(filepath.Join(c.ran, f), body)
 		fmt.Fprintf(&sums, "%x  src/%s\n", sha256.Sum256([]byte(body)), f)
-		fmt.Fprintf(&readme, "| `src/%s` | `x` | `%s` |\n", f, strings.Repeat(fmt.Sprint(i+1), 40))
+		fmt.Fprintf(&readme, "| `src/%s` | `x` | `%s` |\n", f, strings.Repeat(fmt.Sprint(i%9+1), 40))
 	}
 	c.write(filepath.Join(c.ref, "SHA256SUMS"), sums.String())
 	c.write(filepath.Join(c.ref, "README.md"), readme.String())
@@ -69,9 +70,23 @@ pickle.dump(dict(config="cfg_a", seed=%d, run_args=dict(val=True), omp_threads="
 	}
 }
 
+// mnistCheckpoint writes the pickle run_mnist.py leaves for cfg at seed.
+func (c *converter) mnistCheckpoint(cfg string, seed int, acc float64) {
+	c.t.Helper()
+	if err := os.MkdirAll(c.mnistParts, 0o755); err != nil {
+		c.t.Fatal(err)
+	}
+	script := fmt.Sprintf(`import pickle
+pickle.dump(dict(config=%q, seed=%d, epochs=30, test_acc=%g, test_macro_auc=0.97), open(%q, "wb"))`,
+		cfg, seed, acc, filepath.Join(c.mnistParts, fmt.Sprintf("%s_s%d.pkl", cfg, seed)))
+	if out, err := exec.Command(c.py, "-c", script).CombinedOutput(); err != nil {
+		c.t.Fatalf("%v: %s", err, out)
+	}
+}
+
 func (c *converter) run() (string, error) {
 	out, err := exec.Command(c.py, filepath.Join("..", "..", "tools", "refcheck", "reference_runs.py"),
-		"--parts", c.parts, "--ran", c.ran, "--reference", c.ref, "--out", c.out, c.pipeline).CombinedOutput()
+		"--parts", c.parts, "--mnist-parts", c.mnistParts, "--ran", c.ran, "--reference", c.ref, "--out", c.out, c.pipeline).CombinedOutput()
 	return string(out), err
 }
 
@@ -130,5 +145,57 @@ func TestReferenceRunsMerge(t *testing.T) {
 	c.write(filepath.Join(c.out, "cfg_a.tsv"), strings.Replace(string(body), "# reference: src/run_seq.py at 1111", "# reference: src/run_seq.py at 9999", 1))
 	if out, err := c.run(); err == nil || !strings.Contains(out, "cfg_a.tsv:3: runs of another reference") {
 		t.Errorf("another reference: err %v, output %q", err, out)
+	}
+}
+
+// TestReferenceRunsMNIST: a row whose reference_script is run_mnist reads
+// run_mnist.py's checkpoints into a test_acc file; a configuration named
+// under two scripts, an unknown script and a file of the other script's
+// columns are errors.
+func TestReferenceRunsMNIST(t *testing.T) {
+	t.Parallel()
+	c := newConverter(t)
+	c.write(c.pipeline, "[[disputed.row]]\nreference = \"cfg_a\"\n[[disputed.row]]\nreference = \"cfg_m\"\nreference_script = \"run_mnist\"\n")
+	c.checkpoint(0, 0.9)
+	c.mnistCheckpoint("cfg_m", 0, 0.7664)
+	c.mnistCheckpoint("cfg_m", 3, 0.8191)
+	c.mnistCheckpoint("cfg_a", 5, 0.5) // run_mnist checkpoints of a run_seq config are not read
+	if out, err := c.run(); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	f, err := Load(c.out, "cfg_m")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Columns != TestColumns || len(f.Runs) != 2 || f.Runs[0] != (Run{Seed: 0, FinalAcc: 76.64}) || f.Runs[1] != (Run{Seed: 3, FinalAcc: 81.91}) ||
+		!strings.Contains(f.Command, "src/run_mnist.py --configs cfg_m") || !strings.Contains(f.Reference, "src/models/spiking.py at") ||
+		!strings.Contains(f.Source, "from cfg_m_s<seed>.pkl") {
+		t.Fatalf("cfg_m = %+v", f)
+	}
+	if got := c.seeds(); len(got) != 1 || got[0].Seed != 0 {
+		t.Errorf("cfg_a = %+v, want seed 0 only", got)
+	}
+	body, err := os.ReadFile(filepath.Join(c.out, "cfg_m.tsv"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ name, pipeline, want string }{
+		{"two scripts", "[[disputed.row]]\nreference = \"cfg_m\"\n[[disputed.row]]\nreference = \"cfg_m\"\nreference_script = \"run_mnist\"\n", "cfg_m is run by run_seq in another row, run_mnist here"},
+		{"unknown script", "[[disputed.row]]\nreference = \"cfg_m\"\nreference_script = \"run_cifar\"\n", "disputed.row[0].reference_script 'run_cifar'"},
+		{"other script", "[[disputed.row]]\nreference = \"cfg_m\"\n", "cfg_m.tsv:3: runs of another reference"},
+	} {
+		c.write(c.pipeline, tc.pipeline)
+		if out, err := c.run(); err == nil || !strings.Contains(out, tc.want) {
+			t.Errorf("%s: err %v, output %q, want %q", tc.name, err, out, tc.want)
+		}
+		if after, _ := os.ReadFile(filepath.Join(c.out, "cfg_m.tsv")); string(after) != string(body) {
+			t.Errorf("%s: cfg_m.tsv changed:\n%s", tc.name, after)
+		}
+	}
+	// The same reference, another script's column line.
+	c.write(c.pipeline, "[[disputed.row]]\nreference = \"cfg_m\"\nreference_script = \"run_mnist\"\n")
+	c.write(filepath.Join(c.out, "cfg_m.tsv"), strings.Replace(string(body), TestColumns, SeqColumns, 1))
+	if out, err := c.run(); err == nil || !strings.Contains(out, "cfg_m.tsv:6: the columns of another script") {
+		t.Errorf("other columns: err %v, output %q", err, out)
 	}
 }

@@ -1,19 +1,22 @@
 #!/usr/bin/env python3
-"""reference_runs: the authors' per-seed --val results as paper/reference-runs/<config>.tsv.
+"""reference_runs: the authors' per-seed results as paper/reference-runs/<config>.tsv.
 
-Usage: reference_runs.py --parts DIR --ran SRC --reference REFDIR --out OUTDIR pipeline.toml
+Usage: reference_runs.py --parts DIR [--mnist-parts DIR] --ran SRC --reference REFDIR --out OUTDIR pipeline.toml
 
 For every authors' configuration that a [[disputed.row]] of pipeline.toml names (reference,
-minus_reference), reads DIR/val_<config>_s<seed>.pkl (the checkpoints the authors' run_seq.py wrote
-for `--val`, split seed 1234) and writes OUTDIR/<config>.tsv in the format package
-internal/refruns parses: a header (config, command, reference, split, source), the column line and
-one line per finished seed. A configuration with no finished seed gets a file with no seed lines.
+minus_reference), reads the checkpoints its runs wrote and writes OUTDIR/<config>.tsv in the format
+package internal/refruns parses: a header (config, command, reference, split, source), the column
+line and one line per finished seed. The row's reference_script says which script ran:
+run_seq (the default) reads DIR/val_<config>_s<seed>.pkl, the checkpoints run_seq.py wrote for
+`--val` (split seed 1234); run_mnist reads MNISTDIR/<config>_s<seed>.pkl, the checkpoints
+run_mnist.py wrote (the substrate ladder, scored on the official test set).
+A configuration with no finished seed gets a file with no seed lines.
 The runs of one configuration may be made on several machines: the seed lines an existing
-OUTDIR/<config>.tsv holds for seeds that have no checkpoint in DIR are kept (only when that
-file names the same reference commits; else nothing is written), and a seed present in both
-must print the same line (the authors' code is deterministic at one thread): a rerun that
+OUTDIR/<config>.tsv holds for seeds that have no checkpoint here are kept (only when that file
+names the same reference commits and columns; else nothing is written), and a seed present in
+both must print the same line (the authors' code is deterministic at one thread): a rerun that
 disagrees is an error naming the file and the seed.
-SRC is the copy of the authors' src/ that ran: its run_seq.py and models/cortex.py must match
+SRC is the copy of the authors' src/ that ran: the files each script runs must match
 REFDIR/SHA256SUMS (else the runs are not of the reference, and nothing is written). Only the
 checkpoints' own numbers are read; nothing of the authors' code is imported.
 """
@@ -26,7 +29,23 @@ import re
 import sys
 import tomllib
 
-FILES = ["src/run_seq.py", "src/models/cortex.py"]
+# What each of the authors' scripts runs, where its checkpoints are, and how its files say it.
+SCRIPTS = {
+    "run_seq": dict(
+        files=["src/run_seq.py", "src/models/cortex.py"],
+        part=lambda cfg: "val_" + cfg,
+        columns="seed\tfinal_acc\tforgetting\treplay_used",
+        command="OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 python3 src/run_seq.py --configs {cfg} --seeds S --val --resume (one run per seed S, Debian python3-torch, nice 19)",
+        split="--val: the stratified held-out tenth of the training set, seed 1234 (our split1234, sample for sample)",
+    ),
+    "run_mnist": dict(
+        files=["src/run_mnist.py", "src/models/cortex.py", "src/models/base.py", "src/models/torch_utils.py", "src/models/spiking.py"],
+        part=lambda cfg: cfg,
+        columns="seed\ttest_acc",
+        command="OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 python3 src/run_mnist.py --configs {cfg} --seeds S --resume (one run per seed S, Debian python3-torch and python3-sklearn, nice 19)",
+        split="the official MNIST test set (10,000 images) after 30 epochs of i.i.d. training on the full training set",
+    ),
+}
 
 
 def digests(refdir):
@@ -39,12 +58,17 @@ def digests(refdir):
 
 
 def commits(refdir):
+    """The commit of each reference file, from REFDIR/README.md's table (a row may name several files)."""
     out = {}
     with open(os.path.join(refdir, "README.md")) as fh:
         for line in fh:
-            m = re.match(r"\| `(src/[^`]+)` \| `[^`]+` \| `([0-9a-f]{40})`", line)
-            if m:
-                out[m.group(1)] = m.group(2)
+            cells = line.split("|")
+            if len(cells) < 4 or not cells[1].strip().startswith("`src/"):
+                continue
+            commit = re.search(r"`([0-9a-f]{40})`", line)
+            for name in re.findall(r"`(src/[^`]+)`", cells[1]):
+                if commit:
+                    out[name] = commit.group(1)
     return out
 
 
@@ -54,18 +78,22 @@ def sha256(path):
 
 
 def configs(pipeline):
+    """The authors' configurations the disputed rows name, with the script that runs each."""
     with open(pipeline, "rb") as fh:
         doc = tomllib.load(fh)
-    out = []
-    for row in doc.get("disputed", {}).get("row", []):
+    out = {}
+    for i, row in enumerate(doc.get("disputed", {}).get("row", [])):
+        script = row.get("reference_script", "run_seq")
+        if script not in SCRIPTS:
+            sys.exit(f"reference_runs: {pipeline}: disputed.row[{i}].reference_script {script!r}: want one of {sorted(SCRIPTS)}")
         for key in ("reference", "minus_reference"):
             c = row.get(key)
-            if c and c not in out:
-                out.append(c)
+            if c and out.setdefault(c, script) != script:
+                sys.exit(f"reference_runs: {pipeline}: disputed.row[{i}]: {c} is run by {out[c]} in another row, {script} here")
     return out
 
 
-def existing(path, cfg, reference):
+def existing(path, cfg, reference, columns):
     """The seed lines of an earlier OUTDIR/<config>.tsv, by seed ({} when there is none)."""
     if not os.path.exists(path):
         return {}
@@ -77,6 +105,8 @@ def existing(path, cfg, reference):
                 sys.exit(f"reference_runs: {path}:{n}: names another configuration ({line[10:]}), not {cfg}")
             if line.startswith("# reference: ") and line != f"# reference: {reference}":
                 sys.exit(f"reference_runs: {path}:{n}: runs of another reference ({line[13:]}); move the file away to start over")
+            if line.startswith("seed\t") and line != columns:
+                sys.exit(f"reference_runs: {path}:{n}: the columns of another script ({line!r}, want {columns!r}); move the file away to start over")
             if line.startswith("#") or line.startswith("seed\t") or not line:
                 continue
             seed = line.split("\t", 1)[0]
@@ -86,55 +116,75 @@ def existing(path, cfg, reference):
     return kept
 
 
+def checkpoints(parts, cfg, script):
+    """The finished seeds of cfg in parts, each with the line it writes, by seed."""
+    sc = SCRIPTS[script]
+    out = {}
+    if not parts:
+        return out
+    for path in glob.glob(os.path.join(parts, sc["part"](cfg) + "_s*.pkl")):
+        m = re.fullmatch(re.escape(sc["part"](cfg)) + r"_s(\d+)\.pkl", os.path.basename(path))
+        if not m:
+            continue
+        seed = int(m.group(1))
+        with open(path, "rb") as fh:
+            run = pickle.load(fh)
+        if run.get("config") != cfg or int(run.get("seed", -1)) != seed:
+            sys.exit(f"reference_runs: {path}: not a run of {cfg} seed {seed}")
+        if script == "run_seq":
+            if not run.get("run_args", {}).get("val"):
+                sys.exit(f"reference_runs: {path}: not a --val run of {cfg} seed {seed}")
+            if str(run.get("omp_threads")) != "1":
+                sys.exit(f"reference_runs: {path}: ran with OMP_NUM_THREADS={run.get('omp_threads')}, want 1")
+            out[seed] = f"{seed}\t{100 * run['final_acc']:.2f}\t{100 * run['forgetting']:.2f}\t{int(run.get('replay_used') or 0)}"
+        else:
+            # run_mnist.py does not record its thread count: the command line says it.
+            out[seed] = f"{seed}\t{100 * run['test_acc']:.2f}"
+    return out
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--parts", required=True)
+    ap.add_argument("--parts", required=True, help="run_seq.py's checkpoints (results/bio/seq/parts)")
+    ap.add_argument("--mnist-parts", default="", help="run_mnist.py's checkpoints (results/bio/mnist/parts)")
     ap.add_argument("--ran", required=True, help="the copy of the authors' src/ that ran")
     ap.add_argument("--reference", required=True, help="../shared/spec/reference")
     ap.add_argument("--out", required=True)
     ap.add_argument("pipeline")
     a = ap.parse_args()
     sums, refs = digests(a.reference), commits(a.reference)
-    for f in FILES:
-        got = sha256(os.path.join(a.ran, f[len("src/"):]))
-        if got != sums.get(f):
-            sys.exit(f"reference_runs: {a.ran}/{f[len('src/'):]}: sha256 {got}, not the reference's {sums.get(f)}: not the authors' code")
-    reference = ", ".join(f"{f} at {refs[f]}" for f in FILES) + " (SHA-256 as in its SHA256SUMS)"
+    todo = configs(a.pipeline)
+    for script in sorted(set(todo.values())):
+        for f in SCRIPTS[script]["files"]:
+            if f not in refs:
+                sys.exit(f"reference_runs: {a.reference}/README.md: no commit for {f}")
+            got = sha256(os.path.join(a.ran, f[len("src/"):]))
+            if got != sums.get(f):
+                sys.exit(f"reference_runs: {a.ran}/{f[len('src/'):]}: sha256 {got}, not the reference's {sums.get(f)}: not the authors' code")
     os.makedirs(a.out, exist_ok=True)
-    for cfg in configs(a.pipeline):
-        rows = []
-        for path in glob.glob(os.path.join(a.parts, f"val_{cfg}_s*.pkl")):
-            m = re.fullmatch(re.escape("val_" + cfg) + r"_s(\d+)\.pkl", os.path.basename(path))
-            if not m:
-                continue
-            with open(path, "rb") as fh:
-                out = pickle.load(fh)
-            if out.get("config") != cfg or int(out.get("seed", -1)) != int(m.group(1)) or not out.get("run_args", {}).get("val"):
-                sys.exit(f"reference_runs: {path}: not a --val run of {cfg} seed {m.group(1)}")
-            if str(out.get("omp_threads")) != "1":
-                sys.exit(f"reference_runs: {path}: ran with OMP_NUM_THREADS={out.get('omp_threads')}, want 1")
-            rows.append((int(m.group(1)), out))
+    for cfg, script in todo.items():
+        sc = SCRIPTS[script]
+        reference = ", ".join(f"{f} at {refs[f]}" for f in sc["files"]) + " (SHA-256 as in its SHA256SUMS)"
+        ran = checkpoints(a.parts if script == "run_seq" else a.mnist_parts, cfg, script)
         dst = os.path.join(a.out, cfg + ".tsv")
-        lines = existing(dst, cfg, reference)
-        ran = set()
-        for seed, out in rows:
-            line = f"{seed}\t{100 * out['final_acc']:.2f}\t{100 * out['forgetting']:.2f}\t{int(out.get('replay_used') or 0)}"
+        lines = existing(dst, cfg, reference, sc["columns"])
+        for seed, line in ran.items():
             if seed in lines and lines[seed] != line:
                 sys.exit(f"reference_runs: {dst}: seed {seed}: the file says {lines[seed]!r}, the checkpoint here {line!r}: the authors' code is not reproducing itself")
             lines[seed] = line
-            ran.add(seed)
+        part = sc["part"](cfg) + "_s<seed>.pkl"
         tmp = dst + ".tmp"
         with open(tmp, "w") as fh:
             fh.write(f"# config: {cfg}\n")
-            fh.write(f"# command: OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 python3 src/run_seq.py --configs {cfg} --seeds S --val --resume (one run per seed S, Debian python3-torch, nice 19)\n")
+            fh.write("# command: " + sc["command"].format(cfg=cfg) + "\n")
             fh.write(f"# reference: {reference}\n")
-            fh.write("# split: --val: the stratified held-out tenth of the training set, seed 1234 (our split1234, sample for sample)\n")
-            fh.write(f"# source: make reference-runs (tools/refcheck/reference_runs.py) from val_{cfg}_s<seed>.pkl\n")
-            fh.write("seed\tfinal_acc\tforgetting\treplay_used\n")
+            fh.write("# split: " + sc["split"] + "\n")
+            fh.write(f"# source: make reference-runs (tools/refcheck/reference_runs.py) from {part}\n")
+            fh.write(sc["columns"] + "\n")
             for seed in sorted(lines):
                 fh.write(lines[seed] + "\n")
         os.replace(tmp, dst)
-        kept = sorted(set(lines) - ran)
+        kept = sorted(set(lines) - set(ran))
         print(f"{dst}: {len(lines)} seeds {sorted(lines)} ({len(ran)} from checkpoints here, {len(kept)} kept from the file)")
 
 
