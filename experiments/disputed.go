@@ -1,6 +1,7 @@
 package experiments
 
 import (
+	"cmp"
 	"fmt"
 	"path/filepath"
 	"slices"
@@ -31,6 +32,9 @@ import (
 //	protocol = "sequential"
 //	minus = "..."                      # optional: experiment minus this one, paired by seed
 //	reference = "g17_mirror_s10"       # optional: the authors' config (its .tsv)
+//	reference_script = "run_seq"       # the authors' script that runs it: run_seq
+//	                                   # (--val, scored on split 1234, the default) or
+//	                                   # run_mnist (the substrate ladder, the test set)
 //	minus_reference = "..."            # with minus: the authors' config of the subtrahend
 //	reference_note = "..."             # without reference: why not
 type Disputed struct {
@@ -44,14 +48,15 @@ type Disputed struct {
 
 // DisputedRow is one [[disputed.row]].
 type DisputedRow struct {
-	ID             string `toml:"id"`
-	Label          string `toml:"label"`
-	Experiment     string `toml:"experiment"`
-	Minus          string `toml:"minus"`
-	Protocol       string `toml:"protocol"`
-	Reference      string `toml:"reference"`
-	MinusReference string `toml:"minus_reference"`
-	ReferenceNote  string `toml:"reference_note"`
+	ID              string `toml:"id"`
+	Label           string `toml:"label"`
+	Experiment      string `toml:"experiment"`
+	Minus           string `toml:"minus"`
+	Protocol        string `toml:"protocol"`
+	Reference       string `toml:"reference"`
+	ReferenceScript string `toml:"reference_script"`
+	MinusReference  string `toml:"minus_reference"`
+	ReferenceNote   string `toml:"reference_note"`
 }
 
 // loadDisputed decodes and checks [disputed] and reads the reference runs
@@ -126,6 +131,16 @@ func (m *Matrix) loadDisputed() error {
 		if r.Reference == "" && r.ReferenceNote == "" {
 			return bad(at+".reference_note", "a row without the authors' runs says why")
 		}
+		columns, ok := referenceColumns[r.ReferenceScript]
+		switch {
+		case !ok:
+			return bad(at+".reference_script", "%q: want run_seq or run_mnist", r.ReferenceScript)
+		case r.Reference == "" && r.ReferenceScript != "":
+			return bad(at+".reference_script", "a row without reference runs no script of the authors'")
+		case r.Reference != "" && m.byName[r.Experiment].Eval != referenceEval[columns]:
+			return bad(at+".reference_script", "the authors' %s runs score %s; experiment %s evaluates on %q",
+				cmp.Or(r.ReferenceScript, "run_seq"), referenceSet[columns], r.Experiment, m.byName[r.Experiment].Eval)
+		}
 		for _, x := range []struct{ key, config string }{{"reference", r.Reference}, {"minus_reference", r.MinusReference}} {
 			if x.config == "" || d.refs[x.config] != nil {
 				continue
@@ -134,12 +149,25 @@ func (m *Matrix) loadDisputed() error {
 			if err != nil {
 				return bad(at+"."+x.key, "%v", err)
 			}
+			if f.Columns != columns {
+				return bad(at+".reference_script", "%s holds runs of another script (columns %q, want %q)",
+					filepath.Join(dir, x.config+".tsv"), f.Columns, columns)
+			}
 			d.refs[x.config] = f
 		}
 	}
 	m.disputed = d
 	return nil
 }
+
+// referenceColumns is the column line of the runs of each authors' script
+// a row may name (reference_script; run_seq when it is empty); referenceEval
+// and referenceSet say which evaluation set those runs score.
+var (
+	referenceColumns = map[string]string{"": refruns.SeqColumns, "run_seq": refruns.SeqColumns, "run_mnist": refruns.TestColumns}
+	referenceEval    = map[string]string{refruns.SeqColumns: "heldout", refruns.TestColumns: "test"}
+	referenceSet     = map[string]string{refruns.SeqColumns: "the held-out split (--val)", refruns.TestColumns: "the official test set"}
+)
 
 // inProfile reports whether the section runs under a profile.
 func (d *Disputed) inProfile(profile string) bool {
@@ -207,6 +235,7 @@ func (m *Matrix) disputedCells(b *builder, profile string, prof *Profile, rep *p
 			RowSeeds: len(m.byName[r.Experiment].seeds(prof))}
 		if r.Reference != "" {
 			row.Reference = r.Reference
+			row.RefScript = cmp.Or(r.ReferenceScript, "run_seq")
 			a := d.refs[r.Reference]
 			if r.Minus == "" {
 				for _, run := range a.Runs {

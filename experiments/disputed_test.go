@@ -133,6 +133,13 @@ func TestDisputedErrors(t *testing.T) {
 		{"seeds", `seeds = [0, 1, 2, 3, 4]`, `seeds = [0, 1, 1]`, at(3) + "disputed.seeds: 1 listed twice"},
 		{"profile", `profiles = ["paper"]`, `profiles = ["papr"]`, at(2) + `disputed.profiles: no profile "papr"`},
 		{"unknown key", `label = "full"`, "label = \"full\"\ncolour = 1", "colour: unknown key"},
+		{"script", `reference = "g16_sgd_refr_s10_w512"`, "reference = \"g16_sgd_refr_s10_w512\"\nreference_script = \"run_cifar\"",
+			`disputed.row[0].reference_script: "run_cifar": want run_seq or run_mnist`},
+		// full evaluates on the held-out split; run_mnist's runs score the test set.
+		{"script's set", `reference = "g16_sgd_refr_s10_w512"`, "reference = \"g16_sgd_refr_s10_w512\"\nreference_script = \"run_mnist\"",
+			`disputed.row[0].reference_script: the authors' run_mnist runs score the official test set; experiment full evaluates on "heldout"`},
+		{"script, no reference", `reference = "g16_sgd_refr_s10_w512"`, "reference_note = \"n\"\nreference_script = \"run_seq\"",
+			"disputed.row[0].reference_script: a row without reference runs no script"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
@@ -140,6 +147,69 @@ func TestDisputedErrors(t *testing.T) {
 			_, err := disputedGraph(t, matrixConfig+section, "paper")
 			if err == nil || !strings.Contains(err.Error(), c.want) {
 				t.Errorf("err %v, want it to contain %q", err, c.want)
+			}
+		})
+	}
+}
+
+// TestDisputedTestSet: a row settled by the authors' run_mnist.py (the
+// substrate ladder) reads a test_acc file for an experiment scored on the
+// test set; a file of run_seq's columns under that script is an error
+// naming the row's key and the file.
+func TestDisputedTestSet(t *testing.T) {
+	t.Parallel()
+	src := matrixConfig + TestExperiments(TestExperiment{Name: "sub", Learner: "local", Preset: "g16_sgd_refr_s10_w512",
+		Protocols: []string{"static"}, Extra: []string{`eval = "test"`}}) + `
+[disputed]
+profiles = ["paper"]
+seeds = [0, 1, 2, 3]
+reference_runs = "runs"
+
+[[disputed.row]]
+id = "t/sub/static"
+label = "sub"
+experiment = "sub"
+protocol = "static"
+reference = "v6_x"
+reference_script = "run_mnist"
+`
+	for _, tc := range []struct{ name, file, want string }{
+		{"test_acc", "# config: v6_x\n# command: c\n# reference: r\n# split: s\n# source: t\nseed\ttest_acc\n0\t76.64\n3\t81.91\n", ""},
+		{"run_seq's columns", strings.Replace(disputedRuns, "g16_sgd_refr_s10_w512", "v6_x", 1), "disputed.row[0].reference_script: "},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := t.TempDir()
+			if err := os.Mkdir(filepath.Join(dir, "runs"), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, "runs", "v6_x.tsv"), []byte(tc.file), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, "pipeline.toml"), []byte(src), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			cfg, err := pipeline.LoadConfig(filepath.Join(dir, "pipeline.toml"))
+			if err != nil {
+				t.Fatal(err)
+			}
+			g, err := build(cfg, "paper")
+			if tc.want != "" {
+				if err == nil || !strings.Contains(err.Error(), tc.want) || !strings.Contains(err.Error(), "v6_x.tsv holds runs of another script") {
+					t.Fatalf("err %v, want %q and the file", err, tc.want)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			rows := g.Cell(cellid.Reproduction).Params.(*stages.ReproductionParams).Disputed
+			if len(rows) != 1 || len(rows[0].RefAcc) != 2 || rows[0].RefAcc[1] != 81.91 {
+				t.Errorf("reproduction's disputed rows = %+v", rows)
+			}
+			id := cellid.Train{Experiment: "sub", Protocol: "static", Eval: "test", Seed: 3}.String()
+			if g.Cell(id) == nil {
+				t.Errorf("no cell %s", id)
 			}
 		})
 	}

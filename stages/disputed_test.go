@@ -121,3 +121,33 @@ func abs(x float64) float64 {
 	}
 	return x
 }
+
+// TestDisputedCollapseLowerBound: where half or more of a column's seeds
+// collapsed, its median is itself collapsed and the count (measured from
+// the median, unchanged) is marked a lower bound; a row says which of the
+// authors' scripts ran its runs.
+func TestDisputedCollapseLowerBound(t *testing.T) {
+	t.Parallel()
+	low := computedSide([]int64{0, 1, 2, 3, 4, 5}, []float64{96, 14, 12, 95, 11, 10}, false)
+	if low.Collapsed != 0 || !low.CollapsedAtLeast || sideText(low, false) != "39.7 ± 43.3, n=6, med 13.0, >=0 coll." {
+		t.Errorf("half collapsed: %+v, text %q", low, sideText(low, false))
+	}
+	healthy := computedSide([]int64{0, 1, 2, 3}, []float64{96, 95, 40, 94}, false)
+	if healthy.Collapsed != 1 || healthy.CollapsedAtLeast || !strings.HasSuffix(sideText(healthy, false), ", 1 coll.") {
+		t.Errorf("one collapsed: %+v, text %q", healthy, sideText(healthy, false))
+	}
+	if d := computedSide([]int64{0, 1, 2}, []float64{50, -40, 1}, true); d.CollapsedAtLeast {
+		t.Errorf("a paired difference has no collapse count: %+v", d)
+	}
+	r := DisputedResult{Label: "spike", ID: "substrate/x/acc", Reference: "v6_spiketrain8", RefScript: "run_mnist", Authors: low}
+	notes := strings.Join(r.Notes(), "\n")
+	for _, want := range []string{"authors' config v6_spiketrain8 (run_mnist.py, the official test set)",
+		"authors: the collapse count is a lower bound: the median (13.0) is itself 83.0 points below the best seed (96.0)"} {
+		if !strings.Contains(notes, want) {
+			t.Errorf("notes lack %q:\n%s", want, notes)
+		}
+	}
+	if tex := DisputedTeX([]DisputedResult{r}); !strings.Contains(tex, `med 13.0, $\geq$0 coll.`) {
+		t.Errorf("DisputedTeX: no lower-bound mark:\n%s", tex)
+	}
+}

@@ -187,9 +187,14 @@ func (rep *ReproReport) Summary() string {
 //   - 12: means, differences and intervals below the printed precision
 //     (realised decays of order 1e-3 and below printed as 0.0) get two
 //     significant digits.
+//   - 13: the table of disputed rows says which of the authors' scripts
+//     ran each row's runs (run_seq.py --val or run_mnist.py on the test
+//     set) and marks a collapse count as a lower bound (">=") where the
+//     column's median is itself collapsed against its best seed; without
+//     disputed rows the outputs are byte-identical.
 var Reproduction = &pipeline.Stage{
 	Name:      "reproduction",
-	Version:   12,
+	Version:   13,
 	NewParams: func() any { return &ReproductionParams{} },
 	Run: func(ctx context.Context, rc *pipeline.RunContext) error {
 		p := rc.Params.(*ReproductionParams)
