@@ -30,6 +30,8 @@ import (
 //	label = "mirror control"
 //	experiment = "mirror"
 //	protocol = "sequential"
+//	eval = "split4321"                 # optional: another held-out split than the
+//	                                   # experiment's first (as a table column's eval)
 //	minus = "..."                      # optional: experiment minus this one, paired by seed
 //	reference = "g17_mirror_s10"       # optional: the authors' config (its .tsv)
 //	reference_script = "run_seq"       # the authors' script that runs it: run_seq
@@ -53,6 +55,7 @@ type DisputedRow struct {
 	Experiment      string `toml:"experiment"`
 	Minus           string `toml:"minus"`
 	Protocol        string `toml:"protocol"`
+	Eval            string `toml:"eval"`
 	Reference       string `toml:"reference"`
 	ReferenceScript string `toml:"reference_script"`
 	MinusReference  string `toml:"minus_reference"`
@@ -108,6 +111,11 @@ func (m *Matrix) loadDisputed() error {
 			return bad(at+".label", "missing")
 		}
 		ids[r.ID] = true
+		if r.Eval != "" {
+			if split, err := cellid.ParseEval(r.Eval); err != nil || split == 0 {
+				return bad(at+".eval", "%q: want split<seed>, a held-out split (a row on the test set is an experiment with eval = \"test\")", r.Eval)
+			}
+		}
 		for _, x := range []struct{ key, name string }{{"experiment", r.Experiment}, {"minus", r.Minus}} {
 			if x.name == "" && x.key == "minus" {
 				continue
@@ -123,6 +131,9 @@ func (m *Matrix) loadDisputed() error {
 				if !e.inProfile(p) {
 					return bad(at+"."+x.key, "experiment %s is not in profile %s", x.name, p)
 				}
+			}
+			if r.Eval != "" && e.Eval == "test" {
+				return bad(at+".eval", "experiment %s evaluates on the test set only (eval = \"test\"), not %q", x.name, r.Eval)
 			}
 		}
 		if (r.Minus == "") != (r.MinusReference == "") && r.Reference != "" {
@@ -186,53 +197,74 @@ func (m *Matrix) disputedCells(b *builder, profile string, prof *Profile, rep *p
 		return nil
 	}
 	rp := rep.Params.(*stages.ReproductionParams)
-	var exps, protos []string
+	// Rows: the experiments; columns: a protocol on the experiment's first
+	// split (named by the protocol), or on a row's own split (named
+	// "<protocol>-split<seed>").
+	type column struct {
+		id, protocol string
+		split        int64
+	}
+	var exps []string
+	var cols []column
+	colOf := func(name string, r DisputedRow) column {
+		split, _ := cellid.ParseEval(r.Eval) // checked by loadDisputed
+		if r.Eval == "" || split == m.byName[name].splits(prof)[0] {
+			return column{r.Protocol, r.Protocol, 0}
+		}
+		return column{r.Protocol + "-" + r.Eval, r.Protocol, split}
+	}
+	need := map[string]bool{}
 	for _, r := range d.Rows {
 		for _, x := range []string{r.Experiment, r.Minus} {
-			if x != "" && !slices.Contains(exps, x) {
+			if x == "" {
+				continue
+			}
+			if !slices.Contains(exps, x) {
 				exps = append(exps, x)
 			}
-		}
-		if !slices.Contains(protos, r.Protocol) {
-			protos = append(protos, r.Protocol)
+			c := colOf(x, r)
+			if !slices.Contains(cols, c) {
+				cols = append(cols, c)
+			}
+			need[x+"\x00"+c.id] = true
 		}
 	}
-	need := map[[2]string]bool{}
-	for _, r := range d.Rows {
-		need[[2]string{r.Experiment, r.Protocol}] = true
-		if r.Minus != "" {
-			need[[2]string{r.Minus, r.Protocol}] = true
-		}
+	protos := make([]string, len(cols))
+	for i, c := range cols {
+		protos[i] = c.id
 	}
 	ap := &stages.AggregateParams{Table: stages.DisputedTable, Rows: exps, Protocols: protos, DefaultSeeds: len(d.Seeds),
 		Resamples: stages.BootstrapResamples, BootstrapSeed: stages.BootstrapSeed}
 	var inputs []pipeline.CellInput
 	for r, name := range exps {
 		e := m.byName[name]
-		for c, protocol := range protos {
-			if !need[[2]string{name, protocol}] {
+		for c, col := range cols {
+			if !need[name+"\x00"+col.id] {
 				ap.Cells = append(ap.Cells, stages.TableCell{Status: stages.Status{Kind: stages.StatusEmpty}})
 				continue
 			}
-			split := e.splits(prof)[0]
-			own := e.seeds(prof)
+			split := cmp.Or(col.split, e.splits(prof)[0])
 			var seeds []string
 			for s, seed := range d.Seeds {
 				seeds = append(seeds, strconv.FormatInt(seed, 10))
-				in := m.disputedTrainCell(b, profile, e, protocol, split, seed, slices.Contains(own, seed))
+				in := m.disputedTrainCell(b, profile, e, col.protocol, split, seed,
+					slices.Contains(e.seeds(prof), seed) && slices.Contains(e.splits(prof), split))
 				if !slices.Contains(in.Tables, stages.DisputedTable) {
 					in.Tables = append(in.Tables, stages.DisputedTable)
 				}
 				inputs = append(inputs, pipeline.CellInput{Name: cellid.Input{Row: r, Col: c, Seed: s}.String(), Cell: in})
 			}
 			ap.Cells = append(ap.Cells, stages.TableCell{Status: stages.Status{Kind: stages.StatusRun}, Seeds: strings.Join(seeds, " "),
-				Cell: cellid.Train{Experiment: name, Protocol: protocol, Eval: cellid.EvalOf(split)}.Prefix()})
+				Cell: cellid.Train{Experiment: name, Protocol: col.protocol, Eval: cellid.EvalOf(split)}.Prefix()})
 		}
 	}
 	agg := &pipeline.Cell{ID: cellid.Aggregate(stages.DisputedTable), Stage: stages.Aggregate, Params: ap, Inputs: inputs, Tables: []string{stages.DisputedTable}}
 	for _, r := range d.Rows {
 		row := stages.DisputedRow{ID: r.ID, Label: r.Label, Experiment: r.Experiment, Minus: r.Minus, Protocol: r.Protocol, RefNote: r.ReferenceNote,
 			RowSeeds: len(m.byName[r.Experiment].seeds(prof))}
+		if c := colOf(r.Experiment, r); c.id != r.Protocol {
+			row.Column = c.id
+		}
 		if r.Reference != "" {
 			row.Reference = r.Reference
 			row.RefScript = cmp.Or(r.ReferenceScript, "run_seq")
@@ -257,8 +289,9 @@ func (m *Matrix) disputedCells(b *builder, profile string, prof *Profile, rep *p
 }
 
 // disputedTrainCell is the train cell of a disputed row at one seed: the
-// experiment's own when it runs that seed, else a new cell that keeps a
-// diverged run as a result.
+// experiment's own when it runs that seed and split, or a table's when one
+// reads it (tab:val's second split), else a new cell that keeps a diverged
+// run as a result.
 func (m *Matrix) disputedTrainCell(b *builder, profile string, e *Experiment, protocol string, split, seed int64, own bool) *pipeline.Cell {
 	if own {
 		return m.trainCell(b, profile, e, protocol, split, seed)

@@ -214,3 +214,53 @@ reference_script = "run_mnist"
 		})
 	}
 }
+
+// TestDisputedSplit: a row on another held-out split than its experiment's
+// first reads that split's cells at every seed (each a new cell that keeps
+// a diverged run), in a column of its own beside the same experiment's row
+// on the first split; an eval that is not a held-out split is an error
+// naming the row's key.
+func TestDisputedSplit(t *testing.T) {
+	t.Parallel()
+	two := disputedConfig + `
+[[disputed.row]]
+id = "t/full/sequential/split2"
+label = "full, split 2"
+experiment = "full"
+protocol = "sequential"
+eval = "split4321"
+reference_note = "none run on split 2"
+`
+	g, err := disputedGraph(t, two, "paper")
+	if err != nil {
+		t.Fatal(err)
+	}
+	agg := g.Cell(cellid.Aggregate("disputed"))
+	if n := len(agg.Inputs); n != 10 {
+		t.Errorf("aggregate/disputed reads %d cells, want 10 (5 seeds on each split)", n)
+	}
+	ap := agg.Params.(*stages.AggregateParams)
+	if strings.Join(ap.Protocols, ",") != "sequential,sequential-split4321" || ap.Cells[1].Cell != "train/full/sequential/split4321" {
+		t.Errorf("columns %v, cells %+v", ap.Protocols, ap.Cells)
+	}
+	for s := range 5 {
+		id := cellid.Train{Experiment: "full", Protocol: "sequential", Eval: "split4321", Seed: int64(s)}.String()
+		if c := g.Cell(id); c == nil || !c.Params.(*stages.TrainParams).AllowDiverged {
+			t.Errorf("cell %s: %v, want a new cell that keeps a diverged run", id, c)
+		}
+	}
+	rows := g.Cell(cellid.Reproduction).Params.(*stages.ReproductionParams).Disputed
+	if len(rows) != 2 || rows[0].Column != "" || rows[1].Column != "sequential-split4321" {
+		t.Errorf("reproduction's disputed rows = %+v", rows)
+	}
+	for _, tc := range []struct{ eval, want string }{
+		{"split0", `disputed.row[1].eval: "split0": want split<seed>`},
+		{"test", `disputed.row[1].eval: "test": want split<seed>`},
+		{"4321", `disputed.row[1].eval: "4321": want split<seed>`},
+	} {
+		_, err = disputedGraph(t, strings.Replace(two, `eval = "split4321"`, `eval = "`+tc.eval+`"`, 1), "paper")
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("eval %s: err %v, want %q", tc.eval, err, tc.want)
+		}
+	}
+}

@@ -21,6 +21,10 @@ type DisputedRow struct {
 	Experiment string `toml:"experiment"`
 	Minus      string `toml:"minus,omitzero"`
 	Protocol   string `toml:"protocol"`
+	// Column is the aggregate's column holding the row's cells when it is
+	// not the protocol's: "<protocol>-split<seed>" for a row on another
+	// held-out split than its experiment's first.
+	Column string `toml:"column,omitzero"`
 	// Reference names the authors' configuration(s) the row's runs are of
 	// ("a - b" for a difference); RefNote says why there are none.
 	Reference string `toml:"reference,omitzero"`
@@ -121,15 +125,16 @@ func JudgeDisputed(p *ReproductionParams, rec *AggregateRecord) ([]DisputedResul
 		diff := row.Minus != ""
 		res := DisputedResult{ID: row.ID, Label: row.Label, Reference: row.Reference, RefScript: row.RefScript}
 		// Ours.
-		a := rec.find(row.Experiment, row.Protocol)
+		col := cmpOr(row.Column, row.Protocol)
+		a := rec.find(row.Experiment, col)
 		if a == nil {
-			return nil, fmt.Errorf("disputed row %s: no cell %s %s in the disputed aggregate", row.ID, row.Experiment, row.Protocol)
+			return nil, fmt.Errorf("disputed row %s: no cell %s %s in the disputed aggregate", row.ID, row.Experiment, col)
 		}
 		seeds, values := a.Seeds, a.Values
 		if diff {
-			b := rec.find(row.Minus, row.Protocol)
+			b := rec.find(row.Minus, col)
 			if b == nil {
-				return nil, fmt.Errorf("disputed row %s: no cell %s %s in the disputed aggregate", row.ID, row.Minus, row.Protocol)
+				return nil, fmt.Errorf("disputed row %s: no cell %s %s in the disputed aggregate", row.ID, row.Minus, col)
 			}
 			values, seeds = pairedDiffs(a, b)
 		}

@@ -115,6 +115,29 @@ func TestJudgeDisputedMissingCell(t *testing.T) {
 	}
 }
 
+// TestJudgeDisputedColumn: a row on another split reads its own column of
+// the aggregate, not the protocol's.
+func TestJudgeDisputedColumn(t *testing.T) {
+	t.Parallel()
+	p, rec := disputedFixture()
+	p.Disputed = p.Disputed[:1]
+	p.Disputed[0].Column = "sequential-split4321"
+	if _, err := JudgeDisputed(p, rec); err == nil || !strings.Contains(err.Error(), "no cell mirror sequential-split4321") {
+		t.Errorf("no such column: error %v", err)
+	}
+	c := rec.Rows[0][0]
+	c.Protocol, c.Values = "sequential-split4321", []float64{60, 61, 62}
+	c.Seeds, c.N = c.Seeds[:3], 3
+	rec.Rows[0] = append(rec.Rows[0], c)
+	rows, err := JudgeDisputed(p, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rows[0].Ours.N != 3 || *rows[0].Ours.Mean != 61 {
+		t.Errorf("ours = %+v, want the split-2 column's three seeds", rows[0].Ours)
+	}
+}
+
 func abs(x float64) float64 {
 	if x < 0 {
 		return -x
