@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"repro/experiments/cellid"
+	"repro/internal/dataset"
 	"repro/internal/refruns"
 	"repro/pipeline"
 	"repro/stages"
@@ -35,8 +36,9 @@ import (
 //	minus = "..."                      # optional: experiment minus this one, paired by seed
 //	reference = "g17_mirror_s10"       # optional: the authors' config (its .tsv)
 //	reference_script = "run_seq"       # the authors' script that runs it: run_seq
-//	                                   # (--val, scored on split 1234, the default) or
-//	                                   # run_mnist (the substrate ladder, the test set)
+//	                                   # (--val, scored on split 1234, the default),
+//	                                   # run_seq_test (no --val: the official test set)
+//	                                   # or run_mnist (the substrate ladder, the test set)
 //	minus_reference = "..."            # with minus: the authors' config of the subtrahend
 //	reference_note = "..."             # without reference: why not
 type Disputed struct {
@@ -142,16 +144,23 @@ func (m *Matrix) loadDisputed() error {
 		if r.Reference == "" && r.ReferenceNote == "" {
 			return bad(at+".reference_note", "a row without the authors' runs says why")
 		}
-		columns, ok := referenceColumns[r.ReferenceScript]
+		script, ok := referenceScripts[cmp.Or(r.ReferenceScript, "run_seq")]
+		eval := cmp.Or(r.Eval, m.byName[r.Experiment].Eval)
+		if eval != "test" {
+			eval = "heldout"
+		}
 		switch {
 		case !ok:
-			return bad(at+".reference_script", "%q: want run_seq or run_mnist", r.ReferenceScript)
+			return bad(at+".reference_script", "%q: want run_seq, run_seq_test or run_mnist", r.ReferenceScript)
 		case r.Reference == "" && r.ReferenceScript != "":
 			return bad(at+".reference_script", "a row without reference runs no script of the authors'")
-		case r.Reference != "" && m.byName[r.Experiment].Eval != referenceEval[columns]:
+		case r.Reference != "" && eval != script.eval:
 			return bad(at+".reference_script", "the authors' %s runs score %s; experiment %s evaluates on %q",
-				cmp.Or(r.ReferenceScript, "run_seq"), referenceSet[columns], r.Experiment, m.byName[r.Experiment].Eval)
+				cmp.Or(r.ReferenceScript, "run_seq"), script.set, r.Experiment, m.byName[r.Experiment].Eval)
+		case r.Reference != "" && r.Eval != "" && r.Eval != cellid.EvalOf(dataset.SplitSeed1):
+			return bad(at+".eval", "the authors' runs here are on %s (--val), not %s", cellid.EvalOf(dataset.SplitSeed1), r.Eval)
 		}
+		columns := script.columns
 		for _, x := range []struct{ key, config string }{{"reference", r.Reference}, {"minus_reference", r.MinusReference}} {
 			if x.config == "" || d.refs[x.config] != nil {
 				continue
@@ -171,14 +180,14 @@ func (m *Matrix) loadDisputed() error {
 	return nil
 }
 
-// referenceColumns is the column line of the runs of each authors' script
-// a row may name (reference_script; run_seq when it is empty); referenceEval
-// and referenceSet say which evaluation set those runs score.
-var (
-	referenceColumns = map[string]string{"": refruns.SeqColumns, "run_seq": refruns.SeqColumns, "run_mnist": refruns.TestColumns}
-	referenceEval    = map[string]string{refruns.SeqColumns: "heldout", refruns.TestColumns: "test"}
-	referenceSet     = map[string]string{refruns.SeqColumns: "the held-out split (--val)", refruns.TestColumns: "the official test set"}
-)
+// referenceScripts are the authors' scripts a row's runs may come from
+// (reference_script; run_seq when it is empty): the column line of their
+// files and the evaluation set they score (an experiment's eval).
+var referenceScripts = map[string]struct{ columns, eval, set string }{
+	"run_seq":      {refruns.SeqColumns, "heldout", "the held-out split (--val)"},
+	"run_seq_test": {refruns.SeqColumns, "test", "the official test set (no --val)"},
+	"run_mnist":    {refruns.TestColumns, "test", "the official test set"},
+}
 
 // inProfile reports whether the section runs under a profile.
 func (d *Disputed) inProfile(profile string) bool {

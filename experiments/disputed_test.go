@@ -134,7 +134,7 @@ func TestDisputedErrors(t *testing.T) {
 		{"profile", `profiles = ["paper"]`, `profiles = ["papr"]`, at(2) + `disputed.profiles: no profile "papr"`},
 		{"unknown key", `label = "full"`, "label = \"full\"\ncolour = 1", "colour: unknown key"},
 		{"script", `reference = "g16_sgd_refr_s10_w512"`, "reference = \"g16_sgd_refr_s10_w512\"\nreference_script = \"run_cifar\"",
-			`disputed.row[0].reference_script: "run_cifar": want run_seq or run_mnist`},
+			`disputed.row[0].reference_script: "run_cifar": want run_seq, run_seq_test or run_mnist`},
 		// full evaluates on the held-out split; run_mnist's runs score the test set.
 		{"script's set", `reference = "g16_sgd_refr_s10_w512"`, "reference = \"g16_sgd_refr_s10_w512\"\nreference_script = \"run_mnist\"",
 			`disputed.row[0].reference_script: the authors' run_mnist runs score the official test set; experiment full evaluates on "heldout"`},
@@ -176,6 +176,8 @@ reference_script = "run_mnist"
 	for _, tc := range []struct{ name, file, want string }{
 		{"test_acc", "# config: v6_x\n# command: c\n# reference: r\n# split: s\n# source: t\nseed\ttest_acc\n0\t76.64\n3\t81.91\n", ""},
 		{"run_seq's columns", strings.Replace(disputedRuns, "g16_sgd_refr_s10_w512", "v6_x", 1), "disputed.row[0].reference_script: "},
+		// run_seq without --val scores the test set too, in run_seq's columns.
+		{"run_seq_test", strings.Replace(disputedRuns, "g16_sgd_refr_s10_w512", "v6_x", 1), ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
@@ -186,7 +188,11 @@ reference_script = "run_mnist"
 			if err := os.WriteFile(filepath.Join(dir, "runs", "v6_x.tsv"), []byte(tc.file), 0o644); err != nil {
 				t.Fatal(err)
 			}
-			if err := os.WriteFile(filepath.Join(dir, "pipeline.toml"), []byte(src), 0o644); err != nil {
+			text := src
+			if tc.name == "run_seq_test" {
+				text = strings.Replace(src, `reference_script = "run_mnist"`, `reference_script = "run_seq_test"`, 1)
+			}
+			if err := os.WriteFile(filepath.Join(dir, "pipeline.toml"), []byte(text), 0o644); err != nil {
 				t.Fatal(err)
 			}
 			cfg, err := pipeline.LoadConfig(filepath.Join(dir, "pipeline.toml"))
@@ -204,7 +210,11 @@ reference_script = "run_mnist"
 				t.Fatal(err)
 			}
 			rows := g.Cell(cellid.Reproduction).Params.(*stages.ReproductionParams).Disputed
-			if len(rows) != 1 || len(rows[0].RefAcc) != 2 || rows[0].RefAcc[1] != 81.91 {
+			want := 81.91
+			if tc.name == "run_seq_test" {
+				want = 92.10
+			}
+			if len(rows) != 1 || len(rows[0].RefAcc) != 2 || rows[0].RefAcc[1] != want {
 				t.Errorf("reproduction's disputed rows = %+v", rows)
 			}
 			id := cellid.Train{Experiment: "sub", Protocol: "static", Eval: "test", Seed: 3}.String()
@@ -252,6 +262,10 @@ reference_note = "none run on split 2"
 	rows := g.Cell(cellid.Reproduction).Params.(*stages.ReproductionParams).Disputed
 	if len(rows) != 2 || rows[0].Column != "" || rows[1].Column != "sequential-split4321" {
 		t.Errorf("reproduction's disputed rows = %+v", rows)
+	}
+	withRef := strings.Replace(two, `reference_note = "none run on split 2"`, `reference = "g16_sgd_refr_s10_w512"`, 1)
+	if _, err := disputedGraph(t, withRef, "paper"); err == nil || !strings.Contains(err.Error(), "disputed.row[1].eval: the authors' runs here are on split1234 (--val), not split4321") {
+		t.Errorf("the authors' runs on split 2: err %v", err)
 	}
 	for _, tc := range []struct{ eval, want string }{
 		{"split0", `disputed.row[1].eval: "split0": want split<seed>`},

@@ -29,7 +29,8 @@ type DisputedRow struct {
 	// ("a - b" for a difference); RefNote says why there are none.
 	Reference string `toml:"reference,omitzero"`
 	// RefScript is the authors' script that ran them: "run_seq" (--val,
-	// the held-out split) or "run_mnist" (the official test set).
+	// the held-out split), "run_seq_test" (no --val) or "run_mnist" (both
+	// on the official test set).
 	RefScript string    `toml:"ref_script,omitzero"`
 	RefSeeds  []int64   `toml:"ref_seeds,omitzero"`
 	RefAcc    []float64 `toml:"ref_acc,omitzero"`
@@ -308,7 +309,7 @@ func DisputedTeX(rows []DisputedResult) string {
 	}
 	var b strings.Builder
 	b.WriteString("\n\\subsection*{Disputed rows, settled by seeds on both codes}\n")
-	b.WriteString("{\\footnotesize\\noindent Each row: the paper (its seeds, as printed), the authors' code rerun here (its own runs: \\texttt{run\\_seq.py --val} on the held-out tenth of split seed 1234, the same samples as our split 1; \\texttt{run\\_mnist.py} on the official test set for a substrate row), and ours at every seed of \\texttt{[disputed]} in \\texttt{pipeline.toml}; mean $\\pm$ s.d., n, median and collapsed seeds (a seed ")
+	b.WriteString("{\\footnotesize\\noindent Each row: the paper (its seeds, as printed), the authors' code rerun here (its own runs: \\texttt{run\\_seq.py --val} on the held-out tenth of split seed 1234, the same samples as our split 1; on the official test set, \\texttt{run\\_seq.py} without \\texttt{--val} for a development-set row and \\texttt{run\\_mnist.py} for a substrate row), and ours at every seed of \\texttt{[disputed]} in \\texttt{pipeline.toml}; mean $\\pm$ s.d., n, median and collapsed seeds (a seed ")
 	fmt.Fprintf(&b, "%.0f points below its column's median, \\texttt{verdict.Collapsed}; $\\geq$ where that median is itself that far below the best seed, so the count is a lower bound). Verdicts by the report's rule (above), second minus first, Benjamini-Hochberg over this table's tests; collapse counts by Fisher's exact test. docs/disputed.md reads them.\\par}\n", verdict.CollapseDrop)
 	col := func(w string) string { return `>{\raggedright\arraybackslash}p{` + w + `\linewidth}` }
 	fmt.Fprintf(&b, "{\\scriptsize\n\\begin{longtable}{@{}%s%s%s%s@{}}\n\\toprule\nrow & paper & authors' code, here & ours \\\\\n\\midrule\n\\endhead\n", col("0.25"), col("0.2"), col("0.24"), col("0.24"))
@@ -378,8 +379,9 @@ func (r DisputedResult) Notes() []string {
 // refScripts says, after a row's authors' config, which of the authors'
 // scripts ran it and on which set.
 var refScripts = map[string]string{
-	"run_seq":   " (run_seq.py --val, the held-out split)",
-	"run_mnist": " (run_mnist.py, the official test set)",
+	"run_seq":      " (run_seq.py --val, the held-out split)",
+	"run_seq_test": " (run_seq.py without --val, the official test set)",
+	"run_mnist":    " (run_mnist.py, the official test set)",
 }
 
 // DisputedText is the table of disputed rows in plain text, as `repro show

@@ -199,3 +199,38 @@ func TestReferenceRunsMNIST(t *testing.T) {
 		t.Errorf("other columns: err %v, output %q", err, out)
 	}
 }
+
+// TestReferenceRunsTestSet: a row whose reference_script is run_seq_test
+// reads run_seq.py's runs without --val (<config>_s<seed>.pkl); a --val
+// checkpoint under that name is refused.
+func TestReferenceRunsTestSet(t *testing.T) {
+	t.Parallel()
+	c := newConverter(t)
+	c.write(c.pipeline, "[[disputed.row]]\nreference = \"cfg_t\"\nreference_script = \"run_seq_test\"\n")
+	ckpt := func(val string) {
+		script := fmt.Sprintf(`import pickle
+pickle.dump(dict(config="cfg_t", seed=0, run_args=dict(val=%s), omp_threads="1", final_acc=0.9461, forgetting=0.0, replay_used=16885), open(%q, "wb"))`,
+			val, filepath.Join(c.parts, "cfg_t_s0.pkl"))
+		if err := os.MkdirAll(c.parts, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if out, err := exec.Command(c.py, "-c", script).CombinedOutput(); err != nil {
+			t.Fatalf("%v: %s", err, out)
+		}
+	}
+	ckpt("True")
+	if out, err := c.run(); err == nil || !strings.Contains(out, "cfg_t_s0.pkl: --val is True, want False for run_seq_test") {
+		t.Errorf("a --val run as run_seq_test: err %v, output %q", err, out)
+	}
+	ckpt("False")
+	if out, err := c.run(); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	f, err := Load(c.out, "cfg_t")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if f.Columns != SeqColumns || len(f.Runs) != 1 || f.Runs[0].FinalAcc != 94.61 || strings.Contains(f.Command, "--seeds S --val") || !strings.Contains(f.Split, "official MNIST test set") {
+		t.Errorf("cfg_t = %+v", f)
+	}
+}

@@ -8,8 +8,9 @@ minus_reference), reads the checkpoints its runs wrote and writes OUTDIR/<config
 package internal/refruns parses: a header (config, command, reference, split, source), the column
 line and one line per finished seed. The row's reference_script says which script ran:
 run_seq (the default) reads DIR/val_<config>_s<seed>.pkl, the checkpoints run_seq.py wrote for
-`--val` (split seed 1234); run_mnist reads MNISTDIR/<config>_s<seed>.pkl, the checkpoints
-run_mnist.py wrote (the substrate ladder, scored on the official test set).
+`--val` (split seed 1234); run_seq_test reads DIR/<config>_s<seed>.pkl, its runs without --val
+(scored on the official test set); run_mnist reads MNISTDIR/<config>_s<seed>.pkl, the
+checkpoints run_mnist.py wrote (the substrate ladder, scored on the official test set).
 A configuration with no finished seed gets a file with no seed lines.
 The runs of one configuration may be made on several machines: the seed lines an existing
 OUTDIR/<config>.tsv holds for seeds that have no checkpoint here are kept (only when that file
@@ -37,6 +38,13 @@ SCRIPTS = {
         columns="seed\tfinal_acc\tforgetting\treplay_used",
         command="OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 python3 src/run_seq.py --configs {cfg} --seeds S --val --resume (one run per seed S, Debian python3-torch, nice 19)",
         split="--val: the stratified held-out tenth of the training set, seed 1234 (our split1234, sample for sample)",
+    ),
+    "run_seq_test": dict(
+        files=["src/run_seq.py", "src/models/cortex.py"],
+        part=lambda cfg: cfg,
+        columns="seed\tfinal_acc\tforgetting\treplay_used",
+        command="OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 python3 src/run_seq.py --configs {cfg} --seeds S --resume (no --val; one run per seed S, Debian python3-torch, nice 19)",
+        split="the official MNIST test set (the development set), after training on all 60,000 training images",
     ),
     "run_mnist": dict(
         files=["src/run_mnist.py", "src/models/cortex.py", "src/models/base.py", "src/models/torch_utils.py", "src/models/spiking.py"],
@@ -131,9 +139,10 @@ def checkpoints(parts, cfg, script):
             run = pickle.load(fh)
         if run.get("config") != cfg or int(run.get("seed", -1)) != seed:
             sys.exit(f"reference_runs: {path}: not a run of {cfg} seed {seed}")
-        if script == "run_seq":
-            if not run.get("run_args", {}).get("val"):
-                sys.exit(f"reference_runs: {path}: not a --val run of {cfg} seed {seed}")
+        if script in ("run_seq", "run_seq_test"):
+            val = bool(run.get("run_args", {}).get("val"))
+            if val != (script == "run_seq"):
+                sys.exit(f"reference_runs: {path}: --val is {val}, want {script == 'run_seq'} for {script} ({cfg} seed {seed})")
             if str(run.get("omp_threads")) != "1":
                 sys.exit(f"reference_runs: {path}: ran with OMP_NUM_THREADS={run.get('omp_threads')}, want 1")
             out[seed] = f"{seed}\t{100 * run['final_acc']:.2f}\t{100 * run['forgetting']:.2f}\t{int(run.get('replay_used') or 0)}"
@@ -165,7 +174,7 @@ def main():
     for cfg, script in todo.items():
         sc = SCRIPTS[script]
         reference = ", ".join(f"{f} at {refs[f]}" for f in sc["files"]) + " (SHA-256 as in its SHA256SUMS)"
-        ran = checkpoints(a.parts if script == "run_seq" else a.mnist_parts, cfg, script)
+        ran = checkpoints(a.mnist_parts if script == "run_mnist" else a.parts, cfg, script)
         dst = os.path.join(a.out, cfg + ".tsv")
         lines = existing(dst, cfg, reference, sc["columns"])
         for seed, line in ran.items():
