@@ -64,6 +64,7 @@ func (s *site) index() []byte {
 		if nd == 0 {
 			b.WriteString("<p>None.</p>\n")
 		}
+		s.disputed(&b, rep.Disputed)
 		b.WriteString("<h2 id=\"claims\">Claims</h2>\n")
 		if len(rep.Claims) == 0 {
 			b.WriteString("<p>None judged.</p>\n")
@@ -84,6 +85,40 @@ func (s *site) index() []byte {
 		}
 	}
 	return page("Reproduction", "", b.String())
+}
+
+// disputed writes the report's table of disputed rows (none: nothing):
+// per row the paper, the authors' code rerun here and ours, the three
+// verdicts, and under them the notes with every seed's value.
+func (s *site) disputed(b *strings.Builder, rows []stages.DisputedResult) {
+	if len(rows) == 0 {
+		return
+	}
+	b.WriteString("<h2 id=\"disputed\">Disputed rows, settled by seeds on both codes</h2>\n")
+	b.WriteString("<p class=\"meta\">Each row: the paper (its seeds, as printed), the authors' code rerun here and ours at every seed of <code>[disputed]</code> in <code>pipeline.toml</code>: mean ± s.d., n, median and collapsed seeds (a seed 10 points below its column's median; \"&gt;=\": a lower bound, the median itself collapsed). Verdicts: the second minus the first, by the report's rule. docs/disputed.md reads them.</p>\n")
+	b.WriteString("<table class=\"list\"><thead><tr><th>row</th><th>paper</th><th>authors' code, here</th><th>ours</th><th>verdicts</th></tr></thead><tbody>\n")
+	for _, r := range rows {
+		id := esc(r.ID)
+		if s.owner(r.ID) != nil {
+			id = fmt.Sprintf(`<a href="%s">%s</a>`, esc(s.cardOf(r.ID, "")), id)
+		}
+		var verdicts []string
+		for _, pr := range r.Pairs {
+			out := "not judged"
+			if pr.Mean != nil {
+				out = pr.Outcome.String()
+			}
+			verdicts = append(verdicts, fmt.Sprintf(`%s: <span class="%s">%s</span>`, esc(pr.Name), outcomeClass(pr.Outcome), esc(out)))
+		}
+		fmt.Fprintf(b, "<tr><td>%s<br><span class=\"meta\">%s</span></td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n",
+			esc(r.Label), id, esc(r.Paper.Text(true)), esc(r.Authors.Text(false)), esc(r.Ours.Text(false)), strings.Join(verdicts, "<br>"))
+		var notes []string
+		for _, n := range r.Notes() {
+			notes = append(notes, esc(n))
+		}
+		fmt.Fprintf(b, "<tr><td colspan=\"5\"><details><summary class=\"meta\">tests, seeds</summary><p class=\"meta\">%s</p></details></td></tr>\n", strings.Join(notes, "<br>"))
+	}
+	b.WriteString("</tbody></table>\n")
 }
 
 // groupPage is the page of a table or figure group ("" when none).

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"repro/stages"
+	"repro/verdict"
 )
 
 func buildFixture(t *testing.T) (string, Stats) {
@@ -160,3 +161,47 @@ func TestPlainLabel(t *testing.T) {
 		}
 	}
 }
+
+// TestIndexDisputed: the front page shows the report's disputed rows, each
+// linked to its number's card when it has one, with the three sides, the
+// verdicts and the notes; a page without them has no such section.
+func TestIndexDisputed(t *testing.T) {
+	t.Parallel()
+	in := FixtureInput(0)
+	mean, sd := 90.1, 0.3
+	j := verdict.Welch(verdict.Ours(88, 1, 12), verdict.Printed(mean, &sd, 3, 1), verdict.Points)
+	ours := stages.DisputedSide{N: 12, Mean: ptr(88.0), SD: ptr(1.0), Median: ptr(88.2), Max: ptr(89.5), CollapsedKnown: true,
+		Seeds: []int64{0, 1}, Values: []float64{87.1, 89.5}}
+	authors := stages.DisputedSide{N: 6, Mean: ptr(40.0), SD: ptr(35.0), Median: ptr(12.0), Max: ptr(85.0), CollapsedKnown: true, CollapsedAtLeast: true,
+		Seeds: []int64{0}, Values: []float64{9.9}}
+	in.Report.Disputed = []stages.DisputedResult{
+		{ID: "tab/a/sequential", Label: "system a <sequential>", Reference: "cfg_a", RefScript: "run_seq", Authors: authors, Ours: ours,
+			Paper: stages.DisputedSide{N: 3, Mean: &mean, SD: &sd},
+			Pairs: []stages.DisputedPair{{Name: "authors - paper"}, {Name: "ours - paper", Mean: &j, Outcome: verdict.Differs}, {Name: "ours - authors"}}},
+		{ID: "nowhere/x", Label: "no card", Ours: ours},
+	}
+	dir := t.TempDir()
+	if _, err := Build(dir, in); err != nil {
+		t.Fatal(err)
+	}
+	index := read(t, filepath.Join(dir, "index.html"))
+	for _, want := range []string{`<h2 id="disputed">Disputed rows`, "system a &lt;sequential&gt;",
+		`<a href="cards/` + stages.CardName("tab/a/sequential") + `.html">tab/a/sequential</a>`,
+		"90.1 ± 0.3, n=3", "40.0 ± 35.0, n=6, med 12.0, &gt;=0 coll.", "88.0 ± 1.0, n=12, med 88.2, 0 coll.",
+		`ours - paper: <span class="differ">differs</span>`, `authors - paper: <span class="notrun">not judged</span>`,
+		"authors&#39; config cfg_a (run_seq.py --val, the held-out split)", "ours per seed: s0 87.1, s1 89.5",
+		`<span class="meta">nowhere/x</span>`} {
+		if !strings.Contains(index, want) {
+			t.Errorf("index.html lacks %q", want)
+		}
+	}
+	if _, bad, err := CheckLinks(dir); err != nil || len(bad) > 0 {
+		t.Errorf("CheckLinks: %v, broken %v", err, bad)
+	}
+	plainDir, _ := buildFixture(t)
+	if plain := read(t, filepath.Join(plainDir, "index.html")); strings.Contains(plain, `id="disputed"`) {
+		t.Error("a report without disputed rows has the section")
+	}
+}
+
+func ptr(x float64) *float64 { return &x }

@@ -254,6 +254,10 @@ func sideTeX(s DisputedSide, paper bool) string {
 	return t
 }
 
+// Text is the side as the report prints it in plain text ("mean ± sd,
+// n=N, med M, K coll."; paper: the paper's column, its printing).
+func (s DisputedSide) Text(paper bool) string { return sideText(s, paper) }
+
 // sideText is one column of a disputed row in plain text: "mean ± sd, n=N,
 // med M, K coll." (--- when the side has nothing).
 func sideText(s DisputedSide, paper bool) string {
