@@ -187,19 +187,16 @@ func Format(w io.Writer, f *File) error {
 	for i, k := range headerKeys {
 		fmt.Fprintf(&b, "# %s: %s\n", k, *f.field(i))
 	}
-	switch f.Columns {
-	case SeqColumns:
-		b.WriteString(SeqColumns + "\n")
-		for _, r := range f.Runs {
+	if f.Columns != SeqColumns && f.Columns != TestColumns {
+		return fmt.Errorf("refruns: %s: columns %q, want %q or %q", f.Config, f.Columns, SeqColumns, TestColumns)
+	}
+	b.WriteString(f.Columns + "\n")
+	for _, r := range f.Runs {
+		if f.Columns == SeqColumns {
 			fmt.Fprintf(&b, "%d\t%.2f\t%.2f\t%d\n", r.Seed, r.FinalAcc, r.Forgetting, r.ReplayUsed)
-		}
-	case TestColumns:
-		b.WriteString(TestColumns + "\n")
-		for _, r := range f.Runs {
+		} else {
 			fmt.Fprintf(&b, "%d\t%.2f\n", r.Seed, r.FinalAcc)
 		}
-	default:
-		return fmt.Errorf("refruns: %s: columns %q, want %q or %q", f.Config, f.Columns, SeqColumns, TestColumns)
 	}
 	_, err := w.Write(b.Bytes())
 	return err

@@ -39,10 +39,8 @@ SCRIPTS = {
         command="OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 python3 src/run_seq.py --configs {cfg} --seeds S --val --resume (one run per seed S, Debian python3-torch, nice 19)",
         split="--val: the stratified held-out tenth of the training set, seed 1234 (our split1234, sample for sample)",
     ),
-    "run_seq_test": dict(
-        files=["src/run_seq.py", "src/models/cortex.py"],
+    "run_seq_test": dict(  # run_seq.py's files and columns (set below), without --val
         part=lambda cfg: cfg,
-        columns="seed\tfinal_acc\tforgetting\treplay_used",
         command="OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 python3 src/run_seq.py --configs {cfg} --seeds S --resume (no --val; one run per seed S, Debian python3-torch, nice 19)",
         split="the official MNIST test set (the development set), after training on all 60,000 training images",
     ),
@@ -54,6 +52,7 @@ SCRIPTS = {
         split="the official MNIST test set (10,000 images) after 30 epochs of i.i.d. training on the full training set",
     ),
 }
+SCRIPTS["run_seq_test"] = dict(SCRIPTS["run_seq_test"], files=SCRIPTS["run_seq"]["files"], columns=SCRIPTS["run_seq"]["columns"])
 
 
 def digests(refdir):
