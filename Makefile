@@ -110,7 +110,7 @@ reference-check:
 # (docs/disputed.md): paper/reference-runs/<config>.tsv from the
 # checkpoints its own runs wrote (REFRUNS_DIR: the directory the runs were
 # made in, with src/ the copy that ran, run_seq.py's --val checkpoints
-# under results/bio/seq/parts and run_mnist.py's under
+# (val4321_ for --val-seed 4321) under results/bio/seq/parts and run_mnist.py's under
 # results/bio/mnist/parts). Opt-in, never a dependency of `make paper`,
 # which reads the committed files; skipped, saying why, without the
 # checkpoints or without numpy and pandas for $(REFCHECK_PYTHON).

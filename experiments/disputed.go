@@ -36,7 +36,9 @@ import (
 //	minus = "..."                      # optional: experiment minus this one, paired by seed
 //	reference = "g17_mirror_s10"       # optional: the authors' config (its .tsv)
 //	reference_script = "run_seq"       # the authors' script that runs it: run_seq
-//	                                   # (--val, scored on split 1234, the default),
+//	                                   # (--val, scored on split 1234, the default;
+//	                                   # with eval: --val --val-seed <seed>, its runs in
+//	                                   # <reference>.<eval>.tsv),
 //	                                   # run_seq_test (no --val: the official test set)
 //	                                   # or run_mnist (the substrate ladder, the test set)
 //	minus_reference = "..."            # with minus: the authors' config of the subtrahend
@@ -157,27 +159,37 @@ func (m *Matrix) loadDisputed() error {
 		case r.Reference != "" && eval != script.eval:
 			return bad(at+".reference_script", "the authors' %s runs score %s; experiment %s evaluates on %q",
 				cmp.Or(r.ReferenceScript, "run_seq"), script.set, r.Experiment, m.byName[r.Experiment].Eval)
-		case r.Reference != "" && r.Eval != "" && r.Eval != cellid.EvalOf(dataset.SplitSeed1):
-			return bad(at+".eval", "the authors' runs here are on %s (--val), not %s", cellid.EvalOf(dataset.SplitSeed1), r.Eval)
 		}
-		columns := script.columns
+		columns, split := script.columns, r.refSplit()
 		for _, x := range []struct{ key, config string }{{"reference", r.Reference}, {"minus_reference", r.MinusReference}} {
-			if x.config == "" || d.refs[x.config] != nil {
+			name := refruns.FileName(x.config, split)
+			if x.config == "" || d.refs[name] != nil {
 				continue
 			}
-			f, err := refruns.Load(dir, x.config)
+			f, err := refruns.Load(dir, x.config, split)
 			if err != nil {
 				return bad(at+"."+x.key, "%v", err)
 			}
 			if f.Columns != columns {
 				return bad(at+".reference_script", "%s holds runs of another script (columns %q, want %q)",
-					filepath.Join(dir, x.config+".tsv"), f.Columns, columns)
+					filepath.Join(dir, name), f.Columns, columns)
 			}
-			d.refs[x.config] = f
+			d.refs[name] = f
 		}
 	}
 	m.disputed = d
 	return nil
+}
+
+// refSplit is the held-out split the row's reference runs scored when it is
+// not the authors' usual one (--val, split 1234): its eval ("" else). The
+// runs are run_seq.py's --val --val-seed <seed>, in a file of their own
+// (refruns.FileName).
+func (r DisputedRow) refSplit() string {
+	if r.Eval == cellid.EvalOf(dataset.SplitSeed1) {
+		return ""
+	}
+	return r.Eval
 }
 
 // referenceScripts are the authors' scripts a row's runs may come from
@@ -277,7 +289,10 @@ func (m *Matrix) disputedCells(b *builder, profile string, prof *Profile, rep *p
 		if r.Reference != "" {
 			row.Reference = r.Reference
 			row.RefScript = cmp.Or(r.ReferenceScript, "run_seq")
-			a := d.refs[r.Reference]
+			if split := r.refSplit(); split != "" {
+				row.RefValSeed, _ = cellid.ParseEval(split)
+			}
+			a := d.refs[refruns.FileName(r.Reference, r.refSplit())]
 			if r.Minus == "" {
 				for _, run := range a.Runs {
 					row.RefSeeds = append(row.RefSeeds, run.Seed)
@@ -285,7 +300,7 @@ func (m *Matrix) disputedCells(b *builder, profile string, prof *Profile, rep *p
 				}
 			} else {
 				row.Reference += " - " + r.MinusReference
-				row.RefSeeds, row.RefAcc = refDiffs(a, d.refs[r.MinusReference])
+				row.RefSeeds, row.RefAcc = refDiffs(a, d.refs[refruns.FileName(r.MinusReference, r.refSplit())])
 			}
 			if len(row.RefAcc) == 0 {
 				row.RefNote = "no seed of the authors' runs finished yet"

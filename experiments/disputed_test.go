@@ -40,12 +40,25 @@ seed	final_acc	forgetting	replay_used
 
 func disputedGraph(t *testing.T, cfgText, profile string) (*pipeline.Graph, error) {
 	t.Helper()
+	return disputedGraphFiles(t, cfgText, profile, nil)
+}
+
+// disputedGraphFiles is disputedGraph with more reference-run files (by
+// name) beside g16_sgd_refr_s10_w512.tsv.
+func disputedGraphFiles(t *testing.T, cfgText, profile string, runs map[string]string) (*pipeline.Graph, error) {
+	t.Helper()
 	dir := t.TempDir()
 	if err := os.Mkdir(filepath.Join(dir, "runs"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(filepath.Join(dir, "runs", "g16_sgd_refr_s10_w512.tsv"), []byte(disputedRuns), 0o644); err != nil {
-		t.Fatal(err)
+	files := map[string]string{"g16_sgd_refr_s10_w512.tsv": disputedRuns}
+	for name, body := range runs {
+		files[name] = body
+	}
+	for name, body := range files {
+		if err := os.WriteFile(filepath.Join(dir, "runs", name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
 	}
 	path := filepath.Join(dir, "pipeline.toml")
 	if err := os.WriteFile(path, []byte(cfgText), 0o644); err != nil {
@@ -263,9 +276,23 @@ reference_note = "none run on split 2"
 	if len(rows) != 2 || rows[0].Column != "" || rows[1].Column != "sequential-split4321" {
 		t.Errorf("reproduction's disputed rows = %+v", rows)
 	}
+	// The authors' runs on split 2 (run_seq.py --val --val-seed 4321) are
+	// a file of their own: without it the row is an error naming it; with
+	// it the row reads its seeds, not split 1's.
 	withRef := strings.Replace(two, `reference_note = "none run on split 2"`, `reference = "g16_sgd_refr_s10_w512"`, 1)
-	if _, err := disputedGraph(t, withRef, "paper"); err == nil || !strings.Contains(err.Error(), "disputed.row[1].eval: the authors' runs here are on split1234 (--val), not split4321") {
-		t.Errorf("the authors' runs on split 2: err %v", err)
+	if _, err := disputedGraph(t, withRef, "paper"); err == nil || !strings.Contains(err.Error(), "disputed.row[1].reference: ") ||
+		!strings.Contains(err.Error(), "g16_sgd_refr_s10_w512.split4321.tsv") {
+		t.Errorf("the authors' runs on split 2, no file: err %v", err)
+	}
+	split2 := strings.Replace(disputedRuns, "0\t91.50\t7.00\t16885\n2\t92.10\t6.50\t16885\n", "5\t40.00\t9.00\t16885\n", 1)
+	g, err = disputedGraphFiles(t, withRef, "paper", map[string]string{"g16_sgd_refr_s10_w512.split4321.tsv": split2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rows = g.Cell(cellid.Reproduction).Params.(*stages.ReproductionParams).Disputed
+	if len(rows) != 2 || rows[0].RefValSeed != 0 || len(rows[0].RefAcc) != 2 ||
+		rows[1].RefValSeed != 4321 || len(rows[1].RefAcc) != 1 || rows[1].RefAcc[0] != 40 || rows[1].RefSeeds[0] != 5 {
+		t.Errorf("rows on split 1 and split 2 with the authors' runs = %+v", rows)
 	}
 	for _, tc := range []struct{ eval, want string }{
 		{"split0", `disputed.row[1].eval: "split0": want split<seed>`},

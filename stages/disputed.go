@@ -31,10 +31,13 @@ type DisputedRow struct {
 	// RefScript is the authors' script that ran them: "run_seq" (--val,
 	// the held-out split), "run_seq_test" (no --val) or "run_mnist" (both
 	// on the official test set).
-	RefScript string    `toml:"ref_script,omitzero"`
-	RefSeeds  []int64   `toml:"ref_seeds,omitzero"`
-	RefAcc    []float64 `toml:"ref_acc,omitzero"`
-	RefNote   string    `toml:"ref_note,omitzero"`
+	RefScript string `toml:"ref_script,omitzero"`
+	// RefValSeed is the held-out split's seed of run_seq runs made with
+	// --val-seed (a row on another split than 1234); 0 else.
+	RefValSeed int64     `toml:"ref_val_seed,omitzero"`
+	RefSeeds   []int64   `toml:"ref_seeds,omitzero"`
+	RefAcc     []float64 `toml:"ref_acc,omitzero"`
+	RefNote    string    `toml:"ref_note,omitzero"`
 	// RowSeeds is the seeds the experiment runs for the paper's tables:
 	// the paper's n where its value says "the row's own count" (n = 0).
 	RowSeeds int `toml:"row_seeds"`
@@ -78,14 +81,16 @@ type DisputedPair struct {
 
 // DisputedResult is one row of the table judged.
 type DisputedResult struct {
-	ID        string         `json:"id"`
-	Label     string         `json:"label"`
-	Reference string         `json:"reference,omitempty"`
-	RefScript string         `json:"ref_script,omitempty"`
-	Paper     DisputedSide   `json:"paper"`
-	Authors   DisputedSide   `json:"authors"`
-	Ours      DisputedSide   `json:"ours"`
-	Pairs     []DisputedPair `json:"pairs"`
+	ID        string `json:"id"`
+	Label     string `json:"label"`
+	Reference string `json:"reference,omitempty"`
+	RefScript string `json:"ref_script,omitempty"`
+	// RefValSeed is DisputedRow's: run_seq.py's --val-seed, 0 for 1234.
+	RefValSeed int64          `json:"ref_val_seed,omitempty"`
+	Paper      DisputedSide   `json:"paper"`
+	Authors    DisputedSide   `json:"authors"`
+	Ours       DisputedSide   `json:"ours"`
+	Pairs      []DisputedPair `json:"pairs"`
 }
 
 // computedSide summarises per-seed values of ours or the authors' code.
@@ -124,7 +129,7 @@ func JudgeDisputed(p *ReproductionParams, rec *AggregateRecord) ([]DisputedResul
 	var out []DisputedResult
 	for _, row := range p.Disputed {
 		diff := row.Minus != ""
-		res := DisputedResult{ID: row.ID, Label: row.Label, Reference: row.Reference, RefScript: row.RefScript}
+		res := DisputedResult{ID: row.ID, Label: row.Label, Reference: row.Reference, RefScript: row.RefScript, RefValSeed: row.RefValSeed}
 		// Ours.
 		col := cmpOr(row.Column, row.Protocol)
 		a := rec.find(row.Experiment, col)
@@ -357,7 +362,11 @@ func (r DisputedResult) Notes() []string {
 		notes = append(notes, t)
 	}
 	if r.Reference != "" {
-		notes = append(notes, "authors' config "+r.Reference+refScripts[r.RefScript])
+		script := refScripts[r.RefScript]
+		if r.RefValSeed != 0 {
+			script = fmt.Sprintf(" (run_seq.py --val --val-seed %d, the held-out split of seed %d)", r.RefValSeed, r.RefValSeed)
+		}
+		notes = append(notes, "authors' config "+r.Reference+script)
 	}
 	for _, s := range []struct {
 		who  string

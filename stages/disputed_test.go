@@ -136,6 +136,15 @@ func TestJudgeDisputedColumn(t *testing.T) {
 	if rows[0].Ours.N != 3 || *rows[0].Ours.Mean != 61 {
 		t.Errorf("ours = %+v, want the split-2 column's three seeds", rows[0].Ours)
 	}
+	// The authors' runs of that split say so (run_seq.py --val-seed).
+	p.Disputed[0].RefValSeed = 4321
+	if rows, err = JudgeDisputed(p, rec); err != nil {
+		t.Fatal(err)
+	}
+	want := "(run_seq.py --val --val-seed 4321, the held-out split of seed 4321)"
+	if notes := strings.Join(rows[0].Notes(), "\n"); rows[0].RefValSeed != 4321 || !strings.Contains(notes, want) {
+		t.Errorf("notes lack %q:\n%s", want, notes)
+	}
 }
 
 func abs(x float64) float64 {

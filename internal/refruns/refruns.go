@@ -1,6 +1,7 @@
 // Package refruns reads and writes the authors' code's per-seed results as
 // the repository keeps them: paper/reference-runs/<config>.tsv, one file
-// per configuration of the authors' run_seq.py, written by `make
+// per configuration of the authors' scripts (<config>.<split>.tsv for
+// run_seq.py's runs on another held-out split, FileName), written by `make
 // reference-runs` (tools/refcheck/reference_runs.py) from the checkpoints
 // their own runs left. The product reads these files and nothing of the
 // authors' code; the runs are never a dependency of `make paper`.
@@ -202,12 +203,26 @@ func Format(w io.Writer, f *File) error {
 	return err
 }
 
-// Load reads dir/<config>.tsv and checks that it is that configuration's.
-func Load(dir, config string) (*File, error) {
+// FileName is the file of config's runs: <config>.tsv, or
+// <config>.<split>.tsv for runs scored on another held-out split than the
+// authors' usual one (split "split4321": run_seq.py --val --val-seed 4321).
+func FileName(config, split string) string {
+	if split == "" {
+		return config + ".tsv"
+	}
+	return config + "." + split + ".tsv"
+}
+
+// Load reads dir/FileName(config, split) and checks that it is that
+// configuration's.
+func Load(dir, config, split string) (*File, error) {
 	if !ValidConfig(config) {
 		return nil, fmt.Errorf("reference config %q: want letters, digits and _ . + -", config)
 	}
-	path := filepath.Join(dir, config+".tsv")
+	if split != "" && !splitRe.MatchString(split) {
+		return nil, fmt.Errorf("reference split %q: want split<seed>", split)
+	}
+	path := filepath.Join(dir, FileName(config, split))
 	fh, err := os.Open(path)
 	if err != nil {
 		return nil, err
@@ -222,3 +237,6 @@ func Load(dir, config string) (*File, error) {
 	}
 	return f, nil
 }
+
+// splitRe is what names a held-out split in a file name.
+var splitRe = regexp.MustCompile(`^split[0-9]+$`)

@@ -119,17 +119,30 @@ func TestLoad(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(dir, "other.tsv"), []byte(good), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if f, err := Load(dir, "g17_mirror_s10"); err != nil || len(f.Runs) != 2 {
+	if f, err := Load(dir, "g17_mirror_s10", ""); err != nil || len(f.Runs) != 2 {
 		t.Errorf("Load = %v, %v", f, err)
 	}
-	if _, err := Load(dir, "other"); err == nil || !strings.Contains(err.Error(), `other.tsv:1: config "g17_mirror_s10", want "other"`) {
+	if _, err := Load(dir, "other", ""); err == nil || !strings.Contains(err.Error(), `other.tsv:1: config "g17_mirror_s10", want "other"`) {
 		t.Errorf("Load(other) error = %v", err)
 	}
-	if _, err := Load(dir, "../x"); err == nil {
+	if _, err := Load(dir, "../x", ""); err == nil {
 		t.Error("Load(../x) succeeded")
 	}
-	if _, err := Load(dir, "absent"); !os.IsNotExist(err) {
+	if _, err := Load(dir, "absent", ""); !os.IsNotExist(err) {
 		t.Errorf("Load(absent) error = %v, want not exist", err)
+	}
+	// Runs on another split are a file of their own.
+	if _, err := Load(dir, "g17_mirror_s10", "split4321"); !os.IsNotExist(err) {
+		t.Errorf("Load(split4321) error = %v, want not exist (g17_mirror_s10.split4321.tsv)", err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, "g17_mirror_s10.split4321.tsv"), []byte(good), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if f, err := Load(dir, "g17_mirror_s10", "split4321"); err != nil || len(f.Runs) != 2 {
+		t.Errorf("Load(split4321) = %v, %v", f, err)
+	}
+	if _, err := Load(dir, "g17_mirror_s10", "../x"); err == nil {
+		t.Error("Load(split ../x) succeeded")
 	}
 }
 
@@ -142,7 +155,11 @@ func TestRepositoryFiles(t *testing.T) {
 		t.Fatalf("no committed reference runs (%v)", err)
 	}
 	for _, p := range paths {
-		if _, err := Load(filepath.Dir(p), strings.TrimSuffix(filepath.Base(p), ".tsv")); err != nil {
+		config, split, _ := strings.Cut(strings.TrimSuffix(filepath.Base(p), ".tsv"), ".split")
+		if split != "" {
+			split = "split" + split
+		}
+		if _, err := Load(filepath.Dir(p), config, split); err != nil {
 			t.Error(err)
 		}
 	}

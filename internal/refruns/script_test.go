@@ -92,7 +92,7 @@ func (c *converter) run() (string, error) {
 
 func (c *converter) seeds() []Run {
 	c.t.Helper()
-	f, err := Load(c.out, "cfg_a")
+	f, err := Load(c.out, "cfg_a", "")
 	if err != nil {
 		c.t.Fatal(err)
 	}
@@ -163,7 +163,7 @@ func TestReferenceRunsMNIST(t *testing.T) {
 	if out, err := c.run(); err != nil {
 		t.Fatalf("%v: %s", err, out)
 	}
-	f, err := Load(c.out, "cfg_m")
+	f, err := Load(c.out, "cfg_m", "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -226,11 +226,51 @@ pickle.dump(dict(config="cfg_t", seed=0, run_args=dict(val=%s), omp_threads="1",
 	if out, err := c.run(); err != nil {
 		t.Fatalf("%v: %s", err, out)
 	}
-	f, err := Load(c.out, "cfg_t")
+	f, err := Load(c.out, "cfg_t", "")
 	if err != nil {
 		t.Fatal(err)
 	}
 	if f.Columns != SeqColumns || len(f.Runs) != 1 || f.Runs[0].FinalAcc != 94.61 || strings.Contains(f.Command, "--seeds S --val") || !strings.Contains(f.Split, "official MNIST test set") {
 		t.Errorf("cfg_t = %+v", f)
+	}
+}
+
+// TestReferenceRunsSplit: a run_seq row on another held-out split
+// (eval = "split4321") reads run_seq.py's --val --val-seed 4321 runs
+// (val4321_<config>_s<seed>.pkl) into <config>.split4321.tsv, beside the
+// same configuration's split-1234 file; a checkpoint of another split under
+// that name is refused, naming the file.
+func TestReferenceRunsSplit(t *testing.T) {
+	t.Parallel()
+	c := newConverter(t)
+	c.write(c.pipeline, "[[disputed.row]]\nreference = \"cfg_a\"\n[[disputed.row]]\nreference = \"cfg_a\"\neval = \"split4321\"\n")
+	c.checkpoint(0, 0.9)
+	ckpt := func(valSeed int) {
+		script := fmt.Sprintf(`import pickle
+pickle.dump(dict(config="cfg_a", seed=3, run_args=dict(val=True, val_seed=%d), omp_threads="1", final_acc=0.155, forgetting=0.5, replay_used=14075), open(%q, "wb"))`,
+			valSeed, filepath.Join(c.parts, "val4321_cfg_a_s3.pkl"))
+		if out, err := exec.Command(c.py, "-c", script).CombinedOutput(); err != nil {
+			t.Fatalf("%v: %s", err, out)
+		}
+	}
+	ckpt(999)
+	if out, err := c.run(); err == nil || !strings.Contains(out, "val4321_cfg_a_s3.pkl: --val-seed 999, want 4321") {
+		t.Errorf("a checkpoint of another split: err %v, output %q", err, out)
+	}
+	ckpt(4321)
+	if out, err := c.run(); err != nil {
+		t.Fatalf("%v: %s", err, out)
+	}
+	if got := c.seeds(); len(got) != 1 || got[0].Seed != 0 {
+		t.Errorf("cfg_a on split 1234 = %+v, want seed 0 only", got)
+	}
+	f, err := Load(c.out, "cfg_a", "split4321")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.Runs) != 1 || f.Runs[0] != (Run{Seed: 3, FinalAcc: 15.5, Forgetting: 50, ReplayUsed: 14075}) ||
+		!strings.Contains(f.Command, "--seeds S --val --val-seed 4321 --resume") || !strings.Contains(f.Split, "seed 4321 (our split4321") ||
+		!strings.Contains(f.Source, "from val4321_cfg_a_s<seed>.pkl") {
+		t.Errorf("cfg_a on split 4321 = %+v", f)
 	}
 }

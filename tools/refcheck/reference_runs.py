@@ -8,7 +8,9 @@ minus_reference), reads the checkpoints its runs wrote and writes OUTDIR/<config
 package internal/refruns parses: a header (config, command, reference, split, source), the column
 line and one line per finished seed. The row's reference_script says which script ran:
 run_seq (the default) reads DIR/val_<config>_s<seed>.pkl, the checkpoints run_seq.py wrote for
-`--val` (split seed 1234); run_seq_test reads DIR/<config>_s<seed>.pkl, its runs without --val
+`--val` (split seed 1234); a row with eval = "split<N>" (another held-out split) reads
+DIR/val<N>_<config>_s<seed>.pkl, its `--val --val-seed N` runs, into OUTDIR/<config>.split<N>.tsv;
+run_seq_test reads DIR/<config>_s<seed>.pkl, its runs without --val
 (scored on the official test set); run_mnist reads MNISTDIR/<config>_s<seed>.pkl, the
 checkpoints run_mnist.py wrote (the substrate ladder, scored on the official test set).
 A configuration with no finished seed gets a file with no seed lines.
@@ -34,10 +36,10 @@ import tomllib
 SCRIPTS = {
     "run_seq": dict(
         files=["src/run_seq.py", "src/models/cortex.py"],
-        part=lambda cfg: "val_" + cfg,
+        part=lambda cfg, vs=1234: ("val_" if vs == 1234 else f"val{vs}_") + cfg,
         columns="seed\tfinal_acc\tforgetting\treplay_used",
-        command="OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 python3 src/run_seq.py --configs {cfg} --seeds S --val --resume (one run per seed S, Debian python3-torch, nice 19)",
-        split="--val: the stratified held-out tenth of the training set, seed 1234 (our split1234, sample for sample)",
+        command="OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 python3 src/run_seq.py --configs {cfg} --seeds S --val{valseed} --resume (one run per seed S, Debian python3-torch, nice 19)",
+        split="--val{valseed}: the stratified held-out tenth of the training set, seed {vs} (our split{vs}, sample for sample)",
     ),
     "run_seq_test": dict(  # run_seq.py's files and columns (set below), without --val
         part=lambda cfg: cfg,
@@ -85,7 +87,9 @@ def sha256(path):
 
 
 def configs(pipeline):
-    """The authors' configurations the disputed rows name, with the script that runs each."""
+    """The authors' configurations the disputed rows name, by (config, held-out split seed), with the
+    script that runs each. The split seed is 1234 (run_seq's --val) but for a run_seq row whose eval
+    names another held-out split (--val --val-seed N); it is unused by the test-set scripts."""
     with open(pipeline, "rb") as fh:
         doc = tomllib.load(fh)
     out = {}
@@ -93,10 +97,20 @@ def configs(pipeline):
         script = row.get("reference_script", "run_seq")
         if script not in SCRIPTS:
             sys.exit(f"reference_runs: {pipeline}: disputed.row[{i}].reference_script {script!r}: want one of {sorted(SCRIPTS)}")
+        vs = 1234
+        if script == "run_seq" and row.get("eval"):
+            m = re.fullmatch(r"split([1-9][0-9]*)", row["eval"])
+            if not m:
+                sys.exit(f"reference_runs: {pipeline}: disputed.row[{i}].eval {row['eval']!r}: want split<seed>")
+            vs = int(m.group(1))
         for key in ("reference", "minus_reference"):
             c = row.get(key)
-            if c and out.setdefault(c, script) != script:
-                sys.exit(f"reference_runs: {pipeline}: disputed.row[{i}]: {c} is run by {out[c]} in another row, {script} here")
+            if not c:
+                continue
+            known = [s for (c2, _), s in out.items() if c2 == c]
+            if known and known[0] != script:
+                sys.exit(f"reference_runs: {pipeline}: disputed.row[{i}]: {c} is run by {known[0]} in another row, {script} here")
+            out[(c, vs)] = script
     return out
 
 
@@ -123,14 +137,20 @@ def existing(path, cfg, reference, columns):
     return kept
 
 
-def checkpoints(parts, cfg, script):
-    """The finished seeds of cfg in parts, each with the line it writes, by seed."""
-    sc = SCRIPTS[script]
+def part(script, cfg, vs):
+    """The checkpoint name of cfg's runs before _s<seed>.pkl."""
+    return SCRIPTS[script]["part"](cfg, vs) if script == "run_seq" else SCRIPTS[script]["part"](cfg)
+
+
+def checkpoints(parts, cfg, script, vs):
+    """The finished seeds of cfg (held-out split seed vs for run_seq) in parts, each with the line it
+    writes, by seed."""
     out = {}
     if not parts:
         return out
-    for path in glob.glob(os.path.join(parts, sc["part"](cfg) + "_s*.pkl")):
-        m = re.fullmatch(re.escape(sc["part"](cfg)) + r"_s(\d+)\.pkl", os.path.basename(path))
+    prefix = part(script, cfg, vs)
+    for path in glob.glob(os.path.join(parts, prefix + "_s*.pkl")):
+        m = re.fullmatch(re.escape(prefix) + r"_s(\d+)\.pkl", os.path.basename(path))
         if not m:
             continue
         seed = int(m.group(1))
@@ -142,6 +162,9 @@ def checkpoints(parts, cfg, script):
             val = bool(run.get("run_args", {}).get("val"))
             if val != (script == "run_seq"):
                 sys.exit(f"reference_runs: {path}: --val is {val}, want {script == 'run_seq'} for {script} ({cfg} seed {seed})")
+            got = int(run.get("run_args", {}).get("val_seed", 1234))
+            if val and got != vs:
+                sys.exit(f"reference_runs: {path}: --val-seed {got}, want {vs} ({cfg} seed {seed})")
             if str(run.get("omp_threads")) != "1":
                 sys.exit(f"reference_runs: {path}: ran with OMP_NUM_THREADS={run.get('omp_threads')}, want 1")
             out[seed] = f"{seed}\t{100 * run['final_acc']:.2f}\t{100 * run['forgetting']:.2f}\t{int(run.get('replay_used') or 0)}"
@@ -170,24 +193,25 @@ def main():
             if got != sums.get(f):
                 sys.exit(f"reference_runs: {a.ran}/{f[len('src/'):]}: sha256 {got}, not the reference's {sums.get(f)}: not the authors' code")
     os.makedirs(a.out, exist_ok=True)
-    for cfg, script in todo.items():
+    for (cfg, vs), script in todo.items():
         sc = SCRIPTS[script]
         reference = ", ".join(f"{f} at {refs[f]}" for f in sc["files"]) + " (SHA-256 as in its SHA256SUMS)"
-        ran = checkpoints(a.mnist_parts if script == "run_mnist" else a.parts, cfg, script)
-        dst = os.path.join(a.out, cfg + ".tsv")
+        ran = checkpoints(a.mnist_parts if script == "run_mnist" else a.parts, cfg, script, vs)
+        # the file of another held-out split than 1234 is refruns.FileName's <config>.split<N>.tsv
+        dst = os.path.join(a.out, cfg + ("" if vs == 1234 else f".split{vs}") + ".tsv")
         lines = existing(dst, cfg, reference, sc["columns"])
         for seed, line in ran.items():
             if seed in lines and lines[seed] != line:
                 sys.exit(f"reference_runs: {dst}: seed {seed}: the file says {lines[seed]!r}, the checkpoint here {line!r}: the authors' code is not reproducing itself")
             lines[seed] = line
-        part = sc["part"](cfg) + "_s<seed>.pkl"
+        valseed = "" if vs == 1234 else f" --val-seed {vs}"
         tmp = dst + ".tmp"
         with open(tmp, "w") as fh:
             fh.write(f"# config: {cfg}\n")
-            fh.write("# command: " + sc["command"].format(cfg=cfg) + "\n")
+            fh.write("# command: " + sc["command"].format(cfg=cfg, valseed=valseed) + "\n")
             fh.write(f"# reference: {reference}\n")
-            fh.write("# split: " + sc["split"] + "\n")
-            fh.write(f"# source: make reference-runs (tools/refcheck/reference_runs.py) from {part}\n")
+            fh.write("# split: " + sc["split"].format(valseed=valseed, vs=vs) + "\n")
+            fh.write(f"# source: make reference-runs (tools/refcheck/reference_runs.py) from {part(script, cfg, vs)}_s<seed>.pkl\n")
             fh.write(sc["columns"] + "\n")
             for seed in sorted(lines):
                 fh.write(lines[seed] + "\n")
