@@ -289,10 +289,11 @@ func (m *Matrix) disputedCells(b *builder, profile string, prof *Profile, rep *p
 		if r.Reference != "" {
 			row.Reference = r.Reference
 			row.RefScript = cmp.Or(r.ReferenceScript, "run_seq")
-			if split := r.refSplit(); split != "" {
+			split := r.refSplit()
+			if split != "" {
 				row.RefValSeed, _ = cellid.ParseEval(split)
 			}
-			a := d.refs[refruns.FileName(r.Reference, r.refSplit())]
+			a := d.refs[refruns.FileName(r.Reference, split)]
 			if r.Minus == "" {
 				for _, run := range a.Runs {
 					row.RefSeeds = append(row.RefSeeds, run.Seed)
@@ -300,7 +301,7 @@ func (m *Matrix) disputedCells(b *builder, profile string, prof *Profile, rep *p
 				}
 			} else {
 				row.Reference += " - " + r.MinusReference
-				row.RefSeeds, row.RefAcc = refDiffs(a, d.refs[refruns.FileName(r.MinusReference, r.refSplit())])
+				row.RefSeeds, row.RefAcc = refDiffs(a, d.refs[refruns.FileName(r.MinusReference, split)])
 			}
 			if len(row.RefAcc) == 0 {
 				row.RefNote = "no seed of the authors' runs finished yet"

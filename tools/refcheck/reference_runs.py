@@ -36,19 +36,19 @@ import tomllib
 SCRIPTS = {
     "run_seq": dict(
         files=["src/run_seq.py", "src/models/cortex.py"],
-        part=lambda cfg, vs=1234: ("val_" if vs == 1234 else f"val{vs}_") + cfg,
+        part=lambda cfg, vs: ("val_" if vs == 1234 else f"val{vs}_") + cfg,
         columns="seed\tfinal_acc\tforgetting\treplay_used",
         command="OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 python3 src/run_seq.py --configs {cfg} --seeds S --val{valseed} --resume (one run per seed S, Debian python3-torch, nice 19)",
         split="--val{valseed}: the stratified held-out tenth of the training set, seed {vs} (our split{vs}, sample for sample)",
     ),
     "run_seq_test": dict(  # run_seq.py's files and columns (set below), without --val
-        part=lambda cfg: cfg,
+        part=lambda cfg, vs: cfg,
         command="OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 python3 src/run_seq.py --configs {cfg} --seeds S --resume (no --val; one run per seed S, Debian python3-torch, nice 19)",
         split="the official MNIST test set (the development set), after training on all 60,000 training images",
     ),
     "run_mnist": dict(
         files=["src/run_mnist.py", "src/models/cortex.py", "src/models/base.py", "src/models/torch_utils.py", "src/models/spiking.py"],
-        part=lambda cfg: cfg,
+        part=lambda cfg, vs: cfg,
         columns="seed\ttest_acc",
         command="OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 python3 src/run_mnist.py --configs {cfg} --seeds S --resume (one run per seed S, Debian python3-torch and python3-sklearn, nice 19)",
         split="the official MNIST test set (10,000 images) after 30 epochs of i.i.d. training on the full training set",
@@ -137,18 +137,13 @@ def existing(path, cfg, reference, columns):
     return kept
 
 
-def part(script, cfg, vs):
-    """The checkpoint name of cfg's runs before _s<seed>.pkl."""
-    return SCRIPTS[script]["part"](cfg, vs) if script == "run_seq" else SCRIPTS[script]["part"](cfg)
-
-
 def checkpoints(parts, cfg, script, vs):
     """The finished seeds of cfg (held-out split seed vs for run_seq) in parts, each with the line it
     writes, by seed."""
     out = {}
     if not parts:
         return out
-    prefix = part(script, cfg, vs)
+    prefix = SCRIPTS[script]["part"](cfg, vs)
     for path in glob.glob(os.path.join(parts, prefix + "_s*.pkl")):
         m = re.fullmatch(re.escape(prefix) + r"_s(\d+)\.pkl", os.path.basename(path))
         if not m:
@@ -198,20 +193,20 @@ def main():
         reference = ", ".join(f"{f} at {refs[f]}" for f in sc["files"]) + " (SHA-256 as in its SHA256SUMS)"
         ran = checkpoints(a.mnist_parts if script == "run_mnist" else a.parts, cfg, script, vs)
         # the file of another held-out split than 1234 is refruns.FileName's <config>.split<N>.tsv
-        dst = os.path.join(a.out, cfg + ("" if vs == 1234 else f".split{vs}") + ".tsv")
+        split, valseed = ("", "") if vs == 1234 else (f".split{vs}", f" --val-seed {vs}")
+        dst = os.path.join(a.out, cfg + split + ".tsv")
         lines = existing(dst, cfg, reference, sc["columns"])
         for seed, line in ran.items():
             if seed in lines and lines[seed] != line:
                 sys.exit(f"reference_runs: {dst}: seed {seed}: the file says {lines[seed]!r}, the checkpoint here {line!r}: the authors' code is not reproducing itself")
             lines[seed] = line
-        valseed = "" if vs == 1234 else f" --val-seed {vs}"
         tmp = dst + ".tmp"
         with open(tmp, "w") as fh:
             fh.write(f"# config: {cfg}\n")
             fh.write("# command: " + sc["command"].format(cfg=cfg, valseed=valseed) + "\n")
             fh.write(f"# reference: {reference}\n")
             fh.write("# split: " + sc["split"].format(valseed=valseed, vs=vs) + "\n")
-            fh.write(f"# source: make reference-runs (tools/refcheck/reference_runs.py) from {part(script, cfg, vs)}_s<seed>.pkl\n")
+            fh.write(f"# source: make reference-runs (tools/refcheck/reference_runs.py) from {sc['part'](cfg, vs)}_s<seed>.pkl\n")
             fh.write(sc["columns"] + "\n")
             for seed in sorted(lines):
                 fh.write(lines[seed] + "\n")
