@@ -10,6 +10,10 @@ under spike_train as s<s>/q<j>/poisson; torch.randn's, e.g. the ladder's mirror 
 s<s>/n<j>/randn after the step they follow), the activities and errors of
 every pass, the state after every update call of the first step, and the state after every
 --every-th step ("post<k>"), and which recorded batches start an epoch or a task. The run is stopped by an exception once the last state is written.
+With --order FILE (little-endian int64, one index per training sample) the first epoch's
+permutation is that order instead of torch's draw (torch's is still drawn, so the generator
+advances as in a plain run): the check runs both codes through the data order one of our seeds
+drew.
 
 Output: <out>/index.json (name -> dtype, shape, byte offset) and <out>/data.bin (little-endian
 raw arrays), plus scalars and the effective configuration in index.json's "meta".
@@ -144,6 +148,7 @@ def main():
     ap.add_argument("--step", type=int, default=70, help="first waking batch recorded (1-based)")
     ap.add_argument("--steps", type=int, default=1, help="waking batches recorded")
     ap.add_argument("--every", type=int, default=1, help="state written after every n-th recorded batch")
+    ap.add_argument("--order", help="file of little-endian int64: the first epoch's sample order, instead of torch's draw")
     ap.add_argument("--out", required=True)
     args = ap.parse_args()
     if args.step < 1 or args.steps < 1 or args.every < 1:
@@ -173,6 +178,12 @@ def main():
         os.makedirs(tmp, exist_ok=True)
         cifar_archive(os.path.abspath(args.cifar), tmp)
         RS.CIFAR_DIR = tmp  # the authors' loader reads its archive (and caches gray.npz) there
+
+    order = None
+    if args.order:
+        order = np.fromfile(args.order, dtype="<i8")
+        if order.size == 0 or not np.array_equal(np.sort(order), np.arange(order.size)):
+            sys.exit(f"refstep: --order {args.order}: not a permutation of 0..n-1 ({order.size} entries)")
 
     w = Writer(args.out)
     w.meta["config"] = {k: (list(v) if isinstance(v, tuple) else v) for k, v in cfg.items()}
@@ -273,6 +284,12 @@ def main():
         fr = sys._getframe(1)
         line = linecache.getline(fr.f_code.co_filename, fr.f_lineno)
         epoch_perm = fr.f_code.co_name in ("run_local", "run", "fit_cortex") and "torch.randperm(n, generator=g)" in line
+        if epoch_perm and order is not None and not st.get("ordered"):
+            if n != order.size:
+                sys.exit(f"refstep: --order {args.order} has {order.size} entries; the first epoch draws a permutation of {n}")
+            st["ordered"] = True
+            w.meta["ordered"] = int(n)
+            v = torch.from_numpy(order.astype(np.int64))
         if st["active"] and not epoch_perm:  # the epoch's permutation is in the recorded batches
             s, d = st["step"], st["draw"]
             w.put(f"s{s}/d{d}/randperm", v)
