@@ -489,7 +489,7 @@ func (d *refDump) check(cfg *LocalConfig, edit func(r *localRun)) string {
 	attachSpikes(r)
 	var verdict string
 	var ties []string
-	step, calls, tied := 0, 0, false
+	step, calls, tied, tieStep := 0, 0, false, 0
 	probe := func(stage string) {
 		if verdict != "" || tied {
 			return
@@ -508,7 +508,7 @@ func (d *refDump) check(cfg *LocalConfig, edit func(r *localRun)) string {
 			if rt, ok := d.ts[tag+"/"+name]; ok {
 				if v, tie := refdump.CompareActivity(name, refdump.Tensor(pt[name]), refdump.Tensor(rt)); v != "" {
 					if tie {
-						tied = true
+						tied, tieStep = true, step
 						ties = append(ties, fmt.Sprintf("step %d, %s pass: %s", step, stage, v))
 					} else {
 						verdict = fmt.Sprintf("differs at step %d (%s pass), tensor %s", step, stage, v)
@@ -616,7 +616,13 @@ func (d *refDump) check(cfg *LocalConfig, edit func(r *localRun)) string {
 		}
 	}
 	if len(ties) > 0 {
-		return fmt.Sprintf("identical through %d steps%s, re-synchronised at the next checkpoint after %d k-WTA near-tie(s) within float32 rounding (first: %s)", steps, crossed, len(ties), ties[0])
+		// A near-tie after the last checkpoint leaves the rest unchecked:
+		// there is no later reference state to continue from.
+		unchecked := ""
+		if tied {
+			unchecked = fmt.Sprintf("; unchecked from the last near-tie (step %d) on: no checkpoint follows it", tieStep)
+		}
+		return fmt.Sprintf("identical through %d steps%s, re-synchronised at the next checkpoint after %d k-WTA near-tie(s) within float32 rounding (first: %s)%s", steps, crossed, len(ties), ties[0], unchecked)
 	}
 	return fmt.Sprintf("identical through %d steps%s", steps, crossed)
 }
