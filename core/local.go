@@ -587,11 +587,13 @@ func (r *localRun) masksFrom(awake [][]bool, replay bool) []*layerMask {
 		if r.nt.skip[l] == nil {
 			continue
 		}
+		// [CODE≠PAPER] Readout-only replay does not freeze the skip
+		// synapses: the reference's replay loop gives S^l the
+		// pre-or-post-asleep mask whatever replay_readout_only says
+		// (run_seq.py, run_local's skip_syn). No configuration combines
+		// the two.
 		m := &buf[L+1+l]
 		*m = layerMask{post: awake[l], pre: awake[l-2]}
-		if replay && cfg.ReplayReadoutOnly {
-			*m = layerMask{frozen: true}
-		}
 		masks[L+1+l] = m
 	}
 	masks[L] = nil

@@ -84,7 +84,9 @@ type LocalConfig struct {
 	Mask        string `toml:"mask"`         // refractory, silent, none, random, soft, mirror
 	Readout     string `toml:"readout"`      // "free" or "isolated"
 	NoIso       bool   `toml:"no_iso"`       // rotation runs but replay is unmasked
-	// ReplayReadoutOnly freezes every hidden synapse during replay.
+	// ReplayReadoutOnly freezes every hidden synapse during replay but
+	// the skip synapses S^l, which keep the asleep mask (as the
+	// reference's loop does).
 	ReplayReadoutOnly bool    `toml:"replay_readout_only"`
 	MaskPostWake      bool    `toml:"mask_post_wake"` // awake sets re-inferred after the waking update
 	SoftGain          float64 `toml:"soft_gain"`      // suppression of the soft rotation, 0.5

@@ -652,3 +652,43 @@ func TestKeepLargest(t *testing.T) {
 		}
 	}
 }
+
+// TestReadoutOnlyReplayMovesSkips: under readout-only replay the skip
+// synapses keep the pre-or-post-asleep mask, as the reference's replay
+// loop gives them (it does not look at replay_readout_only for S^l), while
+// W^l stays frozen.
+func TestReadoutOnlyReplayMovesSkips(t *testing.T) {
+	t.Parallel()
+	cfg := tinyConfig()
+	cfg.Hidden = []int{24, 20, 16, 12}
+	cfg.Skip, cfg.ReplayReadoutOnly = true, true
+	r := newTinyRun(t, cfg, 2, 8)
+	nt := r.nt
+	masks := r.replayMasks()
+	p := randomBatchPass(r, 4, NewRNG(1, StreamRun))
+	nt.forward(p, nil)
+	nt.sweep(p, 1)
+	before := make([]layerState, nt.L+1)
+	skips := make([][]float32, nt.L+1)
+	for l := 1; l <= nt.L; l++ {
+		before[l] = saveLayer(nt.lay[l])
+		if sk := nt.skip[l]; sk != nil {
+			skips[l] = slices.Clone(sk.w)
+		}
+	}
+	nt.update(&cfg, p, 0.06, masks, true)
+	for l := 1; l < nt.L; l++ {
+		if !bitsEqual(before[l].w, nt.lay[l].w) {
+			t.Errorf("W^%d moved under readout-only replay", l)
+		}
+	}
+	moved := false
+	for l := 3; l < nt.L; l++ {
+		if !bitsEqual(skips[l], nt.skip[l].w) {
+			moved = true
+		}
+	}
+	if !moved {
+		t.Error("no skip synapse moved under readout-only replay")
+	}
+}
