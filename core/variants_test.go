@@ -122,29 +122,49 @@ func TestRotationResetAtTaskBoundary(t *testing.T) {
 }
 
 // TestReadoutOnlyReplay: a replay update leaves every hidden synapse and bias
-// untouched and moves the readout.
+// untouched and moves the readout; skip synapses keep the
+// pre-or-post-asleep mask and move, as the reference's replay loop gives
+// them (it does not look at replay_readout_only for S^l).
 func TestReadoutOnlyReplay(t *testing.T) {
 	t.Parallel()
-	cfg := tinyConfig()
-	cfg.ReplayReadoutOnly = true
-	r := newTinyRun(t, cfg, 2, 4)
-	nt := r.nt
-	masks := r.replayMasks()
-	p := randomBatchPass(r, 4, NewRNG(1, StreamRun))
-	nt.forward(p, nil)
-	nt.sweep(p, 1)
-	before := make([]layerState, nt.L+1)
-	for l := 1; l <= nt.L; l++ {
-		before[l] = saveLayer(nt.lay[l])
-	}
-	nt.update(&cfg, p, 0.06, masks, masks != nil)
-	for l := 1; l < nt.L; l++ {
-		if !bitsEqual(before[l].w, nt.lay[l].w) || !bitsEqual(before[l].bias, nt.lay[l].bias) || !bitsEqual(before[l].v, nt.lay[l].m1) {
-			t.Errorf("hidden layer %d moved under readout-only replay", l)
+	for _, skip := range []bool{false, true} {
+		cfg := tinyConfig()
+		cfg.ReplayReadoutOnly = true
+		if skip {
+			cfg.Hidden, cfg.Skip = []int{24, 20, 16, 12}, true
 		}
-	}
-	if bitsEqual(before[nt.L].w, nt.lay[nt.L].w) {
-		t.Error("readout did not move")
+		r := newTinyRun(t, cfg, 2, 8)
+		nt := r.nt
+		masks := r.replayMasks()
+		p := randomBatchPass(r, 4, NewRNG(1, StreamRun))
+		nt.forward(p, nil)
+		nt.sweep(p, 1)
+		before := make([]layerState, nt.L+1)
+		skips := make([][]float32, nt.L+1)
+		for l := 1; l <= nt.L; l++ {
+			before[l] = saveLayer(nt.lay[l])
+			if sk := nt.skip[l]; sk != nil {
+				skips[l] = slices.Clone(sk.w)
+			}
+		}
+		nt.update(&cfg, p, 0.06, masks, masks != nil)
+		for l := 1; l < nt.L; l++ {
+			if !bitsEqual(before[l].w, nt.lay[l].w) || !bitsEqual(before[l].bias, nt.lay[l].bias) || !bitsEqual(before[l].v, nt.lay[l].m1) {
+				t.Errorf("skip=%v: hidden layer %d moved under readout-only replay", skip, l)
+			}
+		}
+		if bitsEqual(before[nt.L].w, nt.lay[nt.L].w) {
+			t.Errorf("skip=%v: readout did not move", skip)
+		}
+		moved := false
+		for l := range skips {
+			if skips[l] != nil && !bitsEqual(skips[l], nt.skip[l].w) {
+				moved = true
+			}
+		}
+		if skip && !moved {
+			t.Error("no skip synapse moved under readout-only replay")
+		}
 	}
 }
 
@@ -650,45 +670,5 @@ func TestKeepLargest(t *testing.T) {
 		if !slices.Equal(got, want) {
 			t.Fatalf("trial %d (%d keys, keep %d): selection differs from the sort", trial, total, n)
 		}
-	}
-}
-
-// TestReadoutOnlyReplayMovesSkips: under readout-only replay the skip
-// synapses keep the pre-or-post-asleep mask, as the reference's replay
-// loop gives them (it does not look at replay_readout_only for S^l), while
-// W^l stays frozen.
-func TestReadoutOnlyReplayMovesSkips(t *testing.T) {
-	t.Parallel()
-	cfg := tinyConfig()
-	cfg.Hidden = []int{24, 20, 16, 12}
-	cfg.Skip, cfg.ReplayReadoutOnly = true, true
-	r := newTinyRun(t, cfg, 2, 8)
-	nt := r.nt
-	masks := r.replayMasks()
-	p := randomBatchPass(r, 4, NewRNG(1, StreamRun))
-	nt.forward(p, nil)
-	nt.sweep(p, 1)
-	before := make([]layerState, nt.L+1)
-	skips := make([][]float32, nt.L+1)
-	for l := 1; l <= nt.L; l++ {
-		before[l] = saveLayer(nt.lay[l])
-		if sk := nt.skip[l]; sk != nil {
-			skips[l] = slices.Clone(sk.w)
-		}
-	}
-	nt.update(&cfg, p, 0.06, masks, true)
-	for l := 1; l < nt.L; l++ {
-		if !bitsEqual(before[l].w, nt.lay[l].w) {
-			t.Errorf("W^%d moved under readout-only replay", l)
-		}
-	}
-	moved := false
-	for l := 3; l < nt.L; l++ {
-		if !bitsEqual(skips[l], nt.skip[l].w) {
-			moved = true
-		}
-	}
-	if !moved {
-		t.Error("no skip synapse moved under readout-only replay")
 	}
 }
