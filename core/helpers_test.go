@@ -114,6 +114,17 @@ func awakeOf(nt *net, p *pass) [][]bool {
 }
 
 // randomBatchPass loads n random train samples into a fresh pass.
+// settledReplay returns r's replay masks and a settled pass (forward and
+// error sweep) of n random training samples drawn by rng: the inputs of
+// one replay update, nt.update(cfg, p, eta, masks, masks != nil).
+func settledReplay(r *localRun, n int, rng *RNG) ([]*layerMask, *pass) {
+	masks := r.replayMasks()
+	p := randomBatchPass(r, n, rng)
+	r.nt.forward(p, nil)
+	r.nt.sweep(p, 1)
+	return masks, p
+}
+
 func randomBatchPass(r *localRun, n int, rng *RNG) *pass {
 	p := newPass(r.nt, n)
 	idx := make([]int, n)

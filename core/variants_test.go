@@ -135,10 +135,7 @@ func TestReadoutOnlyReplay(t *testing.T) {
 		}
 		r := newTinyRun(t, cfg, 2, 8)
 		nt := r.nt
-		masks := r.replayMasks()
-		p := randomBatchPass(r, 4, NewRNG(1, StreamRun))
-		nt.forward(p, nil)
-		nt.sweep(p, 1)
+		masks, p := settledReplay(r, 4, NewRNG(1, StreamRun))
 		before := make([]layerState, nt.L+1)
 		skips := make([][]float32, nt.L+1)
 		for l := 1; l <= nt.L; l++ {
@@ -384,10 +381,7 @@ func TestAdamMasks(t *testing.T) {
 		cfg.Opt, cfg.Eta, cfg.LeakMoments = "adam", 1e-3, leak
 		r := newTinyRun(t, cfg, 8, 6)
 		nt := r.nt
-		masks := r.replayMasks()
-		p := randomBatchPass(r, 4, NewRNG(3, StreamRun))
-		nt.forward(p, nil)
-		nt.sweep(p, 1)
+		masks, p := settledReplay(r, 4, NewRNG(3, StreamRun))
 		ly := nt.lay[2]
 		m1, m2, w := slices.Clone(ly.m1), slices.Clone(ly.m2), slices.Clone(ly.w)
 		nt.update(&cfg, p, 3e-3, masks, masks != nil)
