@@ -33,10 +33,12 @@ import sys
 import tomllib
 
 # What each of the authors' scripts runs, where its checkpoints are, and how its files say it.
+VAL_SEED = 1234  # run_seq.py's --val split seed when --val-seed is not given (our split1234)
+
 SCRIPTS = {
     "run_seq": dict(
         files=["src/run_seq.py", "src/models/cortex.py"],
-        part=lambda cfg, vs: ("val_" if vs == 1234 else f"val{vs}_") + cfg,
+        part=lambda cfg, vs: ("val_" if vs == VAL_SEED else f"val{vs}_") + cfg,
         columns="seed\tfinal_acc\tforgetting\treplay_used",
         command="OMP_NUM_THREADS=1 MKL_NUM_THREADS=1 python3 src/run_seq.py --configs {cfg} --seeds S --val{valseed} --resume (one run per seed S, Debian python3-torch, nice 19)",
         split="--val{valseed}: the stratified held-out tenth of the training set, seed {vs} (our split{vs}, sample for sample)",
@@ -97,7 +99,7 @@ def configs(pipeline):
         script = row.get("reference_script", "run_seq")
         if script not in SCRIPTS:
             sys.exit(f"reference_runs: {pipeline}: disputed.row[{i}].reference_script {script!r}: want one of {sorted(SCRIPTS)}")
-        vs = 1234
+        vs = VAL_SEED
         if script == "run_seq" and row.get("eval"):
             m = re.fullmatch(r"split([1-9][0-9]*)", row["eval"])
             if not m:
@@ -157,7 +159,7 @@ def checkpoints(parts, cfg, script, vs):
             val = bool(run.get("run_args", {}).get("val"))
             if val != (script == "run_seq"):
                 sys.exit(f"reference_runs: {path}: --val is {val}, want {script == 'run_seq'} for {script} ({cfg} seed {seed})")
-            got = int(run.get("run_args", {}).get("val_seed", 1234))
+            got = int(run.get("run_args", {}).get("val_seed", VAL_SEED))
             if val and got != vs:
                 sys.exit(f"reference_runs: {path}: --val-seed {got}, want {vs} ({cfg} seed {seed})")
             if str(run.get("omp_threads")) != "1":
@@ -192,8 +194,8 @@ def main():
         sc = SCRIPTS[script]
         reference = ", ".join(f"{f} at {refs[f]}" for f in sc["files"]) + " (SHA-256 as in its SHA256SUMS)"
         ran = checkpoints(a.mnist_parts if script == "run_mnist" else a.parts, cfg, script, vs)
-        # the file of another held-out split than 1234 is refruns.FileName's <config>.split<N>.tsv
-        split, valseed = ("", "") if vs == 1234 else (f".split{vs}", f" --val-seed {vs}")
+        # the file of another held-out split than VAL_SEED is refruns.FileName's <config>.split<N>.tsv
+        split, valseed = ("", "") if vs == VAL_SEED else (f".split{vs}", f" --val-seed {vs}")
         dst = os.path.join(a.out, cfg + split + ".tsv")
         lines = existing(dst, cfg, reference, sc["columns"])
         for seed, line in ran.items():

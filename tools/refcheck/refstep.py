@@ -284,10 +284,9 @@ def main():
         fr = sys._getframe(1)
         line = linecache.getline(fr.f_code.co_filename, fr.f_lineno)
         epoch_perm = fr.f_code.co_name in ("run_local", "run", "fit_cortex") and "torch.randperm(n, generator=g)" in line
-        if epoch_perm and order is not None and not st.get("ordered"):
+        if epoch_perm and order is not None and "ordered" not in w.meta:  # the first epoch only
             if n != order.size:
                 sys.exit(f"refstep: --order {args.order} has {order.size} entries; the first epoch draws a permutation of {n}")
-            st["ordered"] = True
             w.meta["ordered"] = int(n)
             v = torch.from_numpy(order.astype(np.int64))
         if st["active"] and not epoch_perm:  # the epoch's permutation is in the recorded batches
