@@ -44,9 +44,10 @@ type DisputedRow struct {
 }
 
 // DisputedSide is one column of a disputed row: n runs, their mean, s.d.
-// (ddof 1), median, lowest value and collapsed count (verdict.Collapsed),
-// and the per-seed values. For the paper only what it prints: Mean and SD
-// (nil without a printed mean) and the count it states (CollapsedKnown).
+// (ddof 1), median, lowest value and count of severe failures
+// (verdict.CountFailures: final accuracy below 60%), and the per-seed
+// values. For the paper only what it prints: Mean and SD (nil without a
+// printed mean) and the count it states (FailedKnown).
 type DisputedSide struct {
 	N    int      `json:"n"`
 	Mean *float64 `json:"mean,omitempty"`
@@ -57,24 +58,20 @@ type DisputedSide struct {
 	Median         *float64 `json:"median,omitempty"`
 	Min            *float64 `json:"min,omitempty"`
 	Max            *float64 `json:"max,omitempty"`
-	Collapsed      int      `json:"collapsed"`
-	CollapsedKnown bool     `json:"collapsed_known"`
-	// CollapsedAtLeast says the count is a lower bound: the median, which
-	// verdict.Collapsed measures from, is itself more than CollapseDrop
-	// below the side's best seed (half or more of the seeds collapsed).
-	CollapsedAtLeast bool      `json:"collapsed_at_least,omitempty"`
-	Seeds            []int64   `json:"seeds,omitempty"`
-	Values           []float64 `json:"values,omitempty"`
+	Failed      int       `json:"failed"`
+	FailedKnown bool      `json:"failed_known"`
+	Seeds       []int64   `json:"seeds,omitempty"`
+	Values      []float64 `json:"values,omitempty"`
 	// Note says what the side lacks (no runs, no printed mean).
 	Note string `json:"note,omitempty"`
 }
 
 // DisputedPair is the verdict between two columns of a row: on the means
-// (Mean: b - a) and, where both have counts, on the collapsed seeds.
+// (Mean: b - a) and, where both have counts, on the failed seeds.
 type DisputedPair struct {
 	Name     string             `json:"name"` // "authors - paper", "ours - paper", "ours - authors"
 	Mean     *verdict.Judgement `json:"mean,omitempty"`
-	Collapse *verdict.Judgement `json:"collapse,omitempty"`
+	Failures *verdict.Judgement `json:"failures,omitempty"`
 	// Outcome is the mean's verdict (not run without one).
 	Outcome verdict.Outcome `json:"outcome"`
 }
@@ -95,7 +92,7 @@ type DisputedResult struct {
 
 // computedSide summarises per-seed values of ours or the authors' code.
 func computedSide(seeds []int64, values []float64, difference bool) DisputedSide {
-	s := DisputedSide{N: len(values), Seeds: seeds, Values: values, CollapsedKnown: !difference}
+	s := DisputedSide{N: len(values), Seeds: seeds, Values: values, FailedKnown: !difference}
 	if len(values) == 0 {
 		return s
 	}
@@ -107,8 +104,7 @@ func computedSide(seeds []int64, values []float64, difference bool) DisputedSide
 	}
 	s.Mean, s.SD, s.Median, s.Min, s.Max = &m, &sd, &med, &sorted[0], &sorted[len(sorted)-1]
 	if !difference {
-		s.Collapsed = verdict.Collapsed(values)
-		s.CollapsedAtLeast = med < sorted[len(sorted)-1]-verdict.CollapseDrop
+		s.Failed = verdict.CountFailures(values)
 	}
 	return s
 }
@@ -164,14 +160,17 @@ func JudgeDisputed(p *ReproductionParams, rec *AggregateRecord) ([]DisputedResul
 			}
 			m := v.Mean
 			res.Paper.Mean, res.Paper.SD, res.Paper.Lo, res.Paper.Hi = &m, v.SD, v.Lo, v.Hi
-			if v.Collapsed != nil {
-				res.Paper.Collapsed, res.Paper.CollapsedKnown = *v.Collapsed, true
+			switch {
+			case v.Collapsed != nil:
+				res.Paper.Failed, res.Paper.FailedKnown = *v.Collapsed, true
+			case v.SD != nil && v.Lo == nil && v.Mean > verdict.FailureBelow && verdict.NoFailuresImplied(v.Mean, *v.SD, verdict.HalfUnit(v.Places(), v.Exponent), res.Paper.N):
+				res.Paper.FailedKnown = true
 			}
 		} else {
 			res.Paper.Note = "the paper prints no mean for this row"
 		}
 		if c := pub[row.ID+"/collapsed"]; c != nil && !diff {
-			res.Paper.Collapsed, res.Paper.CollapsedKnown = int(c.Mean), true
+			res.Paper.Failed, res.Paper.FailedKnown = int(c.Mean), true
 			res.Paper.N = max(c.N, res.Paper.N)
 		}
 		res.Pairs = disputedPairs(&res, v, diff)
@@ -180,7 +179,7 @@ func JudgeDisputed(p *ReproductionParams, rec *AggregateRecord) ([]DisputedResul
 	for i := range out {
 		for k := range out[i].Pairs {
 			pr := &out[i].Pairs[k]
-			for _, j := range []*verdict.Judgement{pr.Mean, pr.Collapse} {
+			for _, j := range []*verdict.Judgement{pr.Mean, pr.Failures} {
 				if j != nil {
 					fam.Add(j)
 				}
@@ -202,7 +201,7 @@ func JudgeDisputed(p *ReproductionParams, rec *AggregateRecord) ([]DisputedResul
 // code, the paper against ours, the authors' code against ours (each the
 // second minus the first), on the means and the collapse counts, by the
 // report's own tests (verdict.Welch, verdict.Paired for a published
-// paired difference with its interval, verdict.CollapseCount).
+// paired difference, verdict.FailureCount).
 func disputedPairs(res *DisputedResult, v *PublishedValue, diff bool) []DisputedPair {
 	var out []DisputedPair
 	for _, who := range []struct {
@@ -213,16 +212,24 @@ func disputedPairs(res *DisputedResult, v *PublishedValue, diff bool) []Disputed
 		s := who.side
 		if s.N > 0 && res.Paper.Mean != nil {
 			var j verdict.Judgement
-			if v.Lo != nil && v.Hi != nil {
-				j = verdict.Paired(s.Values, v.Mean, v.Lo, v.Hi, v.Places())
-			} else {
-				j = verdict.Welch(s.sample(), verdict.Printed(v.Mean, v.SD, res.Paper.N, v.Places()), verdict.Points)
+			half := verdict.HalfUnit(v.Places(), v.Exponent)
+			switch {
+			case diff && v.Lo != nil && v.Hi != nil:
+				j = verdict.Paired(s.Values, verdict.PairedInterval(v.Mean, *v.Lo, *v.Hi, res.Paper.N, half))
+			case diff:
+				j = verdict.Paired(s.Values, verdict.Printed(v.Mean, nil, res.Paper.N, half))
+			default:
+				pub := verdict.Printed(v.Mean, v.SD, res.Paper.N, half)
+				if v.SD == nil && s.N > 1 {
+					pub = pub.BorrowShared(*s.SD, s.N-1, "this column's seeds")
+				}
+				j = verdict.Welch(s.sample(), pub, verdict.Points)
 			}
 			pr.Mean = &j
 		}
-		if s.N > 1 && s.CollapsedKnown && res.Paper.CollapsedKnown {
-			j := verdict.CollapseCount(s.Values, res.Paper.Collapsed, res.Paper.N)
-			pr.Collapse = &j
+		if s.N > 1 && s.FailedKnown && res.Paper.FailedKnown {
+			j := verdict.FailureCount(s.Values, res.Paper.Failed, res.Paper.N)
+			pr.Failures = &j
 		}
 		out = append(out, pr)
 	}
@@ -231,8 +238,8 @@ func disputedPairs(res *DisputedResult, v *PublishedValue, diff bool) []Disputed
 		j := verdict.Welch(res.Ours.sample(), res.Authors.sample(), verdict.Points)
 		pr.Mean = &j
 		if !diff {
-			c := verdict.CollapseCount(res.Ours.Values, res.Authors.Collapsed, res.Authors.N)
-			pr.Collapse = &c
+			c := verdict.FailureCount(res.Ours.Values, res.Authors.Failed, res.Authors.N)
+			pr.Failures = &c
 		}
 	}
 	return append(out, pr)
@@ -283,12 +290,8 @@ func sideText(s DisputedSide, paper bool) string {
 	if s.Median != nil {
 		parts = append(parts, fmt.Sprintf("med %.1f", *s.Median))
 	}
-	if s.CollapsedKnown && (s.N > 0 || paper) {
-		at := ""
-		if s.CollapsedAtLeast {
-			at = ">="
-		}
-		parts = append(parts, fmt.Sprintf("%s%d coll.", at, s.Collapsed))
+	if s.FailedKnown && (s.N > 0 || paper) {
+		parts = append(parts, fmt.Sprintf("%d failed", s.Failed))
 	}
 	if len(parts) == 0 {
 		return "---"
@@ -318,8 +321,8 @@ func DisputedTeX(rows []DisputedResult) string {
 	}
 	var b strings.Builder
 	b.WriteString("\n\\subsection*{Disputed rows, settled by seeds on both codes}\n")
-	b.WriteString("{\\footnotesize\\noindent Each row: the paper (its seeds, as printed), the authors' code rerun here (its own runs: \\texttt{run\\_seq.py --val} on the held-out tenth of split seed 1234, the same samples as our split 1; on the official test set, \\texttt{run\\_seq.py} without \\texttt{--val} for a development-set row and \\texttt{run\\_mnist.py} for a substrate row), and ours at every seed of \\texttt{[disputed]} in \\texttt{pipeline.toml}; mean $\\pm$ s.d., n, median and collapsed seeds (a seed ")
-	fmt.Fprintf(&b, "%.0f points below its column's median, \\texttt{verdict.Collapsed}; $\\geq$ where that median is itself that far below the best seed, so the count is a lower bound). Verdicts by the report's rule (above), second minus first, Benjamini-Hochberg over this table's tests; collapse counts by Fisher's exact test. docs/disputed.md reads them.\\par}\n", verdict.CollapseDrop)
+	b.WriteString("{\\footnotesize\\noindent Each row: the paper (its seeds, as printed), the authors' code rerun here (its own runs: \\texttt{run\\_seq.py --val} on the held-out tenth of split seed 1234, the same samples as our split 1; on the official test set, \\texttt{run\\_seq.py} without \\texttt{--val} for a development-set row and \\texttt{run\\_mnist.py} for a substrate row), and ours at every seed of \\texttt{[disputed]} in \\texttt{pipeline.toml}; mean $\\pm$ s.d., n, median and failed seeds (a severe failure, the paper's ")
+	fmt.Fprintf(&b, "definition: a final accuracy below %.0f\\%%). Verdicts by the report's rule (above), second minus first, Benjamini-Hochberg over this table's tests; failure counts by Fisher's exact test. docs/disputed.md reads them.\\par}\n", verdict.FailureBelow)
 	col := func(w string) string { return `>{\raggedright\arraybackslash}p{` + w + `\linewidth}` }
 	fmt.Fprintf(&b, "{\\scriptsize\n\\begin{longtable}{@{}%s%s%s%s@{}}\n\\toprule\nrow & paper & authors' code, here & ours \\\\\n\\midrule\n\\endhead\n", col("0.25"), col("0.2"), col("0.24"), col("0.24"))
 	for _, r := range rows {
@@ -356,8 +359,8 @@ func (r DisputedResult) Notes() []string {
 		default:
 			t += "not judged (a side has no mean or too few runs)"
 		}
-		if pr.Collapse != nil {
-			t += fmt.Sprintf("; collapsed seeds %d/%d against %d/%d, Fisher p = %.2g (BH %.2g)", pr.Collapse.Collapse.Ours, pr.Collapse.Collapse.OursN, pr.Collapse.Collapse.Paper, pr.Collapse.Collapse.PaperN, pr.Collapse.P, pr.Collapse.PAdj)
+		if f := pr.Failures; f != nil {
+			t += fmt.Sprintf("; failed seeds %d/%d against %d/%d, Fisher p = %.2g (BH %.2g)", f.Failures.Ours, f.Failures.OursN, f.Failures.Paper, f.Failures.PaperN, f.P, f.PAdj)
 		}
 		notes = append(notes, t)
 	}
@@ -374,10 +377,6 @@ func (r DisputedResult) Notes() []string {
 	}{{"paper", r.Paper}, {"authors", r.Authors}, {"ours", r.Ours}} {
 		if s.side.Note != "" {
 			notes = append(notes, s.who+": "+s.side.Note)
-		}
-		if s.side.CollapsedAtLeast {
-			notes = append(notes, fmt.Sprintf("%s: the collapse count is a lower bound: the median (%.1f) is itself %.1f points below the best seed (%.1f)",
-				s.who, *s.side.Median, *s.side.Max-*s.side.Median, *s.side.Max))
 		}
 	}
 	if len(r.Authors.Values) > 0 {

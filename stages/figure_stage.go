@@ -122,6 +122,10 @@ type FigureSidecar struct {
 //     points on the frontier), so that it never asserts about the plot
 //     what the data under it contradict. Figures whose caption uses them
 //     are at 5.
+//   - 6: a caption's [[ours:...]] counts the point's severe failures by
+//     the paper's definition (a final accuracy below 60%,
+//     verdict.CountFailures) instead of seeds 10 points below the
+//     median. Figures whose caption states [[ours:...]] are at 6.
 var Figure = &pipeline.Stage{
 	Name:      "figure",
 	Version:   1,
@@ -163,6 +167,9 @@ func figureVersion(params any) int {
 	v := 1 // Figure.Version
 	if strings.Contains(lay.Caption, "[[") {
 		v = 5
+	}
+	if strings.Contains(lay.Caption, "[[ours:") {
+		v = 6
 	}
 	for _, pn := range lay.Panels {
 		for _, sr := range pn.Series {
@@ -551,8 +558,8 @@ func ourCaption(caption, name string, side *FigureSidecar) string {
 			s += `\pm` + fmt1(c.Acc.SD)
 		}
 		s += "$"
-		if k := verdict.Collapsed(c.Values); k > 0 {
-			s += fmt.Sprintf(" ($%d$ of $%d$ seeds collapsed)", k, len(c.Values))
+		if k := verdict.CountFailures(c.Values); k > 0 {
+			s += fmt.Sprintf(" ($%d$ of $%d$ seeds below $%.0f\\%%$)", k, len(c.Values), verdict.FailureBelow)
 		}
 		return s
 	})

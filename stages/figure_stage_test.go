@@ -94,19 +94,19 @@ func TestFigureSelect(t *testing.T) {
 }
 
 // TestOurCaption: a caption's references to our numbers are filled from the
-// points (mean, s.d., collapsed seeds, seed range, the frontier), and a
+// points (mean, s.d., seeds below 60%, seed range, the frontier), and a
 // reference to a point the figure lacks says so.
 func TestOurCaption(t *testing.T) {
 	t.Parallel()
 	yes, no := true, false
 	side := &FigureSidecar{Figure: "b", Points: []FigurePoint{
 		{ID: "fig/b/iso/2", Status: Status{Kind: StatusOK}, Label: "isolated", Dominant: &yes, YCell: &AggCell{N: 6, Acc: Stat{Mean: 76.01, SD: 12.77},
-			Values: []float64{86.3, 62.5, 57.2, 83.9, 80.6, 85.5}}},
+			Values: []float64{86.3, 52.5, 57.2, 83.9, 80.6, 85.5}}},
 		{ID: "fig/b/unm/2", Status: Status{Kind: StatusOK}, Experiment: "unmasked", Dominant: &no, YCell: &AggCell{N: 6, Acc: Stat{Mean: 83.0, SD: 3.0},
 			Values: []float64{77.8, 86.9, 84, 83, 82, 84.3}}},
 	}}
 	got := ourCaption("A [[ours:iso/2]] (seeds [[seeds:iso/2]]), B [[ours:unm/2]]; front: [[nondominated]]; [[ours:gone/4]].", "b", side)
-	want := "A $76.0\\pm12.8$ ($2$ of $6$ seeds collapsed) (seeds $57.2$--$86.3$), B $83.0\\pm3.0$; front: isolated; (no such point: gone/4)."
+	want := "A $76.0\\pm12.8$ ($2$ of $6$ seeds below $60\\%$) (seeds $52.5$--$86.3$), B $83.0\\pm3.0$; front: isolated; (no such point: gone/4)."
 	if got != want {
 		t.Errorf("ourCaption =\n%s\nwant\n%s", got, want)
 	}

@@ -52,6 +52,11 @@ type ReproRow struct {
 	// missing seed, why not run); Cause what is known of a difference.
 	Note  string `json:"note,omitempty"`
 	Cause string `json:"cause,omitempty"`
+	// Restates names the row whose comparison this one repeats (the same
+	// quantity printed alike elsewhere): one judgement, counted once.
+	// RestatedAt lists, on that row, the lines that restate it.
+	Restates   string `json:"restates,omitempty"`
+	RestatedAt []int  `json:"restated_at,omitempty"`
 }
 
 // ConditionResult is one condition of a claim, judged.
@@ -116,6 +121,57 @@ func (t Tally) String() string {
 	return s
 }
 
+// ComparisonTally counts the distinct comparisons (a number restated
+// elsewhere counted once) by outcome, and the inconclusive ones by who
+// could settle them.
+type ComparisonTally struct {
+	Distinct     int `json:"distinct"`
+	Agree        int `json:"agree"`
+	Differ       int `json:"differ"`
+	Inconclusive int `json:"inconclusive"`
+	// Of the inconclusive: more of our seeds would settle them (Settle12
+	// of them at 12 seeds or fewer); no count of our seeds would (the
+	// published value's own uncertainty); single runs without a noise
+	// model; counts of failures over too few runs.
+	BySeeds      int `json:"by_our_seeds"`
+	Settle12     int `json:"by_12_seeds"`
+	Unsettleable int `json:"unsettleable"`
+	NoNoise      int `json:"no_noise_model"`
+	FewRuns      int `json:"few_runs"`
+}
+
+// AddJudgement counts one distinct comparison.
+func (t *ComparisonTally) AddJudgement(j *verdict.Judgement) {
+	t.Distinct++
+	switch j.Outcome {
+	case verdict.Agrees:
+		t.Agree++
+	case verdict.Differs:
+		t.Differ++
+	case verdict.Inconclusive:
+		t.Inconclusive++
+		switch j.Reason {
+		case verdict.MoreSeeds:
+			t.BySeeds++
+			if j.Settle > 0 && j.Settle <= 12 {
+				t.Settle12++
+			}
+		case verdict.PaperUncertain:
+			t.Unsettleable++
+		case verdict.NoNoiseModel:
+			t.NoNoise++
+		case verdict.FewRuns:
+			t.FewRuns++
+		}
+	}
+}
+
+// String is the tally as the summary line prints it.
+func (t ComparisonTally) String() string {
+	return fmt.Sprintf("%d distinct, %d agree, %d differ, %d inconclusive (%d our seeds would settle, %d of them at 12 or fewer; %d they cannot: the paper's own uncertainty; %d single runs with no noise model; %d failure counts over too few runs)",
+		t.Distinct, t.Agree, t.Differ, t.Inconclusive, t.BySeeds, t.Settle12, t.Unsettleable, t.NoNoise, t.FewRuns)
+}
+
 // GroupTally is the tally of one table or figure.
 type GroupTally struct {
 	Group string `json:"group"`
@@ -133,6 +189,8 @@ type ReproReport struct {
 	// figure (and one "paper only" group for NotRun), in report order.
 	Numbers    Tally        `json:"numbers"`
 	ClaimTally Tally        `json:"claim_tally"`
+	// Comparisons counts the distinct comparisons behind Numbers.
+	Comparisons ComparisonTally `json:"comparisons"`
 	Groups     []GroupTally `json:"groups"`
 	// PaperNumbers is how many numbers the paper states (0: not counted).
 	PaperNumbers int `json:"paper_numbers,omitempty"`
@@ -150,8 +208,8 @@ func (rep *ReproReport) Summary() string {
 		// integers, counts in words and plotted points come on top.
 		of = fmt.Sprintf(": the paper's %d with a decimal point and %d others", rep.PaperNumbers, n-rep.PaperNumbers)
 	}
-	return fmt.Sprintf("reproduction (profile %s): numbers: %s (%d in all%s); claims: %s (%d in all)",
-		rep.Profile, rep.Numbers, rep.Numbers.Total(), of, rep.ClaimTally, rep.ClaimTally.Total())
+	return fmt.Sprintf("reproduction (profile %s): numbers: %s (%d in all%s); comparisons: %s; claims: %s (%d in all)",
+		rep.Profile, rep.Numbers, rep.Numbers.Total(), of, rep.Comparisons, rep.ClaimTally, rep.ClaimTally.Total())
 }
 
 // Reproduction judges every published number and claim against the
@@ -192,9 +250,17 @@ func (rep *ReproReport) Summary() string {
 //     set) and marks a collapse count as a lower bound (">=") where the
 //     column's median is itself collapsed against its best seed; without
 //     disputed rows the outputs are byte-identical.
+//   - 14: the verdict of issue 54 (docs/verdicts.md): every published
+//     shape carries its uncertainty (an s.d. lent to a mean printed
+//     without one, a single run without a noise source inconclusive,
+//     a×10^k printings), Welch-Satterthwaite with known variances counted
+//     as known, seeds to settle with the paper's n fixed, exact counts,
+//     margins no narrower than a printed unit, a claimed sign shown, the
+//     spread and the severe failures (below 60%) in the verdict, a
+//     restated number one comparison, the disputed rows' seeds pooled.
 var Reproduction = &pipeline.Stage{
 	Name:      "reproduction",
-	Version:   13,
+	Version:   14,
 	NewParams: func() any { return &ReproductionParams{} },
 	Run: func(ctx context.Context, rc *pipeline.RunContext) error {
 		p := rc.Params.(*ReproductionParams)
@@ -221,22 +287,20 @@ var Reproduction = &pipeline.Stage{
 			}
 			recs = append(recs, FigureRecord(side))
 		}
-		rep, err := Reproduce(p, recs)
-		if err != nil {
-			return err
-		}
+		var disputed *AggregateRecord
 		if len(p.Disputed) > 0 {
 			b, err := rc.Input(DisputedInput).Read(ctx, "aggregate")
 			if err != nil {
 				return fmt.Errorf("input %s: %w", DisputedInput, err)
 			}
-			rec := &AggregateRecord{}
-			if err := json.Unmarshal(b, rec); err != nil {
+			disputed = &AggregateRecord{}
+			if err := json.Unmarshal(b, disputed); err != nil {
 				return fmt.Errorf("input %s: %w", DisputedInput, err)
 			}
-			if rep.Disputed, err = JudgeDisputed(p, rec); err != nil {
-				return err
-			}
+		}
+		rep, err := Reproduce(p, recs, disputed)
+		if err != nil {
+			return err
 		}
 		b, err := json.MarshalIndent(rep, "", " ")
 		if err != nil {
@@ -284,12 +348,34 @@ type ours struct {
 	kind  verdict.Kind
 	cmp   *Comparison // a paired difference
 	diffs []float64   // its per-seed differences
-	// collapse: the number is the cell's count of collapsed seeds.
-	collapse bool
+	// expected is a comparison's seed count as its table runs it.
+	expected int
+	// failures: the number is the cell's count of severe failures.
+	failures bool
+	// key names the quantity: the same metric of the same runs, whatever
+	// table or figure shows it (a restatement of one number is one
+	// comparison).
+	key string
+	// pooled says the values are the disputed rows' seeds, not the
+	// table's.
+	pooled bool
+}
+
+// quantityKey names what a cell measures: its metric (or its other
+// number's) over its runs, by their result digests.
+func quantityKey(x *AggCell, what string) string {
+	runs := x.Results
+	if len(runs) == 0 {
+		runs = x.TrainCells
+	}
+	if len(runs) == 0 {
+		runs = []string{"cell " + x.ID}
+	}
+	return what + "|" + x.Metric + "|" + strings.Join(runs, ",")
 }
 
 // numbers indexes every number of recs by ID: each cell's main metric, its
-// forgetting, replay updates, syn-ops fraction and count of collapsed seeds
+// forgetting, replay updates, syn-ops fraction and count of failed seeds
 // (<cell>/forgetting, <cell>/replay_updates, <cell>/synops_frac,
 // <cell>/collapsed), and each comparison.
 func numbers(recs []*AggregateRecord) map[string]*ours {
@@ -303,15 +389,15 @@ func numbers(recs []*AggregateRecord) map[string]*ours {
 				if x.Experiment != "" {
 					byCell[x.Experiment+" "+x.Protocol] = x
 				}
-				out[x.ID] = &ours{cell: x, stat: &x.Acc, kind: metricKind(x.Metric)}
+				out[x.ID] = &ours{cell: x, stat: &x.Acc, kind: metricKind(x.Metric), key: quantityKey(x, "")}
 				if x.Status.Kind != StatusOK {
 					continue
 				}
-				out[x.ID+"/collapsed"] = &ours{cell: x, stat: &x.Acc, collapse: true}
-				out[x.ID+"/forgetting"] = &ours{cell: x, stat: &x.Forgetting, kind: verdict.Points}
-				out[x.ID+"/replay_updates"] = &ours{cell: x, stat: &x.Replay, kind: verdict.Relative}
+				out[x.ID+"/collapsed"] = &ours{cell: x, stat: &x.Acc, failures: true, key: quantityKey(x, "failures")}
+				out[x.ID+"/forgetting"] = &ours{cell: x, stat: &x.Forgetting, kind: verdict.Points, key: quantityKey(x, "forgetting")}
+				out[x.ID+"/replay_updates"] = &ours{cell: x, stat: &x.Replay, kind: verdict.Relative, key: quantityKey(x, "replay_updates")}
 				if x.SynOps != nil {
-					out[x.ID+"/synops_frac"] = &ours{cell: x, stat: x.SynOps, kind: verdict.Relative}
+					out[x.ID+"/synops_frac"] = &ours{cell: x, stat: x.SynOps, kind: verdict.Relative, key: quantityKey(x, "synops")}
 				}
 			}
 		}
@@ -321,10 +407,76 @@ func numbers(recs []*AggregateRecord) map[string]*ours {
 			if a == nil || b == nil {
 				a, b = byCell[c.A+" "+c.Protocol], byCell[c.B+" "+c.Protocol]
 			}
-			out[c.ID] = &ours{cmp: c, diffs: seedDiffs(a, b), kind: verdict.Points}
+			o := &ours{cmp: c, diffs: seedDiffs(a, b), kind: verdict.Points, key: "compare|" + c.ID}
+			if a != nil && b != nil {
+				o.expected = min(a.Expected, b.Expected)
+				o.key = "compare|" + quantityKey(a, "") + "|" + quantityKey(b, "")
+			}
+			out[c.ID] = o
 		}
 	}
 	return out
+}
+
+// pool replaces, for each disputed row, the number of ours it judges (and
+// every other ID of the same quantity) by the row's runs at every seed of
+// [disputed] (docs/disputed.md): the table's seeds and the added ones,
+// one sample.
+func pool(ns map[string]*ours, rows []DisputedRow, rec *AggregateRecord) {
+	if rec == nil {
+		return
+	}
+	pooled := map[string]*ours{} // by quantity key
+	for _, row := range rows {
+		o := ns[row.ID]
+		if o == nil {
+			continue
+		}
+		col := cmpOr(row.Column, row.Protocol)
+		a := rec.find(row.Experiment, col)
+		if a == nil || a.Status.Kind != StatusOK {
+			continue
+		}
+		if row.Minus != "" {
+			b := rec.find(row.Minus, col)
+			if b == nil || o.cmp == nil || b.Status.Kind != StatusOK {
+				continue
+			}
+			d, seeds := pairedDiffs(a, b)
+			cmp := *o.cmp
+			cmp.Seeds, cmp.N = seeds, len(d)
+			cmp.Diff, _ = verdict.MeanSD(d)
+			pooled[o.key] = &ours{cmp: &cmp, diffs: d, kind: o.kind, expected: o.expected, key: o.key, pooled: true}
+			continue
+		}
+		if o.cell == nil || o.stat != &o.cell.Acc {
+			continue
+		}
+		x := *a
+		pooled[o.key] = &ours{cell: &x, stat: &x.Acc, kind: o.kind, key: o.key, pooled: true}
+	}
+	for id, o := range ns {
+		p := pooled[o.key]
+		if o.failures {
+			// A count of failures pools with the accuracies it counts.
+			p = pooled[strings.TrimPrefix(o.key, "failures")]
+		}
+		if p == nil || p.cell == nil && o.failures {
+			continue
+		}
+		q := *p
+		q.failures, q.key = o.failures, o.key
+		if q.cmp != nil {
+			c := *q.cmp
+			c.ID = id
+			q.cmp = &c
+		} else {
+			x := *q.cell
+			x.ID = id
+			q.cell, q.stat = &x, &x.Acc
+		}
+		ns[id] = &q
+	}
 }
 
 // seedDiffs is a - b seed by seed over the seeds both have (nil when
@@ -347,7 +499,8 @@ func seedDiffs(a, b *AggCell) []float64 {
 // fractions, overlaps, realised decays, participation ratios, drift rates),
 // whose published values are small fractions or rates that a margin of one
 // point would never tell apart; accuracies, shares and duties (x100) are
-// points.
+// points. A count that no randomness touches is declared exact by its
+// published entry (kind = "exact").
 func metricKind(metric string) verdict.Kind {
 	for _, p := range []string{"energy.nj", "replay_updates", "replay_samples", "waking_batches", "synops", "dense_macs",
 		"rho[", "asleep[", "overlap[", "lambda[", "pr[", "drift."} {
@@ -368,20 +521,51 @@ func group(id string) string {
 }
 
 // Reproduce judges every published value and claim of p against the
-// numbers of recs (tables' aggregates and figures' records).
-func Reproduce(p *ReproductionParams, recs []*AggregateRecord) (*ReproReport, error) {
+// numbers of recs (tables' aggregates and figures' records) and, when p
+// has disputed rows, the disputed runs of disputed (their seeds pooled
+// into the rows they judge; the table of disputed rows judged too).
+func Reproduce(p *ReproductionParams, recs []*AggregateRecord, disputed *AggregateRecord) (*ReproReport, error) {
 	ns := numbers(recs)
+	pool(ns, p.Disputed, disputed)
 	rep := &ReproReport{Profile: p.Profile, Stamp: p.Stamp, NotRun: p.NotRun, PaperNumbers: p.PaperNumbers}
+	sds := printedSDs(p.Values, ns)
 	var fam, claimFam verdict.Family
+	// One comparison per quantity and printing: a restatement shares
+	// the judgement of the first value that prints it.
+	first := map[string]int{}
 	for i := range p.Values {
-		rep.Rows = append(rep.Rows, judgeValue(&p.Values[i], ns))
+		v := &p.Values[i]
+		r := judgeValue(v, ns, sds)
+		if o := ns[v.ID]; o != nil && r.Judgement != nil {
+			k := o.key + "|" + printingKey(v, effectiveN(v, o))
+			if at, ok := first[k]; ok {
+				r.Restates = rep.Rows[at].ID
+				rep.Rows[at].RestatedAt = append(rep.Rows[at].RestatedAt, v.Line)
+			} else {
+				first[k] = len(rep.Rows)
+			}
+		}
+		rep.Rows = append(rep.Rows, r)
 	}
 	for i := range rep.Rows {
-		if j := rep.Rows[i].Judgement; j != nil {
+		if j := rep.Rows[i].Judgement; j != nil && rep.Rows[i].Restates == "" {
 			fam.Add(j)
 		}
 	}
 	fam.Settle()
+	byID := map[string]*ReproRow{}
+	for i := range rep.Rows {
+		r := &rep.Rows[i]
+		if r.Restates == "" {
+			byID[r.ID] = r
+		}
+	}
+	for i := range rep.Rows {
+		if r := &rep.Rows[i]; r.Restates != "" {
+			j := *byID[r.Restates].Judgement
+			r.Judgement = &j
+		}
+	}
 	for _, c := range p.Claims {
 		rep.Claims = append(rep.Claims, judgeClaim(c, ns))
 	}
@@ -409,6 +593,9 @@ func Reproduce(p *ReproductionParams, recs []*AggregateRecord) (*ReproReport, er
 		}
 		rep.Numbers.Add(r.Verdict)
 		tally(r.Group).Add(r.Verdict)
+		if r.Judgement != nil && r.Restates == "" {
+			rep.Comparisons.AddJudgement(r.Judgement)
+		}
 	}
 	for _, g := range p.NotRun {
 		t := tally("paper only")
@@ -428,14 +615,77 @@ func Reproduce(p *ReproductionParams, recs []*AggregateRecord) (*ReproReport, er
 	for _, g := range order {
 		rep.Groups = append(rep.Groups, *groups[g])
 	}
+	if len(p.Disputed) > 0 && disputed != nil {
+		var err error
+		if rep.Disputed, err = JudgeDisputed(p, disputed); err != nil {
+			return nil, err
+		}
+	}
 	return rep, nil
 }
 
+// printingKey is a published value's printing: two values of one
+// quantity printed alike are one comparison.
+func printingKey(v *PublishedValue, n int) string {
+	f := func(x *float64) string {
+		if x == nil {
+			return "-"
+		}
+		return strconv.FormatFloat(*x, 'g', -1, 64)
+	}
+	return fmt.Sprintf("%s|%s|%d|%s|%s|%d|%d|%s", f(&v.Mean), f(v.SD), n, f(v.Lo), f(v.Hi), v.Places(), v.Exponent, v.Kind)
+}
+
+// effectiveN is the paper's seed count of v: its own, or the row's.
+func effectiveN(v *PublishedValue, o *ours) int {
+	switch {
+	case v.N > 0:
+		return v.N
+	case o.cell != nil:
+		return o.cell.Expected
+	}
+	return o.expected
+}
+
+// printedSD is an s.d. the paper prints for a quantity, to lend to its
+// values printed without one.
+type printedSD struct {
+	v  *PublishedValue
+	sd float64
+}
+
+// printedSDs indexes, by quantity, the first published value that prints
+// an s.d. with its mean.
+func printedSDs(vs []PublishedValue, ns map[string]*ours) map[string]printedSD {
+	out := map[string]printedSD{}
+	for i := range vs {
+		v := &vs[i]
+		o := ns[v.ID]
+		if o == nil || v.SD == nil || v.N < 2 && v.N != 0 {
+			continue
+		}
+		if _, ok := out[o.key]; !ok {
+			out[o.key] = printedSD{v: v, sd: math.Max(*v.SD, verdict.HalfUnit(v.Places(), v.Exponent))}
+		}
+	}
+	return out
+}
+
 // judgeValue judges one published value against our number of the same ID
-// in ns (none when no cell computes it). The judgement is provisional until the family settles.
-func judgeValue(v *PublishedValue, ns map[string]*ours) ReproRow {
+// in ns (none when no cell computes it), by the published value's shape
+// (docs/verdicts.md): mean ± s.d.; a mean without one (the paper's own
+// s.d. of the same quantity lent to it, else ours); a paired difference
+// with or without its interval; a single run (seed noise from our seeds
+// or noise_from, else no noise model); a count of failures; an exact
+// count. The judgement is provisional until the family settles.
+func judgeValue(v *PublishedValue, ns map[string]*ours, sds map[string]printedSD) ReproRow {
 	o := ns[v.ID]
 	r := ReproRow{ID: v.ID, Group: group(v.ID), Cite: v.Cite, Line: v.Line, Cause: v.Cause, Published: publishedText(v)}
+	half := verdict.HalfUnit(v.Places(), v.Exponent)
+	var notes []string
+	if o != nil && o.pooled {
+		notes = append(notes, "our seeds pooled with the disputed runs' (docs/disputed.md)")
+	}
 	switch {
 	case o == nil:
 		r.Note = "no cell of this profile computes this ID"
@@ -446,77 +696,101 @@ func judgeValue(v *PublishedValue, ns map[string]*ours) ReproRow {
 			return r
 		}
 		r.Ours = fmt.Sprintf("%s [%s, %s]", signed1(o.cmp.Diff), signed1(o.cmp.Lo), signed1(o.cmp.Hi))
-		j := verdict.Paired(o.diffs, v.Mean, v.Lo, v.Hi, v.Places())
+		n := v.N
+		if n == 0 {
+			n = max(o.expected, len(o.diffs))
+		}
+		pub := verdict.Printed(v.Mean, nil, n, half)
+		if v.Lo != nil && v.Hi != nil {
+			pub = verdict.PairedInterval(v.Mean, *v.Lo, *v.Hi, n, half)
+		} else if len(o.diffs) > 1 {
+			notes = append(notes, fmt.Sprintf("the paper prints no interval: its spread is our per-seed differences' (%d seeds) over its %d", len(o.diffs), n))
+		}
+		j := verdict.Paired(o.diffs, pub)
 		r.Judgement = &j
-		r.Note = fmt.Sprintf("%s - %s, %s, paired over %d seeds", o.cmp.A, o.cmp.B, o.cmp.Protocol, len(o.diffs))
+		notes = append(notes, fmt.Sprintf("%s - %s, %s, paired over %d seeds", o.cmp.A, o.cmp.B, o.cmp.Protocol, len(o.diffs)))
+		if j.Signed {
+			notes = append(notes, "the published difference claims a sign (its interval excludes zero): ours must show it to agree")
+		}
+		r.Note = strings.Join(notes, "; ")
 		return r
 	case o.cell.Status.Kind != StatusOK:
 		r.Note = o.cell.Status.String()
 		return r
 	}
 	c := o.cell
-	if o.collapse {
+	if o.failures {
 		n := max(v.N, 1)
-		j := verdict.CollapseCount(c.Values, int(v.Mean), n)
+		j := verdict.FailureCount(c.Values, int(v.Mean), n)
 		r.Judgement = &j
-		r.Ours = fmt.Sprintf("%d of %d", j.Collapse.Ours, j.Collapse.OursN)
-		r.Published = fmt.Sprintf("%d of %d", j.Collapse.Paper, n)
-		r.Note = fmt.Sprintf("a seed is collapsed %.0f points below its row's median", verdict.CollapseDrop)
+		r.Ours = fmt.Sprintf("%d of %d", j.Failures.Ours, j.Failures.OursN)
+		r.Published = fmt.Sprintf("%d of %d", j.Failures.Paper, n)
+		r.Note = strings.Join(append(notes, fmt.Sprintf("a failed run: final accuracy below %.0f%% (the paper's definition)", verdict.FailureBelow)), "; ")
 		return r
 	}
 	d := max(v.Places(), 1)
+	if v.Exponent != 0 {
+		d = max(v.Places()-v.Exponent, 0)
+	}
 	r.Ours = fmtN(o.stat.Mean, d)
 	if c.N > 1 {
 		r.Ours += " ± " + fmtN(o.stat.SD, d)
 	}
-	var notes []string
-	if c.N != c.Expected {
+	if c.N != c.Expected && !o.pooled {
 		notes = append(notes, fmt.Sprintf("n=%d of %d (missing seeds %v)", c.N, c.Expected, c.Missing))
+	}
+	if o.pooled {
+		r.Ours += fmt.Sprintf(" (n=%d)", c.N)
+	}
+	kind := o.kind
+	if v.Kind != "" {
+		kind, _ = verdict.ParseKind(v.Kind) // checked by ParsePublished
 	}
 	us := verdict.Ours(o.stat.Mean, o.stat.SD, c.N)
 	n := v.N
 	if n == 0 {
 		n = c.Expected // the paper's seed count is the row's, as ours
 	}
-	pub := verdict.Printed(v.Mean, v.SD, n, v.Places())
-	if v.SD == nil && n <= 1 {
-		// A single published run (no s.d.): against our mean over several
-		// seeds, one run of the paper's carries our per-run spread; against
-		// a single run of ours, both carry the spread of the number
-		// noise_from names. Said so in the note.
-		switch {
+	pub := verdict.Printed(v.Mean, v.SD, n, half)
+	switch {
+	case kind == verdict.Exact:
+		notes = append(notes, "an exact count (no randomness): judged against its printing")
+	case v.SD == nil && n <= 1:
+		// A single published run: against our mean over several seeds it
+		// carries our per-run spread; against a single run of ours, both
+		// carry the spread of the number noise_from names.
+		switch ref := ns[v.NoiseFrom]; {
 		case c.N > 1:
-			pub.SD, pub.DF = o.stat.SD, c.N-1
-			notes = append(notes, fmt.Sprintf("the paper's is a single run: judged with our per-run s.d. %s over %d seeds", fmtN(o.stat.SD, d), c.N))
+			pub = pub.BorrowShared(o.stat.SD, c.N-1, "our seeds")
+			notes = append(notes, fmt.Sprintf("the paper's is a single run: its seed noise is our per-run s.d. %s over %d seeds", fmtN(o.stat.SD, d), c.N))
+		case v.NoiseFrom != "" && ref != nil && ref.cell != nil && ref.cell.Status.Kind == StatusOK && ref.cell.N > 1:
+			sd, df := ref.stat.SD, ref.cell.N-1
+			us = us.Borrow(sd, df, v.NoiseFrom)
+			pub = pub.BorrowShared(sd, df, v.NoiseFrom)
+			notes = append(notes, fmt.Sprintf("a single run on each side, each with the per-run s.d. %s of %s over %d seeds (its declared noise source)", fmtN(sd, d), v.NoiseFrom, ref.cell.N))
 		case v.NoiseFrom != "":
-			if ref := ns[v.NoiseFrom]; ref != nil && ref.cell != nil && ref.cell.Status.Kind == StatusOK && ref.cell.N > 1 {
-				ref := ref.cell
-				us.SD, us.DF = ref.Acc.SD, ref.N-1
-				pub.SD, pub.DF = ref.Acc.SD, ref.N-1
-				notes = append(notes, fmt.Sprintf("a single run on each side (seed 0), judged with the per-run s.d. %s of %s over %d seeds", fmtN(ref.Acc.SD, d), v.NoiseFrom, ref.N))
-			} else {
-				notes = append(notes, fmt.Sprintf("a single run on each side: %s has no spread here, so only the printing is uncertain", v.NoiseFrom))
-			}
-		default:
-			notes = append(notes, "a single run on each side, no spread to judge it with: only the printing is uncertain")
+			notes = append(notes, fmt.Sprintf("a single run on each side: its noise source %s has no spread here", v.NoiseFrom))
 		}
-	} else if v.SD == nil {
-		notes = append(notes, fmt.Sprintf("the paper prints no s.d.: its printing (±%s) is its only uncertainty", fmtN(pub.Half, v.Places()+1)))
-	}
-	j := verdict.Welch(us, pub, o.kind)
-	if j.WiderP >= 0 && j.WiderP < verdict.Alpha && o.stat.SD > pub.SD {
-		notes = append(notes, fmt.Sprintf("our spread is wider: F-test p = %.2g", j.WiderP))
-	}
-	if o.stat == &c.Acc && len(c.Values) > 1 {
-		paper, paperN := 0, 0
-		if v.Collapsed != nil {
-			paper, paperN = *v.Collapsed, n
+	case v.SD == nil:
+		if sib, ok := sds[o.key]; ok {
+			pub = pub.Borrow(sib.sd, max(sib.v.N, c.Expected)-1, sib.v.ID)
+			notes = append(notes, fmt.Sprintf("the paper prints no s.d. here: its own s.d. of the same number, %s at paper.tex:%d, is lent to it", fmtN(sib.sd, v.Places()), sib.v.Line))
+		} else if c.N > 1 {
+			pub = pub.BorrowShared(o.stat.SD, c.N-1, "our seeds")
+			notes = append(notes, fmt.Sprintf("the paper prints no s.d.: our per-run s.d. %s is lent to its mean over %d seeds", fmtN(o.stat.SD, d), n))
 		}
-		if k := verdict.Collapsed(c.Values); k > 0 || v.Collapsed != nil {
-			j.Collapse = verdict.CollapseTest(c.Values, paper, paperN)
-			if paperN == 0 {
-				j.Collapse.P = -1
-			}
+	}
+	j := verdict.Welch(us, pub, kind)
+	if o.stat == &c.Acc && c.Metric == "" && kind == verdict.Points && v.Mean > verdict.FailureBelow && len(c.Values) > 1 {
+		// Severe failures (the paper's definition) on each side, where
+		// the paper's count is stated or implied.
+		switch {
+		case v.Collapsed != nil:
+			j.Failures = verdict.FailureTest(c.Values, *v.Collapsed, n, true, false)
+		case v.SD != nil && verdict.NoFailuresImplied(v.Mean, *v.SD, half, n):
+			j.Failures = verdict.FailureTest(c.Values, 0, n, true, true)
+		case verdict.CountFailures(c.Values) > 0:
+			j.Failures = verdict.FailureTest(c.Values, 0, n, false, false)
 		}
 	}
 	r.Judgement = &j
@@ -530,6 +804,10 @@ func publishedText(v *PublishedValue) string {
 	if v.Lo != nil {
 		e := max(d, 1) // the paper prints its intervals to a tenth
 		return fmt.Sprintf("%s [%s, %s]", signedN(v.Mean, d), signedN(*v.Lo, e), signedN(*v.Hi, e))
+	}
+	if v.Exponent != 0 {
+		// a×10^k, as printed.
+		return fmt.Sprintf("%s×10^%d", fmtN(v.Mean/math.Pow(10, float64(v.Exponent)), d), v.Exponent)
 	}
 	s := fmtN(v.Mean, d)
 	if v.SD != nil {
@@ -551,8 +829,8 @@ func signedN(x float64, d int) string {
 func judgeClaim(c Claim, ns map[string]*ours) ClaimResult {
 	cr := ClaimResult{ID: c.ID, Text: c.Text, Cite: c.Cite, Line: c.Line, Cause: c.Cause}
 	kind := verdict.Points
-	if c.Kind == "relative" {
-		kind = verdict.Relative
+	if c.Kind != "" {
+		kind, _ = verdict.ParseKind(c.Kind) // checked by ParsePublished
 	}
 	for _, h := range c.Holds {
 		cond := ConditionResult{Text: h}
@@ -575,17 +853,17 @@ func judgeClaim(c Claim, ns map[string]*ours) ClaimResult {
 			a, b = b, a
 		}
 		var j verdict.Judgement
-		if ca, cb := ns[a], ns[b]; ca != nil && cb != nil && ca.collapse && cb.collapse && dir == verdict.Greater {
+		if ca, cb := ns[a], ns[b]; ca != nil && cb != nil && ca.failures && cb.failures && dir == verdict.Greater {
 			// A claim about failures is a claim about counts.
-			j = verdict.ClaimCollapse(verdict.Collapsed(ca.cell.Values), len(ca.cell.Values), verdict.Collapsed(cb.cell.Values), len(cb.cell.Values))
+			j = verdict.ClaimFailures(verdict.CountFailures(ca.cell.Values), len(ca.cell.Values), verdict.CountFailures(cb.cell.Values), len(cb.cell.Values))
 		} else {
 			j = verdict.Claim(x, y, dir, kind)
 		}
 		cond.Judgement = &j
 		test := "Welch"
 		switch {
-		case j.Collapse != nil:
-			test = "Fisher's exact test of the collapse counts"
+		case j.Failures != nil:
+			test = "Fisher's exact test of the failure counts"
 		case j.Paired:
 			test = "paired by seed"
 		}
@@ -623,8 +901,8 @@ func operand(s string, ns map[string]*ours) (verdict.Operand, string) {
 		case o.cmp != nil && o.cmp.Status == "ok" && len(o.diffs) > 0:
 			m, sd := verdict.MeanSD(o.diffs)
 			return verdict.Operand{Mean: m, SD: sd, N: len(o.diffs), Values: o.diffs, Seeds: o.cmp.Seeds}, ""
-		case o.collapse && o.cell.Status.Kind == StatusOK:
-			k := float64(verdict.Collapsed(o.cell.Values))
+		case o.failures && o.cell.Status.Kind == StatusOK:
+			k := float64(verdict.CountFailures(o.cell.Values))
 			return verdict.Operand{Mean: k}, ""
 		case o.cell != nil && o.cell.Status.Kind == StatusOK:
 			op := verdict.Operand{Mean: o.stat.Mean, SD: o.stat.SD, N: o.cell.N}

@@ -12,13 +12,13 @@ import (
 // RuleText is the verdict's rule in one paragraph, as the report states it
 // before any number (docs/verdicts.md says it at length).
 var RuleText = fmt.Sprintf("Decided before any number was read (package verdict, docs/verdicts.md). "+
-	"Agrees: the 90%% confidence interval of ours minus published (t quantiles, Welch-Satterthwaite degrees of freedom, both sides' s.d. and n) lies inside the margin: %.1f accuracy point, or %.0f%% of the published value for energies and counts. "+
-	"Differs: otherwise, when Welch's t test (a paired t test for seed-paired differences) rejects equality at %.2f after the Benjamini-Hochberg adjustment over the report's tests (numbers and claims each a family). "+
-	"Inconclusive: neither; the seeds per side that would settle it at the observed spread are given. "+
-	"A published value's printing is part of its uncertainty (half a unit of its last digit); a value without s.d. has no other. "+
-	"A claim agrees when the interval of the stated difference lies on the stated side (beyond minus the margin for `not worse', inside the margin for `similar'), differs when the one-sided test contradicts it; paired by seed when both operands share seeds, Welch otherwise. "+
-	"A seed counts as collapsed %.0f points below its row's median.",
-	verdict.PointsMargin, 100*verdict.RelativeMargin, verdict.Alpha, verdict.CollapseDrop)
+	"Every published value carries its uncertainty: its printing (half a unit of its last digit, times 10^k for a×10^k), its s.d. over its seeds, or, printed without one, the paper's own s.d. of the same number, else ours; a single run carries the seed noise of a declared source, and without one is inconclusive (no noise model). "+
+	"Agrees: the 90%% confidence interval of ours minus published (Welch-Satterthwaite degrees of freedom, known variances counted as known) lies inside the margin: %.1f accuracy point, %.0f%% of the published value for energies, activity counts and diagnostics, the printing alone for an exact count; never narrower than one unit of the last printed digit; a published difference whose interval excludes zero agrees only when ours shows its sign. "+
+	"Differs: otherwise, when the test rejects equality at %.2f after the Benjamini-Hochberg adjustment over the report's tests, or when the seeds' spread (F test) or the count of severe failures (a final accuracy below %.0f%%, the paper's definition; Fisher's exact test) differs: said as such. "+
+	"Inconclusive: neither; with the count of our seeds that would settle it, the paper's n held, or that none would (the published value's own uncertainty). "+
+	"A number restated elsewhere is one comparison. "+
+	"A claim agrees when the interval of the stated difference lies on the stated side (beyond minus the margin for `not worse', inside the margin for `similar'), differs when the one-sided test contradicts it; paired by seed when both operands share seeds, Welch otherwise.",
+	verdict.PointsMargin, 100*verdict.RelativeMargin, verdict.Alpha, verdict.FailureBelow)
 
 // ReproductionTeX renders the report: the summary line and per-group
 // table, the rule, every differs (numbers, then claims), then every number,
@@ -182,11 +182,15 @@ func texQuotes(s string) string {
 }
 
 // texPM is a number as math: "91.6 ± 0.3" or "+1.2 [+0.4, +2.0]".
+// timesTen is a×10^k as the plain text prints it.
+var timesTen = regexp.MustCompile(`×10\^(\d+)`)
+
 func texPM(s string) string {
 	if s == "" {
 		return ""
 	}
 	s = strings.ReplaceAll(s, " ± ", `\pm`)
 	s = strings.ReplaceAll(s, " [", `\ [`)
+	s = timesTen.ReplaceAllString(s, `\times10^{$1}`)
 	return "$" + strings.ReplaceAll(s, ", ", `,\ `) + "$"
 }

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/BurntSushi/toml"
+
+	"repro/verdict"
 )
 
 // The paper's tables are three stages on top of the train cells:
@@ -137,6 +139,14 @@ type PublishedValue struct {
 	Plot bool `toml:"plot,omitzero"`
 	// Cause is what is known of the cause when ours differs.
 	Cause string `toml:"cause,omitzero"`
+	// Exponent is k of a value printed as a×10^k (mean is the whole
+	// value, decimals a's): its printing is uncertain by half a unit of
+	// a's last digit times 10^k.
+	Exponent int `toml:"exponent,omitzero"`
+	// Kind overrides the metric's kind of number: "exact" for a count no
+	// randomness touches (a clocked replay schedule's batches, samples,
+	// updates), judged against its printing alone.
+	Kind string `toml:"kind,omitzero"`
 }
 
 // Places is the number of decimals the paper prints v with.
@@ -191,6 +201,14 @@ func ParsePublished(path, src string) (*Published, error) {
 		if (v.Lo == nil) != (v.Hi == nil) {
 			return nil, fmt.Errorf("%s: value %s: lo and hi go together", path, v.ID)
 		}
+		if v.Kind != "" {
+			if _, err := verdict.ParseKind(v.Kind); err != nil {
+				return nil, fmt.Errorf("%s: value %s: %w", path, v.ID, err)
+			}
+		}
+		if v.Exponent < 0 || v.Exponent > 12 {
+			return nil, fmt.Errorf("%s: value %s: exponent %d: want 0 to 12", path, v.ID, v.Exponent)
+		}
 		if v.NoiseFrom != "" && (v.N != 1 || v.SD != nil || v.NoiseFrom == v.ID) {
 			return nil, fmt.Errorf("%s: value %s: noise_from is for a single run (n = 1, no sd) and names another number", path, v.ID)
 		}
@@ -200,8 +218,10 @@ func ParsePublished(path, src string) (*Published, error) {
 		if c.ID == "" || claims[c.ID] || c.Cite == "" || c.Text == "" || len(c.Holds) == 0 || c.Line <= 0 || c.Quote == "" {
 			return nil, fmt.Errorf("%s: claim[%d] %q: id (unique), text, cite, line, quote and holds are required", path, i, c.ID)
 		}
-		if c.Kind != "" && c.Kind != "relative" {
-			return nil, fmt.Errorf("%s: claim %s: kind %q: want \"relative\" or none", path, c.ID, c.Kind)
+		if c.Kind != "" {
+			if _, err := verdict.ParseKind(c.Kind); err != nil {
+				return nil, fmt.Errorf("%s: claim %s: %w", path, c.ID, err)
+			}
 		}
 		claims[c.ID] = true
 		for _, h := range c.Holds {

@@ -62,13 +62,14 @@ func Constant(x float64) Operand { return Operand{Mean: x} }
 //
 //   - Greater: agrees when the 90% interval of a - b lies above 0; differs
 //     when the one-sided test rejects a >= b (a is worse);
-//   - AtLeast: agrees when the interval lies above -margin; differs as for
-//     Greater;
+//   - AtLeast: agrees when the interval lies above -margin; differs when
+//     the one-sided test rejects a >= b - margin (a is worse by more than
+//     the margin);
 //   - Similar: agrees when the interval lies inside +-margin; differs when
 //     the two-sided test rejects a = b.
 func Claim(a, b Operand, dir Direction, k Kind) Judgement {
 	d, se, df, paired := claimStats(a, b)
-	j := Judgement{Kind: k, Diff: d, Margin: Margin(k, b.Mean), DF: df, Paired: paired, Against: dir != Similar, Settle: -1, WiderP: -1}
+	j := Judgement{Kind: k, Diff: d, Margin: Margin(k, b.Mean, 0), DF: df, Paired: paired, Against: dir != Similar, Settle: -1}
 	t90 := tQuantile(0.95, df)
 	j.Lo, j.Hi = d-t90*se, d+t90*se
 	switch dir {
@@ -83,19 +84,30 @@ func Claim(a, b Operand, dir Direction, k Kind) Judgement {
 	case se == 0:
 		// Exact operands: the claim holds or not as computed.
 		j.P = 1
-		if (dir == Similar && math.Abs(d) > j.Margin) || (dir != Similar && d < 0) {
+		if (dir == Similar && math.Abs(d) > j.Margin) || (dir == Greater && d <= 0) || (dir == AtLeast && d < -j.Margin) {
 			j.P = 0
 		}
 	case dir == Similar:
 		j.P = 2 * tSF(math.Abs(d)/se, df)
+	case dir == AtLeast:
+		j.P = tSF(-(d+j.Margin)/se, df) // evidence that a < b - margin
 	default:
 		j.P = tSF(-d/se, df) // evidence that a < b
 	}
 	j.provisional()
-	j.spread = [3]float64{a.SD, b.SD, 0}
-	if paired {
+	in := &settleInput{d: d, margin: j.Margin, dir: dir, twoSide: dir == Similar, grows: true, estOurs: true}
+	switch {
+	case paired:
 		_, sdd := MeanSD(pairedDiffs(a, b))
-		j.spread = [3]float64{sdd / math.Sqrt2, sdd / math.Sqrt2, 0}
+		in.sdOurs, in.paired = sdd, true
+	case b.N > 1:
+		in.sdOurs, in.sdGrows = a.SD, b.SD
+	default:
+		// A constant: only a grows.
+		in.sdOurs, in.grows = a.SD, false
+	}
+	if se > 0 {
+		j.settle = in
 	}
 	if a.N < 2 && a.Values == nil && b.N < 2 && b.Values == nil && se == 0 {
 		j.Note = "no spread on either side: decided on the means"
@@ -117,7 +129,7 @@ func claimStats(a, b Operand) (d, se, df float64, paired bool) {
 	if b.N > 1 {
 		vb = b.SD * b.SD / float64(b.N)
 	}
-	return a.Mean - b.Mean, math.Sqrt(va + vb), welchDF(va, a.N-1, vb, b.N-1), false
+	return a.Mean - b.Mean, math.Sqrt(va + vb), welchDF(va+vb, va, float64(a.N-1), vb, float64(b.N-1)), false
 }
 
 // pairedDiffs is a - b seed by seed when both operands have values on the
@@ -136,12 +148,12 @@ func pairedDiffs(a, b Operand) []float64 {
 	return out
 }
 
-// ClaimCollapse judges the claim that a collapses more often than b (a,
-// b: collapsed runs of na, nb) with Fisher's exact test, one-sided each
+// ClaimFailures judges the claim that a fails severely more often than b
+// (a, b: failed runs of na, nb) with Fisher's exact test, one-sided each
 // way: agrees when the test for the claim rejects equal rates at Alpha,
 // differs when the test against it does (after the family's adjustment).
 // With six runs a side only 4 of 6 against 0 of 6 can agree.
-func ClaimCollapse(a, na, b, nb int) Judgement {
+func ClaimFailures(a, na, b, nb int) Judgement {
 	pFor, pAgainst := 0.0, 0.0
 	r1, c1, n := na, a+b, na+nb
 	p := func(x int) float64 {
@@ -155,11 +167,10 @@ func ClaimCollapse(a, na, b, nb int) Judgement {
 			pAgainst += p(x)
 		}
 	}
-	c := &Collapse{Ours: a, OursN: na, Paper: b, PaperN: nb, P: math.Min(pFor, 1)}
-	j := Judgement{Kind: Relative, Diff: float64(a)/float64(na) - float64(b)/float64(nb), P: math.Min(pAgainst, 1), Against: true, Settle: -1, WiderP: -1, Collapse: c}
+	c := &Failures{Ours: a, OursN: na, Paper: b, PaperN: nb, P: math.Min(pFor, 1), PAdj: math.Min(pFor, 1)}
+	j := Judgement{Kind: Exact, Diff: float64(a)/float64(na) - float64(b)/float64(nb), P: math.Min(pAgainst, 1), Against: true, Settle: -1, Failures: c, aspect: InFailures}
 	j.Lo, j.Hi = j.Diff, j.Diff
 	j.equivalent = pFor < Alpha
-	j.spread = [3]float64{-1, -1, -1}
 	j.provisional()
 	return j
 }

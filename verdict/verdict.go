@@ -3,8 +3,6 @@ package verdict
 import (
 	"fmt"
 	"math"
-
-	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // Outcome is the three-way verdict of one comparison, or NotRun when our
@@ -46,74 +44,107 @@ func (o *Outcome) UnmarshalText(b []byte) error {
 	return fmt.Errorf("verdict: unknown outcome %q", b)
 }
 
-// Kind is what a number measures; it sets the equivalence margin.
-type Kind int
+// Aspect is what a differs is about: the means, the seeds' spread, or
+// the count of severe failures.
+type Aspect int
 
-// The kinds of number.
+// The aspects of a comparison.
 const (
-	// Points: an accuracy, forgetting, duty or share in percentage
-	// points (x100), or a difference of two of them.
-	Points Kind = iota
-	// Relative: an energy (nJ), a count (updates, events, synaptic
-	// operations) or a fraction of a count: judged relative to the
-	// published magnitude.
-	Relative
+	InMean Aspect = iota
+	InSpread
+	InFailures
 )
 
-// String names the kind.
-func (k Kind) String() string {
-	if k == Relative {
-		return "relative"
-	}
-	return "points"
+// String names the aspect as a report prints it.
+func (a Aspect) String() string {
+	return [...]string{"mean", "spread", "failures"}[a]
 }
 
-// The equivalence margins, chosen once, here, before any verdict was read
-// (docs/verdicts.md gives the same reasons):
-//
-//   - PointsMargin, 1.0 percentage point: the paper's headline rows have a
-//     seed s.d. of 0.2 to 1.0 points; it calls differences of 0.1 to 0.3
-//     "within seed noise" and treats differences from about 1.5 points on
-//     as findings (the full system "loses 1.9 at 4", isolation's margin of
-//     1 to 3 points). A reproduction within one point on either side
-//     changes none of the paper's statements about that number.
-//   - RelativeMargin, 5% of the published magnitude: energies and counts
-//     are deterministic functions of the configuration up to the seed's
-//     effect on activity; the paper's energy and count contrasts are
-//     factors of 1.5 or more, so 5% leaves every one of them intact.
+// MarshalText writes the aspect's name.
+func (a Aspect) MarshalText() ([]byte, error) { return []byte(a.String()), nil }
+
+// UnmarshalText reads an aspect's name.
+func (a *Aspect) UnmarshalText(b []byte) error {
+	for _, x := range []Aspect{InMean, InSpread, InFailures} {
+		if x.String() == string(b) {
+			*a = x
+			return nil
+		}
+	}
+	return fmt.Errorf("verdict: unknown aspect %q", b)
+}
+
+// Reason says why a comparison is inconclusive, and so who could settle
+// it: more of our seeds, or nothing we run.
+type Reason int
+
+// The reasons an outcome is inconclusive.
 const (
-	PointsMargin   = 1.0
-	RelativeMargin = 0.05
+	// NoReason: the outcome is not inconclusive.
+	NoReason Reason = iota
+	// MoreSeeds: more of our seeds would settle it (Judgement.Settle says
+	// how many, the paper's side held as printed).
+	MoreSeeds
+	// PaperUncertain: no count of our seeds settles it: the published
+	// value's own uncertainty (its seeds, its printing) is too wide for
+	// the margin, and the observed gap too small to exceed it.
+	PaperUncertain
+	// NoNoiseModel: a single published run against a single run of ours
+	// with no declared source of seed noise: nothing to judge a
+	// difference against.
+	NoNoiseModel
+	// FewRuns: a count of failures over so few runs that equal rates
+	// cannot be shown, only different ones.
+	FewRuns
 )
 
-// Margin is the equivalence margin of a number of kind k whose published
-// value is pub, in the number's own unit.
-func Margin(k Kind, pub float64) float64 {
-	if k == Relative {
-		return RelativeMargin * math.Abs(pub)
+var reasonNames = [...]string{"", "more seeds", "paper uncertain", "no noise model", "few runs"}
+
+// String names the reason.
+func (r Reason) String() string { return reasonNames[r] }
+
+// MarshalText writes the reason's name.
+func (r Reason) MarshalText() ([]byte, error) { return []byte(r.String()), nil }
+
+// UnmarshalText reads a reason's name.
+func (r *Reason) UnmarshalText(b []byte) error {
+	for i, n := range reasonNames {
+		if n == string(b) {
+			*r = Reason(i)
+			return nil
+		}
 	}
-	return PointsMargin
+	return fmt.Errorf("verdict: unknown reason %q", b)
 }
 
 // Alpha is the level of every test: the Welch test (before the
 // multiplicity adjustment), the equivalence test's one-sided tests (the
-// 90% interval), the F test and Fisher's test.
+// 90% interval), the F test of the spreads and Fisher's test.
 const Alpha = 0.05
 
 // Sample is one side of a comparison.
 type Sample struct {
 	Mean float64
-	// SD is the s.d. of one run (over N runs, or borrowed from another
-	// configuration's seeds for a single run: DF then says how many).
+	// SD is the s.d. of one run: over the N runs the mean is of, or
+	// borrowed from other runs (Lender names them; DF is then the
+	// lender's degrees of freedom).
 	SD float64
 	N  int
 	// DF is the degrees of freedom of SD: N-1 for an s.d. over N runs, the
-	// lender's for a borrowed one, 0 when SD is not known (a single run
-	// with nothing to lend it a spread).
+	// lender's for a borrowed one, 0 when SD is not estimated (none is
+	// known, or it is known exactly).
 	DF int
 	// Half is half a unit of the last printed digit: the printing's own
 	// uncertainty (0 for a number we compute at full precision).
 	Half float64
+	// Lender is where a borrowed SD comes from ("" when SD is the
+	// sample's own). A borrowed spread is never tested against the other
+	// side's.
+	Lender string
+	// Shared: the borrowed SD is the other side's own estimate (or both
+	// sides borrow it from one lender): the two sides' estimated variances
+	// are one estimate, with the other side's degrees of freedom, not two.
+	Shared bool
 }
 
 // Ours is our side: a mean and s.d. over n runs.
@@ -121,126 +152,220 @@ func Ours(mean, sd float64, n int) Sample {
 	return Sample{Mean: mean, SD: sd, N: n, DF: max(n-1, 0)}
 }
 
-// Printed is the paper's side: a mean printed with decimals digits (0 for
-// an integer) and, when sd is not nil, its s.d. over n runs printed the
-// same way. A printed s.d. below the half unit (0.0) is the half unit.
-func Printed(mean float64, sd *float64, n, decimals int) Sample {
-	h := 0.5 * math.Pow(10, -float64(decimals))
-	s := Sample{Mean: mean, N: max(n, 1), Half: h}
+// HalfUnit is the printing's half unit of a number printed with decimals
+// digits after the point, times 10^exponent (a number printed as
+// 1.2×10^5: decimals 1, exponent 5, half unit 5,000).
+func HalfUnit(decimals, exponent int) float64 {
+	return 0.5 * math.Pow(10, float64(exponent-decimals))
+}
+
+// Printed is the paper's side: a mean printed with half unit half and,
+// when sd is not nil, its s.d. over n runs printed the same way (an s.d.
+// printed below the half unit, 0.0, is the half unit). Without an s.d. the
+// sample's spread is unknown until one is lent (Borrow).
+func Printed(mean float64, sd *float64, n int, half float64) Sample {
+	s := Sample{Mean: mean, N: max(n, 1), Half: half}
 	if sd != nil {
-		s.SD = math.Max(*sd, h)
+		s.SD = math.Max(*sd, half)
 		s.DF = max(n-1, 0)
 	}
 	return s
 }
 
-// varMean is the variance of the sample's mean, and the part of it with
-// DF degrees of freedom (the rest, the printing's, is known exactly).
-func (s Sample) varMean() (total, estimated float64) {
-	if s.DF > 0 {
-		estimated = s.SD * s.SD / float64(s.N)
-	}
-	return estimated + s.Half*s.Half/3, estimated
+// Borrow gives s the per-run spread sd with df degrees of freedom from
+// lender: the spread of the same quantity printed elsewhere.
+func (s Sample) Borrow(sd float64, df int, lender string) Sample {
+	s.SD, s.DF, s.Lender = sd, df, lender
+	return s
 }
+
+// BorrowShared gives s the other side's own spread estimate (sd with df
+// degrees of freedom, from lender): the two sides' variances are then one
+// estimate.
+func (s Sample) BorrowShared(sd float64, df int, lender string) Sample {
+	s = s.Borrow(sd, df, lender)
+	s.Shared = true
+	return s
+}
+
+// varMean is the variance of the sample's mean, and the part of it that
+// is estimated (with DF degrees of freedom); the rest, the printing's and
+// a spread known exactly, is known.
+func (s Sample) varMean() (total, estimated float64) {
+	v := s.SD * s.SD / float64(max(s.N, 1))
+	if s.DF > 0 {
+		estimated = v
+	}
+	return v + s.Half*s.Half/3, estimated
+}
+
+// known says whether the sample's spread is known or estimated at all: a
+// single run with nothing lent to it has none.
+func (s Sample) hasSpread() bool { return s.SD > 0 || s.DF > 0 }
 
 // Judgement is the verdict on one comparison and what it rests on.
 type Judgement struct {
 	Outcome Outcome
 	Kind    Kind
+	// In is what a differs is about (the mean, the spread, the failures;
+	// empty unless Outcome is Differs).
+	In []Aspect `json:",omitempty"`
+	// Reason is why an inconclusive is one (NoReason otherwise).
+	Reason Reason
 	// Diff is ours - published; Lo, Hi its 90% interval; Margin the
 	// equivalence margin it was held to.
 	Diff, Lo, Hi, Margin float64
-	// P is the two-sided Welch (or paired t) p value, PAdj after the
-	// family's adjustment; DF the Welch-Satterthwaite degrees of freedom
-	// (0 when only the printing is uncertain: normal quantiles).
+	// Certified is the tightest margin the data certify: for agrees, the
+	// half width within which the difference lies ("agrees within
+	// ±Certified"); for a differs in the mean, the least difference
+	// ("differs by at least Certified"); for inconclusive, the largest
+	// difference the data still allow.
+	Certified float64
+	// P is the two-sided Welch p value (one-sided against a claim), PAdj
+	// after the family's adjustment; DF the Welch-Satterthwaite degrees of
+	// freedom (0 when every variance is known: normal quantiles).
 	P, PAdj, DF float64
-	// Paired: a one-sample t test of per-seed differences.
+	// Paired: a difference of per-seed pairs against a published
+	// difference.
 	Paired bool
+	// Signed: the published value claims a sign (its interval excludes
+	// zero), so agreement needs ours to show the same sign; SignShown
+	// whether it does (our own one-sided 95% bound).
+	Signed    bool `json:",omitempty"`
+	SignShown bool `json:",omitempty"`
 	// Against: P is one-sided, the evidence against a claimed direction
 	// (claims of > and >=).
 	Against bool
-	// Settle is, for an inconclusive judgement, the seeds per side that
-	// would settle it at the observed difference and spreads (0: none up
-	// to MaxSettle, -1: not applicable).
+	// Settle is, for an inconclusive judgement with Reason MoreSeeds, the
+	// seeds of ours that would settle it at the observed difference and
+	// spreads, the paper's side as printed (-1: not applicable).
 	Settle int
-	// WiderP is the F test's p value that our spread is wider than the
-	// paper's (-1 when not computed: no s.d. on one side).
-	WiderP float64
-	// Collapse counts, when set, the collapsed seeds on each side with
-	// Fisher's exact p value.
-	Collapse *Collapse
-	// Note says what the judgement could not see (a single run, no spread).
+	// Spread is the F test of the two sides' spreads (nil when one side
+	// has no s.d. of its own).
+	Spread *SpreadTest `json:",omitempty"`
+	// Failures counts the severe failures of each side with Fisher's
+	// exact test (nil when not counted).
+	Failures *Failures `json:",omitempty"`
+	// Note says what the judgement could not see.
 	Note string
-	// equivalent: the interval lies inside the margin (agrees whatever
-	// the family's adjustment).
+	// equivalent: the interval lies inside the margin (agrees unless the
+	// spread or the failures differ).
 	equivalent bool
-	// spread is what Settle needs: the per-run s.d. of each side and the
-	// printing's known variance (Family.Settle computes Settle from it,
-	// once the outcome is final).
-	spread [3]float64
+	// settle is what Settle needs once the outcome is final.
+	settle *settleInput
+	// aspect is what the judgement's own test is about (InFailures for a
+	// count of failures).
+	aspect Aspect
 }
 
-// Collapse is the collapsed seeds of each side and Fisher's exact test of
-// equal collapse rates.
-type Collapse struct {
-	Ours, OursN, Paper, PaperN int
-	P                          float64
+// SpreadTest is the two-sided F test of equal per-run spreads, the
+// printed s.d. taken at the end of its printing least favourable to a
+// difference.
+type SpreadTest struct {
+	Ours, Paper float64
+	P, PAdj     float64
+	// Wider: ours is the wider.
+	Wider bool
 }
 
 // MaxSettle is the largest seed count Settle reports.
 const MaxSettle = 1000
 
 // Welch judges ours against the published sample pub for a number of kind
-// k: the 90% interval of the difference against the margin, then Welch's
-// test (raw p; Family.Settle adjusts it and fixes the outcome). With no
-// estimated spread on either side and no printing uncertainty the test
-// cannot be made: the judgement is inconclusive with a note.
+// k: the 90% interval of the difference against the margin, Welch's test
+// (raw p; Family.Settle adjusts it and fixes the outcome) and, where both
+// sides have a spread of their own, the F test of the spreads. A single
+// published run against a single run of ours with no spread on either side
+// is inconclusive: no noise model. A number of kind Exact is judged by
+// Exact.
 func Welch(ours, pub Sample, k Kind) Judgement {
-	vo, eo := ours.varMean()
-	vp, ep := pub.varMean()
-	se2 := vo + vp
-	df := welchDF(eo, ours.DF, ep, pub.DF)
-	j := Judgement{Kind: k, Diff: ours.Mean - pub.Mean, Margin: Margin(k, pub.Mean), DF: df, Settle: -1, WiderP: -1}
-	if ours.DF > 0 && pub.DF > 0 {
-		j.WiderP = widerP(ours, pub)
+	if k == Exact {
+		return exact(ours, pub)
 	}
-	j.decide(math.Sqrt(se2))
-	j.spread = [3]float64{ours.SD, pub.SD, ours.Half*ours.Half/3 + pub.Half*pub.Half/3}
+	j := Judgement{Kind: k, Diff: ours.Mean - pub.Mean, Margin: Margin(k, pub.Mean, pub.Half), Settle: -1}
+	if !ours.hasSpread() && !pub.hasSpread() {
+		j.noNoiseModel()
+		return j
+	}
+	j.welch(ours, pub)
+	if ours.Lender == "" && pub.Lender == "" && ours.DF > 0 && pub.DF > 0 {
+		j.Spread = spreadTest(ours, pub)
+	}
 	return j
 }
 
-// Paired judges a mean of per-seed differences d (ours, paired by seed)
-// against a published difference pub, printed with decimals digits and,
-// when lo and hi are set, its 95% interval (whose half width over 1.96
-// stands in for the paper's standard error: the paper's intervals are
-// bootstrap percentiles of a mean over n seeds).
-func Paired(d []float64, pub float64, lo, hi *float64, decimals int) Judgement {
-	n := len(d)
+// Paired judges our per-seed differences d (ours, paired by seed) against
+// the published difference pub. The published side carries its printed
+// 95% interval, or a spread lent to it (Sample.Borrow): without either,
+// ours. A published difference whose own interval excludes zero claims a
+// sign: ours agrees only when it shows the same sign.
+func Paired(d []float64, pub Sample) Judgement {
 	m, sd := MeanSD(d)
-	h := 0.5 * math.Pow(10, -float64(decimals))
-	vo := 0.0
-	if n > 1 {
-		vo = sd * sd / float64(n)
+	ours := Ours(m, sd, len(d))
+	if !pub.hasSpread() && len(d) > 1 {
+		pub = pub.BorrowShared(sd, len(d)-1, "our per-seed differences")
 	}
-	vp := h * h / 3
-	if lo != nil && hi != nil {
-		se := (*hi - *lo) / (2 * 1.959963984540054)
-		vp += se * se
+	j := Judgement{Kind: Points, Diff: ours.Mean - pub.Mean, Margin: Margin(Points, pub.Mean, pub.Half), Paired: true, Settle: -1}
+	if !ours.hasSpread() && !pub.hasSpread() {
+		j.noNoiseModel()
+		j.Note = "a single paired seed and no published interval: no spread on either side"
+		return j
 	}
-	j := Judgement{Kind: Points, Diff: m - pub, Margin: PointsMargin, Paired: true, Settle: -1, WiderP: -1}
-	j.DF = math.Inf(1)
-	if n > 1 {
-		// The paper's interval is treated as known (its s.e. over six
-		// seeds): the degrees of freedom are ours, widened by Welch's
-		// formula as if the paper's side had as many.
-		j.DF = welchDF(vo, n-1, vp-h*h/3, n-1)
+	// The paper's own 95% interval (printed or modelled) says whether it
+	// claims a sign.
+	vp, ep := pub.varMean()
+	dfp := math.Inf(1)
+	if ep > 0 {
+		dfp = welchDF(vp, ep, float64(pub.DF), 0, 0)
 	}
-	j.decide(math.Sqrt(vo + vp))
-	j.spread = [3]float64{sd, math.Sqrt(max(vp-h*h/3, 0) * float64(max(n, 1))), h * h / 3}
-	if n < 2 {
+	j.Signed = pub.Mean != 0 && math.Abs(pub.Mean) > tQuantile(0.975, dfp)*math.Sqrt(vp)
+	j.welch(ours, pub)
+	if len(d) < 2 && j.Note == "" {
 		j.Note = "a single paired seed: no spread of our own"
 	}
 	return j
+}
+
+// PairedInterval is the published side of a paired difference printed as
+// mean [lo, hi] (a 95% interval over n seeds, bootstrap or t: its half
+// width over the normal quantile is the standard error of the mean, with
+// n-1 degrees of freedom).
+func PairedInterval(mean, lo, hi float64, n int, half float64) Sample {
+	se := (hi - lo) / (2 * 1.959963984540054)
+	n = max(n, 2)
+	return Sample{Mean: mean, SD: se * math.Sqrt(float64(n)), N: n, DF: n - 1, Half: half}
+}
+
+// welch sets the interval, the raw p value and the provisional outcome of
+// a comparison of two samples with a spread.
+func (j *Judgement) welch(ours, pub Sample) {
+	vo, eo := ours.varMean()
+	vp, ep := pub.varMean()
+	if pub.Shared || ours.Shared {
+		// One estimate of the spread on both sides.
+		j.DF = welchDF(vo+vp, eo+ep, float64(max(ours.DF, pub.DF)), 0, 0)
+	} else {
+		j.DF = welchDF(vo+vp, eo, float64(ours.DF), ep, float64(pub.DF))
+	}
+	se := math.Sqrt(vo + vp)
+	j.decide(se)
+	// Our own one-sided bound for a claimed sign.
+	if j.Signed {
+		seO := math.Sqrt(vo)
+		dfO := math.Inf(1)
+		if eo > 0 {
+			dfO = float64(ours.DF)
+		}
+		b := tQuantile(0.95, dfO) * seO
+		j.SignShown = ours.Mean*pub.Mean > 0 && math.Abs(ours.Mean) > b
+		if !j.SignShown && j.equivalent {
+			j.equivalent = false
+		}
+		j.provisional()
+	}
+	j.settle = &settleInput{d: j.Diff, sdOurs: ours.SD, nOurs: ours.N, estOurs: ours.DF > 0,
+		kOurs: ours.Half * ours.Half / 3, vOther: vp, eOther: ep, dfOther: float64(pub.DF), shared: pub.Shared || ours.Shared,
+		margin: j.Margin, twoSide: true, signed: j.Signed, pubMean: pub.Mean}
 }
 
 // decide sets the interval, the raw p value and the provisional outcome
@@ -269,170 +394,54 @@ func (j *Judgement) provisional() {
 		j.DF = 0 // known exactly; JSON has no infinity
 	}
 	j.Outcome = Inconclusive
+	j.In = nil
 	switch {
 	case j.equivalent:
 		j.Outcome = Agrees
 	case j.P < Alpha:
 		j.Outcome = Differs
+		j.In = []Aspect{j.aspect}
 	}
 }
 
-// welchDF is the Welch-Satterthwaite degrees of freedom of a sum of two
-// estimated variances of means (v over df each); +Inf when neither is
-// estimated (only the printing is uncertain, and that is known).
-func welchDF(v1 float64, df1 int, v2 float64, df2 int) float64 {
-	num, den := 0.0, 0.0
-	for _, c := range []struct {
-		v  float64
-		df int
-	}{{v1, df1}, {v2, df2}} {
-		if c.df > 0 && c.v > 0 {
-			num += c.v
-			den += c.v * c.v / float64(c.df)
-		}
-	}
-	if den == 0 {
-		// One side with an s.d. of exactly zero over its seeds and the
-		// other without any: the smaller of the two counts, or none.
-		lo := 0
-		for _, d := range []int{df1, df2} {
-			if d > 0 && (lo == 0 || d < lo) {
-				lo = d
-			}
-		}
-		if lo == 0 {
-			return math.Inf(1)
-		}
-		return float64(lo)
-	}
-	return num * num / den
+// noNoiseModel makes j a comparison of two single runs with no spread on
+// either side: inconclusive, never differs, and out of the family.
+func (j *Judgement) noNoiseModel() {
+	j.Outcome, j.Reason, j.P, j.PAdj = Inconclusive, NoNoiseModel, 1, 1
+	j.Lo, j.Hi = j.Diff, j.Diff
+	j.Certified = math.Abs(j.Diff)
+	j.Note = "inconclusive: single run, no noise model (one run on each side and no declared source of seed noise)"
 }
 
-// tQuantile is the p quantile of Student's t with df degrees of freedom
-// (the normal's for df = +Inf).
-func tQuantile(p, df float64) float64 {
-	if math.IsInf(df, 1) {
-		return distuv.UnitNormal.Quantile(p)
+// exact judges a number of kind Exact: the published value states it to
+// within its printing, [pub - Half, pub + Half]; ours, a mean over seeds
+// that should all give one value, agrees when it lies inside (its own 90%
+// interval, when its seeds spread), differs when it lies outside.
+func exact(ours, pub Sample) Judgement {
+	h := pub.Half
+	j := Judgement{Kind: Exact, Diff: ours.Mean - pub.Mean, Margin: h, Settle: -1}
+	vo, eo := ours.varMean()
+	se := math.Sqrt(vo)
+	j.DF = math.Inf(1)
+	if eo > 0 {
+		j.DF = float64(ours.DF)
 	}
-	return distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.Quantile(p)
-}
-
-// tSF is the upper tail P(T > t) of Student's t with df degrees of freedom.
-func tSF(t, df float64) float64 {
-	if math.IsInf(df, 1) {
-		return distuv.UnitNormal.Survival(t)
-	}
-	return distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}.Survival(t)
-}
-
-// widerP is the F test's p value that ours has a wider spread than pub.
-func widerP(ours, pub Sample) float64 {
-	if pub.SD == 0 {
-		if ours.SD == 0 {
-			return 1
-		}
-		return 0
-	}
-	f := ours.SD * ours.SD / (pub.SD * pub.SD)
-	return distuv.F{D1: float64(ours.DF), D2: float64(pub.DF)}.Survival(f)
-}
-
-// settle is the seeds per side (the same on both) at which the observed
-// difference d with per-run spreads so, sp (and the printing's known
-// variance r) would be judged agrees, or differs at the test level level
-// (the family's adjusted one); 0 when no count up to MaxSettle would.
-func settle(d, so, sp, r, margin, level float64) int {
-	ok := func(n int) bool {
-		se := math.Sqrt((so*so+sp*sp)/float64(n) + r)
-		df := float64(2*n - 2)
-		if math.Abs(d)+tQuantile(0.95, df)*se <= margin {
-			return true
-		}
-		return se > 0 && 2*tSF(math.Abs(d)/se, df) < level
-	}
-	// Both conditions get easier as n grows (the standard error falls):
-	// bisect for the first n that meets one.
-	if !ok(MaxSettle) {
-		return 0
-	}
-	lo, hi := 1, MaxSettle // ok(hi), and lo is below every n tried
-	for hi-lo > 1 {
-		mid := (lo + hi) / 2
-		if ok(mid) {
-			hi = mid
-		} else {
-			lo = mid
-		}
-	}
-	return hi
-}
-
-// MeanSD is the mean and sample s.d. of xs (s.d. 0 for fewer than two).
-func MeanSD(xs []float64) (mean, sd float64) {
-	if len(xs) == 0 {
-		return 0, 0
-	}
-	for _, x := range xs {
-		mean += x
-	}
-	mean /= float64(len(xs))
-	if len(xs) < 2 {
-		return mean, 0
-	}
-	ss := 0.0
-	for _, x := range xs {
-		ss += (x - mean) * (x - mean)
-	}
-	return mean, math.Sqrt(ss / float64(len(xs)-1))
-}
-
-// String states the judgement's numbers in one line of plain text: the
-// difference with its 90% interval against the margin, the test's p value
-// (raw and adjusted), the seeds that would settle it, the spreads' F test
-// when ours is wider, and the collapse counts.
-func (j Judgement) String() string {
-	prec := 1
-	if j.Kind == Relative || math.Abs(j.Diff) < 0.1 && j.Margin < 0.1 {
-		prec = 3
-	}
-	// Rates and decays of order 1e-3 and below would print as 0.0 with a
-	// fixed number of decimals: they get two significant digits.
-	scale := math.Max(math.Abs(j.Diff), math.Max(math.Abs(j.Lo), math.Abs(j.Hi)))
-	f := func(x float64) string {
-		if scale > 0 && scale < 0.5*math.Pow(10, -float64(prec)) {
-			return fmt.Sprintf("%+.2g", x)
-		}
-		return fmt.Sprintf("%+.*f", prec, x)
-	}
-	if c := j.Collapse; c != nil && j.spread[0] < 0 {
-		return fmt.Sprintf("collapsed runs %d/%d against %d/%d; Fisher p = %.2g (BH %.2g)", c.Ours, c.OursN, c.Paper, c.PaperN, j.P, j.PAdj)
-	}
-	test := "Welch"
-	if j.Paired {
-		test = "paired t"
-	}
-	df := "known variance"
-	if j.DF > 0 {
-		df = fmt.Sprintf("df %.1f", j.DF)
-	}
-	if j.Against {
-		test += " p against the claim"
-	} else {
-		test += " p"
-	}
-	s := fmt.Sprintf("d %s, 90%% [%s, %s] vs ±%.*f; %s = %.2g (BH %.2g, %s)", f(j.Diff), f(j.Lo), f(j.Hi), prec, j.Margin, test, j.P, j.PAdj, df)
+	t90 := tQuantile(0.95, j.DF)
+	j.Lo, j.Hi = j.Diff-t90*se, j.Diff+t90*se
+	const tol = 1e-9
+	j.equivalent = j.Lo >= -h*(1+tol)-tol && j.Hi <= h*(1+tol)+tol
+	gap := math.Abs(j.Diff) - h
 	switch {
-	case j.Outcome == Inconclusive && j.Settle > 0:
-		s += fmt.Sprintf("; settles at about %d seeds per side", j.Settle)
-	case j.Outcome == Inconclusive && j.Settle == 0:
-		s += fmt.Sprintf("; no seed count up to %d settles it", MaxSettle)
+	case gap <= 0:
+		j.P = 1
+	case se == 0:
+		j.P = 0
+	default:
+		j.P = 2 * tSF(gap/se, j.DF)
 	}
-	if c := j.Collapse; c != nil {
-		if c.PaperN > 0 {
-			s += fmt.Sprintf("; collapsed seeds: ours %d/%d, paper %d/%d, Fisher p = %.2g", c.Ours, c.OursN, c.Paper, c.PaperN, c.P)
-		} else {
-			s += fmt.Sprintf("; collapsed seeds: ours %d/%d (the paper states no count)", c.Ours, c.OursN)
-		}
+	j.provisional()
+	if ours.SD > 0 {
+		j.Note = fmt.Sprintf("an exact count whose seeds spread (s.d. %.3g): judged on our mean's interval", ours.SD)
 	}
-	return s
+	return j
 }

@@ -24,8 +24,9 @@ func cmdShow() *command {
 	var g globalFlags
 	fs := newFlags("show", &g)
 	summary := fs.Bool("summary", false, "with 'reproduction': print only the one-line verdict (counts of numbers and claims)")
+	asJSON := fs.Bool("json", false, "with 'reproduction': print the whole report as JSON (every judgement and the numbers behind it)")
 	return &command{
-		name: "show", usage: "[--profile P] [--summary] <table | reproduction | experiment NAME>",
+		name: "show", usage: "[--profile P] [--summary | --json] <table | reproduction | experiment NAME>",
 		short: "print a rendered table, the reproduction report, or an experiment's config, in the terminal",
 		long: `Show prints a table as the store renders it for the current config (or, if
 it is not rendered yet, as committed in paper/tables/), with each number's
@@ -34,7 +35,8 @@ the reproduction report: its one-line verdict and the counts per table and
 figure, then every number that differs (with what is known of its cause),
 every claim that differs, and then every number and claim with its verdict
 (agrees, differs, inconclusive or not run; docs/verdicts.md gives the
-rule). 'repro show reproduction --summary' prints the one line only.
+rule). 'repro show reproduction --summary' prints the one line only, and
+--json the whole report as JSON.
 'repro show experiment NAME' prints an experiment's learner config under
 the profile, per protocol, as the fields that differ from the default
 system (the learner's defaults under the same protocol and profile), each
@@ -55,19 +57,27 @@ resolves through (docs/presets.md).`,
 			if len(args) != 1 || args[0] == "experiment" {
 				return usageErr("show takes one table name, 'reproduction', or 'experiment NAME'")
 			}
-			if *summary && args[0] != "reproduction" {
-				return usageErr("--summary goes with 'show reproduction'")
+			if (*summary || *asJSON) && args[0] != "reproduction" {
+				return usageErr("--summary and --json go with 'show reproduction'")
 			}
 			w, err := openWorkspace(e, &g)
 			if err != nil {
 				return err
 			}
-			return runShow(ctx, e, w, args[0], *summary)
+			if *summary && *asJSON {
+				return usageErr("--summary or --json, not both")
+			}
+			return runShow(ctx, e, w, args[0], showMode{summary: *summary, json: *asJSON})
 		},
 	}
 }
 
-func runShow(ctx context.Context, e *env, w *workspace, name string, summary bool) error {
+// showMode is how `show reproduction` prints the report: in full, its
+// summary line only, or as JSON.
+type showMode struct{ summary, json bool }
+
+func runShow(ctx context.Context, e *env, w *workspace, name string, mode showMode) error {
+	summary := mode.summary
 	p, err := w.planHere()
 	if err != nil {
 		return err
@@ -88,18 +98,16 @@ func runShow(ctx context.Context, e *env, w *workspace, name string, summary boo
 			if rep, missing, err = committedReport(w); err != nil {
 				return fmt.Errorf("the reproduction report is not computed (%s), and the committed tables give none: %w", why, err)
 			}
-			if summary {
-				fmt.Fprintln(e.stdout, rep.Summary())
-				return nil
+			if summary || mode.json {
+				return printReport(e, rep, mode)
 			}
 			fmt.Fprintf(e.stdout, "(not computed for the current config: %s; showing the report of the committed %s and %s)\n", why, rel(w, w.paperPath(tablesSubdir, "*.ids.json")), rel(w, w.paperPath(figuresSubdir, "*.ids.json")))
 			if len(missing) > 0 {
 				fmt.Fprintf(e.stdout, "(tables and figures not committed yet, left out: %s)\n", strings.Join(missing, ", "))
 			}
 		}
-		if summary {
-			fmt.Fprintln(e.stdout, rep.Summary())
-			return nil
+		if summary || mode.json {
+			return printReport(e, rep, mode)
 		}
 		showReport(e, rep)
 		return nil
@@ -261,23 +269,24 @@ func committedReport(w *workspace) (rep *stages.ReproReport, missing []string, e
 	if len(recs) == 0 {
 		return nil, missing, fmt.Errorf("no table is committed under %s", rel(w, w.paperPath(tablesSubdir)))
 	}
-	// A value of a table or figure not committed is not run here.
-	if rep, err = stages.Reproduce(rp, recs); err != nil || len(rp.Disputed) == 0 {
-		return rep, missing, err
+	// A value of a table or figure not committed is not run here. The
+	// disputed rows read ours as committed (paper/disputed.json).
+	var disputed *stages.AggregateRecord
+	if len(rp.Disputed) > 0 {
+		b, err := os.ReadFile(w.paperPath(disputedTo))
+		switch {
+		case errors.Is(err, fs.ErrNotExist):
+			missing = append(missing, stages.DisputedTable)
+		case err != nil:
+			return nil, nil, err
+		default:
+			disputed = &stages.AggregateRecord{}
+			if err := json.Unmarshal(b, disputed); err != nil {
+				return nil, nil, fmt.Errorf("%s: %w", rel(w, w.paperPath(disputedTo)), err)
+			}
+		}
 	}
-	// The disputed rows, from ours as committed (paper/disputed.json).
-	b, err := os.ReadFile(w.paperPath(disputedTo))
-	if errors.Is(err, fs.ErrNotExist) {
-		return rep, append(missing, stages.DisputedTable), nil
-	}
-	if err != nil {
-		return nil, nil, err
-	}
-	rec := &stages.AggregateRecord{}
-	if err := json.Unmarshal(b, rec); err != nil {
-		return nil, nil, fmt.Errorf("%s: %w", rel(w, w.paperPath(disputedTo)), err)
-	}
-	if rep.Disputed, err = stages.JudgeDisputed(rp, rec); err != nil {
+	if rep, err = stages.Reproduce(rp, recs, disputed); err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", rel(w, w.paperPath(disputedTo)), err)
 	}
 	return rep, missing, nil
@@ -299,6 +308,20 @@ func recordOf(sc *stages.Sidecar) *stages.AggregateRecord {
 		rec.Rows[len(rec.Rows)-1] = append(rec.Rows[len(rec.Rows)-1], c)
 	}
 	return rec
+}
+
+// printReport prints the report's summary line, or the report as JSON.
+func printReport(e *env, rep *stages.ReproReport, mode showMode) error {
+	if !mode.json {
+		_, err := fmt.Fprintln(e.stdout, rep.Summary())
+		return err
+	}
+	b, err := json.MarshalIndent(rep, "", " ")
+	if err != nil {
+		return err
+	}
+	_, err = e.stdout.Write(append(b, '\n'))
+	return err
 }
 
 // showReport prints the reproduction report in the terminal: the verdict
