@@ -53,11 +53,11 @@ type DisputedSide struct {
 	Mean *float64 `json:"mean,omitempty"`
 	SD   *float64 `json:"sd,omitempty"`
 	// Lo and Hi are the paper's 95% interval of a paired difference.
-	Lo             *float64 `json:"lo,omitempty"`
-	Hi             *float64 `json:"hi,omitempty"`
-	Median         *float64 `json:"median,omitempty"`
-	Min            *float64 `json:"min,omitempty"`
-	Max            *float64 `json:"max,omitempty"`
+	Lo          *float64  `json:"lo,omitempty"`
+	Hi          *float64  `json:"hi,omitempty"`
+	Median      *float64  `json:"median,omitempty"`
+	Min         *float64  `json:"min,omitempty"`
+	Max         *float64  `json:"max,omitempty"`
 	Failed      int       `json:"failed"`
 	FailedKnown bool      `json:"failed_known"`
 	Seeds       []int64   `json:"seeds,omitempty"`

@@ -187,11 +187,11 @@ type ReproReport struct {
 	NotRun  []NotRunGroup `json:"not_run_groups,omitempty"`
 	// Numbers and ClaimTally count the verdicts; Groups per table and
 	// figure (and one "paper only" group for NotRun), in report order.
-	Numbers    Tally        `json:"numbers"`
-	ClaimTally Tally        `json:"claim_tally"`
+	Numbers    Tally `json:"numbers"`
+	ClaimTally Tally `json:"claim_tally"`
 	// Comparisons counts the distinct comparisons behind Numbers.
 	Comparisons ComparisonTally `json:"comparisons"`
-	Groups     []GroupTally `json:"groups"`
+	Groups      []GroupTally    `json:"groups"`
 	// PaperNumbers is how many numbers the paper states (0: not counted).
 	PaperNumbers int `json:"paper_numbers,omitempty"`
 	// Disputed is the table of disputed rows (JudgeDisputed).
