@@ -3,6 +3,7 @@ package site
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"repro/pipeline"
@@ -32,6 +33,9 @@ func (s *site) card(n *number) []byte {
 		fmt.Fprintf(&b, "<tr><th>%s</th><td><span class=\"big\">%s</span> (ours %s) <span class=\"badge %s\">%s</span>", esc(label), esc(r.Published), esc(r.Ours), outcomeClass(r.Verdict), esc(r.Verdict.String()))
 		if r.Judgement != nil {
 			j := r.Judgement
+			if c := j.Certificate(); c != "" {
+				fmt.Fprintf(&b, " <span class=\"cert\">%s</span>", esc(c))
+			}
 			fmt.Fprintf(&b, "<br><span class=\"stats\">%s</span>", esc(j.String()))
 			fmt.Fprintf(&b, "<br><span class=\"meta\">kind %s, margin ±%.3g; difference %+.3f, 90%% interval [%+.3f, %+.3f]; p %.3g, BH-adjusted %.3g</span>", j.Kind, j.Margin, j.Diff, j.Lo, j.Hi, j.P, j.PAdj)
 		}
@@ -40,6 +44,12 @@ func (s *site) card(n *number) []byte {
 		}
 		if r.Cause != "" {
 			fmt.Fprintf(&b, "<br><span class=\"meta\">known cause: %s</span>", esc(r.Cause))
+		}
+		if r.Restates != "" {
+			fmt.Fprintf(&b, "<br><span class=\"meta\">restates %s: one comparison, judged once</span>", esc(r.Restates))
+		}
+		if len(r.RestatedAt) > 0 {
+			fmt.Fprintf(&b, "<br><span class=\"meta\">restated at paper.tex lines %s</span>", esc(intList(r.RestatedAt)))
 		}
 		fmt.Fprintf(&b, "<br><span class=\"meta\">published in %s</span></td></tr>\n", esc(source(r.Cite, r.Line)))
 	}
@@ -274,4 +284,13 @@ func (s *site) rerun(n *number) string {
 	}
 	lines = append(lines, "repro run"+flags+"    # re-aggregate and re-render")
 	return strings.Join(lines, "\n")
+}
+
+// intList joins line numbers with commas.
+func intList(xs []int) string {
+	var ss []string
+	for _, x := range xs {
+		ss = append(ss, strconv.Itoa(x))
+	}
+	return strings.Join(ss, ", ")
 }

@@ -158,6 +158,9 @@ func judgementText(j *verdict.Judgement) string {
 	if j == nil {
 		return ""
 	}
+	if c := j.Certificate(); c != "" {
+		return c + ": " + j.String()
+	}
 	return j.String()
 }
 

@@ -169,10 +169,10 @@ func TestIndexDisputed(t *testing.T) {
 	t.Parallel()
 	in := FixtureInput(0)
 	mean, sd := 90.1, 0.3
-	j := verdict.Welch(verdict.Ours(88, 1, 12), verdict.Printed(mean, &sd, 3, 1), verdict.Points)
-	ours := stages.DisputedSide{N: 12, Mean: ptr(88.0), SD: ptr(1.0), Median: ptr(88.2), Max: ptr(89.5), CollapsedKnown: true,
+	j := verdict.Welch(verdict.Ours(88, 1, 12), verdict.Printed(mean, &sd, 3, verdict.HalfUnit(1, 0)), verdict.Points)
+	ours := stages.DisputedSide{N: 12, Mean: ptr(88.0), SD: ptr(1.0), Median: ptr(88.2), Max: ptr(89.5), FailedKnown: true,
 		Seeds: []int64{0, 1}, Values: []float64{87.1, 89.5}}
-	authors := stages.DisputedSide{N: 6, Mean: ptr(40.0), SD: ptr(35.0), Median: ptr(12.0), Max: ptr(85.0), CollapsedKnown: true, CollapsedAtLeast: true,
+	authors := stages.DisputedSide{N: 6, Mean: ptr(40.0), SD: ptr(35.0), Median: ptr(12.0), Max: ptr(85.0), Failed: 4, FailedKnown: true,
 		Seeds: []int64{0}, Values: []float64{9.9}}
 	in.Report.Disputed = []stages.DisputedResult{
 		{ID: "tab/a/sequential", Label: "system a <sequential>", Reference: "cfg_a", RefScript: "run_seq", Authors: authors, Ours: ours,
@@ -187,7 +187,7 @@ func TestIndexDisputed(t *testing.T) {
 	index := read(t, filepath.Join(dir, "index.html"))
 	for _, want := range []string{`<h2 id="disputed">Disputed rows`, "system a &lt;sequential&gt;",
 		`<a href="cards/` + stages.CardName("tab/a/sequential") + `.html">tab/a/sequential</a>`,
-		"90.1 ± 0.3, n=3", "40.0 ± 35.0, n=6, med 12.0, &gt;=0 coll.", "88.0 ± 1.0, n=12, med 88.2, 0 coll.",
+		"90.1 ± 0.3, n=3", "40.0 ± 35.0, n=6, med 12.0, 4 failed", "88.0 ± 1.0, n=12, med 88.2, 0 failed",
 		`ours - paper: <span class="differ">differs</span>`, `authors - paper: <span class="notrun">not judged</span>`,
 		"authors&#39; config cfg_a (run_seq.py --val, the held-out split)", "ours per seed: s0 87.1, s1 89.5",
 		`<span class="meta">nowhere/x</span>`} {

@@ -58,7 +58,7 @@ func FixtureInput(shift float64) *Input {
 		Points: []stages.FigurePoint{pt("fig/sweep/ours/100", "ours", 100, y1, false), pt("fig/sweep/ours/1000", "ours", 1000, y2, false)},
 		Lines:  []stages.FigurePoint{pt("fig/sweep/line/b", "reference", 0, y2, true)}}
 	judged := func(id string, ours stages.AggCell, pub, pubSD float64, k verdict.Kind) stages.ReproRow {
-		j := verdict.Welch(verdict.Ours(ours.Acc.Mean, ours.Acc.SD, ours.N), verdict.Printed(pub, &pubSD, 3, 1), k)
+		j := verdict.Welch(verdict.Ours(ours.Acc.Mean, ours.Acc.SD, ours.N), verdict.Printed(pub, &pubSD, 3, verdict.HalfUnit(1, 0)), k)
 		return stages.ReproRow{ID: id, Group: "tab", Cite: "Table tab:tab, row 1", Line: 100, Published: fmt.Sprintf("%.1f ± %.1f", pub, pubSD),
 			Ours: fmt.Sprintf("%.1f ± %.1f", ours.Acc.Mean, ours.Acc.SD), Judgement: &j}
 	}

@@ -360,7 +360,7 @@ func showReport(e *env, rep *stages.ReproReport) {
 		if cause == "" {
 			cause = "not known"
 		}
-		fmt.Fprintf(out, "- %s: paper %s, ours %s. %s.%s Cause: %s. (%s)\n", r.ID, r.Published, r.Ours, r.Judgement, noteText(r.Note), cause, source(r.Cite, r.Line))
+		fmt.Fprintf(out, "- %s: paper %s, ours %s: %s. %s.%s Cause: %s. (%s)\n", r.ID, r.Published, r.Ours, r.Judgement.Certificate(), r.Judgement, noteText(r.Note), cause, source(r.Cite, r.Line))
 	}
 	var differ []stages.ClaimResult
 	for _, c := range rep.Claims {
@@ -375,6 +375,12 @@ func showReport(e *env, rep *stages.ReproReport) {
 		j := ""
 		if r.Judgement != nil {
 			j = " " + r.Judgement.String() + "."
+			if c := r.Judgement.Certificate(); c != "" {
+				j = " " + c + "." + j
+			}
+		}
+		if r.Restates != "" {
+			j += " Restates " + r.Restates + " (one comparison)."
 		}
 		fmt.Fprintf(out, "%-12s %s: paper %s, ours %s.%s%s (%s)\n", r.Verdict, r.ID, r.Published, cmpOr(r.Ours, "none"), j, noteText(r.Note), source(r.Cite, r.Line))
 	}
