@@ -242,3 +242,42 @@ func TestLatexEscapeNeq(t *testing.T) {
 		t.Errorf("latexEscape = %q", got)
 	}
 }
+
+// TestReproduceRestatement: one quantity printed alike on two lines (the
+// same runs behind two IDs) is one comparison: counted once in the family
+// and the comparisons' tally, the second row pointing to the first; a
+// value printed without an s.d. borrows the paper's own s.d. of the same
+// number from the line that prints one.
+func TestReproduceRestatement(t *testing.T) {
+	t.Parallel()
+	runs := []string{"r0", "r1", "r2", "r3", "r4", "r5"}
+	cell := func(id string) AggCell {
+		return AggCell{ID: id, Status: Status{Kind: StatusOK}, N: 6, Expected: 6, Acc: Stat{Mean: 91.7, SD: 0.4}, Results: runs}
+	}
+	rec := &AggregateRecord{Table: "t", Rows: [][]AggCell{{cell("t/a/s"), cell("u/a/s"), cell("v/a/s")}}}
+	p := &ReproductionParams{}
+	p.AddPublished(&Published{Value: []PublishedValue{
+		{ID: "t/a/s", Mean: 91.6, SD: fp(0.3), N: 6, Cite: "table", Line: 10},
+		{ID: "u/a/s", Mean: 91.6, SD: fp(0.3), N: 6, Cite: "text", Line: 20},
+		{ID: "v/a/s", Mean: 91.6, N: 6, Cite: "abstract", Line: 30},
+	}})
+	rep, err := Reproduce(p, []*AggregateRecord{rec}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, u, v := rep.Rows[0], rep.Rows[1], rep.Rows[2]
+	if a.Restates != "" || u.Restates != "t/a/s" || len(a.RestatedAt) != 1 || a.RestatedAt[0] != 20 {
+		t.Errorf("restatement: a %q %v, u %q", a.Restates, a.RestatedAt, u.Restates)
+	}
+	if u.Verdict != a.Verdict || u.Judgement.String() != a.Judgement.String() {
+		t.Errorf("a restatement has its own judgement: %v vs %v", u.Judgement, a.Judgement)
+	}
+	// The third prints no s.d.: a comparison of its own, with the
+	// table's 0.3 lent to it.
+	if v.Restates != "" || !strings.Contains(v.Note, "its own s.d. of the same number, 0.3 at paper.tex:10, is lent to it") {
+		t.Errorf("no s.d.: restates %q, note %q", v.Restates, v.Note)
+	}
+	if c := rep.Comparisons; c.Distinct != 2 || rep.Numbers.Judged != 3 {
+		t.Errorf("comparisons %+v, numbers judged %d: want 2 distinct of 3", c, rep.Numbers.Judged)
+	}
+}
