@@ -324,15 +324,15 @@ func DisputedTeX(rows []DisputedResult) string {
 	b.WriteString("{\\footnotesize\\noindent Each row: the paper (its seeds, as printed), the authors' code rerun here (its own runs: \\texttt{run\\_seq.py --val} on the held-out tenth of split seed 1234, the same samples as our split 1; on the official test set, \\texttt{run\\_seq.py} without \\texttt{--val} for a development-set row and \\texttt{run\\_mnist.py} for a substrate row), and ours at every seed of \\texttt{[disputed]} in \\texttt{pipeline.toml}; mean $\\pm$ s.d., n, median and failed seeds (a severe failure, the paper's ")
 	fmt.Fprintf(&b, "definition: a final accuracy below %.0f\\%%). Verdicts by the report's rule (above), second minus first, Benjamini-Hochberg over this table's tests; failure counts by Fisher's exact test. docs/disputed.md reads them.\\par}\n", verdict.FailureBelow)
 	col := func(w string) string { return `>{\raggedright\arraybackslash}p{` + w + `\linewidth}` }
-	fmt.Fprintf(&b, "{\\scriptsize\n\\begin{longtable}{@{}%s%s%s%s@{}}\n\\toprule\nrow & paper & authors' code, here & ours \\\\\n\\midrule\n\\endhead\n", col("0.25"), col("0.2"), col("0.24"), col("0.24"))
+	fmt.Fprintf(&b, "{\\footnotesize\n\\begin{longtable}{@{}%s%s%s%s@{}}\n\\toprule\nrow & paper & authors' code, here & ours \\\\\n\\midrule\n\\endhead\n", col("0.25"), col("0.2"), col("0.24"), col("0.24"))
 	for _, r := range rows {
 		label := latexEscape(r.Label)
 		fmt.Fprintf(&b, "%s & %s & %s & %s \\\\*\n", label, sideTeX(r.Paper, true), sideTeX(r.Authors, false), sideTeX(r.Ours, false))
-		notes := []string{`\texttt{` + latexEscape(r.ID) + `}`}
+		notes := []string{`\texttt{` + breakableID(r.ID) + `}`}
 		for _, n := range r.Notes() {
 			notes = append(notes, latexEscape(n))
 		}
-		fmt.Fprintf(&b, "\\multicolumn{4}{@{\\quad}p{0.95\\linewidth}@{}}{\\textit{%s}} \\\\[2pt]\n", strings.Join(notes, "; "))
+		fmt.Fprintf(&b, "\\multicolumn{4}{@{\\quad}p{0.95\\linewidth}@{}}{%s} \\\\[2pt]\n", strings.Join(notes, "; "))
 	}
 	b.WriteString("\\bottomrule\n\\end{longtable}}\n")
 	return b.String()

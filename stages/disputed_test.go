@@ -98,7 +98,7 @@ func TestJudgeDisputed(t *testing.T) {
 	}
 
 	tex := DisputedTeX(rows)
-	for _, want := range []string{"Disputed rows", "mirror & ", "\\texttt{ablation/mirror/sequential}", "authors per seed: s0 79.7", "3 failed", "authors - paper: not judged"} {
+	for _, want := range []string{"Disputed rows", "mirror & ", "\\texttt{ablation/\\allowbreak{}mirror/\\allowbreak{}sequential}", "authors per seed: s0 79.7", "3 failed", "authors - paper: not judged"} {
 		if !strings.Contains(tex, want) {
 			t.Errorf("DisputedTeX lacks %q", want)
 		}

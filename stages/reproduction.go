@@ -257,7 +257,9 @@ func (rep *ReproReport) Summary() string {
 //     as known, seeds to settle with the paper's n fixed, exact counts,
 //     margins no narrower than a printed unit, a claimed sign shown, the
 //     spread and the severe failures (below 60%) in the verdict, a
-//     restated number one comparison, the disputed rows' seeds pooled.
+//     restated number one comparison, the disputed rows' seeds pooled;
+//     the report's PDF section reads at normal size: one short line per
+//     number linked to its card, one per claim.
 var Reproduction = &pipeline.Stage{
 	Name:      "reproduction",
 	Version:   14,

@@ -42,7 +42,7 @@ func ReproductionTeX(rep *ReproReport) string {
 	row("numbers", rep.Numbers)
 	row("claims", rep.ClaimTally)
 	b.WriteString("\\bottomrule\n\\end{tabular}\n\\end{center}\n\n")
-	fmt.Fprintf(&b, "{\\footnotesize\\noindent %s\\par}\n", texQuotes(latexEscape(RuleText)))
+	fmt.Fprintf(&b, "{\\small\\noindent %s\\par}\n", texQuotes(latexEscape(RuleText)))
 
 	b.WriteString(DisputedTeX(rep.Disputed))
 
@@ -54,7 +54,7 @@ func ReproductionTeX(rep *ReproReport) string {
 	}
 	fmt.Fprintf(&b, "\n\\subsection*{Numbers that differ (%d)}\n", len(differ))
 	if len(differ) > 0 {
-		b.WriteString("{\\footnotesize\n\\begin{itemize}\n")
+		b.WriteString("{\\small\n\\begin{itemize}\n")
 		for _, r := range differ {
 			fmt.Fprintf(&b, "\\item \\texttt{%s}: paper %s, ours %s. %s.", latexEscape(r.ID), texPM(r.Published), texPM(r.Ours), latexEscape(r.Judgement.String()))
 			if r.Note != "" {
@@ -77,25 +77,32 @@ func ReproductionTeX(rep *ReproReport) string {
 	fmt.Fprintf(&b, "\n\\subsection*{Claims that differ (%d)}\n", len(cdiffer))
 	writeClaims(&b, cdiffer)
 
+	// One short line per number, its ID a link to its card, where the
+	// whole judgement (interval, tests, seeds, quotes) lives.
 	b.WriteString("\n\\subsection*{Every number}\n")
-	b.WriteString("{\\scriptsize\n\\begin{longtable}{@{}p{0.34\\linewidth}llr@{}}\n\\toprule\nID & published & ours & verdict \\\\\n\\quad\\textit{judgement; note; source} &&& \\\\\n\\midrule\n\\endhead\n")
+	b.WriteString("{\\small\\noindent Each line: the number's ID (a link to its card in the report site, which gives the judgement in full: the interval, the tests, the seeds and the paper's sentence), the paper's value, ours, and the verdict with the tightest margin the data certify.\\par}\n")
+	col := func(w string) string { return `>{\raggedright\arraybackslash}p{` + w + `\linewidth}` }
+	fmt.Fprintf(&b, "{\\small\n\\begin{longtable}{@{}%s%s%s%s@{}}\n\\toprule\nnumber & paper & ours & verdict \\\\\n\\midrule\n\\endhead\n", col("0.38"), col("0.15"), col("0.15"), col("0.26"))
 	for _, r := range rep.Rows {
-		fmt.Fprintf(&b, "\\texttt{%s} & %s & %s & %s \\\\*\n", latexEscape(r.ID), texPM(r.Published), texPM(r.Ours), r.Verdict)
-		var notes []string
+		v := r.Verdict.String()
 		if r.Judgement != nil {
-			notes = append(notes, latexEscape(r.Judgement.String()))
+			if c := r.Judgement.Certificate(); c != "" {
+				v = c
+			}
+			if r.Verdict == verdict.Inconclusive {
+				v = "inconclusive: " + v
+			}
 		}
-		if r.Note != "" {
-			notes = append(notes, texQuotes(latexEscape(r.Note)))
+		if r.Restates != "" {
+			v += " (restated)"
 		}
-		notes = append(notes, sourceTeX(r.Cite, r.Line))
-		fmt.Fprintf(&b, "\\multicolumn{4}{@{\\quad}p{0.92\\linewidth}@{}}{\\textit{%s}} \\\\[2pt]\n", strings.Join(notes, "; "))
+		fmt.Fprintf(&b, "\\reprocard{%s}{\\texttt{%s}} & %s & %s & %s \\\\\n", CardName(r.ID), breakableID(r.ID), texPM(r.Published), texPM(r.Ours), latexEscape(v))
 	}
 	b.WriteString("\\bottomrule\n\\end{longtable}}\n")
 
 	if len(rep.Claims) > 0 {
 		b.WriteString("\n\\subsection*{Every claim}\n")
-		writeClaims(&b, rep.Claims)
+		writeClaimLines(&b, rep.Claims)
 	}
 	if len(rep.NotRun) > 0 {
 		fmt.Fprintf(&b, "\n\\subsection*{The paper's numbers not judged (%d not run, %d not transcribed)}\n{\\footnotesize\n\\begin{itemize}\n", rep.Numbers.NotRun, rep.Numbers.Untranscribed)
@@ -112,7 +119,7 @@ func writeClaims(b *strings.Builder, cs []ClaimResult) {
 	if len(cs) == 0 {
 		return
 	}
-	b.WriteString("{\\footnotesize\n\\begin{itemize}\n")
+	b.WriteString("{\\small\n\\begin{itemize}\n")
 	for _, c := range cs {
 		fmt.Fprintf(b, "\\item \\textbf{%s}: %s (\\texttt{%s}; %s).", c.Verdict, texQuotes(latexEscape(c.Text)), latexEscape(c.ID), sourceTeX(c.Cite, c.Line))
 		for _, k := range c.Conditions {
@@ -126,6 +133,27 @@ func writeClaims(b *strings.Builder, cs []ClaimResult) {
 			fmt.Fprintf(b, " \\emph{Cause:} %s.", texQuotes(latexEscape(c.Cause)))
 		}
 		b.WriteString("\n")
+	}
+	b.WriteString("\\end{itemize}}\n")
+}
+
+// writeClaimLines writes every claim in one short item: its verdict, its
+// text, its ID and line, each condition's verdict (the judgements in full
+// are on the site's index).
+func writeClaimLines(b *strings.Builder, cs []ClaimResult) {
+	b.WriteString("{\\small\n\\begin{itemize}\n")
+	for _, c := range cs {
+		var conds []string
+		for _, k := range c.Conditions {
+			t := k.Verdict.String()
+			if k.Judgement != nil {
+				if cert := k.Judgement.Certificate(); cert != "" && k.Verdict != verdict.Inconclusive {
+					t = cert
+				}
+			}
+			conds = append(conds, fmt.Sprintf("\\texttt{%s}: %s", latexEscape(k.Text), latexEscape(t)))
+		}
+		fmt.Fprintf(b, "\\item \\textbf{%s}: %s (\\texttt{%s}, paper line %d). %s.\n", c.Verdict, texQuotes(latexEscape(c.Text)), latexEscape(c.ID), c.Line, strings.Join(conds, "; "))
 	}
 	b.WriteString("\\end{itemize}}\n")
 }
@@ -193,4 +221,14 @@ func texPM(s string) string {
 	s = strings.ReplaceAll(s, " [", `\ [`)
 	s = timesTen.ReplaceAllString(s, `\times10^{$1}`)
 	return "$" + strings.ReplaceAll(s, ", ", `,\ `) + "$"
+}
+
+// breakableID is a number's ID in \texttt, escaped, with a break allowed
+// after each slash so a long ID wraps inside its column.
+func breakableID(id string) string {
+	parts := strings.Split(id, "/")
+	for i := range parts {
+		parts[i] = latexEscape(parts[i])
+	}
+	return strings.Join(parts, `/\allowbreak{}`)
 }
