@@ -21,12 +21,17 @@ import (
 // overrides are part of the resolved config of the cells they touch, and so
 // of their keys.
 type Profile struct {
-	Seeds      []int64        `toml:"seeds"`
-	SplitSeeds []int64        `toml:"split_seeds"`
-	Stamp      string         `toml:"stamp"`
-	Train      toml.Primitive `toml:"train"`
-	Local      toml.Primitive `toml:"local"`
-	BP         toml.Primitive `toml:"bp"`
+	Seeds      []int64 `toml:"seeds"`
+	SplitSeeds []int64 `toml:"split_seeds"`
+	// SettleSeeds is how many seeds an experiment marked settle runs under
+	// this profile: the rows whose inconclusive verdicts the verdict's own
+	// estimate says that many of our seeds would settle (docs/verdicts.md);
+	// Seeds extended by the next integers. 0: no extension.
+	SettleSeeds int            `toml:"settle_seeds"`
+	Stamp       string         `toml:"stamp"`
+	Train       toml.Primitive `toml:"train"`
+	Local       toml.Primitive `toml:"local"`
+	BP          toml.Primitive `toml:"bp"`
 
 	name string
 }
@@ -41,10 +46,14 @@ type Experiment struct {
 	Eval      string             `toml:"eval"`
 	Preset    string             `toml:"preset"`
 	MaxSeeds  int                `toml:"max_seeds"`
-	Profiles  []string           `toml:"profiles"`
-	Local     toml.Primitive     `toml:"local"`
-	BP        toml.Primitive     `toml:"bp"`
-	Note      string             `toml:"note"`
+	// Settle: the experiment runs its profile's SettleSeeds (max_seeds
+	// aside), because a row it feeds is inconclusive and the verdict's
+	// estimate says that many of our seeds would settle it.
+	Settle   bool           `toml:"settle"`
+	Profiles []string       `toml:"profiles"`
+	Local    toml.Primitive `toml:"local"`
+	BP       toml.Primitive `toml:"bp"`
+	Note     string         `toml:"note"`
 	// AllowDiverged keeps runs whose weights diverge as results (the
 	// record says so) instead of failing their cells: for the configurations
 	// the paper reports with collapsed seeds.
@@ -87,6 +96,13 @@ func (e *Experiment) inProfile(profile string) bool {
 
 // seeds are the experiment's run seeds under a profile.
 func (e *Experiment) seeds(p *Profile) []int64 {
+	if e.Settle && p.SettleSeeds > len(p.Seeds) {
+		ss := slices.Clone(p.Seeds)
+		for next := slices.Max(ss) + 1; len(ss) < p.SettleSeeds; next++ {
+			ss = append(ss, next)
+		}
+		return ss
+	}
 	if e.MaxSeeds > 0 && e.MaxSeeds < len(p.Seeds) {
 		return p.Seeds[:e.MaxSeeds]
 	}
@@ -206,6 +222,9 @@ func (m *Matrix) loadProfiles() error {
 		if err := checkSeeds(cfg, key+".seeds", p.Seeds, 0, "a run seed must be >= 0"); err != nil {
 			return err
 		}
+		if p.SettleSeeds != 0 && (p.SettleSeeds < len(p.Seeds) || p.SettleSeeds > maxSettleSeeds) {
+			return cfg.ErrAt(cfg.KeyLine(key+".settle_seeds"), key+".settle_seeds", "%d: want %d (the profile's seeds) to %d", p.SettleSeeds, len(p.Seeds), maxSettleSeeds)
+		}
 		// Split seed 0 names the official test set (cellid.EvalOf).
 		if err := checkSeeds(cfg, key+".split_seeds", p.SplitSeeds, 1, "a split seed must be > 0 (the development set is eval = \"test\")"); err != nil {
 			return err
@@ -221,6 +240,11 @@ func (m *Matrix) loadProfiles() error {
 	}
 	return nil
 }
+
+// maxSettleSeeds bounds a profile's settle_seeds: the paper's rows are
+// settled by 12 (docs/verdicts.md); 64 is far past any use and keeps a
+// typo from planning thousands of cells.
+const maxSettleSeeds = 64
 
 // loadReleases decodes the [release.NAME] tables: a data set's files with
 // digests other than the published ones.
