@@ -1,34 +1,31 @@
 package core
 
-// Dataset is a labelled set of samples stored row-major: sample i occupies
-// X[i*D : (i+1)*D]. Labels lie in [0, Classes).
-type Dataset struct {
-	X       []float32
-	Y       []int32
-	N, D    int
-	Classes int
-	// Height and Width place the D inputs on a sheet for the
-	// distance-dependent wiring (28x28 for MNIST, 32x32 for CIFAR and, as in
-	// the reference, for the 1,024 CIFAR features too).
-	Height, Width int
-}
+import "repro/internal/data"
 
-// Row returns sample i's features.
-func (d *Dataset) Row(i int) []float32 { return d.X[i*d.D : (i+1)*d.D] }
+// The data types and random streams live in internal/data, below both the
+// learners and the data loaders (internal/dataset); core names them as
+// before.
+type (
+	// Dataset is data.Dataset: a labelled set of samples, row-major.
+	Dataset = data.Dataset
+	// Task is data.Task: the classes of one phase of a stream.
+	Task = data.Task
+	// RNG is data.RNG: the random source every stochastic function takes.
+	RNG = data.RNG
+	// Stream is data.Stream: one independent random stream of a seed.
+	Stream = data.Stream
+)
 
-// Subset returns the samples at idx, in that order, as a new Dataset.
-func (d *Dataset) Subset(idx []int) *Dataset {
-	s := &Dataset{
-		X: make([]float32, len(idx)*d.D), Y: make([]int32, len(idx)),
-		N: len(idx), D: d.D, Classes: d.Classes, Height: d.Height, Width: d.Width,
-	}
-	for j, i := range idx {
-		copy(s.X[j*d.D:(j+1)*d.D], d.Row(i))
-		s.Y[j] = d.Y[i]
-	}
-	return s
-}
+// The random streams (data.Stream's documentation says which feeds what).
+const (
+	StreamInit      = data.StreamInit
+	StreamRun       = data.StreamRun
+	StreamV1        = data.StreamV1
+	StreamBootstrap = data.StreamBootstrap
+	StreamSpike     = data.StreamSpike
+	StreamConvert   = data.StreamConvert
+	StreamConn      = data.StreamConn
+)
 
-// Task is the set of classes presented together in one phase of a
-// class-incremental stream, e.g. {0, 1} for the first split-MNIST task.
-type Task []int
+// NewRNG returns the generator for (seed, stream) (data.NewRNG).
+func NewRNG(seed int64, stream Stream) *RNG { return data.NewRNG(seed, stream) }

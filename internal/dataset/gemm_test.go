@@ -6,12 +6,12 @@ import (
 	"slices"
 	"testing"
 
-	"repro/core"
+	"repro/internal/data"
 )
 
 func TestGemmPathsAgree(t *testing.T) {
 	t.Parallel()
-	g := core.NewRNG(5, 5)
+	g := data.NewRNG(5, 5)
 	rnd := func(n int) []float32 {
 		v := make([]float32, n)
 		for i := range v {
@@ -77,7 +77,7 @@ func BenchmarkGemm(b *testing.B) {
 
 func TestReluAddPathsAgree(t *testing.T) {
 	t.Parallel()
-	g := core.NewRNG(6, 6)
+	g := data.NewRNG(6, 6)
 	for _, n := range []int{1, 15, 16, 17, 256, 1000} {
 		z, th := make([]float32, n), make([]float32, n)
 		for i := range z {

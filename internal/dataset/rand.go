@@ -3,14 +3,14 @@ package dataset
 import (
 	"math/bits"
 
-	"repro/core"
+	"repro/internal/data"
 )
 
 // intN returns a uniform integer in [0, n) from r's raw 64-bit output, by
 // Lemire's multiply-and-reject method. It is written here rather than taken
 // from (*rand.Rand).IntN so that the project's draws are defined by
 // core/rng.go's generator and this function alone. It panics if n <= 0.
-func intN(r *core.RNG, n int) int {
+func intN(r *data.RNG, n int) int {
 	if n <= 0 {
 		panic("dataset: intN with n <= 0")
 	}

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"slices"
 
-	"repro/core"
+	"repro/internal/data"
 )
 
 // Protocols of a training stream.
@@ -20,7 +20,7 @@ const (
 // Tasks returns the tasks of protocol for a data set with the given number
 // of classes, in presentation order. Sequential needs 10 classes (five
 // pairs) or 100 (ten tens).
-func Tasks(classes int, protocol string) ([]core.Task, error) {
+func Tasks(classes int, protocol string) ([]data.Task, error) {
 	if classes <= 0 {
 		return nil, fmt.Errorf("tasks: %d classes", classes)
 	}
@@ -40,9 +40,9 @@ func Tasks(classes int, protocol string) ([]core.Task, error) {
 	default:
 		return nil, fmt.Errorf("tasks: unknown protocol %q (want %q or %q)", protocol, Sequential, Static)
 	}
-	var tasks []core.Task
+	var tasks []data.Task
 	for first := 0; first < classes; first += size {
-		t := make(core.Task, size)
+		t := make(data.Task, size)
 		for i := range t {
 			t[i] = first + i
 		}
@@ -55,7 +55,7 @@ func Tasks(classes int, protocol string) ([]core.Task, error) {
 // one of the task's classes, in ascending index order (the learner draws a
 // fresh permutation every epoch, so the order only fixes the artifact's
 // bytes). A class in no task is dropped.
-func TaskIndices(labels []int32, pool []int, tasks []core.Task) [][]int {
+func TaskIndices(labels []int32, pool []int, tasks []data.Task) [][]int {
 	taskOf := map[int32]int{}
 	for t, cs := range tasks {
 		for _, c := range cs {

@@ -6,7 +6,7 @@ import (
 	"math"
 	"sync"
 
-	"repro/core"
+	"repro/internal/data"
 )
 
 // V1Config sets up the frozen V1-like front-end of the CIFAR experiments.
@@ -24,7 +24,7 @@ type V1Config struct {
 	Filters int   // number of patch filters (256)
 	Patch   int   // patch side (6)
 	Stride  int   // convolution stride (2)
-	Seed    int64 // patch RNG seed, core.NewRNG(Seed, core.StreamV1) (7)
+	Seed    int64 // patch RNG seed, data.NewRNG(Seed, data.StreamV1) (7)
 	// ThresholdImages > 0 (CIFAR-10): the per-filter threshold is the mean
 	// response over the first ThresholdImages training images and all
 	// positions, reused for every image. 0 (CIFAR-100): each image and
@@ -60,7 +60,7 @@ type V1Bank struct {
 }
 
 // NewV1Bank draws cfg.Filters patches from the training images with
-// core.NewRNG(cfg.Seed, core.StreamV1): first every image index in
+// data.NewRNG(cfg.Seed, data.StreamV1): first every image index in
 // [0, N), then every row offset, then every column offset, each in
 // [0, 32 - Patch) (the reference's exclusive bound, so offset 32 - Patch is
 // never used). Each patch, on [0, 1], is made zero-mean over its values and
@@ -71,7 +71,7 @@ func NewV1Bank(train *Raw, cfg V1Config) *V1Bank {
 	}
 	F, P := cfg.Filters, cfg.Patch
 	image, row, col := make([]int, F), make([]int, F), make([]int, F)
-	r := core.NewRNG(cfg.Seed, core.StreamV1)
+	r := data.NewRNG(cfg.Seed, data.StreamV1)
 	for f := range F {
 		image[f] = intN(r, train.N)
 	}

@@ -8,13 +8,13 @@ import (
 	"testing"
 	"time"
 
-	"repro/core"
+	"repro/internal/data"
 )
 
 // randomCIFAR returns n RGB images with uniform random bytes and labels i%10.
 func randomCIFAR(n int, seed int64) *Raw {
 	r := newCIFARRaw(n, 10)
-	g := core.NewRNG(seed, 99)
+	g := data.NewRNG(seed, 99)
 	for i := range r.Pixels {
 		r.Pixels[i] = uint8(g.Uint64())
 	}
@@ -49,7 +49,7 @@ func TestV1BankFilters(t *testing.T) {
 	if !slices.Equal(b.W, b2.W) {
 		t.Error("same seed gave different filters")
 	}
-	r := core.NewRNG(7, core.StreamV1)
+	r := data.NewRNG(7, data.StreamV1)
 	if first := intN(r, 40); first != b.Image[0] {
 		t.Errorf("first image %d, want the stream's first draw %d", b.Image[0], first)
 	}
@@ -227,7 +227,7 @@ func TestRidgeProbeSeparable(t *testing.T) {
 	t.Parallel()
 	// Two classes told apart by the sign of feature 0: a linear probe is
 	// perfect; feature 1 is noise.
-	g := core.NewRNG(3, 3)
+	g := data.NewRNG(3, 3)
 	mk := func(n int) ([]float32, []int32) {
 		x, y := make([]float32, 2*n), make([]int32, n)
 		for i := range n {

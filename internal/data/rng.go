@@ -1,4 +1,4 @@
-package core
+package data
 
 import "math/rand/v2"
 
