@@ -95,7 +95,9 @@ func ExecuteCell(ctx context.Context, st *artifacts.Store, key artifacts.Key, op
 
 func runLocked(ctx context.Context, st *artifacts.Store, sp *artifacts.Spec, stage *Stage, opt ExecOptions) error {
 	start := st.Now()
-	logf, err := os.Create(st.LogPath(sp.Key))
+	// Never through a symlink: a link planted under the log's name in a
+	// shared store would have the cell truncate and write its target.
+	logf, err := os.OpenFile(st.LogPath(sp.Key), os.O_WRONLY|os.O_CREATE|os.O_TRUNC|syscall.O_NOFOLLOW, 0o644)
 	if err != nil {
 		return fmt.Errorf("cell %s: %w", sp.CellID, err)
 	}
