@@ -69,8 +69,8 @@ func ExecuteCell(ctx context.Context, st *artifacts.Store, key artifacts.Key, op
 		wait = 250 * time.Millisecond
 	}
 	for {
-		if _, err := st.Lookup(key); err == nil {
-			return false, nil
+		if done, err := storedSound(st, key); done || err != nil {
+			return false, err
 		}
 		lock, err := st.TryLock(key)
 		if err == nil {
@@ -87,10 +87,27 @@ func ExecuteCell(ctx context.Context, st *artifacts.Store, key artifacts.Key, op
 		}
 	}
 	// Under the lock: another process may have finished it meanwhile.
-	if _, err := st.Lookup(key); err == nil {
-		return false, nil
+	if done, err := storedSound(st, key); done || err != nil {
+		return false, err
 	}
 	return true, runLocked(ctx, st, sp, stage, opt)
+}
+
+// storedSound reports whether the store holds cell key's record with
+// every output sound (re-hashed: a record over a damaged output is not
+// done, and its blob is moved aside so that the cell is computed). A
+// damaged output that cannot be moved aside is an error wrapping
+// artifacts.ErrStuck: the cell cannot be computed over it, and saying it
+// was done (by "another process") would be a false success.
+func storedSound(st *artifacts.Store, key artifacts.Key) (bool, error) {
+	_, err := st.LookupVerified(key)
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.Is(err, artifacts.ErrStuck):
+		return false, fmt.Errorf("%w; %s", err, st.StuckAdvice())
+	}
+	return false, nil
 }
 
 func runLocked(ctx context.Context, st *artifacts.Store, sp *artifacts.Spec, stage *Stage, opt ExecOptions) error {

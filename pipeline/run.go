@@ -359,6 +359,12 @@ func (s *scheduler) resolve(c *Cell) {
 		s.emit(EventCached, c, k, nil, 0)
 		return
 	}
+	if errors.Is(err, artifacts.ErrStuck) {
+		// It cannot be recomputed while the damaged blob keeps its name:
+		// a failure with the cause and its remedy, never a false success.
+		s.fail(c, k, stuckError(s.st, err), 0)
+		return
+	}
 	if errors.Is(err, artifacts.ErrCorrupt) {
 		s.rep.Damaged++
 		s.emit(EventDamaged, c, k, err, 0)
@@ -392,6 +398,12 @@ func (s *scheduler) resolve(c *Cell) {
 	}
 	s.cellOf[k] = []*Cell{c}
 	s.queue.push(&Job{Key: k, CellID: c.ID, StoreDir: s.st.Root(), LogPath: s.st.LogPath(k), RunID: s.runID}, s.rank[c])
+}
+
+// stuckError is the failure of a cell whose stored output is damaged and
+// could not be moved aside (err wraps artifacts.ErrStuck), with the remedy.
+func stuckError(st *artifacts.Store, err error) error {
+	return fmt.Errorf("its stored output is damaged and stays in place, so it cannot be recomputed: %w; %s", err, st.StuckAdvice())
 }
 
 // DefaultLazyCheckAbove is RunOptions.LazyCheckAbove's default: 16 MiB,
@@ -437,6 +449,10 @@ func (s *scheduler) repairInputs(c *Cell) bool {
 		if err == nil {
 			delete(s.unverified, p)
 			continue
+		}
+		if errors.Is(err, artifacts.ErrStuck) {
+			s.fail(c, artifacts.Key{}, fmt.Errorf("input %s: %w", p.ID, stuckError(s.st, err)), 0)
+			return true
 		}
 		if waiters, queued := s.repairs[m.Key]; queued {
 			s.repairs[m.Key] = append(waiters, c)

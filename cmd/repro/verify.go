@@ -91,7 +91,7 @@ clean tree.`,
 				return err
 			}
 			for _, p := range r.Problems {
-				printProblem(e, p)
+				printProblem(e, st, p)
 			}
 			if n := len(r.NoLog); n > 0 {
 				fmt.Fprintf(e.stdout, "%s without a log here (taken from a remote, which keeps outputs, not logs; not a problem), e.g. %s\n",
@@ -108,14 +108,21 @@ clean tree.`,
 }
 
 // printProblem reports one damaged entry: what is wrong first, then whether
-// it was moved aside (or why not), then the cells that recompute it.
-func printProblem(e *env, p artifacts.Problem) {
+// it was moved aside (or why not, and what lets it be), then the cells that
+// recompute it once it is.
+func printProblem(e *env, st *artifacts.Store, p artifacts.Problem) {
 	fmt.Fprintf(e.stdout, "%s %s: %v", strings.ToUpper(p.Kind), p.Path, p.Err)
 	switch {
 	case p.MovedTo != "":
 		fmt.Fprintf(e.stdout, "; moved to %s\n", p.MovedTo)
 	case p.MoveErr != nil:
-		fmt.Fprintf(e.stdout, "; could not move it aside: %v\n", p.MoveErr)
+		// While it keeps its name no run can recompute it: say what
+		// lets it move first.
+		fmt.Fprintf(e.stdout, "; could not move it aside: %v\n  %s (repro verify moves it)\n", p.MoveErr, st.StuckAdvice())
+		for _, c := range p.Cells {
+			fmt.Fprintf(e.stdout, "  needed by %s (key %s): once it is moved aside, repro run --only '%s' recomputes it\n", c.ID, c.Key.Short(), c.ID)
+		}
+		return
 	default:
 		fmt.Fprintln(e.stdout)
 	}
