@@ -46,6 +46,10 @@ type ExecOptions struct {
 	Progress func(done, total int64)
 	// LockWait is how often to re-check a cell locked by another process.
 	LockWait time.Duration
+	// Waiting, if set, is told when the cell is found locked by another
+	// live process, and again whenever the holder changes: holder says
+	// who ("pid 123 on node7"). A wait on a lock is never silent.
+	Waiting func(holder string)
 }
 
 // ExecuteCell runs the cell whose spec is stored under key and publishes
@@ -68,6 +72,7 @@ func ExecuteCell(ctx context.Context, st *artifacts.Store, key artifacts.Key, op
 	if wait == 0 {
 		wait = 250 * time.Millisecond
 	}
+	holder := "" // the lock's holder last said to opt.Waiting
 	for {
 		if done, err := storedSound(st, key); done || err != nil {
 			return false, err
@@ -79,6 +84,13 @@ func ExecuteCell(ctx context.Context, st *artifacts.Store, key artifacts.Key, op
 		}
 		if !errors.Is(err, artifacts.ErrLocked) {
 			return false, err
+		}
+		var le *artifacts.LockedError
+		if errors.As(err, &le) && le.Holder != holder {
+			holder = le.Holder
+			if opt.Waiting != nil {
+				opt.Waiting(holder)
+			}
 		}
 		select {
 		case <-ctx.Done():

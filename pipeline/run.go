@@ -102,6 +102,11 @@ type RunReport struct {
 
 	// Remote cells were taken from a remote (RunOptions.Remote).
 	Remote int
+	// Stopped and Left are set when the run was interrupted (its context
+	// cancelled): the cells running then, whose work is lost unless they
+	// finished meanwhile, and the cells wanted but not yet done, failed or
+	// skipped (Stopped included). A rerun resumes with them.
+	Stopped, Left int
 	// Busy sums the wall time of every job from dispatch to result: Wall x
 	// Jobs - Busy is the capacity the run left idle.
 	Busy time.Duration
@@ -298,21 +303,29 @@ func (s *scheduler) loop(ctx context.Context) error {
 			s.running--
 			s.rep.Busy += r.dur
 			if r.err != nil && ctx.Err() != nil {
-				return ctx.Err()
+				s.running++ // counted among the cells it stopped
+				return s.interrupted(ctx)
 			}
 			s.collect(r)
 		case <-ctx.Done():
-			// Wait for the workers to return, so that executors can clean up
-			// (scancel) before the process exits.
-			for s.running > 0 {
-				r := <-s.results
-				s.running--
-				s.rep.Busy += r.dur
-			}
-			return ctx.Err()
+			return s.interrupted(ctx)
 		}
 	}
 	return nil
+}
+
+// interrupted ends a cancelled run: it counts what stopped and what is
+// left, and waits for the workers to return, so that executors clean up
+// (scancel) and release their cells' locks before the process exits.
+func (s *scheduler) interrupted(ctx context.Context) error {
+	s.rep.Stopped = s.running
+	s.rep.Left = s.total - s.done
+	for s.running > 0 {
+		r := <-s.results
+		s.running--
+		s.rep.Busy += r.dur
+	}
+	return ctx.Err()
 }
 
 // resolveReady computes the keys of the ready cells (in ID order), takes

@@ -41,7 +41,10 @@ computing the same cell. REPRO_DATA_MIRROR overrides the data mirror.`,
 				return err
 			}
 			settings := map[string]string{"data.mirror": e.getenv("REPRO_DATA_MIRROR")}
-			opt := pipeline.ExecOptions{Stages: stages.Stages(), Settings: settings, Executor: *executor}
+			opt := pipeline.ExecOptions{Stages: stages.Stages(), Settings: settings, Executor: *executor,
+				Waiting: func(holder string) {
+					fmt.Fprintf(e.stderr, "waiting: another process holds the cell's lock (%s)\n", holder)
+				}}
 			if len(keys) == 1 {
 				_, err = pipeline.ExecuteCell(ctx, st, keys[0], opt)
 				return err

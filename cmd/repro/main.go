@@ -64,7 +64,9 @@ func allCommands() []*command {
 }
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// SIGHUP (a closed terminal or ssh session) stops a run as Ctrl-C
+	// does: locks released, a summary, exit 130.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	os.Exit(runMain(ctx, os.Args[1:], os.Stdout, os.Stderr, os.Getenv))
 }
@@ -229,7 +231,7 @@ exit status:
   0    success (for check and verify: nothing wrong found)
   1    failure: a cell failed, a check or verify found a problem, an error
   2    usage: unknown command or flag, bad argument
-  130  interrupted (Ctrl-C, SIGTERM); run again to resume
+  130  interrupted (Ctrl-C, SIGTERM, SIGHUP); run again to resume
 `
 
 // help prints one command's usage, description and flags.

@@ -110,11 +110,15 @@ func runRun(ctx context.Context, e *env, o *runOptions, args []string) error {
 	prog := newProgress(e.stderr, o.quiet, ex.Name())
 	if lx, ok := ex.(*pipeline.LocalExecutor); ok {
 		lx.Progress = func(key, id string, done, total int64) { prog.cell(key, id, done, total) }
+		lx.Waiting = func(key, id, holder string) { prog.waiting(id, holder) }
 	}
 	ropt.Events = prog.event
 	rep, err := pipeline.Run(ctx, w.store, w.graph, ropt)
 	prog.finish()
 	if err != nil {
+		if ctx.Err() != nil && rep != nil {
+			printInterrupted(e, w, rep)
+		}
 		return err
 	}
 	// Rendered outputs are copied into paper/ even when some cells failed:
@@ -288,6 +292,15 @@ func printRunSummary(e *env, w *workspace, rr *pipeline.RemoteRun, rep *pipeline
 	fmt.Fprintf(e.stdout, "ran %s%s, %d cached%s%s, %d failed, %d skipped in %s (profile %s, %s executor)\n",
 		plural(rep.Executed, "cell"), damaged, rep.Cached, fromRemote, elsewhere, rep.Failed, rep.Skipped, rep.Wall.Round(time.Millisecond), w.profile, executor)
 	return false
+}
+
+// printInterrupted is the summary of a run stopped by a signal: what
+// finished (and stays: every finished cell is in the store), what was
+// running and what is left, for the rerun that resumes it.
+func printInterrupted(e *env, w *workspace, rep *pipeline.RunReport) {
+	finished := rep.Executed + rep.Elsewhere + rep.Cached + rep.Remote
+	fmt.Fprintf(e.stdout, "interrupted after %s: %s finished (%d ran, %d cached), %d running (stopped), %d left, %d failed; run again to resume (profile %s)\n",
+		rep.Wall.Round(time.Millisecond), plural(finished, "cell"), rep.Executed, rep.Cached+rep.Remote, rep.Stopped, rep.Left, rep.Failed, w.profile)
 }
 
 // onceString is a string flag that refuses a second value: flag's own

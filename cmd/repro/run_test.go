@@ -1,12 +1,21 @@
 package main
 
 import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
 	"maps"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
+	"sync"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // TestDamagedOutputThatCannotMoveAside re-runs the review's probe: a
@@ -79,4 +88,131 @@ func TestDamagedOutputThatCannotMoveAside(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestSignalsStopARun: SIGINT, SIGTERM and SIGHUP each stop a run with
+// exit 130, a summary of what finished, ran and is left, and no lock left
+// in the store.
+func TestSignalsStopARun(t *testing.T) {
+	t.Parallel()
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGHUP} {
+		t.Run(sig.String(), func(t *testing.T) {
+			t.Parallel()
+			dir := workdir(t, "cells = 4\nsleep_ms = 5000\n")
+			cmd := exec.Command(reproBin, "run", "-j", "2", "-q")
+			cmd.Dir = dir
+			var stdout, stderr bytes.Buffer
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			// Signalled once both workers hold a cell's lock.
+			locks := filepath.Join(dir, "store", "locks")
+			for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+				if ents, _ := os.ReadDir(locks); len(ents) == 2 {
+					break
+				}
+				if time.Now().After(deadline) {
+					cmd.Process.Kill()
+					t.Fatalf("no two locks after 20 s; stderr %s", stderr.String())
+				}
+			}
+			cmd.Process.Signal(sig)
+			err := cmd.Wait()
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode() != 130 {
+				t.Fatalf("run stopped by %v: %v\nstdout %s\nstderr %s", sig, err, stdout.String(), stderr.String())
+			}
+			if !regexp.MustCompile(`interrupted after \S+: 0 cells finished \(0 ran, 0 cached\), 2 running \(stopped\), 4 left, 0 failed; run again to resume`).MatchString(stdout.String()) {
+				t.Errorf("no summary after %v:\nstdout %s\nstderr %s", sig, stdout.String(), stderr.String())
+			}
+			if ents, _ := os.ReadDir(locks); len(ents) != 0 {
+				t.Errorf("%d lock(s) left after %v", len(ents), sig)
+			}
+		})
+	}
+}
+
+// TestLockHolderSaidAndPIDReuse: a cell locked by a live process is
+// waited on with the holder's PID and host said; a lock whose PID now
+// belongs to another process (reused after a kill -9) is taken over at
+// once.
+func TestLockHolderSaidAndPIDReuse(t *testing.T) {
+	t.Parallel()
+	bootB, err := os.ReadFile("/proc/sys/kernel/random/boot_id")
+	if err != nil {
+		t.Skip("no boot id: locks cannot tell PIDs apart")
+	}
+	host, _ := os.Hostname()
+	for _, reused := range []bool{false, true} {
+		t.Run(fmt.Sprintf("reused=%v", reused), func(t *testing.T) {
+			t.Parallel()
+			dir := workdir(t, "cells = 1\nwork = 10\n")
+			mustRepro(t, dir, "plan") // makes the store
+			key := strings.Fields(planState(t, dir)["synth/l0/c0"])[1]
+			holder := exec.Command("sleep", "60")
+			if err := holder.Start(); err != nil {
+				t.Fatal(err)
+			}
+			defer holder.Process.Kill()
+			stat, _ := os.ReadFile(fmt.Sprintf("/proc/%d/stat", holder.Process.Pid))
+			f := strings.Fields(string(stat[bytes.LastIndexByte(stat, ')')+1:]))
+			start := f[19]
+			if reused {
+				start = "1" // the holder's PID, but another process
+			}
+			lock, _ := json.Marshal(map[string]any{"pid": holder.Process.Pid, "host": host, "boot": string(bootB), "start": start})
+			if err := os.WriteFile(filepath.Join(dir, "store", "locks", key+".lock"), lock, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			cmd := exec.Command(reproBin, "run", "-q")
+			cmd.Dir = dir
+			var stdout, stderr lockedBuffer // read while the run writes
+			cmd.Stdout, cmd.Stderr = &stdout, &stderr
+			cmd.Start()
+			if !reused {
+				want := fmt.Sprintf("waiting for synth/l0/c0: another process holds its lock (pid %d on %s)", holder.Process.Pid, host)
+				for deadline := time.Now().Add(20 * time.Second); !strings.Contains(stderr.String(), want); time.Sleep(20 * time.Millisecond) {
+					if time.Now().After(deadline) {
+						cmd.Process.Kill()
+						t.Fatalf("the run does not say it waits on the lock; stderr %s", stderr.String())
+					}
+				}
+				holder.Process.Kill()
+				holder.Wait()
+			}
+			done := make(chan error, 1)
+			go func() { done <- cmd.Wait() }()
+			select {
+			case err := <-done:
+				if err != nil || !strings.Contains(stdout.String(), "ran 1 cell") {
+					t.Fatalf("run: %v\nstdout %s\nstderr %s", err, stdout.String(), stderr.String())
+				}
+			case <-time.After(30 * time.Second):
+				cmd.Process.Kill()
+				t.Fatalf("the run still waits 30 s on a lock whose holder is gone; stderr %s", stderr.String())
+			}
+			if reused && strings.Contains(stderr.String(), "waiting for") {
+				t.Errorf("waited on a lock whose PID is another process: %s", stderr.String())
+			}
+		})
+	}
+}
+
+// lockedBuffer is a bytes.Buffer a test may read while a command writes it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.String()
 }
