@@ -29,7 +29,7 @@ the seeds' noise, by the reproduction verdicts' statistics: Welch's test of
 after against before with the number's equivalence margin, adjusted over the
 moved numbers (Benjamini-Hochberg). Tables and figures one build lacks are
 named, not compared. docs/report.md.`,
-		flags: fs,
+		flags: fs, maxArgs: 2,
 		run: func(ctx context.Context, e *env, args []string) error {
 			if len(args) > 2 {
 				return usageErr("diff takes at most two builds")

@@ -30,7 +30,7 @@ var defaultPresets = map[stages.LearnerKind]string{stages.LearnerLocal: "g16_sgd
 func cmdReport() *command {
 	var g globalFlags
 	fs := newFlags("report", &g)
-	out := fs.String("out", "", "write the site into this `directory`: missing, empty, or a site report wrote (default paper/site, or paper/<profile>/site)")
+	out := nonEmpty(fs, "out", "", "write the site into this `directory`: missing, empty, or a site report wrote (default paper/site, or paper/<profile>/site)")
 	return &command{
 		name: "report", usage: "[--profile P] [--out DIR]",
 		short: "write the reproduction as a static web site with a card for every number",
