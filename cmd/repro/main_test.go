@@ -35,7 +35,7 @@ func TestEveryCommandRefusesExtraArguments(t *testing.T) {
 }
 
 // TestNoEmptyStringFlag: every string flag of every command refuses an
-// empty value (exit 2): run --profile ” ran the default profile.
+// empty value (exit 2): run --profile "" ran the default profile.
 func TestNoEmptyStringFlag(t *testing.T) {
 	t.Parallel()
 	for _, c := range allCommands() {
