@@ -40,7 +40,7 @@ outputs only when a cell that runs reads them.`,
 			if _, err := os.Stat(r.Root()); err != nil {
 				return fmt.Errorf("remote %s: %w: nothing to pull (settings.remotes.%s.path in %s names it; push creates it)", r.Name(), err, r.Name(), w.cfg.Path)
 			}
-			rr, err := pipeline.PrepareRemotes(ctx, w.store, w.graph, w.profile, []artifacts.Remote{r}, nil, nil)
+			rr, err := pipeline.PrepareRemotes(ctx, w.store, w.graph, w.profile, vetted(ctx, []artifacts.Remote{r}), nil, nil)
 			if err != nil {
 				return err
 			}
