@@ -46,11 +46,21 @@ type ExecOptions struct {
 	Progress func(done, total int64)
 	// LockWait is how often to re-check a cell locked by another process.
 	LockWait time.Duration
-	// Waiting, if set, is told when the cell is found locked by another
-	// live process, and again whenever the holder changes: holder says
-	// who ("pid 123 on node7"). A wait on a lock is never silent.
+	// Waiting, if set, is told when the cell has waited WaitNotice on a
+	// lock another live process holds, and again whenever the holder
+	// changes: holder says who ("pid 123 on node7"). A long wait on a lock
+	// is never silent.
 	Waiting func(holder string)
+	// WaitNotice is how long a wait goes unsaid (DefaultWaitNotice).
+	WaitNotice time.Duration
 }
+
+// DefaultWaitNotice is ExecOptions.WaitNotice's default: 3 s. Two runs
+// sharing a store wait on each other's cells all the time, for as long as
+// a cell takes (most a fraction of a second); a wait longer than this is
+// said, so that a holder that hangs (or a PID that looks alive) does not
+// look like a stuck run.
+const DefaultWaitNotice = 3 * time.Second
 
 // ExecuteCell runs the cell whose spec is stored under key and publishes
 // its manifest. It is idempotent: if the manifest is already there it
@@ -73,6 +83,11 @@ func ExecuteCell(ctx context.Context, st *artifacts.Store, key artifacts.Key, op
 		wait = 250 * time.Millisecond
 	}
 	holder := "" // the lock's holder last said to opt.Waiting
+	var waitSince time.Time
+	notice := opt.WaitNotice
+	if notice == 0 {
+		notice = DefaultWaitNotice
+	}
 	for {
 		if done, err := storedSound(st, key); done || err != nil {
 			return false, err
@@ -87,9 +102,14 @@ func ExecuteCell(ctx context.Context, st *artifacts.Store, key artifacts.Key, op
 		}
 		var le *artifacts.LockedError
 		if errors.As(err, &le) && le.Holder != holder {
-			holder = le.Holder
-			if opt.Waiting != nil {
-				opt.Waiting(holder)
+			if waitSince.IsZero() {
+				waitSince = time.Now()
+			}
+			if time.Since(waitSince) >= notice {
+				holder = le.Holder
+				if opt.Waiting != nil {
+					opt.Waiting(holder)
+				}
 			}
 		}
 		select {
