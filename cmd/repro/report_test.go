@@ -87,8 +87,8 @@ func TestReportAndDiff(t *testing.T) {
 // push into a remote, init --store) writes it only when it is empty or
 // carries the command's own marker; a foreign folder, a store and a
 // home-like folder are refused (init alone makes a store beside foreign
-// files, as documented), and in every case every file already there is
-// left byte for byte.
+// files, as documented, but never over an entry with a store's name), and
+// in every case every file already there is left byte for byte.
 func TestOutputFolderRule(t *testing.T) {
 	t.Parallel()
 	folders := map[string]func(t *testing.T, cmd, dir string){
@@ -130,7 +130,7 @@ func TestOutputFolderRule(t *testing.T) {
 	want := map[string]map[string]string{
 		"report": {"empty": "", "marked": "", "foreign": "holds files repro did not write (notes.txt)", "store": "holds files repro did not write (README)", "home-like": "holds files repro did not write (.bashrc)"},
 		"push":   {"empty": "", "marked": "", "foreign": "not a repro remote", "store": "it is a repro store", "home-like": "not a repro remote"},
-		"init":   {"empty": "", "marked": "", "foreign": "", "store": "", "home-like": ""},
+		"init":   {"empty": "", "marked": "", "foreign": "", "store": "", "home-like": "the directory holds README, which a store would take for its own"},
 	}
 	for _, cmd := range []string{"report", "push", "init"} {
 		for _, kind := range []string{"empty", "marked", "foreign", "store", "home-like"} {
