@@ -12,8 +12,8 @@ import (
 func cmdExecCell() *command {
 	var store string
 	fs := newFlags("exec-cell", nil)
-	nonEmptyVar(fs, &store, "store", "", "store directory (required)")
-	executor := nonEmpty(fs, "executor", "local", "executor name recorded in provenance")
+	nonEmptyVar(fs, &store, "store", "", "store `directory` (required)")
+	executor := nonEmpty(fs, "executor", "local", "executor `name` recorded in provenance")
 	return &command{
 		name: "exec-cell", usage: "--store DIR <key>...",
 		short: "run cells from their specs in the store (what cluster jobs run)",

@@ -44,9 +44,9 @@ type globalFlags struct {
 }
 
 func (g *globalFlags) register(fs *flag.FlagSet) {
-	nonEmptyVar(fs, &g.config, "config", "pipeline.toml", "pipeline file")
-	nonEmptyVar(fs, &g.profile, "profile", "", "profile (default: settings.default_profile)")
-	nonEmptyVar(fs, &g.store, "store", "", "store directory (default: REPRO_STORE or settings.store)")
+	nonEmptyVar(fs, &g.config, "config", "pipeline.toml", "pipeline `file`")
+	nonEmptyVar(fs, &g.profile, "profile", "", "`profile` (default: settings.default_profile)")
+	nonEmptyVar(fs, &g.store, "store", "", "store `directory` (default: REPRO_STORE or settings.store)")
 	fs.BoolVar(&g.noRemote, "no-remote", false, "use no remote of settings.remotes: compute what the store lacks")
 }
 
@@ -71,7 +71,8 @@ func (v nonEmptyString) Set(s string) error {
 }
 
 // nonEmptyVar defines a string flag into p, with default value def, that
-// refuses an empty value.
+// refuses an empty value. Its usage should name the value in backquotes
+// (flag.UnquoteUsage): flag cannot tell a Value holds a string.
 func nonEmptyVar(fs *flag.FlagSet, p *string, name, def, usage string) {
 	*p = def
 	fs.Var(nonEmptyString{p}, name, usage)

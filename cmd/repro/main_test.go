@@ -46,6 +46,9 @@ func TestNoEmptyStringFlag(t *testing.T) {
 				}
 				return
 			}
+			if name, _ := flag.UnquoteUsage(f); name == "value" {
+				t.Errorf("repro %s --%s: its help says \"value\"; name it in backquotes in the usage", c.name, f.Name)
+			}
 			var stdout, stderr bytes.Buffer
 			args := []string{c.name, "--" + f.Name + "="}
 			code := runMain(context.Background(), args, &stdout, &stderr, func(string) string { return "" })

@@ -12,7 +12,7 @@ import (
 func cmdPull() *command {
 	var g globalFlags
 	fs := newFlags("pull", &g)
-	remote := nonEmpty(fs, "remote", "", "remote to pull from (default: the only one of settings.remotes)")
+	remote := nonEmpty(fs, "remote", "", "`remote` to pull from (default: the only one of settings.remotes)")
 	return &command{
 		name: "pull", usage: "[--remote NAME] [--profile P]",
 		short: "copy the profile's cells a remote holds into the store",

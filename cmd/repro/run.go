@@ -31,16 +31,16 @@ func cmdRun() *command {
 	fs := newFlags("run", &o.g)
 	o.flags = fs
 	fs.IntVar(&o.jobs, "j", runtime.NumCPU(), "cells to run at once (local: worker goroutines, default the core count; slurm: jobs in flight, default 100 or executor.slurm.jobs)")
-	nonEmptyVar(fs, &o.executor, "executor", "local", "where cells run: local or slurm")
+	nonEmptyVar(fs, &o.executor, "executor", "local", "where cells run: local or slurm (`executor`)")
 	fs.Var((*onceString)(&o.only), "only", "run only cells whose ID, or leading segments of it, match this `glob` (and what they need): train/full, train/*/static/*/seed0; given once")
 	fs.BoolVar(&o.quiet, "q", false, "no progress line")
-	nonEmptyVar(fs, &o.slurm.Partition, "partition", "", "slurm: partition")
-	nonEmptyVar(fs, &o.slurm.Time, "time", "", "slurm: time limit per cell (sbatch --time)")
-	nonEmptyVar(fs, &o.slurm.Mem, "mem", "", "slurm: memory per cell (sbatch --mem)")
+	nonEmptyVar(fs, &o.slurm.Partition, "partition", "", "slurm: `partition`")
+	nonEmptyVar(fs, &o.slurm.Time, "time", "", "slurm: `time` limit per cell (sbatch --time)")
+	nonEmptyVar(fs, &o.slurm.Mem, "mem", "", "slurm: `memory` per cell (sbatch --mem)")
 	fs.IntVar(&o.slurm.CPUsPerTask, "cpus-per-task", 0, "slurm: CPUs per cell")
 	fs.IntVar(&o.slurm.ArrayLimit, "array-limit", 0, "slurm: most jobs submitted at once (0: -j)")
 	fs.IntVar(&o.slurm.Batch, "batch", 0, "slurm: most cells one job runs in turn (0 or 1: one job per cell)")
-	nonEmptyVar(fs, &o.slurm.Binary, "binary", "", "slurm: repro binary the nodes run (default: this one)")
+	nonEmptyVar(fs, &o.slurm.Binary, "binary", "", "slurm: repro `binary` the nodes run (default: this one)")
 	return &command{
 		name: "run", usage: "[-j N] [--profile P] [--executor local|slurm] [--only GLOB]",
 		short: "plan the DAG, execute what is missing, render",
