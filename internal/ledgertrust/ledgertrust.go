@@ -41,8 +41,9 @@ import (
 	"repro/artifacts"
 )
 
-// ErrNoGit: the ledger is not in a git work tree (a shared folder remote):
-// there is no committed version to check against.
+// ErrNoGit: the ledger is not kept in git (a shared folder remote, a
+// scratch remote git ignores or tracks none of, a repository without a
+// commit): there is no committed version to check against.
 var ErrNoGit = errors.New("not in a git work tree")
 
 // ErrUncommitted is wrapped by Vet's error for a record whose bytes are not
@@ -72,7 +73,7 @@ func Check(ctx context.Context, dir string) (*Ledger, error) {
 	tree, err := git(ctx, dir, nil, "ls-tree", "-r", "-z", "HEAD", "--", "cells")
 	if err != nil {
 		if _, herr := git(ctx, dir, nil, "rev-parse", "--verify", "--quiet", "HEAD"); herr != nil {
-			return l, nil // no commit yet: nothing is committed
+			return nil, fmt.Errorf("ledger %s: %w (no commit yet)", dir, ErrNoGit)
 		}
 		return nil, err
 	}
@@ -86,6 +87,11 @@ func Check(ctx context.Context, dir string) (*Ledger, error) {
 		if len(f) == 3 && f[1] == "blob" {
 			l.committed[string(path)] = f[2]
 		}
+	}
+	if len(l.committed) == 0 {
+		// A remote in a work tree that commits none of its records (a
+		// scratch remote, an ignored folder) is not a ledger kept in git.
+		return nil, fmt.Errorf("ledger %s: %w (git tracks none of its records)", dir, ErrNoGit)
 	}
 	if err := l.readHistory(ctx); err != nil {
 		return nil, err
