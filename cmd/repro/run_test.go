@@ -39,6 +39,13 @@ func TestDamagedOutputThatCannotMoveAside(t *testing.T) {
 			func(t *testing.T, store, blob string) { os.Remove(filepath.Join(store, "corrupt")) },
 			"corrupt away (the store puts damaged blobs in a folder of that name), then run again"},
 	}
+	triggers = append(triggers, trigger{"corrupt a dangling symlink",
+		func(t *testing.T, store, blob string) {
+			os.RemoveAll(filepath.Join(store, "corrupt"))
+			os.Symlink(filepath.Join(store, "nowhere"), filepath.Join(store, "corrupt"))
+		},
+		func(t *testing.T, store, blob string) { os.Remove(filepath.Join(store, "corrupt")) },
+		"corrupt away (the store puts damaged blobs in a folder of that name), then run again"})
 	if os.Getuid() != 0 { // root writes into a read-only folder
 		triggers = append(triggers, trigger{"a read-only blob folder",
 			func(t *testing.T, store, blob string) { os.Chmod(filepath.Dir(blob), 0o555) },
