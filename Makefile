@@ -32,6 +32,7 @@ TEX_PACKAGES := texlive-latex-base texlive-latex-recommended texlive-fonts-recom
 # "not run". Without pdflatex it says what to install and writes no PDF.
 paper: build
 	@$(BIN) run --profile $(PROFILE) -j $(JOBS); status=$$?; \
+	  $(COMMITTEDDIFF); \
 	  $(BIN) report --profile $(PROFILE); report=$$?; \
 	  $(PDF); pdf=$$?; \
 	  $(BIN) show --profile $(PROFILE) reproduction --summary; \
@@ -49,6 +50,15 @@ PDF = (command -v pdflatex >/dev/null || exit 0; \
 	done)
 
 PAPER_DIR = $(if $(filter paper,$(PROFILE)),paper,paper/$(PROFILE))
+
+# After the run: a table or figure that now differs from its committed
+# rendering is said, with every number that moved, before and after, and
+# whether beyond the seeds' noise (repro diff HEAD store; docs/audit.md).
+COMMITTEDDIFF = if git rev-parse --verify --quiet HEAD >/dev/null 2>&1 && \
+	  ! git diff --quiet HEAD -- $(PAPER_DIR)/tables $(PAPER_DIR)/figures 2>/dev/null; then \
+	  echo "the tables or figures differ from their committed rendering:"; git diff --stat HEAD -- $(PAPER_DIR)/tables $(PAPER_DIR)/figures; \
+	  $(BIN) diff --profile $(PROFILE) HEAD store; \
+	fi
 
 PDFWHERE = if command -v pdflatex >/dev/null; then \
 	  [ $$pdf -eq 0 ] && echo "PDF: $(PAPER_DIR)/main.pdf"; \

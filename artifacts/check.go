@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"path/filepath"
 
 	"github.com/klauspost/compress/zstd"
 )
@@ -49,11 +50,27 @@ func (s *Store) CheckBlob(d Digest) error {
 	return nil
 }
 
+// ErrStuck is wrapped (beside ErrCorrupt) by the error of a damaged blob
+// that could not be moved aside (a read-only store, a file named corrupt
+// at its root, an immutable folder): it stays under its name, so the cell
+// that made it cannot be recomputed until the cause is fixed (StuckAdvice).
+var ErrStuck = errors.New("cannot be moved aside")
+
+// StuckAdvice says what lets the store move damaged blobs aside again,
+// for an error wrapping ErrStuck.
+func (s *Store) StuckAdvice() string {
+	corrupt := filepath.Join(s.root, "corrupt")
+	if fi, err := os.Lstat(corrupt); err == nil && !fi.IsDir() {
+		return fmt.Sprintf("move the file %s away (the store puts damaged blobs in a folder of that name), then run again", corrupt)
+	}
+	return fmt.Sprintf("make the store %s (its corrupt/ and blobs/ folders) writable by this user, then run again", s.root)
+}
+
 // quarantined moves blob d aside and returns err (saying where it went, or
-// why it stayed).
+// wrapping ErrStuck with why it stayed).
 func (s *Store) quarantined(d Digest, err error) error {
 	if qerr := s.Quarantine(d); qerr != nil {
-		return fmt.Errorf("%w (%v)", err, qerr)
+		return fmt.Errorf("%w; it %w (%v)", err, ErrStuck, qerr)
 	}
 	return fmt.Errorf("%w (moved aside into corrupt/)", err)
 }

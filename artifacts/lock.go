@@ -1,6 +1,7 @@
 package artifacts
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -8,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 )
@@ -20,12 +22,38 @@ const LockStale = 2 * time.Minute
 // ErrLocked is returned by TryLock when another live process holds the lock.
 var ErrLocked = errors.New("locked by another process")
 
+// LockedError is TryLock's error for a lock a live process holds: the
+// cell's key and who holds it ("pid 123 on node7"). It wraps ErrLocked.
+type LockedError struct {
+	Key    Key
+	Holder string
+}
+
+func (e *LockedError) Error() string {
+	return fmt.Sprintf("cell %s: %v (%s)", e.Key.Short(), ErrLocked, e.Holder)
+}
+
+func (e *LockedError) Unwrap() error { return ErrLocked }
+
 // lockInfo is the content of a lock file.
 type lockInfo struct {
 	PID  int    `json:"pid"`
 	Host string `json:"host"`
 	Boot string `json:"boot"` // kernel boot id: a pid is only meaningful within one boot
+	// Start is the holder's start time (clock ticks after boot, field 22
+	// of /proc/<pid>/stat): a live process with the holder's PID but
+	// another start time is not the holder (the PID was reused after the
+	// holder died by kill -9). Empty in locks written before it, and where
+	// /proc is missing: the PID alone decides then.
+	Start string `json:"start,omitempty"`
 }
+
+// lockUnreadableGrace is how long a lock file that does not parse is
+// taken for one being written: its holder writes it in one write(2) right
+// after creating it, so a lock still unreadable after this is garbage (a
+// crash mid-write, a full disk) and is taken over, rather than waited on
+// for LockStale.
+const lockUnreadableGrace = 10 * time.Second
 
 // Lock is a held per-cell lock. Call Unlock when the cell is done.
 type Lock struct {
@@ -41,7 +69,7 @@ func (s *Store) lockPath(k Key) string { return filepath.Join(s.root, "locks", k
 // host, or whose heartbeat is older than LockStale, is taken over.
 func (s *Store) TryLock(k Key) (*Lock, error) {
 	path := s.lockPath(k)
-	me := lockInfo{PID: os.Getpid(), Host: hostname(), Boot: bootID()}
+	me := lockInfo{PID: os.Getpid(), Host: hostname(), Boot: bootID(), Start: procStart(os.Getpid())}
 	b, _ := json.Marshal(me)
 	for attempt := 0; attempt < 3; attempt++ {
 		f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
@@ -61,7 +89,7 @@ func (s *Store) TryLock(k Key) (*Lock, error) {
 		}
 		holder, alive := s.lockAlive(path, me)
 		if alive {
-			return nil, fmt.Errorf("cell %s: %w (%s)", k.Short(), ErrLocked, holder)
+			return nil, &LockedError{Key: k, Holder: holder}
 		}
 		// Take over: rename the stale lock away first, so that of two
 		// processes taking it over at once only one removes it.
@@ -70,7 +98,7 @@ func (s *Store) TryLock(k Key) (*Lock, error) {
 			os.Remove(stale)
 		}
 	}
-	return nil, fmt.Errorf("cell %s: %w (contended)", k.Short(), ErrLocked)
+	return nil, &LockedError{Key: k, Holder: "contended: taken over by another process at once"}
 }
 
 // lockAlive reports whether the lock at path is held by a live process.
@@ -83,11 +111,20 @@ func (s *Store) lockAlive(path string, me lockInfo) (string, bool) {
 	var li lockInfo
 	if err != nil || json.Unmarshal(b, &li) != nil {
 		// Being written right now, or garbage. Young: assume alive.
-		return "unreadable lock", s.now().Sub(fi.ModTime()) < LockStale
+		return "an unreadable lock file", s.now().Sub(fi.ModTime()) < lockUnreadableGrace
 	}
 	holder := fmt.Sprintf("pid %d on %s", li.PID, li.Host)
 	if li.Host == me.Host && li.Boot == me.Boot {
-		return holder, processAlive(li.PID)
+		if !processAlive(li.PID) {
+			return holder, false
+		}
+		// The PID lives; is it still the holder?
+		if li.Start != "" {
+			if now := procStart(li.PID); now != "" && now != li.Start {
+				return holder + " (that PID is now another process)", false
+			}
+		}
+		return holder, true
 	}
 	return holder, s.now().Sub(fi.ModTime()) < LockStale
 }
@@ -135,6 +172,26 @@ func processAlive(pid int) bool {
 		return true
 	}
 	return false
+}
+
+// procStart is process pid's start time (field 22 of /proc/<pid>/stat,
+// clock ticks after boot), or "" when /proc does not say.
+func procStart(pid int) string {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return ""
+	}
+	// The fields after the command name, which is in parentheses and may
+	// hold spaces: state is field 3, starttime field 22.
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return ""
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 20 {
+		return ""
+	}
+	return f[19]
 }
 
 func hostname() string {

@@ -34,6 +34,10 @@ type Remote interface {
 	PutBlob(d Digest, z []byte) error
 	// PutManifest stores m under m.Key, replacing any record there.
 	PutManifest(m *Manifest) error
+	// CreateManifest stores m under m.Key unless a record is there, and
+	// reports whether it did. It is atomic: of several pushers creating
+	// one record at once exactly one creates it ("first push wins").
+	CreateManifest(m *Manifest) (bool, error)
 }
 
 // remoteREADMEHead opens a directory remote's README: Open refuses such a
@@ -158,6 +162,19 @@ func (r *DirRemote) PutManifest(m *Manifest) error {
 	return r.s.putRecord("cells", m.Key, m)
 }
 
+// CreateManifest implements Remote (WriteFileExclusive).
+func (r *DirRemote) CreateManifest(m *Manifest) (bool, error) {
+	if err := r.init(); err != nil {
+		return false, err
+	}
+	m.Format = ManifestFormat
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return false, err
+	}
+	return WriteFileExclusive(r.s.recordPath("cells", m.Key), append(b, '\n'), 0o644)
+}
+
 // init makes the directory a remote before the first write: the marker
 // and README in a new (or empty) directory, the marker in a remote made
 // before it. A store, or a directory that became foreign since
@@ -255,18 +272,29 @@ func (s *Store) PushCell(r Remote, m *Manifest, blobs bool) (t Transfer, wrote, 
 			t.Bytes += int64(len(z))
 		}
 	}
+	// Create, then compare: of two pushers of one key exactly one writes,
+	// and the other compares against the record that won.
+	cp := *m
+	created, err := r.CreateManifest(&cp)
+	if err != nil {
+		return t, false, false, fmt.Errorf("remote %s: %w", r.Name(), err)
+	}
+	if created {
+		return t, true, false, nil
+	}
 	old, err := r.Manifest(m.Key)
 	switch {
 	case err == nil:
 		return t, false, !sameOutputs(old.Outputs, m.Outputs), nil
-	case !errors.Is(err, ErrNotFound) && !errors.Is(err, ErrCorrupt):
-		return t, false, false, fmt.Errorf("remote %s: %w", r.Name(), err)
+	case errors.Is(err, ErrCorrupt):
+		// A damaged record is replaced (a reader treats it as missing).
+		cp := *m
+		if err := r.PutManifest(&cp); err != nil {
+			return t, false, false, fmt.Errorf("remote %s: %w", r.Name(), err)
+		}
+		return t, true, false, nil
 	}
-	cp := *m
-	if err := r.PutManifest(&cp); err != nil {
-		return t, false, false, fmt.Errorf("remote %s: %w", r.Name(), err)
-	}
-	return t, true, false, nil
+	return t, false, false, fmt.Errorf("remote %s: %w", r.Name(), err)
 }
 
 // RefreshRecord replaces the record r holds for m's key by m when both

@@ -307,3 +307,84 @@ func TestRemoteRecognisedByMarker(t *testing.T) {
 		t.Fatalf("push into a store: %v", err)
 	}
 }
+
+// TestConcurrentPushFirstWins re-runs the review's probe (two concurrent
+// pushes of 7 cells reported up to 12 new records): pushers of the same
+// keys at once write each record exactly once, and when their outputs
+// differ every loser is told (other), so the warning cannot be skipped.
+func TestConcurrentPushFirstWins(t *testing.T) {
+	t.Parallel()
+	for _, sameOutputs := range []bool{true, false} {
+		t.Run(fmt.Sprintf("same outputs %v", sameOutputs), func(t *testing.T) {
+			t.Parallel()
+			for round := range 10 {
+				r := tempRemote(t)
+				const pushers, cells = 4, 7
+				stores := make([]*Store, pushers)
+				ms := make([][]*Manifest, pushers)
+				for p := range stores {
+					stores[p] = openTemp(t)
+					for c := range cells {
+						out := fmt.Sprintf("cell %d", c)
+						if !sameOutputs {
+							out += fmt.Sprintf(" by pusher %d", p)
+						}
+						ms[p] = append(ms[p], putCell(t, stores[p], fmt.Sprintf("c%d", c), []byte(out)))
+					}
+				}
+				var mu sync.Mutex
+				wrote, others := map[int]int{}, map[int]int{}
+				var wg sync.WaitGroup
+				for p := range stores {
+					wg.Add(1)
+					go func() {
+						defer wg.Done()
+						for c, m := range ms[p] {
+							_, w, other, err := stores[p].PushCell(r, m, true)
+							if err != nil {
+								t.Error(err)
+								return
+							}
+							mu.Lock()
+							if w {
+								wrote[c]++
+							}
+							if other {
+								others[c]++
+							}
+							mu.Unlock()
+						}
+					}()
+				}
+				wg.Wait()
+				for c := range cells {
+					wantOther := 0
+					if !sameOutputs {
+						wantOther = pushers - 1
+					}
+					if wrote[c] != 1 || others[c] != wantOther {
+						t.Fatalf("round %d, cell %d: written by %d pushers, %d told of other outputs; want 1 and %d", round, c, wrote[c], others[c], wantOther)
+					}
+				}
+			}
+		})
+	}
+}
+
+// WriteFileExclusive creates once; a second call leaves the first content.
+func TestWriteFileExclusive(t *testing.T) {
+	t.Parallel()
+	p := filepath.Join(t.TempDir(), "d", "f")
+	if ok, err := WriteFileExclusive(p, []byte("first"), 0o644); !ok || err != nil {
+		t.Fatalf("first create: %v, %v", ok, err)
+	}
+	if ok, err := WriteFileExclusive(p, []byte("second"), 0o644); ok || err != nil {
+		t.Fatalf("second create: %v, %v; want false, nil", ok, err)
+	}
+	if b, _ := os.ReadFile(p); string(b) != "first" {
+		t.Fatalf("content %q", b)
+	}
+	if left, _ := filepath.Glob(filepath.Join(filepath.Dir(p), ".tmp-*")); len(left) > 0 {
+		t.Fatalf("temporary files left: %v", left)
+	}
+}

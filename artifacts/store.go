@@ -89,6 +89,8 @@ func Open(root string, opt Options) (*Store, error) {
 		if err := checkStoreDir(abs); err != nil {
 			return nil, err
 		}
+	} else if err := checkNoClash(abs); err != nil {
+		return nil, err
 	}
 	// The README first: a second process opening the directory meanwhile
 	// sees a store, not a foreign directory.
@@ -133,6 +135,27 @@ func checkStoreDir(dir string) error {
 	if k == kindForeign {
 		return fmt.Errorf("store %s: %w: the directory holds other files (%s) and no store README; "+
 			"name an empty or new directory, or run 'repro init --store %s' to make it a store anyway", dir, ErrNotStore, other, dir)
+	}
+	return nil
+}
+
+// storeNames are the entries a store keeps at its root: a folder that
+// holds one of them and is not a store cannot become one (Options.Create),
+// or the store would take another's files for its own (verify moves a
+// file it does not know in blobs/ aside, gc removes what it names).
+var storeNames = append([]string{"README", "corrupt", "runs"}, storeDirs...)
+
+// checkNoClash refuses to make a store in a foreign directory that holds
+// an entry under a store's names.
+func checkNoClash(dir string) error {
+	k, _, err := dirKindOf(dir)
+	if err != nil || k != kindForeign {
+		return err
+	}
+	for _, n := range storeNames {
+		if _, err := os.Lstat(filepath.Join(dir, n)); err == nil {
+			return fmt.Errorf("store %s: %w: the directory holds %s, which a store would take for its own; name an empty or new directory", dir, ErrNotStore, n)
+		}
 	}
 	return nil
 }

@@ -3,7 +3,9 @@ package artifacts
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -497,5 +499,63 @@ func TestLookupVerified(t *testing.T) {
 		if _, err := s.Put(data); err != nil {
 			t.Fatal(err)
 		}
+	}
+}
+
+// TestLockHolderIdentity: a lock whose PID lives but is another process
+// (the PID reused after its holder's kill -9: another start time) is taken
+// over; a live holder's lock is an error naming its PID and host; a lock
+// file that never became readable is taken over after a short grace.
+func TestLockHolderIdentity(t *testing.T) {
+	t.Parallel()
+	if procStart(os.Getpid()) == "" {
+		t.Skip("no /proc: start times unknown")
+	}
+	me := os.Getpid()
+	info := func(start string) string {
+		b, _ := json.Marshal(lockInfo{PID: me, Host: hostname(), Boot: bootID(), Start: start})
+		return string(b)
+	}
+	for _, tc := range []struct {
+		name    string
+		content string
+		age     time.Duration
+		locked  bool
+	}{
+		{"live holder", info(procStart(me)), 0, true},
+		{"PID reused by another process", info("1"), 0, false},
+		{"lock written before start times", info(""), 0, true},
+		{"unreadable, being written", "{\"pi", 0, true},
+		{"unreadable for longer than the grace", "{\"pi", 2 * lockUnreadableGrace, false},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			s := openTemp(t)
+			k := Key(Sum([]byte(tc.name)))
+			os.WriteFile(s.lockPath(k), []byte(tc.content), 0o644)
+			if tc.age > 0 {
+				old := time.Now().Add(-tc.age)
+				os.Chtimes(s.lockPath(k), old, old)
+			}
+			l, err := s.TryLock(k)
+			if !tc.locked {
+				if err != nil {
+					t.Fatalf("TryLock = %v, want the lock taken over", err)
+				}
+				l.Unlock()
+				return
+			}
+			var le *LockedError
+			if !errors.As(err, &le) || !errors.Is(err, ErrLocked) {
+				t.Fatalf("TryLock = %v, want a LockedError", err)
+			}
+			want := fmt.Sprintf("pid %d on %s", me, hostname())
+			if !strings.Contains(tc.content, `"pid"`) {
+				want = "an unreadable lock file"
+			}
+			if le.Holder != want {
+				t.Errorf("holder %q, want %q", le.Holder, want)
+			}
+		})
 	}
 }

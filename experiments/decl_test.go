@@ -53,6 +53,19 @@ func TestDeclFieldErrors(t *testing.T) {
 		{"table bold", `bold = ["sequential"]`, `bold = ["single_pass"]`, "table t.bold", `bold = ["single_pass"]`, `"single_pass" is not a column`},
 		{"table row cells", `cells = { static = "z" }`, `cells = { iid = "z" }`, "table t.row[1].cells", `cells = { iid = "z" }`, `"iid" is not a column`},
 		{"table compare", `b = "y"`, `b = "w"`, "table t.compare[0]", "[[table.compare]]", "must both be rows"},
+		// The review's probes: NaN, infinities and huge numbers in any
+		// float of a declaration, a huge size and a long name, each at
+		// its file:line.
+		{"size NaN", `label = "fig:f"`, "label = \"fig:f\"\nsize = [nan, 3.0]", "figure f.size", "size = [nan, 3.0]", "element 0 (NaN): want a finite number"},
+		{"size huge", `label = "fig:f"`, "label = \"fig:f\"\nsize = [1e9, 1e9]", "figure f.size", "size = [1e9, 1e9]", "want at most 20 inches a side"},
+		{"size beyond every bound", `label = "fig:f"`, "label = \"fig:f\"\nsize = [1e12, 3.0]", "figure f.size", "size = [1e12, 3.0]", "want a magnitude of at most 1e+09"},
+		{"offset inf", `errors = "bootstrap"`, "errors = \"bootstrap\"\noffset = inf", "figure f.panel[0].series[1].offset", "offset = inf", "+Inf: want a finite number"},
+		{"xticks NaN", `xlog = true`, "xlog = true\nxticks = [1.0, nan]", "figure f.panel[0].xticks", "xticks = [1.0, nan]", "element 1 (NaN): want a finite number"},
+		{"yrange -inf", `xlog = true`, "xlog = true\nyrange = [-inf, 1.0]", "figure f.panel[0].yrange", "yrange = [-inf, 1.0]", "element 0 (-Inf): want a finite number"},
+		{"xs NaN", `xs = [1.0]`, `xs = [nan]`, "figure f.panel[0].series[1].xs", "xs = [nan]", "want a finite number"},
+		{"line value NaN", `experiment = "z"`, "value = nan", "figure f.panel[0].line[0].value", "value = nan", "want a finite number"},
+		{"figure name 300 characters", `name = "f"`, `name = "` + strings.Repeat("f", 300) + `"`, "figure " + strings.Repeat("f", 300) + ".name", `name = "` + strings.Repeat("f", 300) + `"`, "at most 64 characters"},
+		{"table name 65 characters", `name = "t"`, `name = "` + strings.Repeat("t", 65) + `"`, "table " + strings.Repeat("t", 65) + ".name", `name = "` + strings.Repeat("t", 65) + `"`, "at most 64 characters"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

@@ -161,6 +161,11 @@ var (
 	xMetrics = []string{"replay_updates"}
 )
 
+// maxFigureInches bounds a figure's width and height: 20 inches, over
+// twice a page, is 3000 pixels at the PNG's 150 dpi (36 MB of RGBA); a
+// size of 1e9 passed load and then failed the cell in image.NewRGBA.
+const maxFigureInches = 20.0
+
 // checkFigure checks one figure (its name is checked by loadDecls) and its
 // panels, and that every experiment it names exists (unless its series or
 // panel says what it needs).
@@ -170,6 +175,8 @@ func (m *Matrix) checkFigure(f *FigureSpec) error {
 		return badField("panel", "no panels")
 	case len(f.Size) != 0 && (len(f.Size) != 2 || f.Size[0] <= 0 || f.Size[1] <= 0):
 		return badField("size", "want [width, height] in inches, both positive")
+	case len(f.Size) == 2 && (f.Size[0] > maxFigureInches || f.Size[1] > maxFigureInches):
+		return badField("size", "[%g, %g]: want at most %g inches a side (a page is 8.5)", f.Size[0], f.Size[1], maxFigureInches)
 	}
 	names := map[string]bool{} // series names are unique in a figure
 	for p := range f.Panels {

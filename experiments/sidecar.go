@@ -3,8 +3,8 @@ package experiments
 import (
 	"encoding/json"
 	"fmt"
-	"os"
 
+	"repro/pipeline"
 	"repro/stages"
 )
 
@@ -22,9 +22,14 @@ func ReadFigureSidecar(path string) (*stages.FigureSidecar, error) {
 	return readJSON[stages.FigureSidecar](path)
 }
 
-// readJSON decodes a JSON file; a decoding error names the file.
+// maxSidecarBytes bounds a committed sidecar: 64 MiB, about 450x the
+// largest today (val.ids.json, 140 kB).
+const maxSidecarBytes = 64 << 20
+
+// readJSON decodes a JSON file (at most maxSidecarBytes); a decoding error
+// names the file.
 func readJSON[T any](path string) (*T, error) {
-	b, err := os.ReadFile(path)
+	b, err := pipeline.ReadFileLimit(path, maxSidecarBytes)
 	if err != nil {
 		return nil, err
 	}

@@ -3,6 +3,7 @@ package pipeline
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -119,13 +120,41 @@ func (e *ConfigError) Error() string {
 	return fmt.Sprintf("%s: %s", loc, e.Msg)
 }
 
-// LoadConfig reads and strictly decodes path.
+// LoadConfig reads (at most MaxConfigBytes) and strictly decodes path.
 func LoadConfig(path string) (*Config, error) {
-	b, err := os.ReadFile(path)
+	b, err := ReadFileLimit(path, MaxConfigBytes)
 	if err != nil {
 		return nil, err
 	}
 	return ParseConfig(path, string(b))
+}
+
+// MaxConfigBytes bounds a configuration file (pipeline.toml,
+// paper/published.toml): 16 MiB, over 100x the largest today (published.toml,
+// 150 kB). A larger file, or one without end (--config /dev/zero), is
+// refused before it is decoded, not read until memory runs out.
+const MaxConfigBytes = 16 << 20
+
+// ReadFileLimit reads the file at path, or returns an error naming it when
+// it holds more than limit bytes (reading at most limit+1 of them: a pipe
+// or device has no size to check first).
+func ReadFileLimit(path string, limit int64) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err == nil && fi.Mode().IsRegular() && fi.Size() > limit {
+		return nil, fmt.Errorf("%s: %d bytes, more than the %d MiB such a file may have", path, fi.Size(), limit>>20)
+	}
+	b, err := io.ReadAll(io.LimitReader(f, limit+1))
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	if int64(len(b)) > limit {
+		return nil, fmt.Errorf("%s: more than the %d MiB such a file may have (not a configuration file?)", path, limit>>20)
+	}
+	return b, nil
 }
 
 var (

@@ -3,6 +3,8 @@ package pipeline
 import (
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -168,4 +170,36 @@ func FuzzParseConfig(f *testing.F) {
 		decodeItems(c)
 		c.Finish()
 	})
+}
+
+// TestLoadConfigBounded re-runs the review's probe (plan --config
+// /dev/zero ran out of memory): a configuration is read through a size
+// limit, whatever the file is.
+func TestLoadConfigBounded(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	big := filepath.Join(dir, "big.toml")
+	if err := os.WriteFile(big, []byte("# "+strings.Repeat("x", MaxConfigBytes)+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ name, path, want string }{
+		{"endless device", "/dev/zero", "/dev/zero: more than the 16 MiB such a file may have"},
+		{"large file", big, "bytes, more than the 16 MiB such a file may have"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			if _, err := os.Stat(tc.path); err != nil {
+				t.Skip(err)
+			}
+			_, err := LoadConfig(tc.path)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("LoadConfig(%s) = %v, want an error saying %q", tc.path, err, tc.want)
+			}
+		})
+	}
+	ok := filepath.Join(dir, "ok.toml")
+	os.WriteFile(ok, []byte("[settings]\nstore = \"s\"\n"), 0o644)
+	if _, err := ReadFileLimit(ok, MaxConfigBytes); err != nil {
+		t.Fatalf("ReadFileLimit of a small file: %v", err)
+	}
 }

@@ -46,7 +46,21 @@ type ExecOptions struct {
 	Progress func(done, total int64)
 	// LockWait is how often to re-check a cell locked by another process.
 	LockWait time.Duration
+	// Waiting, if set, is told when the cell has waited WaitNotice on a
+	// lock another live process holds, and again whenever the holder
+	// changes: holder says who ("pid 123 on node7"). A long wait on a lock
+	// is never silent.
+	Waiting func(holder string)
+	// WaitNotice is how long a wait goes unsaid (DefaultWaitNotice).
+	WaitNotice time.Duration
 }
+
+// DefaultWaitNotice is ExecOptions.WaitNotice's default: 3 s. Two runs
+// sharing a store wait on each other's cells all the time, for as long as
+// a cell takes (most a fraction of a second); a wait longer than this is
+// said, so that a holder that hangs (or a PID that looks alive) does not
+// look like a stuck run.
+const DefaultWaitNotice = 3 * time.Second
 
 // ExecuteCell runs the cell whose spec is stored under key and publishes
 // its manifest. It is idempotent: if the manifest is already there it
@@ -68,9 +82,15 @@ func ExecuteCell(ctx context.Context, st *artifacts.Store, key artifacts.Key, op
 	if wait == 0 {
 		wait = 250 * time.Millisecond
 	}
+	holder := "" // the lock's holder last said to opt.Waiting
+	var waitSince time.Time
+	notice := opt.WaitNotice
+	if notice == 0 {
+		notice = DefaultWaitNotice
+	}
 	for {
-		if _, err := st.Lookup(key); err == nil {
-			return false, nil
+		if done, err := storedSound(st, key); done || err != nil {
+			return false, err
 		}
 		lock, err := st.TryLock(key)
 		if err == nil {
@@ -80,6 +100,18 @@ func ExecuteCell(ctx context.Context, st *artifacts.Store, key artifacts.Key, op
 		if !errors.Is(err, artifacts.ErrLocked) {
 			return false, err
 		}
+		var le *artifacts.LockedError
+		if errors.As(err, &le) && le.Holder != holder {
+			if waitSince.IsZero() {
+				waitSince = time.Now()
+			}
+			if time.Since(waitSince) >= notice {
+				holder = le.Holder
+				if opt.Waiting != nil {
+					opt.Waiting(holder)
+				}
+			}
+		}
 		select {
 		case <-ctx.Done():
 			return false, ctx.Err()
@@ -87,15 +119,34 @@ func ExecuteCell(ctx context.Context, st *artifacts.Store, key artifacts.Key, op
 		}
 	}
 	// Under the lock: another process may have finished it meanwhile.
-	if _, err := st.Lookup(key); err == nil {
-		return false, nil
+	if done, err := storedSound(st, key); done || err != nil {
+		return false, err
 	}
 	return true, runLocked(ctx, st, sp, stage, opt)
 }
 
+// storedSound reports whether the store holds cell key's record with
+// every output sound (re-hashed: a record over a damaged output is not
+// done, and its blob is moved aside so that the cell is computed). A
+// damaged output that cannot be moved aside is an error wrapping
+// artifacts.ErrStuck: the cell cannot be computed over it, and saying it
+// was done (by "another process") would be a false success.
+func storedSound(st *artifacts.Store, key artifacts.Key) (bool, error) {
+	_, err := st.LookupVerified(key)
+	switch {
+	case err == nil:
+		return true, nil
+	case errors.Is(err, artifacts.ErrStuck):
+		return false, fmt.Errorf("%w; %s", err, st.StuckAdvice())
+	}
+	return false, nil
+}
+
 func runLocked(ctx context.Context, st *artifacts.Store, sp *artifacts.Spec, stage *Stage, opt ExecOptions) error {
 	start := st.Now()
-	logf, err := os.Create(st.LogPath(sp.Key))
+	// Never through a symlink: a link planted under the log's name in a
+	// shared store would have the cell truncate and write its target.
+	logf, err := os.OpenFile(st.LogPath(sp.Key), os.O_WRONLY|os.O_CREATE|os.O_TRUNC|syscall.O_NOFOLLOW, 0o644)
 	if err != nil {
 		return fmt.Errorf("cell %s: %w", sp.CellID, err)
 	}

@@ -102,6 +102,11 @@ type RunReport struct {
 
 	// Remote cells were taken from a remote (RunOptions.Remote).
 	Remote int
+	// Stopped and Left are set when the run was interrupted (its context
+	// cancelled): the cells running then, whose work is lost unless they
+	// finished meanwhile, and the cells wanted but not yet done, failed or
+	// skipped (Stopped included). A rerun resumes with them.
+	Stopped, Left int
 	// Busy sums the wall time of every job from dispatch to result: Wall x
 	// Jobs - Busy is the capacity the run left idle.
 	Busy time.Duration
@@ -298,21 +303,29 @@ func (s *scheduler) loop(ctx context.Context) error {
 			s.running--
 			s.rep.Busy += r.dur
 			if r.err != nil && ctx.Err() != nil {
-				return ctx.Err()
+				s.running++ // counted among the cells it stopped
+				return s.interrupted(ctx)
 			}
 			s.collect(r)
 		case <-ctx.Done():
-			// Wait for the workers to return, so that executors can clean up
-			// (scancel) before the process exits.
-			for s.running > 0 {
-				r := <-s.results
-				s.running--
-				s.rep.Busy += r.dur
-			}
-			return ctx.Err()
+			return s.interrupted(ctx)
 		}
 	}
 	return nil
+}
+
+// interrupted ends a cancelled run: it counts what stopped and what is
+// left, and waits for the workers to return, so that executors clean up
+// (scancel) and release their cells' locks before the process exits.
+func (s *scheduler) interrupted(ctx context.Context) error {
+	s.rep.Stopped = s.running
+	s.rep.Left = s.total - s.done
+	for s.running > 0 {
+		r := <-s.results
+		s.running--
+		s.rep.Busy += r.dur
+	}
+	return ctx.Err()
 }
 
 // resolveReady computes the keys of the ready cells (in ID order), takes
@@ -359,6 +372,12 @@ func (s *scheduler) resolve(c *Cell) {
 		s.emit(EventCached, c, k, nil, 0)
 		return
 	}
+	if errors.Is(err, artifacts.ErrStuck) {
+		// It cannot be recomputed while the damaged blob keeps its name:
+		// a failure with the cause and its remedy, never a false success.
+		s.fail(c, k, stuckError(s.st, err), 0)
+		return
+	}
 	if errors.Is(err, artifacts.ErrCorrupt) {
 		s.rep.Damaged++
 		s.emit(EventDamaged, c, k, err, 0)
@@ -392,6 +411,12 @@ func (s *scheduler) resolve(c *Cell) {
 	}
 	s.cellOf[k] = []*Cell{c}
 	s.queue.push(&Job{Key: k, CellID: c.ID, StoreDir: s.st.Root(), LogPath: s.st.LogPath(k), RunID: s.runID}, s.rank[c])
+}
+
+// stuckError is the failure of a cell whose stored output is damaged and
+// could not be moved aside (err wraps artifacts.ErrStuck), with the remedy.
+func stuckError(st *artifacts.Store, err error) error {
+	return fmt.Errorf("its stored output is damaged and stays in place, so it cannot be recomputed: %w; %s", err, st.StuckAdvice())
 }
 
 // DefaultLazyCheckAbove is RunOptions.LazyCheckAbove's default: 16 MiB,
@@ -437,6 +462,10 @@ func (s *scheduler) repairInputs(c *Cell) bool {
 		if err == nil {
 			delete(s.unverified, p)
 			continue
+		}
+		if errors.Is(err, artifacts.ErrStuck) {
+			s.fail(c, artifacts.Key{}, fmt.Errorf("input %s: %w", p.ID, stuckError(s.st, err)), 0)
+			return true
 		}
 		if waiters, queued := s.repairs[m.Key]; queued {
 			s.repairs[m.Key] = append(waiters, c)

@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"repro/artifacts"
+	"repro/internal/outdir"
 	"repro/stages"
 	"repro/verdict"
 )
@@ -51,9 +52,33 @@ type site struct {
 	tableOf map[string]*stages.Sidecar
 }
 
-// Build writes the site for in into dir, replacing what is there: it is
-// written beside dir and renamed into place.
+// Owner is the rule of a site folder (package outdir): Build writes only
+// a missing or empty folder, one holding a site it wrote (its marker,
+// .repro-site, lists every file), or a site written before the marker
+// (index.html, style.css and pages under cards/, figures/ and tables/ only).
+var Owner = outdir.Owner{Marker: ".repro-site", Kind: "repro report site v1", Legacy: legacySiteFile}
+
+// legacySiteFile reports whether rel is a file a site written before the
+// marker holds.
+func legacySiteFile(rel string) bool {
+	switch rel {
+	case "index.html", "style.css":
+		return true
+	}
+	dir, name, ok := strings.Cut(rel, "/")
+	return ok && !strings.Contains(name, "/") && strings.HasSuffix(name, ".html") &&
+		(dir == "cards" || dir == "figures" || dir == "tables")
+}
+
+// Build writes the site for in into dir, replacing the site there: it is
+// written beside dir and renamed into place. A folder that holds anything
+// the site did not write is refused (Owner.Check; outdir.ErrForeign) before
+// anything is written, and of the old site only the files it wrote are
+// removed.
 func Build(dir string, in *Input) (Stats, error) {
+	if err := Owner.Check(dir); err != nil {
+		return Stats{}, fmt.Errorf("site: %w", err)
+	}
 	s := newSite(in)
 	s.files["style.css"] = []byte(styleCSS)
 	s.files["index.html"] = s.index()
@@ -75,7 +100,9 @@ func Build(dir string, in *Input) (Stats, error) {
 	return st, s.write(dir)
 }
 
-// write puts the files into a fresh directory beside dir and swaps it in.
+// write puts the files and the marker into a fresh directory beside dir
+// and swaps it in; of the old site it removes only what that site's marker
+// lists (or, for a site older than the marker, the site's own files).
 func (s *site) write(dir string) error {
 	parent := filepath.Dir(filepath.Clean(dir))
 	if err := os.MkdirAll(parent, 0o755); err != nil {
@@ -85,7 +112,7 @@ func (s *site) write(dir string) error {
 	if err != nil {
 		return err
 	}
-	defer os.RemoveAll(tmp)
+	defer os.RemoveAll(tmp) // ours: made above, holds only what is written below
 	names := make([]string, 0, len(s.files))
 	for n := range s.files {
 		names = append(names, n)
@@ -96,17 +123,32 @@ func (s *site) write(dir string) error {
 			return fmt.Errorf("site %s: %w", n, err)
 		}
 	}
+	if err := artifacts.WriteFile(filepath.Join(tmp, Owner.Marker), Owner.MarkerText(names), 0o644); err != nil {
+		return fmt.Errorf("site %s: %w", Owner.Marker, err)
+	}
 	if err := os.Chmod(tmp, 0o755); err != nil {
 		return err
+	}
+	// Checked again just before the swap: the folder may have changed
+	// since Build checked it.
+	owned, err := Owner.Owned(dir)
+	if err != nil {
+		return fmt.Errorf("site: %w", err)
 	}
 	old := tmp + ".old"
 	if err := os.Rename(dir, old); err != nil && !os.IsNotExist(err) {
 		return fmt.Errorf("site %s: %w", dir, err)
 	}
 	if err := os.Rename(tmp, dir); err != nil {
+		if _, serr := os.Stat(old); serr == nil {
+			os.Rename(old, dir) // put the old site back
+		}
 		return fmt.Errorf("site %s: %w", dir, err)
 	}
-	return os.RemoveAll(old)
+	if err := Owner.RemoveOwned(old, owned); err != nil {
+		return fmt.Errorf("site %s written; the previous one: %w", dir, err)
+	}
+	return nil
 }
 
 func newSite(in *Input) *site {

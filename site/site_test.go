@@ -1,11 +1,13 @@
 package site
 
 import (
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"repro/internal/outdir"
 	"repro/stages"
 	"repro/verdict"
 )
@@ -205,3 +207,80 @@ func TestIndexDisputed(t *testing.T) {
 }
 
 func ptr(x float64) *float64 { return &x }
+
+// Build writes only a new or empty folder, its own site, or a site older
+// than the marker; a folder holding anything else is refused before
+// anything is written and left exactly as it was.
+func TestBuildRefusesForeign(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		name   string
+		files  map[string]string
+		refuse bool
+	}{
+		{"empty", map[string]string{}, false},
+		{"legacy site", map[string]string{"index.html": "old", "cards/x.html": "old", "style.css": "old"}, false},
+		{"foreign", map[string]string{"notes.txt": "mine"}, true},
+		{"store", map[string]string{"README": "This directory is a repro artifact store", "blobs/ab/ab01.zst": "z", "cells/ab/ab01.json": "{}"}, true},
+		{"home-like", map[string]string{".bashrc": "alias ll=ls", "Documents/thesis.tex": "\\begin"}, true},
+		{"site with a note added", map[string]string{"index.html": "old", "notes.txt": "mine"}, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dir := filepath.Join(t.TempDir(), "out")
+			for name, content := range tc.files {
+				p := filepath.Join(dir, filepath.FromSlash(name))
+				os.MkdirAll(filepath.Dir(p), 0o755)
+				if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+					t.Fatal(err)
+				}
+			}
+			os.MkdirAll(dir, 0o755)
+			_, err := Build(dir, FixtureInput(0))
+			if !tc.refuse {
+				if err != nil {
+					t.Fatalf("Build = %v", err)
+				}
+				if _, err := Owner.Owned(dir); err != nil {
+					t.Errorf("the written site is not the site's own: %v", err)
+				}
+				if _, err := os.Stat(filepath.Join(dir, "cards", "x.html")); !os.IsNotExist(err) {
+					t.Errorf("a legacy site's stale card is still there (%v)", err)
+				}
+				return
+			}
+			if !errors.Is(err, outdir.ErrForeign) {
+				t.Fatalf("Build = %v, want outdir.ErrForeign", err)
+			}
+			for name, content := range tc.files {
+				if b, err := os.ReadFile(filepath.Join(dir, filepath.FromSlash(name))); err != nil || string(b) != content {
+					t.Errorf("%s after a refused Build: %q, %v", name, b, err)
+				}
+			}
+			if _, err := os.Stat(filepath.Join(dir, "index.html")); tc.files["index.html"] == "" && !os.IsNotExist(err) {
+				t.Errorf("a refused Build wrote index.html")
+			}
+			left, _ := filepath.Glob(filepath.Join(filepath.Dir(dir), ".out.new-*"))
+			if len(left) > 0 {
+				t.Errorf("temporary folders left: %v", left)
+			}
+		})
+	}
+}
+
+// A rebuild of a marked site keeps nothing and removes nothing else: the
+// marker lists every file, and a second Build accepts the first's folder.
+func TestBuildTwiceOverItsOwnSite(t *testing.T) {
+	t.Parallel()
+	dir, _ := buildFixture(t)
+	if _, err := Build(dir, FixtureInput(1)); err != nil {
+		t.Fatalf("second Build over the first's site: %v", err)
+	}
+	os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("mine"), 0o644)
+	if _, err := Build(dir, FixtureInput(0)); !errors.Is(err, outdir.ErrForeign) {
+		t.Fatalf("Build over a site holding notes.txt = %v, want outdir.ErrForeign", err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "notes.txt")); string(b) != "mine" {
+		t.Fatal("notes.txt lost")
+	}
+}

@@ -3,11 +3,11 @@ package stages
 import (
 	"fmt"
 	"math"
-	"os"
 	"strings"
 
 	"github.com/BurntSushi/toml"
 
+	"repro/pipeline"
 	"repro/verdict"
 )
 
@@ -159,7 +159,7 @@ func (v *PublishedValue) Places() int {
 
 // LoadPublished reads and checks a published-values file.
 func LoadPublished(path string) (*Published, error) {
-	b, err := os.ReadFile(path)
+	b, err := pipeline.ReadFileLimit(path, pipeline.MaxConfigBytes)
 	if err != nil {
 		return nil, err
 	}

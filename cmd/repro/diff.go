@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"repro/numdiff"
@@ -28,20 +29,40 @@ the seeds' noise, by the reproduction verdicts' statistics: Welch's test of
 after against before with the number's equivalence margin, adjusted over the
 moved numbers (Benjamini-Hochberg). Tables and figures one build lacks are
 named, not compared. docs/report.md.`,
-		flags: fs,
+		flags: fs, maxArgs: 2,
 		run: func(ctx context.Context, e *env, args []string) error {
 			if len(args) > 2 {
 				return usageErr("diff takes at most two builds")
 			}
 			names := []string{"HEAD", "store"}
 			copy(names, args)
+			for _, n := range names {
+				if strings.HasPrefix(n, "-") || n == "" {
+					return usageErr("build %q: a build is a git revision or \"store\", never an option for git", n)
+				}
+			}
 			w, err := openWorkspace(e, &g)
 			if err != nil {
 				return err
 			}
+			// Revisions resolved before any work: git is then given a
+			// commit's full hash, nothing it could take for an option.
+			revs := slices.Clone(names)
+			for i, n := range names {
+				if n == "store" {
+					continue
+				}
+				dir := w.cfg.Dir
+				if dir == "" {
+					dir = "."
+				}
+				if revs[i], err = resolveRevision(ctx, dir, n); err != nil {
+					return err
+				}
+			}
 			var builds [2]*numdiff.Build
 			for i, n := range names {
-				if builds[i], err = loadBuild(ctx, w, n); err != nil {
+				if builds[i], err = loadBuild(ctx, w, revs[i], n); err != nil {
 					return err
 				}
 			}
@@ -51,12 +72,40 @@ named, not compared. docs/report.md.`,
 	}
 }
 
-// loadBuild reads a build's sidecars: the store's current ones, or those a
-// git revision commits.
-func loadBuild(ctx context.Context, w *workspace, name string) (*numdiff.Build, error) {
+// resolveRevision is the full hash of the commit git revision rev names
+// in the repository at dir, or a usage error saying rev names none.
+func resolveRevision(ctx context.Context, dir, rev string) (string, error) {
+	var out, errb bytes.Buffer
+	cmd := exec.CommandContext(ctx, "git", "-C", dir, "rev-parse", "--verify", "--quiet", "--end-of-options", rev+"^{commit}")
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	if err := cmd.Run(); err != nil {
+		if ctx.Err() != nil {
+			return "", ctx.Err()
+		}
+		return "", usageErr("build %q is no git revision of %s (a build is a git revision or \"store\")%s", rev, dir, gitNote(errb.String()))
+	}
+	h := strings.TrimSpace(out.String())
+	if len(h) < 40 || strings.HasPrefix(h, "-") {
+		return "", fmt.Errorf("git rev-parse %s: unexpected output %q", rev, h)
+	}
+	return h, nil
+}
+
+// gitNote is ": <git's message>" when git said something, else "".
+func gitNote(msg string) string {
+	if msg = strings.TrimSpace(msg); msg != "" {
+		return ": " + firstLine(msg)
+	}
+	return ""
+}
+
+// loadBuild reads a build's sidecars: the store's current ones, or those
+// git commit rev (a full hash, resolveRevision) commits; name is the build
+// as the user gave it, for messages.
+func loadBuild(ctx context.Context, w *workspace, rev, name string) (*numdiff.Build, error) {
 	var tables []*stages.Sidecar
 	var figures []*stages.FigureSidecar
-	if name == "store" {
+	if rev == "store" {
 		p, err := w.planHere()
 		if err != nil {
 			return nil, err
@@ -78,7 +127,7 @@ func loadBuild(ctx context.Context, w *workspace, name string) (*numdiff.Build, 
 		return numdiff.FromSidecars(tables, figures), nil
 	}
 	for _, t := range w.tableNames() {
-		b, ok, err := gitShow(ctx, name, w.idsPath(t))
+		b, ok, err := gitShow(ctx, rev, w.idsPath(t))
 		if err != nil {
 			return nil, err
 		}
@@ -91,7 +140,7 @@ func loadBuild(ctx context.Context, w *workspace, name string) (*numdiff.Build, 
 		}
 	}
 	for _, f := range w.figureNames() {
-		b, ok, err := gitShow(ctx, name, w.figurePath(f, "ids.json"))
+		b, ok, err := gitShow(ctx, rev, w.figurePath(f, "ids.json"))
 		if err != nil {
 			return nil, err
 		}
@@ -117,7 +166,10 @@ func gitShow(ctx context.Context, rev, path string) ([]byte, bool, error) {
 		dir = "."
 	}
 	var out, errb bytes.Buffer
-	cmd := exec.CommandContext(ctx, "git", "-C", dir, "show", rev+":./"+file)
+	if strings.HasPrefix(rev, "-") {
+		return nil, false, fmt.Errorf("git show: revision %q looks like an option", rev) // resolveRevision makes it a hash
+	}
+	cmd := exec.CommandContext(ctx, "git", "-C", dir, "show", "--end-of-options", rev+":./"+file)
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Run(); err != nil {
 		msg := errb.String()

@@ -12,8 +12,8 @@ import (
 func cmdExecCell() *command {
 	var store string
 	fs := newFlags("exec-cell", nil)
-	fs.StringVar(&store, "store", "", "store directory (required)")
-	executor := fs.String("executor", "local", "executor name recorded in provenance")
+	nonEmptyVar(fs, &store, "store", "", "store `directory` (required)")
+	executor := nonEmpty(fs, "executor", "local", "executor `name` recorded in provenance")
 	return &command{
 		name: "exec-cell", usage: "--store DIR <key>...",
 		short: "run cells from their specs in the store (what cluster jobs run)",
@@ -23,7 +23,7 @@ keys (a Slurm batch) it runs them in turn, goes on after a failed cell, writes
 each failure on a line naming its key, and exits 0 only if all succeeded. It is
 idempotent (a finished cell returns at once) and waits if another process is
 computing the same cell. REPRO_DATA_MIRROR overrides the data mirror.`,
-		flags: fs,
+		flags: fs, maxArgs: -1,
 		run: func(ctx context.Context, e *env, args []string) error {
 			if store == "" || len(args) == 0 {
 				return usageErr("exec-cell needs --store DIR and a key")
@@ -41,7 +41,10 @@ computing the same cell. REPRO_DATA_MIRROR overrides the data mirror.`,
 				return err
 			}
 			settings := map[string]string{"data.mirror": e.getenv("REPRO_DATA_MIRROR")}
-			opt := pipeline.ExecOptions{Stages: stages.Stages(), Settings: settings, Executor: *executor}
+			opt := pipeline.ExecOptions{Stages: stages.Stages(), Settings: settings, Executor: *executor,
+				Waiting: func(holder string) {
+					fmt.Fprintf(e.stderr, "waiting: another process holds the cell's lock (%s)\n", holder)
+				}}
 			if len(keys) == 1 {
 				_, err = pipeline.ExecuteCell(ctx, st, keys[0], opt)
 				return err

@@ -19,8 +19,9 @@ func cmdInit() *command {
 		long: `Init creates the artifact store named by --store, REPRO_STORE or
 settings.store. Other commands create a store only where the directory is
 missing or empty, and refuse a directory that holds other files; init makes
-a store there anyway (its entries go beside the files already present). An
-existing store is left as it is.`,
+a store there anyway (its entries go beside the files already present),
+unless one of them has a store's name (README, blobs, cells, ...): the store
+would take it for its own. An existing store is left as it is.`,
 		flags: fs,
 		run: func(ctx context.Context, e *env, args []string) error {
 			if len(args) > 0 {

@@ -23,7 +23,7 @@ So 'repro key CELL | sha256sum' is the cell's key, and diffing the text of
 two cells (or of one cell before and after a change) shows why their keys
 differ. A cell's key is known once every input is computed; before that key
 names the input that is missing.`,
-		flags: fs,
+		flags: fs, maxArgs: 1,
 		run: func(ctx context.Context, e *env, args []string) error {
 			if len(args) != 1 {
 				return usageErr("key takes one cell ID")

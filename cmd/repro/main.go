@@ -22,7 +22,11 @@ import (
 type command struct {
 	name, usage, short, long string
 	flags                    *flag.FlagSet
-	run                      func(ctx context.Context, env *env, args []string) error
+	// maxArgs is how many positional arguments the command takes at
+	// most (-1: any number); runMain refuses more before the command runs,
+	// so that no command ignores an argument (the zero value takes none).
+	maxArgs int
+	run     func(ctx context.Context, env *env, args []string) error
 }
 
 // env is what every command shares: streams and the process environment.
@@ -40,10 +44,45 @@ type globalFlags struct {
 }
 
 func (g *globalFlags) register(fs *flag.FlagSet) {
-	fs.StringVar(&g.config, "config", "pipeline.toml", "pipeline file")
-	fs.StringVar(&g.profile, "profile", "", "profile (default: settings.default_profile)")
-	fs.StringVar(&g.store, "store", "", "store directory (default: REPRO_STORE or settings.store)")
+	nonEmptyVar(fs, &g.config, "config", "pipeline.toml", "pipeline `file`")
+	nonEmptyVar(fs, &g.profile, "profile", "", "`profile` (default: settings.default_profile)")
+	nonEmptyVar(fs, &g.store, "store", "", "store `directory` (default: REPRO_STORE or settings.store)")
 	fs.BoolVar(&g.noRemote, "no-remote", false, "use no remote of settings.remotes: compute what the store lacks")
+}
+
+// nonEmptyString is a string flag that refuses "": an empty value (an
+// unset shell variable, --profile ”) must be an error, never the flag's
+// default in disguise.
+type nonEmptyString struct{ p *string }
+
+func (v nonEmptyString) String() string {
+	if v.p == nil {
+		return ""
+	}
+	return *v.p
+}
+
+func (v nonEmptyString) Set(s string) error {
+	if s == "" {
+		return errors.New("empty (an unset shell variable?): leave the flag out for its default")
+	}
+	*v.p = s
+	return nil
+}
+
+// nonEmptyVar defines a string flag into p, with default value def, that
+// refuses an empty value. Its usage should name the value in backquotes
+// (flag.UnquoteUsage): flag cannot tell a Value holds a string.
+func nonEmptyVar(fs *flag.FlagSet, p *string, name, def, usage string) {
+	*p = def
+	fs.Var(nonEmptyString{p}, name, usage)
+}
+
+// nonEmpty is nonEmptyVar into a new string.
+func nonEmpty(fs *flag.FlagSet, name, def, usage string) *string {
+	p := new(string)
+	nonEmptyVar(fs, p, name, def, usage)
+	return p
 }
 
 // exitError carries a specific exit status.
@@ -64,7 +103,9 @@ func allCommands() []*command {
 }
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// SIGHUP (a closed terminal or ssh session) stops a run as Ctrl-C
+	// does: locks released, a summary, exit 130.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	os.Exit(runMain(ctx, os.Args[1:], os.Stdout, os.Stderr, os.Getenv))
 }
@@ -120,6 +161,15 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 		}
 		fmt.Fprintf(stderr, "usage: repro %s %s\n", cmd.name, cmd.usage)
 		cmd.flags.PrintDefaults()
+		return 2
+	}
+	if cmd.maxArgs >= 0 && len(rest) > cmd.maxArgs {
+		if cmd.maxArgs == 0 {
+			fmt.Fprintf(stderr, "repro %s: takes no arguments, got %q\n", cmd.name, rest)
+		} else {
+			fmt.Fprintf(stderr, "repro %s: takes at most %d argument(s), got %q\n", cmd.name, cmd.maxArgs, rest)
+		}
+		fmt.Fprintf(stderr, "usage: repro %s %s\n", cmd.name, cmd.usage)
 		return 2
 	}
 	if err := kernelpath.Check(); err != nil {
@@ -229,7 +279,7 @@ exit status:
   0    success (for check and verify: nothing wrong found)
   1    failure: a cell failed, a check or verify found a problem, an error
   2    usage: unknown command or flag, bad argument
-  130  interrupted (Ctrl-C, SIGTERM); run again to resume
+  130  interrupted (Ctrl-C, SIGTERM, SIGHUP); run again to resume
 `
 
 // help prints one command's usage, description and flags.

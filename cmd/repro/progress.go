@@ -9,6 +9,7 @@ import (
 	"sync"
 	"time"
 
+	"repro/artifacts"
 	"repro/internal/dataset"
 	"repro/pipeline"
 )
@@ -208,4 +209,14 @@ func (p *progress) cell(key, id string, done, total int64) {
 	p.cells[key] = float64(done) / float64(total)
 	p.ids[key] = id
 	p.mu.Unlock()
+}
+
+// waiting says that a cell waits on another process's lock, and who that
+// is: without it a run whose holder hangs looks stuck.
+func (p *progress) waiting(id, holder string) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.clear()
+	fmt.Fprintf(p.w, "waiting for %s: another process holds its lock (%s); it is taken over when that process dies (on another host: when its heartbeat is %v old)\n",
+		id, holder, artifacts.LockStale)
 }

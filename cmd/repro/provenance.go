@@ -14,7 +14,7 @@ import (
 func cmdProvenance() *command {
 	var g globalFlags
 	fs := newFlags("provenance", &g)
-	remote := fs.String("remote", "", "the remote whose records to count (default: the only one of settings.remotes)")
+	remote := nonEmpty(fs, "remote", "", "the `remote` whose records to count (default: the only one of settings.remotes)")
 	write := fs.Bool("write", false, "also write the statement into the remote's README (its generated section)")
 	check := fs.Bool("check", false, "exit 1 when the remote's README states anything else")
 	return &command{

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"os"
 
 	"repro/artifacts"
 	"repro/pipeline"
@@ -11,7 +12,7 @@ import (
 func cmdPull() *command {
 	var g globalFlags
 	fs := newFlags("pull", &g)
-	remote := fs.String("remote", "", "remote to pull from (default: the only one of settings.remotes)")
+	remote := nonEmpty(fs, "remote", "", "`remote` to pull from (default: the only one of settings.remotes)")
 	return &command{
 		name: "pull", usage: "[--remote NAME] [--profile P]",
 		short: "copy the profile's cells a remote holds into the store",
@@ -34,7 +35,12 @@ outputs only when a cell that runs reads them.`,
 			if err != nil {
 				return err
 			}
-			rr, err := pipeline.PrepareRemotes(ctx, w.store, w.graph, w.profile, []artifacts.Remote{r}, nil, nil)
+			// A remote that is not there is a mistyped path, not an
+			// empty remote: "pulled 0 cells" would hide it.
+			if _, err := os.Stat(r.Root()); err != nil {
+				return fmt.Errorf("remote %s: %w: nothing to pull (settings.remotes.%s.path in %s names it; push creates it)", r.Name(), err, r.Name(), w.cfg.Path)
+			}
+			rr, err := pipeline.PrepareRemotes(ctx, w.store, w.graph, w.profile, vetted(ctx, []artifacts.Remote{r}), nil, nil)
 			if err != nil {
 				return err
 			}

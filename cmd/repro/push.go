@@ -12,7 +12,7 @@ import (
 func cmdPush() *command {
 	var g globalFlags
 	fs := newFlags("push", &g)
-	remote := fs.String("remote", "", "remote to push to (default: the only one of settings.remotes)")
+	remote := nonEmpty(fs, "remote", "", "`remote` to push to (default: the only one of settings.remotes)")
 	refresh := fs.Bool("refresh", false, "replace the remote's records that have the same outputs by the store's (their CPU times and provenance)")
 	allowDirty := fs.Bool("allow-dirty", false, "also push records of builds with uncommitted changes (they name the commit and the changes' digest): for a scratch remote, never the results ledger")
 	return &command{

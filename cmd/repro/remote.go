@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"repro/artifacts"
+	"repro/internal/ledgertrust"
 	"repro/pipeline"
 	"repro/stages"
 )
@@ -125,7 +126,7 @@ func (w *workspace) useRemotes(ctx context.Context, e *env, g *pipeline.Graph, o
 	if len(w.remotes) == 0 {
 		return nil, nil
 	}
-	rr, err := pipeline.PrepareRemotes(ctx, w.store, g, w.profile, w.remotes, only, nil)
+	rr, err := pipeline.PrepareRemotes(ctx, w.store, g, w.profile, vetted(ctx, w.remotes), only, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -133,6 +134,22 @@ func (w *workspace) useRemotes(ctx context.Context, e *env, g *pipeline.Graph, o
 		fmt.Fprintf(e.stderr, "remote miss (the cell is computed instead): %s\n", m)
 	}
 	return rr, nil
+}
+
+// vetted wraps each directory remote in a git work tree (the results
+// ledger) so that its records are checked against the ledger's git history
+// before a run or a pull takes them (package ledgertrust): a record edited
+// in this clone, not yet committed, or whose committed history changes its
+// outputs reads as damaged, and the cell is computed instead.
+func vetted(ctx context.Context, rs []artifacts.Remote) []artifacts.Remote {
+	out := make([]artifacts.Remote, len(rs))
+	for i, r := range rs {
+		out[i] = r
+		if d, ok := r.(*artifacts.DirRemote); ok {
+			out[i] = ledgertrust.NewRemote(ctx, d)
+		}
+	}
+	return out
 }
 
 // remoteSummary is the run summary's account of the cells taken from

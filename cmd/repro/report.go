@@ -30,7 +30,7 @@ var defaultPresets = map[stages.LearnerKind]string{stages.LearnerLocal: "g16_sgd
 func cmdReport() *command {
 	var g globalFlags
 	fs := newFlags("report", &g)
-	out := fs.String("out", "", "write the site into this `directory` (default paper/site, or paper/<profile>/site)")
+	out := nonEmpty(fs, "out", "", "write the site into this `directory`: missing, empty, or a site report wrote (default paper/site, or paper/<profile>/site)")
 	return &command{
 		name: "report", usage: "[--profile P] [--out DIR]",
 		short: "write the reproduction as a static web site with a card for every number",
@@ -56,6 +56,12 @@ PDF's numbers link to the cards (docs/report.md).`,
 			dir := *out
 			if dir == "" {
 				dir = w.paperPath(siteSubdir)
+			}
+			// Before any work: a folder holding anything the site did not
+			// write (notes, a store, a home folder) is refused and left
+			// as it is.
+			if err := site.Owner.Check(dir); err != nil {
+				return fmt.Errorf("--out: %w", err)
 			}
 			start := time.Now()
 			in, err := siteInput(ctx, w, dir)

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"io/fs"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -8,6 +10,9 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"repro/artifacts"
+	"repro/site"
 )
 
 // TestReportAndDiff: repro report writes a site whose every number has a
@@ -75,5 +80,148 @@ func TestReportAndDiff(t *testing.T) {
 	}
 	if !strings.Contains(out, "2 numbers moved") || !strings.Contains(out, " -> ") {
 		t.Errorf("diff output:\n%s", out)
+	}
+}
+
+// TestOutputFolderRule: every command that writes a folder (report --out,
+// push into a remote, init --store) writes it only when it is empty or
+// carries the command's own marker; a foreign folder, a store and a
+// home-like folder are refused (init alone makes a store beside foreign
+// files, as documented, but never over an entry with a store's name), and
+// in every case every file already there is left byte for byte.
+func TestOutputFolderRule(t *testing.T) {
+	t.Parallel()
+	folders := map[string]func(t *testing.T, cmd, dir string){
+		"empty": func(t *testing.T, cmd, dir string) { os.MkdirAll(dir, 0o755) },
+		"marked": func(t *testing.T, cmd, dir string) {
+			switch cmd {
+			case "report":
+				if _, err := site.Build(dir, site.FixtureInput(0)); err != nil {
+					t.Fatal(err)
+				}
+			case "push":
+				os.MkdirAll(dir, 0o755)
+				os.WriteFile(filepath.Join(dir, artifacts.RemoteMarker), []byte("repro remote format v1\n"), 0o644)
+			case "init":
+				if _, err := artifacts.Open(dir, artifacts.Options{}); err != nil {
+					t.Fatal(err)
+				}
+			}
+		},
+		"foreign": func(t *testing.T, cmd, dir string) {
+			os.MkdirAll(dir, 0o755)
+			os.WriteFile(filepath.Join(dir, "notes.txt"), []byte("mine"), 0o644)
+		},
+		"store": func(t *testing.T, cmd, dir string) {
+			if _, err := artifacts.Open(dir, artifacts.Options{}); err != nil {
+				t.Fatal(err)
+			}
+			os.WriteFile(filepath.Join(dir, "blobs", "ab", "not-a-blob"), []byte("x"), 0o644)
+		},
+		"home-like": func(t *testing.T, cmd, dir string) {
+			os.MkdirAll(filepath.Join(dir, "Documents"), 0o755)
+			os.WriteFile(filepath.Join(dir, ".bashrc"), []byte("alias ll=ls"), 0o644)
+			os.WriteFile(filepath.Join(dir, "README"), []byte("my home"), 0o644)
+			os.WriteFile(filepath.Join(dir, "Documents", "thesis.tex"), []byte(`\begin`), 0o644)
+		},
+	}
+	// want is the outcome per command and folder: "" accepted, else a
+	// text the refusal must hold.
+	want := map[string]map[string]string{
+		"report": {"empty": "", "marked": "", "foreign": "holds files repro did not write (notes.txt)", "store": "holds files repro did not write (README)", "home-like": "holds files repro did not write (.bashrc)"},
+		"push":   {"empty": "", "marked": "", "foreign": "not a repro remote", "store": "it is a repro store", "home-like": "not a repro remote"},
+		"init":   {"empty": "", "marked": "", "foreign": "", "store": "", "home-like": "the directory holds README, which a store would take for its own"},
+	}
+	for _, cmd := range []string{"report", "push", "init"} {
+		for _, kind := range []string{"empty", "marked", "foreign", "store", "home-like"} {
+			t.Run(cmd+"/"+kind, func(t *testing.T) {
+				t.Parallel()
+				dir := workdir(t, tinyDAG)
+				if cmd == "push" {
+					dir = remoteWorkdir(t, "[settings.remotes.out]\npath = \"out\"\n", tinyDAG)
+				}
+				out := filepath.Join(dir, "out")
+				var args []string
+				switch cmd {
+				case "report":
+					args = []string{"report", "--out", "out"}
+				case "push":
+					mustRepro(t, dir, "run", "-q")
+					args = []string{"push", "--allow-dirty", "--remote", "out"}
+				case "init":
+					args = []string{"init", "--store", "out"}
+				}
+				folders[kind](t, cmd, out)
+				before := treeContent(t, out)
+				stdout, stderr, code := reproSplit(t, dir, args...)
+				refusal := want[cmd][kind]
+				switch {
+				case refusal != "":
+					if code != 1 || !strings.Contains(stderr, refusal) {
+						t.Errorf("repro %s into a %s folder: exit %d, stderr %q; want exit 1 and %q", strings.Join(args, " "), kind, code, stderr, refusal)
+					}
+					if after := treeContent(t, out); !maps.Equal(before, after) {
+						t.Errorf("a refused %s changed the folder:\nbefore %v\nafter  %v", cmd, before, after)
+					}
+					return
+				case cmd == "report":
+					// A synthetic pipeline has no table to show: the
+					// folder passed, the report stops at its content.
+					if code != 1 || !strings.Contains(stderr, "no table or figure is committed") {
+						t.Errorf("report --out into a %s folder: exit %d, stderr %q", kind, code, stderr)
+					}
+				default:
+					if code != 0 {
+						t.Errorf("repro %s into a %s folder: exit %d, stdout %q, stderr %q", strings.Join(args, " "), kind, code, stdout, stderr)
+					}
+				}
+				after := treeContent(t, out)
+				for name, b := range before {
+					if after[name] != b {
+						t.Errorf("%s: %s changed or removed", cmd, name)
+					}
+				}
+			})
+		}
+	}
+}
+
+// treeContent is every file under dir (slash path -> content).
+func treeContent(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	m := map[string]string{}
+	filepath.WalkDir(dir, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rel, _ := filepath.Rel(dir, path)
+		m[filepath.ToSlash(rel)] = string(b)
+		return nil
+	})
+	return m
+}
+
+// TestReportOutRefusesAFolderHoldingAFile is the issue's "done when": report
+// --out on a folder holding a file refuses with a message and leaves it.
+func TestReportOutRefusesAFolderHoldingAFile(t *testing.T) {
+	t.Parallel()
+	dir := workdir(t, tinyDAG)
+	mustRepro(t, dir, "run", "-q")
+	proj := filepath.Join(dir, "proj")
+	os.MkdirAll(proj, 0o755)
+	os.WriteFile(filepath.Join(proj, "notes.txt"), []byte("notes"), 0o644)
+	_, stderr, code := reproSplit(t, dir, "report", "--out", "proj", "--store", "store")
+	if code != 1 || !strings.Contains(stderr, "--out: ") || !strings.Contains(stderr, "nothing was written or removed") {
+		t.Fatalf("report --out proj: exit %d, stderr %q", code, stderr)
+	}
+	if b, err := os.ReadFile(filepath.Join(proj, "notes.txt")); err != nil || string(b) != "notes" {
+		t.Fatalf("notes.txt after the refusal: %q, %v", b, err)
+	}
+	if ents, _ := os.ReadDir(proj); len(ents) != 1 {
+		t.Fatalf("proj holds %d entries after the refusal", len(ents))
 	}
 }

@@ -31,16 +31,16 @@ func cmdRun() *command {
 	fs := newFlags("run", &o.g)
 	o.flags = fs
 	fs.IntVar(&o.jobs, "j", runtime.NumCPU(), "cells to run at once (local: worker goroutines, default the core count; slurm: jobs in flight, default 100 or executor.slurm.jobs)")
-	fs.StringVar(&o.executor, "executor", "local", "where cells run: local or slurm")
+	nonEmptyVar(fs, &o.executor, "executor", "local", "where cells run: local or slurm (`executor`)")
 	fs.Var((*onceString)(&o.only), "only", "run only cells whose ID, or leading segments of it, match this `glob` (and what they need): train/full, train/*/static/*/seed0; given once")
 	fs.BoolVar(&o.quiet, "q", false, "no progress line")
-	fs.StringVar(&o.slurm.Partition, "partition", "", "slurm: partition")
-	fs.StringVar(&o.slurm.Time, "time", "", "slurm: time limit per cell (sbatch --time)")
-	fs.StringVar(&o.slurm.Mem, "mem", "", "slurm: memory per cell (sbatch --mem)")
+	nonEmptyVar(fs, &o.slurm.Partition, "partition", "", "slurm: `partition`")
+	nonEmptyVar(fs, &o.slurm.Time, "time", "", "slurm: `time` limit per cell (sbatch --time)")
+	nonEmptyVar(fs, &o.slurm.Mem, "mem", "", "slurm: `memory` per cell (sbatch --mem)")
 	fs.IntVar(&o.slurm.CPUsPerTask, "cpus-per-task", 0, "slurm: CPUs per cell")
 	fs.IntVar(&o.slurm.ArrayLimit, "array-limit", 0, "slurm: most jobs submitted at once (0: -j)")
 	fs.IntVar(&o.slurm.Batch, "batch", 0, "slurm: most cells one job runs in turn (0 or 1: one job per cell)")
-	fs.StringVar(&o.slurm.Binary, "binary", "", "slurm: repro binary the nodes run (default: this one)")
+	nonEmptyVar(fs, &o.slurm.Binary, "binary", "", "slurm: repro `binary` the nodes run (default: this one)")
 	return &command{
 		name: "run", usage: "[-j N] [--profile P] [--executor local|slurm] [--only GLOB]",
 		short: "plan the DAG, execute what is missing, render",
@@ -110,11 +110,15 @@ func runRun(ctx context.Context, e *env, o *runOptions, args []string) error {
 	prog := newProgress(e.stderr, o.quiet, ex.Name())
 	if lx, ok := ex.(*pipeline.LocalExecutor); ok {
 		lx.Progress = func(key, id string, done, total int64) { prog.cell(key, id, done, total) }
+		lx.Waiting = func(key, id, holder string) { prog.waiting(id, holder) }
 	}
 	ropt.Events = prog.event
 	rep, err := pipeline.Run(ctx, w.store, w.graph, ropt)
 	prog.finish()
 	if err != nil {
+		if ctx.Err() != nil && rep != nil {
+			printInterrupted(e, w, rep)
+		}
 		return err
 	}
 	// Rendered outputs are copied into paper/ even when some cells failed:
@@ -288,6 +292,15 @@ func printRunSummary(e *env, w *workspace, rr *pipeline.RemoteRun, rep *pipeline
 	fmt.Fprintf(e.stdout, "ran %s%s, %d cached%s%s, %d failed, %d skipped in %s (profile %s, %s executor)\n",
 		plural(rep.Executed, "cell"), damaged, rep.Cached, fromRemote, elsewhere, rep.Failed, rep.Skipped, rep.Wall.Round(time.Millisecond), w.profile, executor)
 	return false
+}
+
+// printInterrupted is the summary of a run stopped by a signal: what
+// finished (and stays: every finished cell is in the store), what was
+// running and what is left, for the rerun that resumes it.
+func printInterrupted(e *env, w *workspace, rep *pipeline.RunReport) {
+	finished := rep.Executed + rep.Elsewhere + rep.Cached + rep.Remote
+	fmt.Fprintf(e.stdout, "interrupted after %s: %s finished (%d ran, %d cached), %d running (stopped), %d left, %d failed; run again to resume (profile %s)\n",
+		rep.Wall.Round(time.Millisecond), plural(finished, "cell"), rep.Executed, rep.Cached+rep.Remote, rep.Stopped, rep.Left, rep.Failed, w.profile)
 }
 
 // onceString is a string flag that refuses a second value: flag's own

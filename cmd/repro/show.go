@@ -42,7 +42,7 @@ the profile, per protocol, as the fields that differ from the default
 system (the learner's defaults under the same protocol and profile), each
 with the default beside it, and the presets.toml entries its preset
 resolves through (docs/presets.md).`,
-		flags: fs,
+		flags: fs, maxArgs: 2,
 		run: func(ctx context.Context, e *env, args []string) error {
 			if len(args) == 2 && args[0] == "experiment" {
 				if *summary {

@@ -28,8 +28,8 @@ func cmdVerify() *command {
 	var ro recomputeOptions
 	fs.IntVar(&ro.sample, "sample", 0, "with --recompute: only this many of those cells, chosen at random (seeded)")
 	fs.Uint64Var(&ro.seed, "seed", 1, "with --sample: the seed of the choice")
-	fs.StringVar(&ro.push, "push", "", "with --recompute: give each cell whose outputs match a record of this run and push it to remote `NAME` at once; skip the cells whose record there already names this binary's build (resumable)")
-	fs.StringVar(&ro.doneBy, "done-by", "", "with --push: also skip the cells whose record there names a clean build of one of these commits (`REV,...`, prefixes): an earlier recompute the ledger keeps")
+	nonEmptyVar(fs, &ro.push, "push", "", "with --recompute: give each cell whose outputs match a record of this run and push it to remote `NAME` at once; skip the cells whose record there already names this binary's build (resumable)")
+	nonEmptyVar(fs, &ro.doneBy, "done-by", "", "with --push: also skip the cells whose record there names a clean build of one of these commits (`REV,...`, prefixes): an earlier recompute the ledger keeps")
 	fs.BoolVar(&ro.allowDirty, "allow-dirty", false, "with --push: accept a binary built with uncommitted changes (for a scratch remote, never the results ledger)")
 	fs.IntVar(&ro.jobs, "j", runtime.NumCPU(), "with --recompute: cells to compute at once")
 	return &command{
@@ -62,7 +62,7 @@ another sharing the remote; --done-by REV skips as well the cells an earlier
 commit REV already recomputed (a recompute continued after a fix, so that the
 ledger names a short list of commits). It needs a binary built by 'make build' from a
 clean tree.`,
-		flags: fs,
+		flags: fs, maxArgs: 1,
 		run: func(ctx context.Context, e *env, args []string) error {
 			if recompute.set {
 				glob := recompute.glob
@@ -91,7 +91,7 @@ clean tree.`,
 				return err
 			}
 			for _, p := range r.Problems {
-				printProblem(e, p)
+				printProblem(e, st, p)
 			}
 			if n := len(r.NoLog); n > 0 {
 				fmt.Fprintf(e.stdout, "%s without a log here (taken from a remote, which keeps outputs, not logs; not a problem), e.g. %s\n",
@@ -108,14 +108,21 @@ clean tree.`,
 }
 
 // printProblem reports one damaged entry: what is wrong first, then whether
-// it was moved aside (or why not), then the cells that recompute it.
-func printProblem(e *env, p artifacts.Problem) {
+// it was moved aside (or why not, and what lets it be), then the cells that
+// recompute it once it is.
+func printProblem(e *env, st *artifacts.Store, p artifacts.Problem) {
 	fmt.Fprintf(e.stdout, "%s %s: %v", strings.ToUpper(p.Kind), p.Path, p.Err)
 	switch {
 	case p.MovedTo != "":
 		fmt.Fprintf(e.stdout, "; moved to %s\n", p.MovedTo)
 	case p.MoveErr != nil:
-		fmt.Fprintf(e.stdout, "; could not move it aside: %v\n", p.MoveErr)
+		// While it keeps its name no run can recompute it: say what
+		// lets it move first.
+		fmt.Fprintf(e.stdout, "; could not move it aside: %v\n  %s (repro verify moves it)\n", p.MoveErr, st.StuckAdvice())
+		for _, c := range p.Cells {
+			fmt.Fprintf(e.stdout, "  needed by %s (key %s): once it is moved aside, repro run --only '%s' recomputes it\n", c.ID, c.Key.Short(), c.ID)
+		}
+		return
 	default:
 		fmt.Fprintln(e.stdout)
 	}

@@ -32,7 +32,7 @@ seconds; then every input, recursively, down to the raw data files and their
 SHA-256 checksums. The argument may be a cell ID from 'repro plan --all', a
 cell key or blob digest (or a unique prefix of at least 6 hex digits), or a
 rendered number: paper/tables/<table>.tex:<row>:<column> or its ID.`,
-		flags: fs,
+		flags: fs, maxArgs: 1,
 		run: func(ctx context.Context, e *env, args []string) error {
 			if len(args) != 1 {
 				return usageErr("why takes one argument")

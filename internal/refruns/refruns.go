@@ -20,6 +20,14 @@
 //
 // for run_mnist.py's i.i.d. runs (the substrate ladder): the run seed and
 // the accuracy on the official test set after training, in percent.
+//
+// Either column line may end in a machine column (SeqColumns+MachineColumn):
+// the CPU model and the instruction set the math library (torch's CPU
+// capability) used for that seed, as "<cpu>; <isa>". The authors' code is
+// deterministic at one thread on one machine but not across CPU
+// generations (the same seed gave 90.10 on one and 90.77 on another), so a
+// seed's line is only expected to repeat on the machine that wrote it.
+// Files written before the column have none; their runs' Machine is "".
 package refruns
 
 import (
@@ -45,7 +53,17 @@ type Run struct {
 	// applied, >= 0) are run_seq's; 0 in a run_mnist file.
 	Forgetting float64
 	ReplayUsed int64
+	// Machine is where the seed ran, "<cpu>; <isa>" (MachineColumn);
+	// "" in a file without the column, Unrecorded for a seed whose machine
+	// the file does not know.
+	Machine string
 }
+
+// MachineColumn ends a column line that records each seed's machine.
+const MachineColumn = "\tmachine"
+
+// Unrecorded is the machine of a seed run before machines were recorded.
+const Unrecorded = "unrecorded"
 
 // File is one configuration's runs and what produced them.
 type File struct {
@@ -112,8 +130,8 @@ func Parse(name string, r io.Reader) (*File, error) {
 			if hdr < len(headerKeys) {
 				return nil, bad("want the header line %q (# %s: ...)", headerKeys[hdr], headerKeys[hdr])
 			}
-			if s != SeqColumns && s != TestColumns {
-				return nil, bad("want the column line %q (run_seq.py) or %q (run_mnist.py)", SeqColumns, TestColumns)
+			if base := strings.TrimSuffix(s, MachineColumn); base != SeqColumns && base != TestColumns {
+				return nil, bad("want the column line %q (run_seq.py) or %q (run_mnist.py), either ending in %q", SeqColumns, TestColumns, MachineColumn)
 			}
 			f.Columns = s
 			columns = true
@@ -161,8 +179,14 @@ func parseRun(s, columns string) (Run, error) {
 	if r.Seed, err = strconv.ParseInt(fs[0], 10, 64); err != nil || r.Seed < 0 {
 		return r, fmt.Errorf("seed %q: want an integer >= 0", fs[0])
 	}
+	base, machine := strings.CutSuffix(columns, MachineColumn)
+	if machine {
+		if r.Machine = fs[len(fs)-1]; strings.TrimSpace(r.Machine) == "" {
+			return r, fmt.Errorf("machine: empty (write %q for a seed whose machine is not known)", Unrecorded)
+		}
+	}
 	pct := []*float64{&r.FinalAcc}
-	if columns == SeqColumns {
+	if base == SeqColumns {
 		pct = append(pct, &r.Forgetting)
 	}
 	for i, dst := range pct {
@@ -172,7 +196,7 @@ func parseRun(s, columns string) (Run, error) {
 		}
 		*dst = v
 	}
-	if columns == SeqColumns {
+	if base == SeqColumns {
 		if r.ReplayUsed, err = strconv.ParseInt(fs[3], 10, 64); err != nil || r.ReplayUsed < 0 {
 			return r, fmt.Errorf("replay_used %q: want an integer >= 0", fs[3])
 		}
@@ -188,16 +212,21 @@ func Format(w io.Writer, f *File) error {
 	for i, k := range headerKeys {
 		fmt.Fprintf(&b, "# %s: %s\n", k, *f.field(i))
 	}
-	if f.Columns != SeqColumns && f.Columns != TestColumns {
-		return fmt.Errorf("refruns: %s: columns %q, want %q or %q", f.Config, f.Columns, SeqColumns, TestColumns)
+	base, machine := strings.CutSuffix(f.Columns, MachineColumn)
+	if base != SeqColumns && base != TestColumns {
+		return fmt.Errorf("refruns: %s: columns %q, want %q or %q (either ending in %q)", f.Config, f.Columns, SeqColumns, TestColumns, MachineColumn)
 	}
 	b.WriteString(f.Columns + "\n")
 	for _, r := range f.Runs {
-		if f.Columns == SeqColumns {
-			fmt.Fprintf(&b, "%d\t%.2f\t%.2f\t%d\n", r.Seed, r.FinalAcc, r.Forgetting, r.ReplayUsed)
+		if base == SeqColumns {
+			fmt.Fprintf(&b, "%d\t%.2f\t%.2f\t%d", r.Seed, r.FinalAcc, r.Forgetting, r.ReplayUsed)
 		} else {
-			fmt.Fprintf(&b, "%d\t%.2f\n", r.Seed, r.FinalAcc)
+			fmt.Fprintf(&b, "%d\t%.2f", r.Seed, r.FinalAcc)
 		}
+		if machine {
+			b.WriteString("\t" + r.Machine)
+		}
+		b.WriteString("\n")
 	}
 	_, err := w.Write(b.Bytes())
 	return err

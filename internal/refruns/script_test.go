@@ -18,6 +18,8 @@ type converter struct {
 	py, ref, ran, parts, out string
 	mnistParts               string
 	pipeline                 string
+	// machine is the --machine the conversion says the checkpoints ran on.
+	machine string
 }
 
 func newConverter(t *testing.T) *converter {
@@ -31,7 +33,8 @@ func newConverter(t *testing.T) *converter {
 	}
 	dir := t.TempDir()
 	c := &converter{t: t, py: py, ref: filepath.Join(dir, "reference"), ran: filepath.Join(dir, "ran", "src"),
-		parts: filepath.Join(dir, "parts"), mnistParts: filepath.Join(dir, "mnist-parts"), out: filepath.Join(dir, "out"), pipeline: filepath.Join(dir, "pipeline.toml")}
+		parts: filepath.Join(dir, "parts"), mnistParts: filepath.Join(dir, "mnist-parts"), out: filepath.Join(dir, "out"), pipeline: filepath.Join(dir, "pipeline.toml"),
+		machine: "Test CPU A; AVX2"}
 	var sums, readme strings.Builder
 	readme.WriteString("| file | sha | commit |\n")
 	for i, f := range []string{"run_seq.py", "models/cortex.py", "run_mnist.py", "models/base.py", "models/torch_utils.py", "models/spiking.py"} {
@@ -86,7 +89,7 @@ pickle.dump(dict(config=%q, seed=%d, epochs=30, test_acc=%g, test_macro_auc=0.97
 
 func (c *converter) run() (string, error) {
 	out, err := exec.Command(c.py, filepath.Join("..", "..", "tools", "refcheck", "reference_runs.py"),
-		"--parts", c.parts, "--mnist-parts", c.mnistParts, "--ran", c.ran, "--reference", c.ref, "--out", c.out, c.pipeline).CombinedOutput()
+		"--parts", c.parts, "--mnist-parts", c.mnistParts, "--ran", c.ran, "--reference", c.ref, "--out", c.out, "--machine", c.machine, c.pipeline).CombinedOutput()
 	return string(out), err
 }
 
@@ -148,6 +151,55 @@ func TestReferenceRunsMerge(t *testing.T) {
 	}
 }
 
+// TestReferenceRunsAcrossMachines re-runs the review's finding: the
+// authors' code gives another number for the same seed on another CPU
+// (90.10 against 90.77). Each seed records its machine; a rerun on another
+// machine, or over a file written before machines were recorded, is
+// refused with that explanation and exit 0, the file's draw kept; a rerun
+// that differs on the machine that wrote the line stays an error.
+func TestReferenceRunsAcrossMachines(t *testing.T) {
+	t.Parallel()
+	c := newConverter(t)
+	c.checkpoint(0, 0.9077)
+	c.checkpoint(1, 0.8)
+	if out, err := c.run(); err != nil {
+		t.Fatalf("machine A: %v: %s", err, out)
+	}
+	c.machine = "Test CPU B; AVX512"
+	c.checkpoint(0, 0.9010) // the same seed, another CPU generation
+	c.checkpoint(2, 0.7)
+	out, err := c.run()
+	if err != nil || !strings.Contains(out, "seed 0: kept the file's '0\\t90.77\\t10.00\\t16885' (ran on Test CPU A; AVX2); this machine (Test CPU B; AVX512) gives '0\\t90.10\\t10.00\\t16885': the authors' code is not bit-reproducible across CPUs") ||
+		!strings.Contains(out, "1 rerun(s) on another machine refused") {
+		t.Fatalf("machine B: err %v, output %q", err, out)
+	}
+	got := c.seeds()
+	want := []Run{{0, 90.77, 10, 16885, "Test CPU A; AVX2"}, {1, 80, 10, 16885, "Test CPU A; AVX2"}, {2, 70, 10, 16885, "Test CPU B; AVX512"}}
+	if len(got) != 3 || got[0] != want[0] || got[1] != want[1] || got[2] != want[2] {
+		t.Fatalf("runs after machine B = %+v, want %+v", got, want)
+	}
+	// On the machine that wrote it, a differing rerun is an error.
+	c.checkpoint(2, 0.71)
+	if out, err := c.run(); err == nil || !strings.Contains(out, "seed 2: the file says") || !strings.Contains(out, "both on Test CPU B; AVX512") {
+		t.Errorf("a differing rerun on the same machine: err %v, output %q", err, out)
+	}
+	// A file written before machines were recorded: its seeds read as
+	// unrecorded, and a differing rerun is refused, not an error.
+	path := filepath.Join(c.out, "cfg_a.tsv")
+	old := "# config: cfg_a\n# command: x\n# reference: src/run_seq.py at 1111111111111111111111111111111111111111, src/models/cortex.py at 2222222222222222222222222222222222222222 (SHA-256 as in its SHA256SUMS)\n# split: s\n# source: t\n" + SeqColumns + "\n0\t90.77\t10.00\t16885\n"
+	c.write(path, old)
+	if err := os.RemoveAll(c.parts); err != nil {
+		t.Fatal(err)
+	}
+	c.checkpoint(0, 0.9010)
+	if out, err := c.run(); err != nil || !strings.Contains(out, "(ran on unrecorded)") {
+		t.Fatalf("over a file without machines: err %v, output %q", err, out)
+	}
+	if got := c.seeds(); len(got) != 1 || got[0] != (Run{0, 90.77, 10, 16885, Unrecorded}) {
+		t.Fatalf("runs = %+v", got)
+	}
+}
+
 // TestReferenceRunsMNIST: a row whose reference_script is run_mnist reads
 // run_mnist.py's checkpoints into a test_acc file; a configuration named
 // under two scripts, an unknown script and a file of the other script's
@@ -167,7 +219,7 @@ func TestReferenceRunsMNIST(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f.Columns != TestColumns || len(f.Runs) != 2 || f.Runs[0] != (Run{Seed: 0, FinalAcc: 76.64}) || f.Runs[1] != (Run{Seed: 3, FinalAcc: 81.91}) ||
+	if f.Columns != TestColumns+MachineColumn || len(f.Runs) != 2 || f.Runs[0] != (Run{Seed: 0, FinalAcc: 76.64, Machine: c.machine}) || f.Runs[1] != (Run{Seed: 3, FinalAcc: 81.91, Machine: c.machine}) ||
 		!strings.Contains(f.Command, "src/run_mnist.py --configs cfg_m") || !strings.Contains(f.Reference, "src/models/spiking.py at") ||
 		!strings.Contains(f.Source, "from cfg_m_s<seed>.pkl") {
 		t.Fatalf("cfg_m = %+v", f)
@@ -230,7 +282,7 @@ pickle.dump(dict(config="cfg_t", seed=0, run_args=dict(val=%s), omp_threads="1",
 	if err != nil {
 		t.Fatal(err)
 	}
-	if f.Columns != SeqColumns || len(f.Runs) != 1 || f.Runs[0].FinalAcc != 94.61 || strings.Contains(f.Command, "--seeds S --val") || !strings.Contains(f.Split, "official MNIST test set") {
+	if f.Columns != SeqColumns+MachineColumn || len(f.Runs) != 1 || f.Runs[0].FinalAcc != 94.61 || strings.Contains(f.Command, "--seeds S --val") || !strings.Contains(f.Split, "official MNIST test set") {
 		t.Errorf("cfg_t = %+v", f)
 	}
 }
@@ -268,7 +320,7 @@ pickle.dump(dict(config="cfg_a", seed=3, run_args=dict(val=True, val_seed=%d), o
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(f.Runs) != 1 || f.Runs[0] != (Run{Seed: 3, FinalAcc: 15.5, Forgetting: 50, ReplayUsed: 14075}) ||
+	if len(f.Runs) != 1 || f.Runs[0] != (Run{Seed: 3, FinalAcc: 15.5, Forgetting: 50, ReplayUsed: 14075, Machine: c.machine}) ||
 		!strings.Contains(f.Command, "--seeds S --val --val-seed 4321 --resume") || !strings.Contains(f.Split, "seed 4321 (our split4321") ||
 		!strings.Contains(f.Source, "from val4321_cfg_a_s<seed>.pkl") {
 		t.Errorf("cfg_a on split 4321 = %+v", f)

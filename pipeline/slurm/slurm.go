@@ -13,6 +13,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"repro/pipeline"
@@ -80,8 +81,9 @@ type Options struct {
 	// SubmitGrace: see DefaultSubmitGrace.
 	SubmitGrace time.Duration
 	// ScriptDir is where the fixed batch script is written (default
-	// os.TempDir()). sbatch copies a script's text at submission, so the
-	// directory need not be shared with the nodes.
+	// DefaultScriptDir()): a folder only this user can write, checked
+	// before the script is written or reused. sbatch copies a script's
+	// text at submission, so the folder need not be shared with the nodes.
 	ScriptDir string
 	// Runner runs the Slurm commands; nil means ExecRunner{} (PATH).
 	Runner Runner
@@ -169,7 +171,11 @@ func New(opts Options) (*Executor, error) {
 		opts.StoreGrace = DefaultStoreGrace
 	}
 	if opts.ScriptDir == "" {
-		opts.ScriptDir = os.TempDir()
+		d, err := DefaultScriptDir()
+		if err != nil {
+			return nil, fmt.Errorf("slurm: batch script folder: %w", err)
+		}
+		opts.ScriptDir = d
 	}
 	if opts.CPUsPerTask < 0 || opts.ArrayLimit < 0 || opts.Batch < 0 {
 		return nil, fmt.Errorf("slurm: negative cpus-per-task, array-limit or batch")
@@ -386,39 +392,128 @@ exec "$@"
 `
 
 // script writes the batch script once per Executor, under a name derived
-// from its content, and returns its path.
+// from its content in a private folder (privateDir), and returns its path.
+// A file already there under that name is reused only when it is a regular
+// file (never a symlink: it is opened with O_NOFOLLOW), owned by this user,
+// writable by no one else and holding exactly the script; a new one is
+// created with O_EXCL and renamed into place.
 func (e *Executor) script() (string, error) {
 	e.scriptMu.Lock()
 	defer e.scriptMu.Unlock()
 	if e.scriptPath != "" {
 		return e.scriptPath, nil
 	}
+	dir := e.opts.ScriptDir
+	if err := privateDir(dir); err != nil {
+		return "", fmt.Errorf("slurm: batch script folder: %w", err)
+	}
 	sum := sha256.Sum256([]byte(batchScript))
-	path := filepath.Join(e.opts.ScriptDir, "repro-slurm-"+hex.EncodeToString(sum[:6])+".sh")
-	if b, err := os.ReadFile(path); err == nil && string(b) == batchScript {
+	path := filepath.Join(dir, "repro-slurm-"+hex.EncodeToString(sum[:6])+".sh")
+	ok, err := ownScript(path)
+	if err != nil {
+		return "", fmt.Errorf("slurm: batch script: %w", err)
+	}
+	if ok {
 		e.scriptPath = path
 		return path, nil
 	}
-	f, err := os.CreateTemp(e.opts.ScriptDir, ".repro-slurm-*.tmp")
+	tmp := filepath.Join(dir, fmt.Sprintf(".repro-slurm-%d-%d.tmp", os.Getpid(), time.Now().UnixNano()))
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o700)
 	if err != nil {
 		return "", fmt.Errorf("slurm: write batch script: %w", err)
 	}
 	_, err = f.WriteString(batchScript)
 	if err == nil {
-		err = f.Chmod(0o755)
+		err = f.Chmod(0o500) // read and run, by this user only
 	}
 	if cerr := f.Close(); err == nil {
 		err = cerr
 	}
 	if err == nil {
-		err = os.Rename(f.Name(), path)
+		err = os.Rename(tmp, path)
 	}
 	if err != nil {
-		os.Remove(f.Name())
+		os.Remove(tmp)
 		return "", fmt.Errorf("slurm: write batch script %s: %w", path, err)
 	}
 	e.scriptPath = path
 	return path, nil
+}
+
+// ownScript reports whether path is a sound copy of the batch script: a
+// regular file owned by this user, writable by no one else, with the
+// script's exact text. A missing file is false; a symlink or another
+// user's file is an error (something planted it: it is not removed, and
+// not used).
+func ownScript(path string) (bool, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if errors.Is(err, os.ErrNotExist) {
+		return false, nil
+	}
+	if errors.Is(err, syscall.ELOOP) {
+		return false, fmt.Errorf("%s is a symlink: not used (remove it)", path)
+	}
+	if err != nil {
+		return false, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return false, err
+	}
+	if err := ownedPrivate(path, fi, false); err != nil {
+		return false, err
+	}
+	b, err := io.ReadAll(io.LimitReader(f, int64(len(batchScript))+1))
+	if err != nil {
+		return false, err
+	}
+	return string(b) == batchScript, nil // another text (an older script): replaced
+}
+
+// privateDir makes dir (0700) if it is missing and checks that it is a
+// folder (not a symlink) owned by this user and writable by no one else:
+// in a folder anyone can write (/tmp), another user could put a file or a
+// symlink under the script's name before it is written.
+func privateDir(dir string) error {
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	fi, err := os.Lstat(dir)
+	if err != nil {
+		return err
+	}
+	return ownedPrivate(dir, fi, true)
+}
+
+// ownedPrivate checks that fi (of path) is a folder (isDir) or a regular
+// file, owned by this user and writable by no other.
+func ownedPrivate(path string, fi os.FileInfo, isDir bool) error {
+	switch {
+	case isDir && !fi.IsDir():
+		return fmt.Errorf("%s is not a folder (%s)", path, fi.Mode().Type())
+	case !isDir && !fi.Mode().IsRegular():
+		return fmt.Errorf("%s is not a regular file (%s): not used", path, fi.Mode().Type())
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
+		return fmt.Errorf("%s belongs to uid %d, not to this user (%d): not used", path, st.Uid, os.Getuid())
+	}
+	if fi.Mode().Perm()&0o022 != 0 {
+		return fmt.Errorf("%s is writable by others (mode %v): not used; the batch script needs a folder only this user can write (default: the user cache folder)", path, fi.Mode().Perm())
+	}
+	return nil
+}
+
+// DefaultScriptDir is Options.ScriptDir's default: repro/slurm in the
+// user's cache folder ($XDG_CACHE_HOME, else ~/.cache), which only the user
+// can write; the shared /tmp is not safe for a file another user could
+// plant or swap.
+func DefaultScriptDir() (string, error) {
+	c, err := os.UserCacheDir()
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(c, "repro", "slurm"), nil
 }
 
 // command runs one Slurm command with Options.CommandTimeout.

@@ -2,12 +2,16 @@ package slurm
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"reflect"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
 	"time"
 
@@ -385,5 +389,94 @@ func TestExecuteListFails(t *testing.T) {
 	}
 	if n, lists := f.count("sbatch"), f.count("squeue -h --user="); n != 1 || lists != 2 {
 		t.Errorf("sbatch %d times, listings %d; want 1 (second cell adopted) and 2", n, lists)
+	}
+}
+
+// TestScriptNotPlanted re-runs the review's probe: a file or symlink put
+// under the batch script's name before the first submission, or a folder
+// others can write, is never used (and a planted file is left alone); the
+// script written is a regular 0500 file of this user.
+func TestScriptNotPlanted(t *testing.T) {
+	t.Parallel()
+	sum := sha256.Sum256([]byte(batchScript))
+	name := "repro-slurm-" + hex.EncodeToString(sum[:6]) + ".sh"
+	tests := []struct {
+		name  string
+		setup func(t *testing.T, dir string) string // returns the ScriptDir
+		err   string                                // "" when script() must succeed
+	}{
+		{"fresh", func(t *testing.T, dir string) string { return dir }, ""},
+		{"missing folder", func(t *testing.T, dir string) string { return filepath.Join(dir, "a", "b") }, ""},
+		{"symlink to a file with the script's text", func(t *testing.T, dir string) string {
+			other := filepath.Join(t.TempDir(), "attacker.sh")
+			os.WriteFile(other, []byte(batchScript), 0o777)
+			os.Symlink(other, filepath.Join(dir, name))
+			return dir
+		}, "is a symlink"},
+		{"file writable by others", func(t *testing.T, dir string) string {
+			p := filepath.Join(dir, name)
+			os.WriteFile(p, []byte(batchScript), 0o644)
+			os.Chmod(p, 0o666)
+			return dir
+		}, "writable by others"},
+		{"a fifo under the name", func(t *testing.T, dir string) string {
+			syscall.Mkfifo(filepath.Join(dir, name), 0o600)
+			return dir
+		}, "not a regular file"},
+		{"world-writable folder (/tmp)", func(t *testing.T, dir string) string {
+			os.Chmod(dir, 0o1777)
+			return dir
+		}, "writable by others"},
+		{"folder is a symlink", func(t *testing.T, dir string) string {
+			l := filepath.Join(t.TempDir(), "link")
+			os.Symlink(dir, l)
+			return l
+		}, "is not a folder"},
+		{"older script of this user", func(t *testing.T, dir string) string {
+			os.WriteFile(filepath.Join(dir, name), []byte("#!/bin/sh\necho old\n"), 0o700)
+			return dir
+		}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			t.Parallel()
+			dir := tt.setup(t, t.TempDir())
+			e := newTestExecutor(t, newFake(), func(o *Options) { o.ScriptDir = dir })
+			path, err := e.script()
+			if tt.err != "" {
+				if err == nil || !strings.Contains(err.Error(), tt.err) {
+					t.Fatalf("script() = %q, %v; want an error saying %q", path, err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			fi, err := os.Lstat(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !fi.Mode().IsRegular() || fi.Mode().Perm() != 0o500 && fi.Mode().Perm() != 0o700 {
+				t.Errorf("script %s: mode %v, want a regular file only this user may write", path, fi.Mode())
+			}
+			if b, _ := os.ReadFile(path); string(b) != batchScript {
+				t.Errorf("script %s holds %q", path, b)
+			}
+			if fi, _ := os.Stat(filepath.Dir(path)); fi.Mode().Perm()&0o077 != 0 && tt.name == "missing folder" {
+				t.Errorf("a folder made for the script has mode %v, want 0700", fi.Mode().Perm())
+			}
+		})
+	}
+}
+
+// The default script folder is the user's cache folder, never /tmp.
+func TestDefaultScriptDir(t *testing.T) {
+	t.Parallel()
+	d, err := DefaultScriptDir()
+	if err != nil {
+		t.Skipf("no user cache folder: %v", err)
+	}
+	if strings.HasPrefix(d, os.TempDir()) {
+		t.Errorf("DefaultScriptDir = %s, under the shared temporary folder", d)
 	}
 }

@@ -16,9 +16,14 @@ checkpoints run_mnist.py wrote (the substrate ladder, scored on the official tes
 A configuration with no finished seed gets a file with no seed lines.
 The runs of one configuration may be made on several machines: the seed lines an existing
 OUTDIR/<config>.tsv holds for seeds that have no checkpoint here are kept (only when that file
-names the same reference commits and columns; else nothing is written), and a seed present in
-both must print the same line (the authors' code is deterministic at one thread): a rerun that
-disagrees is an error naming the file and the seed.
+names the same reference commits and columns; else nothing is written). Each seed line ends in
+the machine it ran on (--machine, default this one: the CPU model and the instruction set torch's
+math libraries pick on it, "<cpu>; <isa>"). The authors' code is deterministic at one thread on
+one machine, but not across CPU generations (docs/disputed.md: the same seed gave 90.10 on one
+and 90.77 on another). So a seed present in both that prints another line is an error only when
+the file says it ran on this same machine (the code not reproducing itself); a rerun on another
+machine (or on one the file did not record) is refused, saying so, and the file's line is kept:
+a seed is one draw, the first machine's.
 SRC is the copy of the authors' src/ that ran: the files each script runs must match
 REFDIR/SHA256SUMS (else the runs are not of the reference, and nothing is written). Only the
 checkpoints' own numbers are read; nothing of the authors' code is imported.
@@ -28,7 +33,9 @@ import glob
 import hashlib
 import os
 import pickle
+import platform
 import re
+import subprocess
 import sys
 import tomllib
 
@@ -57,6 +64,33 @@ SCRIPTS = {
     ),
 }
 SCRIPTS["run_seq_test"] = dict(SCRIPTS["run_seq_test"], files=SCRIPTS["run_seq"]["files"], columns=SCRIPTS["run_seq"]["columns"])
+
+
+MACHINE_COLUMN = "\tmachine"  # refruns.MachineColumn
+UNRECORDED = "unrecorded"  # refruns.Unrecorded: a seed run before machines were recorded
+
+
+def this_machine(python):
+    """"<cpu model>; <isa>": the CPU and the instruction set torch's math libraries use here (torch's
+    CPU capability, asked of python, the interpreter the runs used; "isa unknown" without torch)."""
+    cpu = platform.processor() or platform.machine() or "cpu unknown"
+    try:
+        with open("/proc/cpuinfo") as fh:
+            for line in fh:
+                if line.startswith("model name"):
+                    cpu = line.split(":", 1)[1].strip()
+                    break
+    except OSError:
+        pass
+    isa = "isa unknown"
+    try:
+        out = subprocess.run([python, "-c", "import torch; print(torch.backends.cpu.get_cpu_capability())"],
+                             capture_output=True, text=True, timeout=120)
+        if out.returncode == 0 and out.stdout.strip():
+            isa = out.stdout.strip().splitlines()[-1]
+    except (OSError, subprocess.SubprocessError):
+        pass
+    return " ".join(f"{cpu}; {isa}".split())  # one line, no tab
 
 
 def digests(refdir):
@@ -117,7 +151,8 @@ def configs(pipeline):
 
 
 def existing(path, cfg, reference, columns):
-    """The seed lines of an earlier OUTDIR/<config>.tsv, by seed ({} when there is none)."""
+    """The seed lines of an earlier OUTDIR/<config>.tsv, by seed, each ending in its machine
+    (UNRECORDED for a file written before machines were); {} when there is none."""
     if not os.path.exists(path):
         return {}
     kept = {}
@@ -128,15 +163,23 @@ def existing(path, cfg, reference, columns):
                 sys.exit(f"reference_runs: {path}:{n}: names another configuration ({line[10:]}), not {cfg}")
             if line.startswith("# reference: ") and line != f"# reference: {reference}":
                 sys.exit(f"reference_runs: {path}:{n}: runs of another reference ({line[13:]}); move the file away to start over")
-            if line.startswith("seed\t") and line != columns:
+            if line.startswith("seed\t") and line.removesuffix(MACHINE_COLUMN) != columns:
                 sys.exit(f"reference_runs: {path}:{n}: the columns of another script ({line!r}, want {columns!r}); move the file away to start over")
             if line.startswith("#") or line.startswith("seed\t") or not line:
                 continue
             seed = line.split("\t", 1)[0]
             if not seed.isdigit():
                 sys.exit(f"reference_runs: {path}:{n}: not a seed line: {line!r}")
+            if line.count("\t") == columns.count("\t"):
+                line += "\t" + UNRECORDED
             kept[int(seed)] = line
     return kept
+
+
+def split_machine(line):
+    """A seed line's numbers and its machine."""
+    numbers, _, machine = line.rpartition("\t")
+    return numbers, machine
 
 
 def checkpoints(parts, cfg, script, vs):
@@ -178,8 +221,11 @@ def main():
     ap.add_argument("--ran", required=True, help="the copy of the authors' src/ that ran")
     ap.add_argument("--reference", required=True, help="../shared/spec/reference")
     ap.add_argument("--out", required=True)
+    ap.add_argument("--python", default="python3", help="the interpreter the runs used (asked for torch's instruction set)")
+    ap.add_argument("--machine", default="", help="where the checkpoints ran, \"<cpu>; <isa>\" (default: this machine)")
     ap.add_argument("pipeline")
     a = ap.parse_args()
+    machine = " ".join(a.machine.split()) or this_machine(a.python)
     sums, refs = digests(a.reference), commits(a.reference)
     todo = configs(a.pipeline)
     for script in sorted(set(todo.values())):
@@ -198,10 +244,21 @@ def main():
         split, valseed = ("", "") if vs == VAL_SEED else (f".split{vs}", f" --val-seed {vs}")
         dst = os.path.join(a.out, cfg + split + ".tsv")
         lines = existing(dst, cfg, reference, sc["columns"])
-        for seed, line in ran.items():
-            if seed in lines and lines[seed] != line:
-                sys.exit(f"reference_runs: {dst}: seed {seed}: the file says {lines[seed]!r}, the checkpoint here {line!r}: the authors' code is not reproducing itself")
-            lines[seed] = line
+        refused = 0
+        for seed, numbers in sorted(ran.items()):
+            if seed not in lines:
+                lines[seed] = numbers + "\t" + machine
+                continue
+            had, where = split_machine(lines[seed])
+            if had == numbers:
+                continue  # reproduced: the file's line (and machine) stands
+            if where == machine:
+                sys.exit(f"reference_runs: {dst}: seed {seed}: the file says {had!r}, the checkpoint here {numbers!r}, "
+                         f"both on {machine}: the authors' code is not reproducing itself on one machine")
+            refused += 1
+            print(f"{dst}: seed {seed}: kept the file's {had!r} (ran on {where}); this machine ({machine}) gives "
+                  f"{numbers!r}: the authors' code is not bit-reproducible across CPUs (docs/disputed.md), "
+                  f"so a seed stays the draw of the machine that ran it first")
         tmp = dst + ".tmp"
         with open(tmp, "w") as fh:
             fh.write(f"# config: {cfg}\n")
@@ -209,12 +266,13 @@ def main():
             fh.write(f"# reference: {reference}\n")
             fh.write("# split: " + sc["split"].format(valseed=valseed, vs=vs) + "\n")
             fh.write(f"# source: make reference-runs (tools/refcheck/reference_runs.py) from {sc['part'](cfg, vs)}_s<seed>.pkl\n")
-            fh.write(sc["columns"] + "\n")
+            fh.write(sc["columns"] + MACHINE_COLUMN + "\n")
             for seed in sorted(lines):
                 fh.write(lines[seed] + "\n")
         os.replace(tmp, dst)
         kept = sorted(set(lines) - set(ran))
-        print(f"{dst}: {len(lines)} seeds {sorted(lines)} ({len(ran)} from checkpoints here, {len(kept)} kept from the file)")
+        note = f"; {refused} rerun(s) on another machine refused" if refused else ""
+        print(f"{dst}: {len(lines)} seeds {sorted(lines)} ({len(ran)} from checkpoints here, {len(kept)} kept from the file{note})")
 
 
 if __name__ == "__main__":
