@@ -33,6 +33,8 @@ type ReproductionParams struct {
 	// Disputed are the rows settled by more seeds on both codes
 	// ([disputed] in pipeline.toml); ours come from the input "disputed".
 	Disputed []DisputedRow `toml:"disputed,omitzero"`
+	// Restatements are the paper's numbers that restate a value.
+	Restatements []Restatement `toml:"restatements,omitzero"`
 }
 
 // ReproRow is one published number judged against ours.
