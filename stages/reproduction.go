@@ -33,6 +33,8 @@ type ReproductionParams struct {
 	// Disputed are the rows settled by more seeds on both codes
 	// ([disputed] in pipeline.toml); ours come from the input "disputed".
 	Disputed []DisputedRow `toml:"disputed,omitzero"`
+	// Restatements are the paper's numbers that restate a value.
+	Restatements []Restatement `toml:"restatements,omitzero"`
 }
 
 // ReproRow is one published number judged against ours.
@@ -89,8 +91,6 @@ type Tally struct {
 	Differ       int `json:"differ"`
 	Inconclusive int `json:"inconclusive"`
 	NotRun       int `json:"not_run"`
-	// Untranscribed counts the paper's numbers not in published.toml yet.
-	Untranscribed int `json:"not_transcribed,omitempty"`
 }
 
 // Add counts one outcome.
@@ -110,15 +110,11 @@ func (t *Tally) Add(o verdict.Outcome) {
 }
 
 // Total is the judged and the not-run.
-func (t Tally) Total() int { return t.Judged + t.NotRun + t.Untranscribed }
+func (t Tally) Total() int { return t.Judged + t.NotRun }
 
 // String is the tally as the summary line prints it.
 func (t Tally) String() string {
-	s := fmt.Sprintf("%d judged, %d agree, %d differ, %d inconclusive, %d not run", t.Judged, t.Agree, t.Differ, t.Inconclusive, t.NotRun)
-	if t.Untranscribed > 0 {
-		s += fmt.Sprintf(", %d not transcribed", t.Untranscribed)
-	}
-	return s
+	return fmt.Sprintf("%d judged, %d agree, %d differ, %d inconclusive, %d not run", t.Judged, t.Agree, t.Differ, t.Inconclusive, t.NotRun)
 }
 
 // ComparisonTally counts the distinct comparisons (a number restated
@@ -166,10 +162,61 @@ func (t *ComparisonTally) AddJudgement(j *verdict.Judgement) {
 	}
 }
 
-// String is the tally as the summary line prints it.
+// String is the tally as the summary line prints it (the reasons an
+// inconclusive is one, those that have any).
 func (t ComparisonTally) String() string {
-	return fmt.Sprintf("%d distinct, %d agree, %d differ, %d inconclusive (%d our seeds would settle, %d of them at 12 or fewer; %d they cannot: the paper's own uncertainty; %d single runs with no noise model; %d failure counts over too few runs)",
-		t.Distinct, t.Agree, t.Differ, t.Inconclusive, t.BySeeds, t.Settle12, t.Unsettleable, t.NoNoise, t.FewRuns)
+	var why []string
+	if t.BySeeds > 0 {
+		why = append(why, fmt.Sprintf("%d our seeds would settle, %d of them at 12 or fewer", t.BySeeds, t.Settle12))
+	}
+	if t.Unsettleable > 0 {
+		why = append(why, fmt.Sprintf("%d they cannot: the paper's own uncertainty", t.Unsettleable))
+	}
+	if t.NoNoise > 0 {
+		why = append(why, fmt.Sprintf("%d single runs with no noise model", t.NoNoise))
+	}
+	if t.FewRuns > 0 {
+		why = append(why, fmt.Sprintf("%d failure counts over too few runs", t.FewRuns))
+	}
+	s := fmt.Sprintf("%d distinct, %d agree, %d differ, %d inconclusive", t.Distinct, t.Agree, t.Differ, t.Inconclusive)
+	if len(why) > 0 {
+		s += " (" + strings.Join(why, "; ") + ")"
+	}
+	return s
+}
+
+// CategoryCount is how many of the paper's numbers are not run for one
+// reason.
+type CategoryCount struct {
+	Category NotRunCategory `json:"category"`
+	Count    int            `json:"count"`
+}
+
+// CategoryCounts is the not-run numbers by category.
+type CategoryCounts []CategoryCount
+
+func (cs *CategoryCounts) add(c NotRunCategory, n int) {
+	for i := range *cs {
+		if (*cs)[i].Category == c {
+			(*cs)[i].Count += n
+			return
+		}
+	}
+	*cs = append(*cs, CategoryCount{c, n})
+}
+
+// String lists the categories: "38 configuration, 16 CIFAR-100 release
+// absent, ...".
+func (cs CategoryCounts) String() string {
+	var parts []string
+	for _, c := range cs {
+		name := string(c.Category)
+		if name == "" {
+			name = "no category"
+		}
+		parts = append(parts, fmt.Sprintf("%d %s", c.Count, name))
+	}
+	return strings.Join(parts, ", ")
 }
 
 // GroupTally is the tally of one table or figure.
@@ -191,7 +238,10 @@ type ReproReport struct {
 	ClaimTally Tally `json:"claim_tally"`
 	// Comparisons counts the distinct comparisons behind Numbers.
 	Comparisons ComparisonTally `json:"comparisons"`
-	Groups      []GroupTally    `json:"groups"`
+	// NotRunByCategory counts the paper's numbers no cell computes, by why
+	// (the [[not_run]] groups' categories), in the order first met.
+	NotRunByCategory CategoryCounts `json:"not_run_by_category,omitempty"`
+	Groups           []GroupTally   `json:"groups"`
 	// PaperNumbers is how many numbers the paper states (0: not counted).
 	PaperNumbers int `json:"paper_numbers,omitempty"`
 	// Disputed is the table of disputed rows (JudgeDisputed).
@@ -208,8 +258,12 @@ func (rep *ReproReport) Summary() string {
 		// integers, counts in words and plotted points come on top.
 		of = fmt.Sprintf(": the paper's %d with a decimal point and %d others", rep.PaperNumbers, n-rep.PaperNumbers)
 	}
-	return fmt.Sprintf("reproduction (profile %s): numbers: %s (%d in all%s); comparisons: %s; claims: %s (%d in all)",
-		rep.Profile, rep.Numbers, rep.Numbers.Total(), of, rep.Comparisons, rep.ClaimTally, rep.ClaimTally.Total())
+	nr := ""
+	if len(rep.NotRunByCategory) > 0 {
+		nr = fmt.Sprintf("; not run, by why: %s", rep.NotRunByCategory)
+	}
+	return fmt.Sprintf("reproduction (profile %s): numbers: %s (%d in all%s%s); comparisons: %s; claims: %s (%d in all)",
+		rep.Profile, rep.Numbers, rep.Numbers.Total(), of, nr, rep.Comparisons, rep.ClaimTally, rep.ClaimTally.Total())
 }
 
 // Reproduction judges every published number and claim against the
@@ -555,17 +609,35 @@ func Reproduce(p *ReproductionParams, recs []*AggregateRecord, disputed *Aggrega
 		}
 	}
 	fam.Settle()
-	byID := map[string]*ReproRow{}
+	// The paper's restatements ([[restatement]]): rows of their value's
+	// number, each with its own line, sharing its judgement.
+	byID := map[string]int{}
 	for i := range rep.Rows {
-		r := &rep.Rows[i]
-		if r.Restates == "" {
-			byID[r.ID] = r
+		if _, ok := byID[rep.Rows[i].ID]; !ok {
+			byID[rep.Rows[i].ID] = i
 		}
+	}
+	for _, st := range p.Restatements {
+		at, ok := byID[st.Of]
+		if !ok {
+			continue // ParsePublished checks that it names a value
+		}
+		v := &p.Values[at]
+		r := ReproRow{ID: st.Of, Group: group(st.Of), Cite: st.Cite, Line: st.Line, Cause: v.Cause, Restates: st.Of,
+			Published: restatedText(&st), Ours: rep.Rows[at].Ours, Note: rep.Rows[at].Note}
+		rep.Rows[at].RestatedAt = append(rep.Rows[at].RestatedAt, st.Line)
+		rep.Rows = append(rep.Rows, r)
 	}
 	for i := range rep.Rows {
 		if r := &rep.Rows[i]; r.Restates != "" {
-			j := *byID[r.Restates].Judgement
-			r.Judgement = &j
+			at := byID[r.Restates]
+			for rep.Rows[at].Restates != "" { // a restatement of a restated value
+				at = byID[rep.Rows[at].Restates]
+			}
+			if src := rep.Rows[at].Judgement; src != nil {
+				j := *src
+				r.Judgement = &j
+			}
 		}
 	}
 	for _, c := range p.Claims {
@@ -601,13 +673,9 @@ func Reproduce(p *ReproductionParams, recs []*AggregateRecord, disputed *Aggrega
 	}
 	for _, g := range p.NotRun {
 		t := tally("paper only")
-		if g.Status == "not transcribed" {
-			t.Untranscribed += g.Count
-			rep.Numbers.Untranscribed += g.Count
-			continue
-		}
 		t.NotRun += g.Count
 		rep.Numbers.NotRun += g.Count
+		rep.NotRunByCategory.add(g.Category, g.Count)
 	}
 	for i := range rep.Claims {
 		c := &rep.Claims[i]
@@ -798,6 +866,18 @@ func judgeValue(v *PublishedValue, ns map[string]*ours, sds map[string]printedSD
 	r.Judgement = &j
 	r.Note = strings.Join(notes, "; ")
 	return r
+}
+
+// restatedText is a restatement as the paper prints it.
+func restatedText(r *Restatement) string {
+	if r.Text != "" && !strings.ContainsAny(r.Text, `\$`) {
+		return r.Text
+	}
+	s := fmtN(r.Mean, r.Places())
+	if r.SD != nil {
+		s += " ± " + fmtN(*r.SD, r.Places())
+	}
+	return s
 }
 
 // publishedText is the published value as the paper prints it.

@@ -50,7 +50,7 @@ func TestReproduction(t *testing.T) {
 	if n := rep.Numbers; n.Judged != 3 || n.NotRun != 9 || n.Total() != 12 {
 		t.Errorf("tally %+v", n)
 	}
-	if s := rep.Summary(); !strings.Contains(s, "numbers: 3 judged") || !strings.Contains(s, "9 not run (12 in all)") {
+	if s := rep.Summary(); !strings.Contains(s, "numbers: 3 judged") || !strings.Contains(s, "9 not run (12 in all") || !strings.Contains(s, "comparisons: 3 distinct, 1 agree, 1 differ, 1 inconclusive (1 they cannot: the paper's own uncertainty)") {
 		t.Errorf("summary %q", s)
 	}
 	tex := string(out["tex"])

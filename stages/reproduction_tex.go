@@ -31,9 +31,9 @@ func ReproductionTeX(rep *ReproReport) string {
 		fmt.Fprintf(&b, "\\noindent\\fbox{\\parbox{0.97\\linewidth}{\\centering\\textbf{%s}}}\\par\\medskip\n", latexEscape(rep.Stamp))
 	}
 	fmt.Fprintf(&b, "\\noindent\\textbf{%s.}\n\n", latexEscape(rep.Summary()))
-	b.WriteString("\\begin{center}\\small\n\\begin{tabular}{@{}lrrrrrr@{}}\n\\toprule\n & judged & agree & differ & inconclusive & not run & not transcribed \\\\\n\\midrule\n")
+	b.WriteString("\\begin{center}\\small\n\\begin{tabular}{@{}lrrrrr@{}}\n\\toprule\n & judged & agree & differ & inconclusive & not run \\\\\n\\midrule\n")
 	row := func(name string, t Tally) {
-		fmt.Fprintf(&b, "%s & %d & %d & %d & %d & %d & %d \\\\\n", name, t.Judged, t.Agree, t.Differ, t.Inconclusive, t.NotRun, t.Untranscribed)
+		fmt.Fprintf(&b, "%s & %d & %d & %d & %d & %d \\\\\n", name, t.Judged, t.Agree, t.Differ, t.Inconclusive, t.NotRun)
 	}
 	for _, g := range rep.Groups {
 		row(`\texttt{`+latexEscape(g.Group)+`}`, g.Tally)
@@ -105,9 +105,9 @@ func ReproductionTeX(rep *ReproReport) string {
 		writeClaimLines(&b, rep.Claims)
 	}
 	if len(rep.NotRun) > 0 {
-		fmt.Fprintf(&b, "\n\\subsection*{The paper's numbers not judged (%d not run, %d not transcribed)}\n{\\footnotesize\n\\begin{itemize}\n", rep.Numbers.NotRun, rep.Numbers.Untranscribed)
+		fmt.Fprintf(&b, "\n\\subsection*{The paper's numbers not run (%d: %s)}\n{\\small\n\\begin{itemize}\n", rep.Numbers.NotRun, latexEscape(rep.NotRunByCategory.String()))
 		for _, g := range rep.NotRun {
-			fmt.Fprintf(&b, "\\item %s (%d numbers, %s; paper.tex lines %d--%d): %s.\n", texQuotes(latexEscape(g.What)), g.Count, g.Status, g.Lines[0], g.Lines[1], texQuotes(latexEscape(g.Reason)))
+			fmt.Fprintf(&b, "\\item %s (%d numbers, %s; paper.tex lines %d--%d): %s.\n", texQuotes(latexEscape(g.What)), g.Count, latexEscape(string(g.Category)), g.Lines[0], g.Lines[1], texQuotes(latexEscape(g.Reason)))
 		}
 		b.WriteString("\\end{itemize}}\n")
 	}

@@ -3,6 +3,7 @@ package stages
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -48,7 +49,74 @@ type Published struct {
 	Value        []PublishedValue `toml:"value"`
 	Claim        []Claim          `toml:"claim"`
 	NotRun       []NotRunGroup    `toml:"not_run"`
+	// Restatement are the paper's numbers that print again a value judged
+	// elsewhere: one verdict, several lines.
+	Restatement []Restatement `toml:"restatement"`
 }
+
+// Restatement is a number the paper prints again, on another line, that
+// a [[value]] already names: the same number (its printing round-trips to
+// the value's) judged once, under the value's ID. A number that prints
+// differently is not a restatement but a value of its own.
+type Restatement struct {
+	// Of is the ID of the [[value]] it restates.
+	Of   string `toml:"of"`
+	Line int    `toml:"line"`
+	Cite string `toml:"cite"`
+	// Mean, SD, Decimals and Text are as the line prints them, read as
+	// for a value (PublishedValue).
+	Mean     float64  `toml:"mean"`
+	SD       *float64 `toml:"sd"`
+	Decimals *int     `toml:"decimals"`
+	Text     string   `toml:"text,omitzero"`
+}
+
+// Places is the number of decimals the paper prints r with.
+func (r *Restatement) Places() int {
+	if r.Decimals == nil {
+		return 1
+	}
+	return *r.Decimals
+}
+
+// NotRunCategory is why a group of the paper's numbers is not judged.
+type NotRunCategory string
+
+// The categories of numbers not run: each group of [[not_run]] names one.
+const (
+	// NotRunConfig: a setting the paper states (a learning rate, a
+	// budget, a gate's threshold), an input of the cells, not a result.
+	NotRunConfig NotRunCategory = "configuration"
+	// NotRunTheory: a constant, bound or worked example of the method's
+	// derivation, not a measurement.
+	NotRunTheory NotRunCategory = "theory"
+	// NotRunCIFAR100: a CIFAR-100 number; the release is not on the data
+	// mirror, so its cells cannot run.
+	NotRunCIFAR100 NotRunCategory = "CIFAR-100 release absent"
+	// NotRunTiming: a wall-clock time of the authors' machine.
+	NotRunTiming NotRunCategory = "machine-specific timing"
+	// NotRunNoCell: a measurement no cell of the profile computes yet
+	// (it would need train cells the ledger does not hold).
+	NotRunNoCell NotRunCategory = "no cell yet"
+	// NotRunDevPhase: a number of the development phase (development
+	// split, selection sweeps) that the paper profile does not run.
+	NotRunDevPhase NotRunCategory = "development-phase run not in the profile"
+	// NotRunRange: the end of a range the paper states over several
+	// cells without saying which ("1.3--3.0 across the grid").
+	NotRunRange NotRunCategory = "range over unnamed cells"
+	// NotRunSeed: one seed's value (or a range over seeds) of a row
+	// judged by its mean, s.d. and collapse count. Our seed i is not the
+	// paper's seed i (another code draws other initial weights), so a
+	// single seed has no counterpart to judge.
+	NotRunSeed NotRunCategory = "single seed of a row"
+	// NotRunDerived: a difference or ratio of numbers judged on their
+	// own, for which no cell declares the pair (single runs, points of a
+	// figure, a ratio; the verdict judges differences of paired cells).
+	NotRunDerived NotRunCategory = "derived from judged numbers, no pair declared"
+)
+
+// NotRunCategories are the categories a [[not_run]] group may name.
+var NotRunCategories = []NotRunCategory{NotRunConfig, NotRunTheory, NotRunCIFAR100, NotRunTiming, NotRunNoCell, NotRunDevPhase, NotRunRange, NotRunSeed, NotRunDerived}
 
 // NotRunGroup is a group of the paper's numbers that no cell of the
 // profile computes: the paper's lines that state them, how many there are
@@ -58,11 +126,14 @@ type NotRunGroup struct {
 	What  string `toml:"what"`
 	Lines []int  `toml:"lines"` // first and last line of paper.tex
 	Count int    `toml:"count"`
-	// Status is "not run" (no cell of the profile computes them) or "not
-	// transcribed" (computed by a cell, or restating a judged number, but
-	// not a [[value]] yet).
+	// Status is "not run": no cell of the profile computes them (a number
+	// a cell computes, or one restating a judged number, is a [[value]] or
+	// a [[restatement]], never a group).
 	Status string `toml:"status"`
-	Reason string `toml:"reason"`
+	// Category is why, one of NotRunCategories (omitted from JSON when
+	// empty, so a report built from groups without one keeps its bytes).
+	Category NotRunCategory `toml:"category" json:"Category,omitempty"`
+	Reason   string         `toml:"reason"`
 }
 
 // Claim is a comparison the paper states, judged on our numbers with the
@@ -231,8 +302,27 @@ func ParsePublished(path, src string) (*Published, error) {
 		}
 	}
 	for i, g := range p.NotRun {
-		if g.What == "" || g.Reason == "" || g.Count <= 0 || len(g.Lines) != 2 || g.Lines[0] <= 0 || g.Lines[1] < g.Lines[0] || (g.Status != "not run" && g.Status != "not transcribed") {
-			return nil, fmt.Errorf("%s: not_run[%d] %q: what, reason, count > 0, lines = [first, last] and status (\"not run\" or \"not transcribed\") are required", path, i, g.What)
+		if g.What == "" || g.Reason == "" || g.Count <= 0 || len(g.Lines) != 2 || g.Lines[0] <= 0 || g.Lines[1] < g.Lines[0] || g.Status != "not run" {
+			return nil, fmt.Errorf("%s: not_run[%d] %q: what, reason, count > 0, lines = [first, last] and status \"not run\" are required", path, i, g.What)
+		}
+		if !slices.Contains(NotRunCategories, g.Category) {
+			return nil, fmt.Errorf("%s: not_run[%d] %q: category %q: want one of %q", path, i, g.What, g.Category, NotRunCategories)
+		}
+	}
+	for i, r := range p.Restatement {
+		if !seen[r.Of] {
+			return nil, fmt.Errorf("%s: restatement[%d] (line %d): of %q names no value", path, i, r.Line, r.Of)
+		}
+		if r.Cite == "" || r.Line <= 0 {
+			return nil, fmt.Errorf("%s: restatement[%d] of %s: cite and line (of paper.tex) are required", path, i, r.Of)
+		}
+		if r.Decimals != nil && (*r.Decimals < 0 || *r.Decimals > 4) {
+			return nil, fmt.Errorf("%s: restatement[%d] of %s: decimals %d: want 0 to 4", path, i, r.Of, *r.Decimals)
+		}
+		for _, x := range []*float64{&r.Mean, r.SD} {
+			if x != nil && (math.IsNaN(*x) || math.IsInf(*x, 0)) {
+				return nil, fmt.Errorf("%s: restatement[%d] of %s: not a finite number", path, i, r.Of)
+			}
 		}
 	}
 	return p, nil
@@ -244,5 +334,6 @@ func (rp *ReproductionParams) AddPublished(p *Published) {
 	rp.Values = append(rp.Values, p.Value...)
 	rp.Claims = append(rp.Claims, p.Claim...)
 	rp.NotRun = append(rp.NotRun, p.NotRun...)
+	rp.Restatements = append(rp.Restatements, p.Restatement...)
 	rp.PaperNumbers += p.PaperNumbers
 }

@@ -18,6 +18,59 @@ cite = "Table t, row 1"
 line = 1
 `
 
+const tablesTestRestatement = `
+[[restatement]]
+of = "t/x/sequential"
+line = 7
+cite = "Section 2: 'reaches 91.7'"
+mean = 91.7
+sd = 0.4
+`
+
+const tablesTestNotRun = `
+[[not_run]]
+what = "timings"
+lines = [3, 4]
+count = 2
+status = "not run"
+category = "machine-specific timing"
+reason = "the authors' machine"
+`
+
+// TestParsePublishedChecks: a file with restatements and categorised
+// not-run groups is accepted, and each way of getting them wrong is
+// refused with an error naming the file and the entry.
+func TestParsePublishedChecks(t *testing.T) {
+	t.Parallel()
+	ok := tablesTestPublished + tablesTestRestatement + tablesTestNotRun
+	p, err := ParsePublished("p.toml", ok)
+	if err != nil {
+		t.Fatalf("ParsePublished(valid) = %v", err)
+	}
+	if len(p.Restatement) != 1 || p.Restatement[0].Of != "t/x/sequential" || p.NotRun[0].Category != NotRunTiming {
+		t.Errorf("ParsePublished(valid) = %+v, want one restatement and a timing group", p)
+	}
+	for _, tc := range []struct {
+		name, old, new, want string
+	}{
+		{"restatement of no value", `of = "t/x/sequential"`, `of = "t/y/sequential"`, `restatement[0] (line 7): of "t/y/sequential" names no value`},
+		{"restatement without cite", `cite = "Section 2: 'reaches 91.7'"`, ``, `restatement[0] of t/x/sequential: cite and line`},
+		{"restatement without line", "line = 7\n", "", `restatement[0] of t/x/sequential: cite and line`},
+		{"not transcribed", `status = "not run"`, `status = "not transcribed"`, `not_run[0] "timings": what, reason`},
+		{"no category", `category = "machine-specific timing"`, ``, `not_run[0] "timings": category ""`},
+		{"unknown category", `category = "machine-specific timing"`, `category = "later"`, `not_run[0] "timings": category "later"`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			src := strings.Replace(ok, tc.old, tc.new, 1)
+			_, err := ParsePublished("p.toml", src)
+			if err == nil || !strings.Contains(err.Error(), "p.toml: "+tc.want) {
+				t.Errorf("ParsePublished = %v, want an error containing %q", err, "p.toml: "+tc.want)
+			}
+		})
+	}
+}
+
 // FuzzParsePublished: the decoder never panics, and what it accepts
 // survives a round trip through TOML unchanged.
 func FuzzParsePublished(f *testing.F) {
@@ -25,6 +78,7 @@ func FuzzParsePublished(f *testing.F) {
 	f.Add("[[value]]\nid = \"a/compare/x\"\nmean = -7.0\nlo = -8.9\nhi = -5.2\ncite = \"text\"\nline = 3\n")
 	f.Add("[[value]]\nid = \"a\"\nmean = 1.0\nlo = 0.5\ncite = \"x\"\nline = 2\ndecimals = 0\n")
 	f.Add("[[value]]\nid = \"a\"\nmean = nan\ncite = \"x\"\n")
+	f.Add(tablesTestPublished + tablesTestRestatement + tablesTestNotRun)
 	f.Fuzz(func(t *testing.T, src string) {
 		p, err := ParsePublished("fuzz.toml", src)
 		if err != nil {

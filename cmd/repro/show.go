@@ -333,9 +333,9 @@ func showReport(e *env, rep *stages.ReproReport) {
 	}
 	fmt.Fprintln(out, rep.Summary())
 	tw := tablewriter.NewWriter(out)
-	tw.Header("group", "judged", "agree", "differ", "inconclusive", "not run", "not transcribed")
+	tw.Header("group", "judged", "agree", "differ", "inconclusive", "not run")
 	add := func(name string, t stages.Tally) {
-		tw.Append(name, strconv.Itoa(t.Judged), strconv.Itoa(t.Agree), strconv.Itoa(t.Differ), strconv.Itoa(t.Inconclusive), strconv.Itoa(t.NotRun), strconv.Itoa(t.Untranscribed))
+		tw.Append(name, strconv.Itoa(t.Judged), strconv.Itoa(t.Agree), strconv.Itoa(t.Differ), strconv.Itoa(t.Inconclusive), strconv.Itoa(t.NotRun))
 	}
 	for _, g := range rep.Groups {
 		add(g.Group, g.Tally)
@@ -387,9 +387,9 @@ func showReport(e *env, rep *stages.ReproReport) {
 	fmt.Fprintf(out, "\nEvery claim (%d):\n", len(rep.Claims))
 	showClaims(e, rep.Claims)
 	if len(rep.NotRun) > 0 {
-		fmt.Fprintf(out, "\nThe paper's numbers not judged (%d not run, %d not transcribed):\n", rep.Numbers.NotRun, rep.Numbers.Untranscribed)
+		fmt.Fprintf(out, "\nThe paper's numbers not run (%d: %s):\n", rep.Numbers.NotRun, rep.NotRunByCategory)
 		for _, g := range rep.NotRun {
-			fmt.Fprintf(out, "- %s: %d numbers, %s, paper.tex lines %d-%d: %s\n", g.What, g.Count, g.Status, g.Lines[0], g.Lines[1], g.Reason)
+			fmt.Fprintf(out, "- %s: %d numbers, %s, paper.tex lines %d-%d: %s\n", g.What, g.Count, g.Category, g.Lines[0], g.Lines[1], g.Reason)
 		}
 	}
 }
