@@ -40,8 +40,9 @@ const MetadataFile = "ro-crate-metadata.json"
 // Input is everything a crate says, typed; the command gathers it from the
 // ledger and the committed files.
 type Input struct {
-	// Name and Description are the crate's (the root dataset's).
-	Name, Description string
+	// Name and Description are the crate's (the root dataset's);
+	// WorkflowDescription the workflow's (the README's text).
+	Name, Description, WorkflowDescription string
 	// Published is the crate's datePublished.
 	Published time.Time
 	// Revision is the commit of the binary that exports the crate: the
@@ -115,7 +116,8 @@ type Number struct {
 	// figure cell; zero key: none in the crate).
 	Producer artifacts.Key
 	// Authors is the authors' code's rerun of a disputed row, as printed
-	// ("" for other numbers), and ReferenceFile the file it is read from.
+	// ("" for other numbers), and ReferenceFile the SHA-256 (hex) of the
+	// file it is read from, one of the ReferenceRuns' files.
 	Authors, ReferenceFile string
 }
 
@@ -280,6 +282,9 @@ func Build(in *Input) (*Crate, error) {
 	wf["@type"] = []string{"File", "SoftwareSourceCode", "ComputationalWorkflow", "HowTo"}
 	wf["version"] = in.Revision
 	wf["programmingLanguage"] = ref(languageID)
+	if in.WorkflowDescription != "" {
+		wf["description"] = in.WorkflowDescription
+	}
 	if in.README != nil {
 		if err := copyFile(in.README); err != nil {
 			return nil, err

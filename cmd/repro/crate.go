@@ -36,7 +36,7 @@ const crateCopyLimit = 8 << 20
 func cmdCrate() *command {
 	var g globalFlags
 	fs := newFlags("crate", &g)
-	out := fs.String("out", "crate", "write the crate into this `directory` (absent, empty, or a crate written before)")
+	out := fs.String("out", "ro-crate", "write the crate into this `directory` (absent, empty, or a crate written before)")
 	limit := fs.Int64("copy-limit", crateCopyLimit, "copy rendered files up to this many `bytes`; larger ones are referenced by digest")
 	return &command{
 		name: "crate", usage: "[--profile P] [--out DIR] [--copy-limit BYTES]",
@@ -164,6 +164,7 @@ func crateInput(ctx context.Context, w *workspace, p *pipeline.Plan, limit int64
 		return nil, err
 	}
 	in.Name, in.Description = readmeTitle(string(b), w.profile)
+	in.WorkflowDescription = string(b)
 	if in.Citation, err = fileAt(filepath.Join(dir, "CITATION.cff"), "CITATION.cff", "how to cite the project and the paper"); err != nil {
 		return nil, err
 	}
