@@ -133,6 +133,38 @@ func TestBuild(t *testing.T) {
 	}
 }
 
+// TestBuildLargeOutputByDigest: an output above the copy limit (no Path)
+// is described by its digest and not copied; a copied one is a part of the
+// root and a result of the workflow's run.
+func TestBuildLargeOutputByDigest(t *testing.T) {
+	in := testInput(t)
+	dir := t.TempDir()
+	small := fileOf(t, dir, "t.tex", "paper/tables/t.tex", "91.7")
+	big := fileOf(t, dir, "main.pdf", "", "%PDF-large")
+	big.Source = ""
+	in.Outputs = []*File{small, big}
+	c, err := Build(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := entities(c)
+	bigID := DigestID(big.SHA256)
+	if g[bigID] == nil || g[bigID]["sha256"] != big.SHA256 || g[bigID]["contentSize"] != "10" {
+		t.Errorf("the large output's entity %s: %v", bigID, g[bigID])
+	}
+	for _, f := range c.Files {
+		if f == big {
+			t.Errorf("the large output is copied")
+		}
+	}
+	if !slices.Contains(refIDs(g["./"]["hasPart"]), small.Path) || slices.Contains(refIDs(g["./"]["hasPart"]), bigID) {
+		t.Errorf("root hasPart %v: want the copied output, not the one by digest", refIDs(g["./"]["hasPart"]))
+	}
+	if got := refIDs(g["#run"]["result"]); !slices.Contains(got, small.Path) || !slices.Contains(got, bigID) {
+		t.Errorf("the run's result %v lacks an output", got)
+	}
+}
+
 func TestBuildRefusesUnknownSeed(t *testing.T) {
 	in := testInput(t)
 	in.Numbers[0].Seeds[0].Key = artifacts.Key(sha256.Sum256([]byte("other")))
