@@ -359,7 +359,7 @@ func Build(in *Input) (*Crate, error) {
 			return nil, err
 		}
 	}
-	fileOf := func(d artifacts.Digest, name string) string {
+	fileOf := func(d artifacts.Digest) string {
 		h := d.String()
 		if id, ok := fileIDs[h]; ok {
 			return id
@@ -432,7 +432,7 @@ func Build(in *Input) (*Crate, error) {
 		var object, result, informed []string
 		for _, inp := range m.Inputs {
 			for _, o := range inp.Outputs {
-				id := fileOf(o.Digest, o.Name)
+				id := fileOf(o.Digest)
 				g.add(Entity{"@id": id, "@type": "File", "name": o.Name, "sha256": o.Digest.String(), "contentSize": strconv.FormatInt(o.Size, 10)})
 				object = append(object, id)
 			}
@@ -456,7 +456,7 @@ func Build(in *Input) (*Crate, error) {
 			object = append(object, id)
 		}
 		for _, o := range m.Outputs {
-			id := fileOf(o.Digest, o.Name)
+			id := fileOf(o.Digest)
 			g.add(Entity{"@id": id, "@type": "File", "name": o.Name, "sha256": o.Digest.String(), "contentSize": strconv.FormatInt(o.Size, 10)})
 			result = append(result, id)
 		}
