@@ -351,7 +351,7 @@ func crateNumbers(w *workspace, p *pipeline.Plan) ([]crateNumber, error) {
 		byExp := map[string]*stages.AggCell{}
 		for i := range sc.Numbers {
 			n := &sc.Numbers[i]
-			put(n.ID, &source{group: t, cells: []*stages.AggCell{&n.AggCell}, producer: cellid.Render(t), text: n.Text})
+			put(n.ID, &source{group: t, cells: []*stages.AggCell{&n.AggCell}, producer: cellid.Render(t), text: plainCell(n)})
 			byExp[n.Experiment+"/"+n.Protocol] = &n.AggCell
 		}
 		for _, c := range sc.Comparisons {
