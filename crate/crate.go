@@ -1,6 +1,7 @@
 package crate
 
 import (
+	"cmp"
 	"encoding/base64"
 	"encoding/hex"
 	"fmt"
@@ -471,7 +472,7 @@ func Build(in *Input) (*Crate, error) {
 		}
 		addBuild("revision", pv.Revision)
 		if pv.Dirty {
-			addBuild("dirty_diff", cmpOr(pv.DirtyDiff, "unknown"))
+			addBuild("dirty_diff", cmp.Or(pv.DirtyDiff, "unknown"))
 		}
 		addBuild("go_version", pv.GoVersion)
 		addBuild("host", pv.Host)
@@ -614,13 +615,6 @@ func Build(in *Input) (*Crate, error) {
 func stepsOf(wf Entity) []map[string]string {
 	l, _ := wf["step"].([]map[string]string)
 	return l
-}
-
-func cmpOr(s, or string) string {
-	if s == "" {
-		return or
-	}
-	return s
 }
 
 func maxTime(a, b time.Time) time.Time {
