@@ -8,7 +8,7 @@ JOBS     ?= $(shell nproc 2>/dev/null || echo 2)
 REPRO_DATA_MIRROR ?= $(abspath $(wildcard ../shared/data))
 export REPRO_DATA_MIRROR
 
-.PHONY: all build paper pdf check ledger-readme smoke test test-short bench vet fmt clean reference-check reference-runs
+.PHONY: all build paper pdf check crate ledger-readme smoke test test-short bench vet fmt clean reference-check reference-runs
 
 all: build
 
@@ -70,6 +70,12 @@ pdf:
 # Exit non-zero, naming each number, if a committed table is stale.
 check: build
 	$(BIN) check --profile $(PROFILE)
+
+# The reproduction as an RO-Crate (Provenance Run Crate) in ro-crate/, from
+# the ledger and the committed files, computing nothing (docs/crate.md).
+CRATE_DIR ?= ro-crate
+crate: build
+	$(BIN) crate --profile $(PROFILE) --out $(CRATE_DIR)
 
 # The ledger's README states which commits computed its records (repro
 # provenance): rewrite that section after the ledger changed (a push, a

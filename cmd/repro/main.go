@@ -97,7 +97,7 @@ func (e *exitError) Unwrap() error { return e.err }
 // allCommands builds the command table afresh (tests run many commands in
 // one process, and flag values must not leak between them).
 func allCommands() []*command {
-	cs := []*command{cmdRun(), cmdPlan(), cmdStatus(), cmdWhy(), cmdVerify(), cmdGC(), cmdDag(), cmdExecCell(), cmdInit(), cmdKey(), cmdPush(), cmdPull(), cmdShow(), cmdCheck(), cmdReport(), cmdDiff(), cmdProvenance()}
+	cs := []*command{cmdRun(), cmdPlan(), cmdStatus(), cmdWhy(), cmdVerify(), cmdGC(), cmdDag(), cmdExecCell(), cmdInit(), cmdKey(), cmdPush(), cmdPull(), cmdShow(), cmdCheck(), cmdReport(), cmdDiff(), cmdProvenance(), cmdCrate()}
 	sort.Slice(cs, func(i, j int) bool { return cs[i].name < cs[j].name })
 	return cs
 }

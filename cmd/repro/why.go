@@ -335,18 +335,15 @@ func printCell(e *env, w *workspace, p *pipeline.Plan, n *stages.AggCell) {
 
 	for i, id := range n.TrainCells {
 		fmt.Fprintf(out, "  seed %d: %s = %.4f, result sha256:%s\n", n.Seeds[i], id, n.Values[i], n.Results[i])
-		m := trainManifest(p, id)
-		if pc := p.Cell(id); m == nil && pc != nil {
+		if pc := p.Cell(id); trainManifest(p, id) == nil && pc != nil {
 			stale, v := w.trainVerdict(pc, n.Results[i])
 			if stale {
 				fmt.Fprintf(out, "    STALE: %s; see repro check\n", v)
 			} else {
 				fmt.Fprintf(out, "    (%s: repro run computes it; a pushed ledger holds it)\n", v)
 			}
-			// The record of the committed result, if one is here, is its
-			// provenance all the same.
-			m = w.records()[id+" "+n.Results[i]]
 		}
+		m := numberSeed(w, p, id, n.Results[i])
 		if m == nil {
 			continue
 		}
@@ -378,6 +375,20 @@ func printCell(e *env, w *workspace, p *pipeline.Plan, n *stages.AggCell) {
 		}
 	}
 	fmt.Fprintf(out, "  full provenance of a seed: repro why <train cell ID>\n")
+}
+
+// numberSeed is the record behind one seed of a table or figure cell: the
+// plan's record of train cell id when it is not stale, else the record of
+// its committed result (sha256 hex) if the store or a remote holds one;
+// nil when there is none. why prints it and crate links the number to it.
+func numberSeed(w *workspace, p *pipeline.Plan, id, result string) *artifacts.Manifest {
+	m := trainManifest(p, id)
+	if m == nil && p.Cell(id) != nil {
+		// The record of the committed result, if one is here, is its
+		// provenance all the same.
+		m = w.records()[id+" "+result]
+	}
+	return m
 }
 
 // dataOf lists the split, stream and raw data digests upstream of inputs.
