@@ -8,8 +8,6 @@ import (
 // Input is what a site is built from.
 type Input struct {
 	Profile string
-	// Revision is the code revision of the binary building the site.
-	Revision string
 	// Report is the reproduction report (nil: no verdicts are shown).
 	Report  *stages.ReproReport
 	Tables  []*stages.Sidecar

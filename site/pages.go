@@ -14,8 +14,8 @@ import (
 func (s *site) index() []byte {
 	var b strings.Builder
 	fmt.Fprintf(&b, "<h1>Reproduction (profile %s)</h1>\n", esc(s.in.Profile))
-	if s.in.Revision != "" {
-		fmt.Fprintf(&b, "<p class=\"meta\">built by code revision <code>%s</code></p>\n", esc(s.in.Revision))
+	if rs := recordRevisions(s.in.Records); rs != "" {
+		fmt.Fprintf(&b, "<p class=\"meta\">seeds computed by code revision %s</p>\n", rs)
 	}
 	rep := s.in.Report
 	if rep != nil {
@@ -282,4 +282,42 @@ func (s *site) figurePage(f *stages.FigureSidecar) []byte {
 	b.WriteString("</tbody></table>\n")
 	b.WriteString(legend)
 	return page("Figure "+f.Figure, "../", b.String())
+}
+
+// recordRevisions is the code revisions the seeds' records name, each with
+// its count of records, most first, as HTML ("" for none). It is what the
+// site's numbers were computed from, a function of the store and the
+// ledger: never the revision of the binary that renders the site, which
+// would change a committed page with every commit (a fresh clone's make
+// paper would leave paper/site modified).
+func recordRevisions(recs map[string]*SeedRecord) string {
+	n := map[string]int{}
+	for _, r := range recs {
+		rev := r.Revision
+		if rev == "" {
+			rev = "unknown"
+		}
+		if len(rev) > 12 {
+			rev = rev[:12]
+		}
+		if r.Dirty {
+			rev += "+dirty"
+		}
+		n[rev]++
+	}
+	revs := make([]string, 0, len(n))
+	for r := range n {
+		revs = append(revs, r)
+	}
+	slices.SortFunc(revs, func(a, b string) int {
+		if n[a] != n[b] {
+			return n[b] - n[a]
+		}
+		return strings.Compare(a, b)
+	})
+	var parts []string
+	for _, r := range revs {
+		parts = append(parts, fmt.Sprintf("<code>%s</code> (%d)", esc(r), n[r]))
+	}
+	return strings.Join(parts, ", ")
 }

@@ -12,7 +12,6 @@ import (
 
 	"repro/artifacts"
 	"repro/experiments"
-	"repro/internal/buildstamp"
 	"repro/pipeline"
 	"repro/site"
 	"repro/stages"
@@ -84,7 +83,7 @@ PDF's numbers link to the cards (docs/report.md).`,
 // committed sidecars (what the PDF shows), the reproduction report judged
 // on them, the seeds' records and the default systems' configurations.
 func siteInput(ctx context.Context, w *workspace, dir string) (*site.Input, error) {
-	in := &site.Input{Profile: w.profile, Revision: buildstamp.Binary().String(),
+	in := &site.Input{Profile: w.profile,
 		Records: map[string]*site.SeedRecord{}, Defaults: map[string]site.DefaultConfig{}, FigureImages: map[string]string{}}
 	if def, _, err := w.matrix.Profile(""); err == nil && w.profile != def {
 		in.RunFlags = "--profile " + w.profile
