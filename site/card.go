@@ -242,26 +242,34 @@ func diffParams(def, got []pipeline.Param) []string {
 	return out
 }
 
-// rerun is the command that recomputes a number: its seeds' train cells
-// (by experiment and protocol), then the rest of the profile, which
-// re-aggregates and re-renders only what changed.
+// rerun is the command that recomputes a number and checks it: repro
+// verify --recompute of its seeds' train cells (by experiment, protocol
+// and split) computes each seed again, whether the store or only the
+// ledger holds it, and compares the result's digest with its record's.
+// (repro run --only would recompute nothing where the ledger holds the
+// records: a fresh clone says "nothing to do".)
 func (s *site) rerun(n *number) string {
-	var globs []string
+	type group struct {
+		glob  string
+		seeds int
+	}
+	var gs []group
 	for _, rc := range n.cells {
-		if len(rc.cell.TrainCells) == 0 {
-			continue
-		}
-		id := rc.cell.TrainCells[0]
-		parts := strings.SplitN(id, "/", 4)
-		if len(parts) < 3 {
-			continue
-		}
-		g := strings.Join(parts[:3], "/")
-		if !slices.Contains(globs, g) {
-			globs = append(globs, g)
+		for _, id := range rc.cell.TrainCells {
+			parts := strings.SplitN(id, "/", 5)
+			if len(parts) < 4 {
+				continue
+			}
+			g := strings.Join(parts[:4], "/")
+			k := slices.IndexFunc(gs, func(x group) bool { return x.glob == g })
+			if k < 0 {
+				gs = append(gs, group{glob: g})
+				k = len(gs) - 1
+			}
+			gs[k].seeds++
 		}
 	}
-	if len(globs) == 0 {
+	if len(gs) == 0 {
 		return ""
 	}
 	flags := ""
@@ -269,9 +277,16 @@ func (s *site) rerun(n *number) string {
 		flags = " " + s.in.RunFlags
 	}
 	var lines []string
-	for _, g := range globs {
-		lines = append(lines, "repro run"+flags+" --only "+g)
+	for _, g := range gs {
+		lines = append(lines, fmt.Sprintf("repro verify%s --recompute %s    # recompute its %s, compare each result with its record", flags, g.glob, plural(g.seeds, "seed")))
 	}
-	lines = append(lines, "repro run"+flags+"    # re-aggregate and re-render")
 	return strings.Join(lines, "\n")
+}
+
+// plural is "1 seed", "3 seeds".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }

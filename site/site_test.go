@@ -84,11 +84,11 @@ func TestCardContents(t *testing.T) {
 		"feedc0ffee00",                       // the code revision
 		"- train.local.eta = 0.02",           // configuration against the default
 		"+ train.local.eta = 0.1",
-		"split/mnist/1234 split sha256:",      // data digests
-		"paper.tex line 100",                  // the paper's line
-		"repro run --only train/b/sequential", // the command
-		`<svg class="strip"`,                  // the strip plot
-		`class="pub"`,                         // with the paper's mean on it
+		"split/mnist/1234 split sha256:", // data digests
+		"paper.tex line 100",             // the paper's line
+		"repro verify --recompute train/b/sequential/split1234    # recompute its 3 seeds, compare each result with its record", // the command
+		`<svg class="strip"`, // the strip plot
+		`class="pub"`,        // with the paper's mean on it
 	} {
 		if !strings.Contains(card, want) {
 			t.Errorf("card tab/b/sequential lacks %q", want)

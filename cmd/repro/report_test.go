@@ -66,7 +66,7 @@ func TestReportAndDiff(t *testing.T) {
 	mustRepro(t, dir, "run", "-j", "2", "-q")
 	out = mustRepro(t, dir, "diff", "HEAD", "store")
 	var moved []string
-	for _, m := range regexp.MustCompile(`(?m)^(t/\S+): `).FindAllStringSubmatch(out, -1) {
+	for _, m := range regexp.MustCompile(`(?m)^moved +(t/\S+): `).FindAllStringSubmatch(out, -1) {
 		moved = append(moved, m[1])
 	}
 	slices.Sort(moved)
