@@ -29,7 +29,11 @@ func (s *site) card(n *number) []byte {
 		if r.ID != n.id {
 			label = "paper, " + strings.TrimPrefix(r.ID, n.id+"/")
 		}
-		fmt.Fprintf(&b, "<tr><th>%s</th><td><span class=\"big\">%s</span> (ours %s) <span class=\"badge %s\">%s</span>", esc(label), esc(r.Published), esc(r.Ours), outcomeClass(r.Verdict), esc(r.Verdict.String()))
+		ours := ""
+		if r.Ours != "" {
+			ours = " (ours " + esc(r.Ours) + ")"
+		}
+		fmt.Fprintf(&b, "<tr><th>%s</th><td><span class=\"big\">%s</span>%s <span class=\"badge %s\">%s</span>", esc(label), esc(r.Published), ours, outcomeClass(r.Verdict), esc(r.Verdict.String()))
 		if r.Judgement != nil {
 			j := r.Judgement
 			fmt.Fprintf(&b, "<br><span class=\"stats\">%s</span>", esc(j.String()))
@@ -86,7 +90,7 @@ func (s *site) card(n *number) []byte {
 		slices.Sort(rs)
 		fmt.Fprintf(&b, "<h2>Code</h2>\n<p>computed by revision %s</p>\n", "<code>"+strings.Join(rs, "</code>, <code>")+"</code>")
 	} else if len(n.cells) > 0 {
-		b.WriteString("<h2>Code</h2>\n<p>no record of these seeds is in the store or the ledger: <code>repro pull</code> fetches the ledger's</p>\n")
+		fmt.Fprintf(&b, "<h2>Code</h2>\n<p>%s</p>\n", noRecord(n))
 	}
 	if cmd := s.rerun(n); cmd != "" {
 		fmt.Fprintf(&b, "<h2>Recompute</h2>\n<pre>%s</pre>\n", esc(cmd))
@@ -289,4 +293,28 @@ func plural(n int, noun string) string {
 		return "1 " + noun
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// noRecord says, as HTML, why a number's card names no seed record: the
+// cause its cells give for not being computed (a release absent where the
+// tables were rendered blocks its download cell and everything after it),
+// or, for cells that were computed, that this store and ledger lack the
+// records (repro pull fetches the ledger's).
+func noRecord(n *number) string {
+	for _, rc := range n.cells {
+		st := rc.cell.Status
+		if st.Is(stages.StatusOK) {
+			continue
+		}
+		text := st.String()
+		if blocker, ok := strings.CutPrefix(text, "not run: blocked by "); ok {
+			why := "a cell that failed where these tables were rendered"
+			if rel, ok := strings.CutPrefix(blocker, "download/"); ok {
+				why = "the " + rel + " release was not on the data mirror, and there was no network, where these tables were rendered"
+			}
+			return fmt.Sprintf("not computed: its seeds wait for <code>%s</code>, %s; so no seed has a record. A machine with the release computes them: <code>repro run</code>.", esc(blocker), esc(why))
+		}
+		return fmt.Sprintf("not computed (%s), so no seed has a record.", esc(text))
+	}
+	return "no record of these seeds is in the store or the ledger: <code>repro pull</code> fetches the ledger's records of them."
 }

@@ -205,3 +205,42 @@ func TestIndexDisputed(t *testing.T) {
 }
 
 func ptr(x float64) *float64 { return &x }
+
+// TestCardNotRun: the card of a number that was not run names what
+// blocked it (a release absent where the tables were rendered), says it
+// whole, and does not send the reader to repro pull, which cannot help.
+func TestCardNotRun(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name, status string
+		want         []string
+	}{
+		{"blocked by a download", "blocked by download/cifar100", []string{"<code>download/cifar100</code>", "the cifar100 release was not on the data mirror", "no seed has a record."}},
+		{"other cause", "no data", []string{"not computed (not run: no data), so no seed has a record."}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			in := FixtureInput(0)
+			for i := range in.Tables[0].Numbers {
+				if n := &in.Tables[0].Numbers[i]; n.ID == "tab/b/static" {
+					n.Status = stages.NotRun(c.status)
+				}
+			}
+			dir := filepath.Join(t.TempDir(), "site")
+			if _, err := Build(dir, in); err != nil {
+				t.Fatal(err)
+			}
+			card := read(t, filepath.Join(dir, "cards", "tab.b.static.html"))
+			for _, w := range c.want {
+				if !strings.Contains(card, w) {
+					t.Errorf("card tab/b/static lacks %q", w)
+				}
+			}
+			for _, bad := range []string{"repro pull", "(ours )"} {
+				if strings.Contains(card, bad) {
+					t.Errorf("card tab/b/static says %q", bad)
+				}
+			}
+		})
+	}
+}
