@@ -89,7 +89,9 @@ run's jobs sharing the cores with that load.`,
 				if err != nil {
 					return err
 				}
-				est := pipeline.EstimatePlan(p, w.store, hist, *jobs)
+				// The cells counted "to run" above, not the blocked ones: a
+				// run reaches them only if the cell they wait for succeeds.
+				est := pipeline.EstimatePlanExcept(p, w.store, hist, *jobs, func(c *pipeline.Cell) bool { return isBlocked[c.ID] })
 				fmt.Fprintln(e.stdout, estimateText(est)+loadText(est, machineLoad(), runtime.NumCPU()))
 			}
 			return nil
