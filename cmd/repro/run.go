@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path"
 	"runtime"
+	"sync"
 	"time"
 
 	"repro/experiments"
@@ -99,10 +100,18 @@ func runRun(ctx context.Context, e *env, o *runOptions, args []string) error {
 	}
 	if rr != nil {
 		rr.Use(&ropt)
-	} else if p, err := pipeline.MakePlan(w.store, w.graph, w.profile); err == nil {
+	} else {
 		// Without remotes the plan still says which cells the store holds,
-		// so that the ETA counts no work for them.
-		ropt.Held = p.Held
+		// so that the ETA counts no work for them. The scheduler asks only
+		// once a cell is to run: a run with nothing to do (every cell
+		// cached) never plans, which kept a no-op run at about twice the
+		// cost of repro plan.
+		var once sync.Once
+		var held *pipeline.Plan
+		ropt.Held = func(c *pipeline.Cell) bool {
+			once.Do(func() { held, _ = pipeline.MakePlan(w.store, w.graph, w.profile) })
+			return held != nil && held.Held(c)
+		}
 	}
 	if ropt.History, err = w.historyRemotes(o.g.noRemote); err != nil {
 		return err
@@ -120,7 +129,7 @@ func runRun(ctx context.Context, e *env, o *runOptions, args []string) error {
 	// Rendered outputs are copied into paper/ even when some cells failed:
 	// what could be rendered is, and the failures are listed below.
 	_, real := absentReleases(w.graph, rep)
-	dg, dgRep, err := afterRun(ctx, e, w, o.only != "", len(real) > 0)
+	dg, dgRep, err := afterRun(ctx, e, w, o.only != "", len(rep.Failures) > 0, len(real) > 0)
 	if err != nil {
 		return err
 	}
@@ -160,16 +169,18 @@ func warnUnstamped(e *env) {
 
 // afterRun materialises what a run rendered (the paper's tables) into the
 // work tree; partial is true for a run restricted by --only, which then
-// says nothing of tables it did not render. printNotes prints, per table, the
+// says nothing of tables it did not render. failed says a cell of the run
+// failed: only then can a table be incomplete, so a run without failures
+// does not plan the profile again to look for one. printNotes prints, per table, the
 // cells it was rendered without (not needed when the only failures are
 // absent releases, which the run names once).
 //
 // It returns the degraded graph it ran and that run's report (nil, nil when
 // every cell computed).
-func afterRun(ctx context.Context, e *env, w *workspace, partial, printNotes bool) (*pipeline.Graph, *pipeline.RunReport, error) {
+func afterRun(ctx context.Context, e *env, w *workspace, partial, failed, printNotes bool) (*pipeline.Graph, *pipeline.RunReport, error) {
 	g := w.graph
 	var dgRep *pipeline.RunReport
-	if !partial {
+	if !partial && failed {
 		// Tables whose train cells did not all compute are rendered from
 		// the seeds that did, showing n and naming the missing seeds.
 		p, err := w.plan()
