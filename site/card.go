@@ -303,8 +303,13 @@ func plural(n int, noun string) string {
 func noRecord(n *number) string {
 	for _, rc := range n.cells {
 		st := rc.cell.Status
-		if st.Is(stages.StatusOK) {
+		switch {
+		case st.Is(stages.StatusOK):
 			continue
+		case st.Is(stages.StatusNA):
+			return "not applicable: the paper's table has no value here (\"---\"), so nothing is computed for it."
+		case st.Is(stages.StatusEmpty):
+			return "blank by the table's layout: nothing is computed for it."
 		}
 		text := st.String()
 		if blocker, ok := strings.CutPrefix(text, "not run: blocked by "); ok {

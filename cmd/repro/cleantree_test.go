@@ -6,12 +6,40 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"repro/internal/buildstamp"
+	"repro/pipeline"
 )
+
+// readmeCheckMarker precedes the README transcripts of a fresh clone with
+// the ledger, which TestMakePaperLeavesTreeClean runs (TestReadmeExamples
+// runs those marked readmeMarker, on a clone without the ledger).
+const readmeCheckMarker = "<!-- README check: fresh clone with the ledger"
+
+// readmeTimeRe finds the README's time of make paper on a fresh clone.
+var readmeTimeRe = regexp.MustCompile(`The whole ` + "`make paper`" + ` \(run, site, three\s+pdflatex passes\) takes about (\d+) s`)
+
+// checkReadmeTime checks the README's time of make paper against the run
+// and the site measured here (pdflatex not included: a factor of 4 either
+// way covers it and a busier or idler machine).
+func checkReadmeTime(t *testing.T, readme string, took time.Duration) {
+	t.Helper()
+	m := readmeTimeRe.FindStringSubmatch(readme)
+	if m == nil {
+		t.Errorf("README.md does not state make paper's time on a fresh clone (%s)", readmeTimeRe)
+		return
+	}
+	said, _ := strconv.Atoi(m[1])
+	if s := took.Seconds(); float64(said) > 4*s || float64(said) < s/4 {
+		t.Errorf("README.md says make paper takes about %d s; run and site took %.1f s here", said, s)
+	}
+}
 
 // cloneWithLedger copies what a fresh clone's make paper reads and
 // writes: pipeline.toml, paper/ whole (the ledger paper/cells and the
@@ -89,20 +117,59 @@ func TestMakePaperLeavesTreeClean(t *testing.T) {
 	t.Parallel()
 	bin := reproStamped(t, buildstamp.Stamp{Revision: strings.Repeat("d", 40), Dirty: true, Diff: strings.Repeat("e", 64)}.LDFlags())
 	dir := cloneWithLedger(t)
-	store := filepath.Join(t.TempDir(), "store")
-	env := []string{"REPRO_STORE=" + store}
-	if m := os.Getenv("REPRO_DATA_MIRROR"); m != "" {
-		env = append(env, "REPRO_DATA_MIRROR="+m)
+	if err := os.MkdirAll(filepath.Join(dir, "bin"), 0o755); err != nil {
+		t.Fatal(err)
 	}
-	for _, args := range [][]string{{"run", "--profile", "paper", "-q"}, {"report", "--profile", "paper"}} {
-		cmd := exec.Command(bin, args...)
-		cmd.Dir, cmd.Env = dir, append(cleanEnv(), env...)
-		var o, e strings.Builder
-		cmd.Stdout, cmd.Stderr = &o, &e
-		code := exitCode(t, cmd.Run())
-		out, errOut := o.String(), e.String()
-		if code != 0 && !(args[0] == "run" && strings.Contains(out+errOut, "blocked by download/cifar100")) {
-			t.Fatalf("repro %s: exit %d\n%s%s", strings.Join(args, " "), code, out, errOut)
+	if err := os.Symlink(bin, filepath.Join(dir, "bin", "repro")); err != nil {
+		t.Fatal(err)
+	}
+	// As on the machine the README describes: the project's data mirror
+	// (no CIFAR-100 on it) and no network.
+	env := append(cleanEnv(), "REPRO_STORE="+filepath.Join(t.TempDir(), "store"), "HTTPS_PROXY=http://127.0.0.1:1", "HTTP_PROXY=http://127.0.0.1:1")
+	mirror := ""
+	if cfg, err := pipeline.LoadConfig(filepath.Join(repoRoot, "pipeline.toml")); err == nil {
+		mirror = cfg.HostSettings(os.Getenv)["data.mirror"]
+	}
+	if mirror == "" {
+		mirror = filepath.Join(repoRoot, "..", "shared", "data") // as the Makefile
+	}
+	if abs, err := filepath.Abs(mirror); err == nil {
+		mirror = abs
+	}
+	env = append(env, "REPRO_DATA_MIRROR="+mirror)
+	_, noC100 := os.Stat(filepath.Join(mirror, "cifar-100-binary"))
+	readme, err := os.ReadFile(filepath.Join(repoRoot, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	steps, err := readmeStepsMarked(string(readme), readmeCheckMarker)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(steps) < 4 || !strings.HasPrefix(steps[0].cmd, "bin/repro run --profile paper") {
+		t.Fatalf("README.md: want the fresh clone's transcripts marked %q, starting with bin/repro run --profile paper; have %d steps", readmeCheckMarker, len(steps))
+	}
+	start := time.Now()
+	for i, st := range steps {
+		cmd := exec.Command("sh", "-c", st.cmd)
+		cmd.Dir, cmd.Env = dir, env
+		out, err := cmd.CombinedOutput()
+		if i == 0 && err != nil && !strings.Contains(string(out), "blocked by download/cifar100") {
+			t.Fatalf("%s: %v\n%s", st.cmd, err, out)
+		}
+		if i == 0 {
+			report := exec.Command(bin, "report", "--profile", "paper")
+			report.Dir, report.Env = dir, env
+			if out, err := report.CombinedOutput(); err != nil {
+				t.Fatalf("repro report: %v\n%s", err, out)
+			}
+			checkReadmeTime(t, string(readme), time.Since(start))
+		}
+		if noC100 == nil {
+			continue // a mirror with CIFAR-100: the README's counts are not this machine's
+		}
+		if msg := matchTranscript(st.want, string(out)); msg != "" {
+			t.Errorf("README.md, fresh clone with the ledger: $ %s\n%s\nfull output:\n%s", st.cmd, msg, out)
 		}
 	}
 	want, err := paperFiles(filepath.Join(repoRoot, "paper"))
@@ -146,4 +213,28 @@ func cleanEnv() []string {
 		}
 	}
 	return env
+}
+
+// TestReadmeShape: the README stays short enough to read in the first
+// hour, and its cluster recipe builds a binary that names its source (a
+// plain go build cannot: its records say "revision unknown" and push
+// refuses them).
+func TestReadmeShape(t *testing.T) {
+	t.Parallel()
+	b, err := os.ReadFile(filepath.Join(repoRoot, "README.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	if len(lines) > 400 {
+		t.Errorf("README.md has %d lines, want at most 400", len(lines))
+	}
+	for i, l := range lines {
+		if strings.Contains(l, "go build") && strings.Contains(l, "./cmd/repro") {
+			t.Errorf("README.md:%d builds repro with go build (unstamped: its records cannot be pushed); use make build BIN=...: %s", i+1, l)
+		}
+	}
+	if !strings.Contains(string(b), "make build BIN=") {
+		t.Errorf("README.md: the cluster recipe does not build with make build BIN=...")
+	}
 }
