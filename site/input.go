@@ -23,6 +23,9 @@ type Input struct {
 	// relative to the site root (e.g. ../figures/ksweep.png); "" or
 	// absent: none is shown.
 	FigureImages map[string]string
+	// TableDecls are the tables' declarations in pipeline.toml by name:
+	// what the sidecars do not carry (caption, column titles).
+	TableDecls map[string]TableDecl
 	// RunFlags are the flags every recompute command carries (e.g.
 	// "--profile smoke"); "" for the default profile.
 	RunFlags string
@@ -46,4 +49,10 @@ type SeedRecord struct {
 type DefaultConfig struct {
 	Name   string // e.g. "full (g16_sgd_refr_s10_w512)"
 	Config []pipeline.Param
+}
+
+// TableDecl is what pipeline.toml declares of a table for its reader.
+type TableDecl struct {
+	Caption string   // LaTeX
+	Titles  []string // LaTeX, by column (the sidecar's Column - 1)
 }

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"repro/internal/latex"
 	"repro/stages"
 	"repro/verdict"
 )
@@ -73,7 +74,7 @@ func (s *site) index() []byte {
 			for _, c := range rep.Claims {
 				var conds []string
 				for _, x := range c.Conditions {
-					conds = append(conds, fmt.Sprintf("<span class=\"%s\">%s</span>: %s — %s", outcomeClass(x.Verdict), esc(x.Verdict.String()), esc(x.Text), esc(x.Detail)))
+					conds = append(conds, fmt.Sprintf("<span class=\"%s\">%s</span>: %s — %s", outcomeClass(x.Verdict), esc(x.Verdict.String()), esc(plainLabel(x.Text)), esc(plainLabel(x.Detail))))
 				}
 				if c.Cause != "" {
 					conds = append(conds, "<span class=\"meta\">known cause: "+esc(c.Cause)+"</span>")
@@ -111,7 +112,7 @@ func (s *site) disputed(b *strings.Builder, rows []stages.DisputedResult) {
 			verdicts = append(verdicts, fmt.Sprintf(`%s: <span class="%s">%s</span>`, esc(pr.Name), outcomeClass(pr.Outcome), esc(out)))
 		}
 		fmt.Fprintf(b, "<tr><td>%s<br><span class=\"meta\">%s</span></td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n",
-			esc(r.Label), id, esc(r.Paper.Text(true)), esc(r.Authors.Text(false)), esc(r.Ours.Text(false)), strings.Join(verdicts, "<br>"))
+			esc(plainLabel(r.Label)), id, esc(r.Paper.Text(true)), esc(r.Authors.Text(false)), esc(r.Ours.Text(false)), strings.Join(verdicts, "<br>"))
 		var notes []string
 		for _, n := range r.Notes() {
 			notes = append(notes, esc(n))
@@ -148,9 +149,9 @@ func (s *site) cardOf(id, up string) string {
 // source names the paper's line of a published value.
 func source(cite string, line int) string {
 	if line > 0 {
-		return fmt.Sprintf("%s (paper.tex line %d)", cite, line)
+		return fmt.Sprintf("%s (paper.tex line %d)", plainLabel(cite), line)
 	}
-	return cite
+	return plainLabel(cite)
 }
 
 // judgementText states a judgement in one line ("" when none).
@@ -175,12 +176,20 @@ func (s *site) tablePage(t *stages.Sidecar) []byte {
 		cols[n.Column] = n.Protocol
 		maxCol = max(maxCol, n.Column)
 	}
+	decl := s.in.TableDecls[t.Table]
+	if decl.Caption != "" {
+		fmt.Fprintf(&b, "<p class=\"caption\">%s</p>\n", latex.ToHTML(decl.Caption))
+	}
 	b.WriteString("<table class=\"paper\"><thead><tr><th></th>")
 	if t.ParamTitle != "" {
 		fmt.Fprintf(&b, "<th>%s</th>", esc(plainLabel(t.ParamTitle)))
 	}
 	for c := 1; c <= maxCol; c++ {
-		fmt.Fprintf(&b, "<th>%s</th>", esc(cols[c]))
+		title := strings.ReplaceAll(cols[c], "_", " ") // a protocol ID in words
+		if c-1 < len(decl.Titles) && decl.Titles[c-1] != "" {
+			title = plainLabel(decl.Titles[c-1])
+		}
+		fmt.Fprintf(&b, "<th>%s</th>", esc(title))
 	}
 	b.WriteString("</tr></thead><tbody>\n")
 	row := 0
@@ -209,6 +218,7 @@ func (s *site) tablePage(t *stages.Sidecar) []byte {
 		b.WriteString("</tr>\n")
 	}
 	b.WriteString("</tbody></table>\n")
+	b.WriteString(tableLegend)
 	if len(t.Comparisons) > 0 {
 		b.WriteString("<h2>Seed-paired differences</h2>\n<ul>\n")
 		for i := range t.Comparisons {
@@ -220,6 +230,10 @@ func (s *site) tablePage(t *stages.Sidecar) []byte {
 	b.WriteString(legend)
 	return page("Table "+t.Table, "../", b.String())
 }
+
+// tableLegend says what a table's cells show, as the PDF's captions do.
+const tableLegend = `<p class="legend">Each value: mean ± s.d. over the seeds, at the paper's decimals; (n=k): fewer seeds than planned (the card names the missing ones); —: the paper's table has no value there; not run: not computed here (the card says why); blank: not in the table's layout.</p>
+`
 
 const legend = `<p class="legend">Verdict: <span class="agree">agrees</span> <span class="differ">differs</span> <span class="inconclusive">inconclusive</span> <span class="unjudged">not in the paper</span> <span class="notrun">not run</span>. Every number opens its card.</p>
 `

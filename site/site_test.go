@@ -152,7 +152,7 @@ func TestPlainLabel(t *testing.T) {
 	for _, c := range []struct{ in, want string }{
 		{`\textbf{full system}: isolated replay $+$ always-on rotation`, "full system: isolated replay + always-on rotation"},
 		{`baseline ($\eta{=}0.1$)`, "baseline (η=0.1)"},
-		{`$91.7\pm0.4$`, "91.7±0.4"},
+		{`$91.7\pm0.4$`, "91.7 ± 0.4"},
 		{`{\scriptsize not run}`, "not run"},
 		{`A--B, 5\%`, "A–B, 5%"},
 	} {
@@ -242,5 +242,29 @@ func TestCardNotRun(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestTablePageCaptionAndHeaders: a table page shows the table's caption
+// and its columns' titles in words (not protocol IDs), converted from
+// LaTeX, and a legend of what its cells show.
+func TestTablePageCaptionAndHeaders(t *testing.T) {
+	t.Parallel()
+	in := FixtureInput(0)
+	in.TableDecls = map[string]TableDecl{"tab": {Caption: `Anchor at $\lambda{=}3{\cdot}10^{-4}$, see Eq.~\ref{eq:mask}.`, Titles: []string{"Sequential", `i.i.d.\ (static)`}}}
+	dir := filepath.Join(t.TempDir(), "site")
+	if _, err := Build(dir, in); err != nil {
+		t.Fatal(err)
+	}
+	page := read(t, filepath.Join(dir, "tables", "tab.html"))
+	for _, want := range []string{`<p class="caption">Anchor at λ=3·10<sup>-4</sup>, see Eq. “mask”.</p>`, "<th>Sequential</th>", "<th>i.i.d. (static)</th>", `<p class="legend">Each value: mean ± s.d.`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("tables/tab.html lacks %q", want)
+		}
+	}
+	for _, bad := range []string{"eq:mask", `\ref`, "310-4"} {
+		if strings.Contains(page, bad) {
+			t.Errorf("tables/tab.html shows %q", bad)
+		}
 	}
 }

@@ -111,6 +111,17 @@ func siteInput(ctx context.Context, w *workspace, dir string) (*site.Input, erro
 			in.FigureImages[f] = siteRel(dir, png)
 		}
 	}
+	in.TableDecls = map[string]site.TableDecl{}
+	for _, t := range w.matrix.Tables {
+		d := site.TableDecl{Caption: t.Caption, Titles: t.Titles}
+		if len(t.Column) > 0 {
+			d.Titles = nil
+			for _, c := range t.Column {
+				d.Titles = append(d.Titles, c.Title)
+			}
+		}
+		in.TableDecls[t.Name] = d
+	}
 	if len(in.Tables) == 0 && len(in.Figures) == 0 {
 		return nil, fmt.Errorf("no table or figure is committed under %s: run repro run first", rel(w, w.paperPath()))
 	}

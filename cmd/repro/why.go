@@ -8,6 +8,7 @@ import (
 	"io"
 	"path/filepath"
 	"regexp"
+	"repro/internal/latex"
 	"slices"
 	"strconv"
 	"strings"
@@ -315,9 +316,9 @@ func printNumber(e *env, w *workspace, p *pipeline.Plan, sc *stages.Sidecar, n *
 		// A blank table cell: say so, and why, rather than "= " and nothing.
 		fmt.Fprintf(out, "number %s: blank in the table (%s)\n", n.ID, n.Status)
 	} else {
-		fmt.Fprintf(out, "number %s = %s\n", n.ID, n.Text)
+		fmt.Fprintf(out, "number %s = %s\n", n.ID, latex.ToText(n.Text))
 	}
-	fmt.Fprintf(out, "  table %s (profile %s), row %d \"%s\", column %d (%s); from %s\n", sc.Table, sc.Profile, n.Row, n.Label, n.Column, n.Protocol, sc.Source)
+	fmt.Fprintf(out, "  table %s (profile %s), row %d \"%s\", column %d (%s); from %s\n", sc.Table, sc.Profile, n.Row, latex.ToText(n.Label), n.Column, n.Protocol, sc.Source)
 	printCell(e, w, p, &n.AggCell)
 }
 
