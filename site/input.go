@@ -26,6 +26,9 @@ type Input struct {
 	// TableDecls are the tables' declarations in pipeline.toml by name:
 	// what the sidecars do not carry (caption, column titles).
 	TableDecls map[string]TableDecl
+	// FigureDecls are the figures' declarations in pipeline.toml by name:
+	// their panels' titles and axes, and their series' labels.
+	FigureDecls map[string]FigureDecl
 	// RunFlags are the flags every recompute command carries (e.g.
 	// "--profile smoke"); "" for the default profile.
 	RunFlags string
@@ -55,4 +58,19 @@ type DefaultConfig struct {
 type TableDecl struct {
 	Caption string   // LaTeX
 	Titles  []string // LaTeX, by column (the sidecar's Column - 1)
+}
+
+// FigureDecl is what pipeline.toml declares of a figure for its reader.
+type FigureDecl struct {
+	Caption string      // LaTeX
+	Panels  []PanelDecl // by the sidecar's Panel - 1
+	// Series are the series' labels (LaTeX) by series name.
+	Series map[string]string
+}
+
+// PanelDecl is one panel's title, axis labels (LaTeX) and axes.
+type PanelDecl struct {
+	Title, XLabel, YLabel string
+	XLog                  bool
+	Categories            []string
 }

@@ -258,26 +258,55 @@ func (s *site) figurePage(f *stages.FigureSidecar) []byte {
 		}
 	}
 	slices.Sort(panels)
+	decl := s.in.FigureDecls[f.Figure]
+	if decl.Caption != "" {
+		fmt.Fprintf(&b, "<p class=\"caption\">%s</p>\n", latex.ToHTML(decl.Caption))
+	}
+	seriesLabel := func(name string) string {
+		if l := decl.Series[name]; l != "" {
+			return plainLabel(l)
+		}
+		return name
+	}
 	nLines := len(f.Points)
 	for _, pn := range panels {
 		var pts []plotPoint
+		var here []int
 		for i, p := range all {
 			if p.Panel != pn || !p.Status.Is(stages.StatusOK) || p.Hidden {
 				continue
 			}
+			si := slices.Index(series, p.Series)
 			pts = append(pts, plotPoint{href: cardHref(p.ID, "../"), title: p.ID + " = " + p.Text,
-				x: p.X, y: p.Y, ylo: p.YLo, yhi: p.YHi, series: slices.Index(series, p.Series), line: i >= nLines})
+				x: p.X, y: p.Y, ylo: p.YLo, yhi: p.YHi, series: si, line: i >= nLines})
+			if !slices.Contains(here, si) {
+				here = append(here, si)
+			}
 		}
-		if len(pts) > 0 {
-			b.WriteString(plotPanel(pts, fmt.Sprintf("panel %d", pn)))
-			b.WriteString("\n")
+		if len(pts) == 0 {
+			continue
 		}
+		ax := panelAxes{title: fmt.Sprintf("Panel %d", pn)}
+		if pn >= 1 && pn <= len(decl.Panels) {
+			d := decl.Panels[pn-1]
+			ax = panelAxes{title: plainLabel(d.Title), xlabel: plainLabel(d.XLabel), ylabel: plainLabel(d.YLabel), xlog: d.XLog}
+			for _, c := range d.Categories {
+				ax.categories = append(ax.categories, plainLabel(c))
+			}
+			if ax.title == "" {
+				ax.title = fmt.Sprintf("Panel %d", pn)
+			}
+		}
+		b.WriteString("<figure class=\"panel\">")
+		b.WriteString(plotPanel(pts, ax))
+		// A legend per panel: the series this panel draws.
+		b.WriteString("<figcaption class=\"legend\">")
+		for _, si := range here {
+			fmt.Fprintf(&b, "<span>%s %s</span> ", legendSwatch(si), esc(seriesLabel(series[si])))
+		}
+		b.WriteString("</figcaption></figure>\n")
 	}
-	b.WriteString("<p class=\"legend\">")
-	for i, sr := range series {
-		fmt.Fprintf(&b, "<span class=\"key\" style=\"background:%s\"></span>%s ", palette[i%len(palette)], esc(sr))
-	}
-	b.WriteString("(bars: the sidecar's error bars; dashed: reference lines)</p>\n")
+	b.WriteString("<p class=\"meta\">Bars: the error bars the paper's figure draws; dashed: reference lines. Every marker opens its number's card.</p>\n")
 	if img := s.in.FigureImages[f.Figure]; img != "" {
 		fmt.Fprintf(&b, "<details><summary>as rendered for the paper</summary><img src=\"../%s\" alt=\"figure %s\" width=\"600\"></details>\n", esc(img), esc(f.Figure))
 	}

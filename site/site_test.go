@@ -1,6 +1,7 @@
 package site
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -266,5 +267,57 @@ func TestTablePageCaptionAndHeaders(t *testing.T) {
 		if strings.Contains(page, bad) {
 			t.Errorf("tables/tab.html shows %q", bad)
 		}
+	}
+}
+
+// TestFigurePageReadable: a figure page names its panels and axes (from
+// the declaration), puts round ticks on them, gives every series its own
+// colour and marker, and a legend under each panel.
+func TestFigurePageReadable(t *testing.T) {
+	t.Parallel()
+	in := FixtureInput(0)
+	in.FigureDecls = map[string]FigureDecl{"sweep": {Caption: `Accuracy against $K$.`,
+		Panels: []PanelDecl{{Title: "split-MNIST", XLabel: "replay buffer $K$", YLabel: "accuracy (%)", XLog: true}},
+		Series: map[string]string{"ours": "full system"}}}
+	dir := filepath.Join(t.TempDir(), "site")
+	if _, err := Build(dir, in); err != nil {
+		t.Fatal(err)
+	}
+	page := read(t, filepath.Join(dir, "figures", "sweep.html"))
+	for _, want := range []string{`class="ptitle">split-MNIST</text>`, `class="alabel">replay buffer K (log scale)</text>`, `class="alabel">accuracy (%)</text>`,
+		`<figcaption class="legend">`, "full system</span>", `<p class="caption">Accuracy against K.</p>`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("figures/sweep.html lacks %q", want)
+		}
+	}
+	if strings.Contains(page, "panel 1") {
+		t.Errorf("figures/sweep.html titles a panel by its number")
+	}
+	seen := map[string]int{}
+	for i := range 40 {
+		k := seriesColour(i) + " " + markers[i%len(markers)]
+		if j, dup := seen[k]; dup {
+			t.Fatalf("series %d and %d share colour and marker %s", j, i, k)
+		}
+		seen[k] = i
+	}
+}
+
+func TestNiceTicks(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		lo, hi float64
+		want   string
+	}{
+		{1.49, 343, "[100 200 300]"},
+		{-1013, 17898, "[0 5000 10000 15000]"},
+		{88.2, 92.7, "[89 90 91 92]"},
+	} {
+		if got := fmt.Sprint(niceTicks(c.lo, c.hi, 5)); got != c.want {
+			t.Errorf("niceTicks(%v, %v) = %s, want %s", c.lo, c.hi, got, c.want)
+		}
+	}
+	if got := fmt.Sprint(logTicks(1.49, 343)); got != "[2 5 10 20 50 100 200]" {
+		t.Errorf("logTicks(1.49, 343) = %s", got)
 	}
 }

@@ -111,6 +111,19 @@ func siteInput(ctx context.Context, w *workspace, dir string) (*site.Input, erro
 			in.FigureImages[f] = siteRel(dir, png)
 		}
 	}
+	in.FigureDecls = map[string]site.FigureDecl{}
+	for _, f := range w.matrix.Figures {
+		d := site.FigureDecl{Caption: f.Caption, Series: map[string]string{}}
+		for _, p := range f.Panels {
+			d.Panels = append(d.Panels, site.PanelDecl{Title: p.Title, XLabel: p.XLabel, YLabel: p.YLabel, XLog: p.XLog, Categories: p.Categories})
+			for _, sr := range p.Series {
+				if sr.Label != "" {
+					d.Series[sr.Name] = sr.Label
+				}
+			}
+		}
+		in.FigureDecls[f.Name] = d
+	}
 	in.TableDecls = map[string]site.TableDecl{}
 	for _, t := range w.matrix.Tables {
 		d := site.TableDecl{Caption: t.Caption, Titles: t.Titles}

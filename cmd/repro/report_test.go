@@ -36,7 +36,7 @@ func TestReportAndDiff(t *testing.T) {
 		}
 	}
 	card := read("cards/t.a.sequential.html")
-	for _, want := range []string{"train/a/sequential/split1234/seed0", "train/a/sequential/split1234/seed1", "computed by revision", `class="badge `, "repro run --only train/a/sequential"} {
+	for _, want := range []string{"train/a/sequential/split1234/seed0", "train/a/sequential/split1234/seed1", "computed by revision", `class="badge `, "repro verify --recompute train/a/sequential/split1234"} {
 		if !strings.Contains(card, want) {
 			t.Errorf("card t/a/sequential lacks %q", want)
 		}
