@@ -260,7 +260,7 @@ func (s *site) figurePage(f *stages.FigureSidecar) []byte {
 	slices.Sort(panels)
 	decl := s.in.FigureDecls[f.Figure]
 	if decl.Caption != "" {
-		fmt.Fprintf(&b, "<p class=\"caption\">%s</p>\n", latex.ToHTML(decl.Caption))
+		fmt.Fprintf(&b, "<p class=\"caption\">%s</p>\n", latex.ToHTML(stages.FillCaption(decl.Caption, f)))
 	}
 	seriesLabel := func(name string) string {
 		if l := decl.Series[name]; l != "" {
@@ -272,6 +272,7 @@ func (s *site) figurePage(f *stages.FigureSidecar) []byte {
 	for _, pn := range panels {
 		var pts []plotPoint
 		var here []int
+		isLine := map[int]bool{}
 		for i, p := range all {
 			if p.Panel != pn || !p.Status.Is(stages.StatusOK) || p.Hidden {
 				continue
@@ -282,6 +283,7 @@ func (s *site) figurePage(f *stages.FigureSidecar) []byte {
 			if !slices.Contains(here, si) {
 				here = append(here, si)
 			}
+			isLine[si] = i >= nLines
 		}
 		if len(pts) == 0 {
 			continue
@@ -302,7 +304,7 @@ func (s *site) figurePage(f *stages.FigureSidecar) []byte {
 		// A legend per panel: the series this panel draws.
 		b.WriteString("<figcaption class=\"legend\">")
 		for _, si := range here {
-			fmt.Fprintf(&b, "<span>%s %s</span> ", legendSwatch(si), esc(seriesLabel(series[si])))
+			fmt.Fprintf(&b, "<span>%s %s</span> ", legendSwatch(si, isLine[si]), esc(seriesLabel(series[si])))
 		}
 		b.WriteString("</figcaption></figure>\n")
 	}

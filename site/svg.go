@@ -77,15 +77,21 @@ func marker(b *strings.Builder, i int, x, y float64, c string) {
 	case "diamond":
 		fmt.Fprintf(b, `<polygon points="%.1f,%.1f %.1f,%.1f %.1f,%.1f %.1f,%.1f" fill="%s" class="pt"/>`, x, y-5.5, x+5, y, x, y+5.5, x-5, y, c)
 	default:
-		fmt.Fprintf(b, `<path d="M%.1f %.1fh10M%.1f %.1fv10" stroke="%s" stroke-width="3" class="pt"/>`, x-5, y, x, y-5, c)
+		// Not class pt, whose white stroke outlines the filled markers.
+		fmt.Fprintf(b, `<path d="M%.1f %.1fh10M%.1f %.1fv10" stroke="%s" stroke-width="3"/>`, x-5, y, x, y-5, c)
 	}
 }
 
-// legendSwatch is series i's marker alone, for a legend.
-func legendSwatch(i int) string {
+// legendSwatch is series i's marker alone, for a legend; a dashed line
+// for a reference line.
+func legendSwatch(i int, line bool) string {
 	var b strings.Builder
 	b.WriteString(`<svg class="swatch" width="14" height="14" viewBox="0 0 14 14" aria-hidden="true">`)
-	marker(&b, i, 7, 7, seriesColour(i))
+	if line {
+		fmt.Fprintf(&b, `<line x1="0" x2="14" y1="7" y2="7" stroke="%s" class="ref"/>`, seriesColour(i))
+	} else {
+		marker(&b, i, 7, 7, seriesColour(i))
+	}
 	b.WriteString(`</svg>`)
 	return b.String()
 }
