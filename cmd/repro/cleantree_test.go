@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"html"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -236,5 +237,44 @@ func TestReadmeShape(t *testing.T) {
 	}
 	if !strings.Contains(string(b), "make build BIN=") {
 		t.Errorf("README.md: the cluster recipe does not build with make build BIN=...")
+	}
+}
+
+// TestSiteTextHasNoSource: no page of the committed site shows the ASCII or
+// LaTeX a string was written in (+-, x 10^, a \ref, a raw label such as
+// tab:accmatrix, app:probes or eq:mask): every string goes through
+// package latex.
+func TestSiteTextHasNoSource(t *testing.T) {
+	t.Parallel()
+	tags := regexp.MustCompile(`(?s)<[^>]*>`)
+	bad := regexp.MustCompile(`\+-|\d ?x 10\^|\\ref\b|\\[a-z]+\{|\b(tab|app|eq|sec):[A-Za-z]`)
+	root := filepath.Join(repoRoot, "paper", "site")
+	n, hits := 0, 0
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() || !strings.HasSuffix(path, ".html") {
+			return err
+		}
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return err
+		}
+		n++
+		text := html.UnescapeString(tags.ReplaceAllString(string(b), " "))
+		if m := bad.FindStringIndex(text); m != nil {
+			if hits++; hits <= 10 {
+				lo, hi := max(0, m[0]-60), min(len(text), m[1]+60)
+				t.Errorf("%s shows %q: …%s…", strings.TrimPrefix(path, root+"/"), text[m[0]:m[1]], strings.Join(strings.Fields(text[lo:hi]), " "))
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n < 800 {
+		t.Fatalf("read %d pages of %s; want the whole site", n, root)
+	}
+	if hits > 10 {
+		t.Errorf("%d pages in all", hits)
 	}
 }
