@@ -8,7 +8,7 @@ JOBS     ?= $(shell nproc 2>/dev/null || echo 2)
 REPRO_DATA_MIRROR ?= $(abspath $(wildcard ../shared/data))
 export REPRO_DATA_MIRROR
 
-.PHONY: all build paper pdf check crate ledger-readme smoke test test-short bench vet fmt clean reference-check reference-runs
+.PHONY: all build paper pdf check crate ledger-readme smoke test test-short bench vet fmt clean reference-check reference-runs help
 
 all: build
 
@@ -95,6 +95,7 @@ smoke: build
 # assembly compiled in, must give the same bits (docs/kernels.md; about a
 # minute).
 test: build
+	@date +%s > bin/.test-start
 	$(GO) vet ./...
 	GOARCH=arm64 $(GO) vet ./...
 	REPRO_DATA="$${REPRO_DATA:-$(REPRO_DATA_MIRROR)}" $(GO) test -count=1 -timeout 30m ./...
@@ -104,6 +105,7 @@ test: build
 	else \
 	  echo "opt-in, not run here: the Slurm tests (they skip without a cluster: .ci/slurm/start.sh as root starts one), TestSlurmTimeout also REPRO_SLURM_LONG=1, TestV1LinearProbe (REPRO_V1_PROBE=1)"; \
 	fi
+	@echo "make test: $$(( $$(date +%s) - $$(cat bin/.test-start) )) s of wall"
 
 # The differential check against the authors' code (docs/reference-check.md):
 # one line per learner path, "PATH: identical through N steps" or "PATH:
@@ -145,6 +147,9 @@ test-short:
 
 bench: build
 	$(GO) test -run '^$$' -bench . -benchtime 3x -timeout 60m ./...
+
+help:
+	@echo "make paper | pdf | check | smoke | test | test-short | bench | build | reference-check | reference-runs | ledger-readme | fmt | clean (README.md)"
 
 fmt:
 	gofmt -w $$(git ls-files '*.go')

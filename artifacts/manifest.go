@@ -273,9 +273,59 @@ func (s *Store) PutManifest(m *Manifest) error {
 }
 
 // GetManifest reads the manifest of cell k without checking its blobs.
+// A manifest read before is not read and decoded again while its file's
+// size and modification time are those it had (one stat instead): a no-op
+// run plans the same few thousand manifests several times (before the
+// run, in it, and to write paper/), and decoding them was most of its time.
+// The caller gets its own copy of the struct; its slices are shared and
+// must not be modified.
 func (s *Store) GetManifest(k Key) (*Manifest, error) {
+	f, err := os.Open(s.recordPath("cells", k))
+	if err != nil {
+		s.manifests.Delete(k)
+		if errors.Is(err, fs.ErrNotExist) {
+			return new(Manifest), fmt.Errorf("cell %s: %w", k.Short(), ErrNotFound)
+		}
+		return new(Manifest), err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return new(Manifest), err
+	}
+	if v, ok := s.manifests.Load(k); ok {
+		if e := v.(memoManifest); e.size == fi.Size() && e.mod.Equal(fi.ModTime()) {
+			cp := *e.m
+			return &cp, nil
+		}
+	}
 	m := new(Manifest)
-	return m, s.getRecord("cells", k, ManifestFormat, m)
+	var buf bytes.Buffer
+	_, err = buf.ReadFrom(io.LimitReader(f, maxRecord+1))
+	switch {
+	case err != nil:
+	case buf.Len() > maxRecord:
+		err = fmt.Errorf("%s: larger than %d bytes", f.Name(), maxRecord)
+	default:
+		if derr := decodeRecord(buf.Bytes(), ManifestFormat, m); derr != nil {
+			err = fmt.Errorf("cell %s: %w: %v", k.Short(), ErrCorrupt, derr)
+		}
+	}
+	if err != nil {
+		s.manifests.Delete(k)
+		return m, err
+	}
+	s.manifests.Store(k, memoManifest{m: m, size: fi.Size(), mod: fi.ModTime()})
+	cp := *m
+	return &cp, nil
+}
+
+// memoManifest is a decoded manifest and the size and modification time of
+// the file it was read from (Store.manifests).
+type memoManifest struct {
+	m    *Manifest
+	size int64
+	mod  time.Time
 }
 
 // Lookup returns the manifest of cell k if the cell is complete: the record

@@ -59,6 +59,9 @@ type Store struct {
 	// checked holds the digests of blobs this Store wrote, pulled or read
 	// and found sound (CheckBlob): Digest -> struct{}.
 	checked sync.Map
+	// manifests memoises the manifests GetManifest decoded: Key ->
+	// memoManifest, used while the file is unchanged.
+	manifests sync.Map
 }
 
 // Options configure Open.

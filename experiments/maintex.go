@@ -46,6 +46,10 @@ func (m *Matrix) MainTeX() string {
 % Every printed number (\reprocard in tables/*.tex) and every figure links
 % to its page in the report site (repro report), relative to this PDF.
 \usepackage[hidelinks]{hyperref}
+% The PDF's metadata: a reader's viewer shows the title, not the file name.
+\hypersetup{pdftitle={Reproduction of: Replay in the Silent Degrees of Freedom: Continual Learning Without an Offline Phase},
+  pdfsubject={Tables and figures regenerated from raw data by repro, with the reproduction report},
+  pdfcreator={repro (pipeline.toml, paper/cells)}}
 ` + stages.CardMacro + `\let\reproincludegraphics\includegraphics
 \renewcommand{\includegraphics}[2][]{\href{\reprosite figures/#2.html}{\reproincludegraphics[#1]{#2}}}
 \newcommand{\kwta}{$k$-WTA}

@@ -97,21 +97,57 @@ func cmpNumber(group string, c *stages.Comparison, a, b *stages.AggCell) *Number
 	return n
 }
 
+// Change is how a number differs between two builds.
+type Change int
+
+const (
+	// Moved: both builds have a value and the values differ; only these
+	// are judged against the seed noise.
+	Moved Change = iota
+	// New: only the second build has the number.
+	New
+	// Removed: only the first build has the number.
+	Removed
+	// Status: both builds have the number, at most one with a value, and
+	// its status differs ("not run: …" -> a value, or the reverse).
+	Status
+)
+
+// String names the change as diff prints it.
+func (c Change) String() string {
+	switch c {
+	case Moved:
+		return "moved"
+	case New:
+		return "new"
+	case Removed:
+		return "removed"
+	case Status:
+		return "status changed"
+	}
+	return "?"
+}
+
 // Move is a number that differs between two builds. Before or After is
 // nil for a number only one build has.
 type Move struct {
 	ID, Group     string
+	Change        Change
 	Before, After *Number
-	// Judgement is after against before, by the verdicts' rule (nil when
-	// either has no value); Beyond says the move is beyond the seed noise:
-	// Welch's test rejects equal means after the Benjamini-Hochberg
-	// adjustment over the moves, or neither side has any seed spread.
+	// Judgement is after against before, by the verdicts' rule: only for
+	// Change Moved (both sides have a value). Beyond says such a move is
+	// beyond the seed noise: Welch's test rejects equal means after the
+	// Benjamini-Hochberg adjustment over the moves, or neither side has
+	// any seed spread. It is false for every other change: a new, removed
+	// or newly computed number has no before and after to judge.
 	Judgement *verdict.Judgement
 	Beyond    bool
 }
 
 // Result is the comparison of two builds.
 type Result struct {
+	// Moves are every number that differs, in ID order, whatever its
+	// Change.
 	Moves     []Move
 	Unchanged int
 	// OnlyA and OnlyB are the tables and figures one build lacks: their
@@ -156,14 +192,17 @@ func Compare(a, b *Build) *Result {
 			continue
 		}
 		m := Move{ID: id, Before: x, After: y}
-		if x != nil {
-			m.Group = x.Group
-		} else {
-			m.Group = y.Group
-		}
-		if x != nil && y != nil && x.Status == "ok" && y.Status == "ok" {
+		switch {
+		case x == nil:
+			m.Group, m.Change = y.Group, New
+		case y == nil:
+			m.Group, m.Change = x.Group, Removed
+		case x.Status == "ok" && y.Status == "ok":
+			m.Group, m.Change = x.Group, Moved
 			j := verdict.Welch(verdict.Ours(y.Mean, y.SD, y.N), verdict.Ours(x.Mean, x.SD, x.N), y.Kind)
 			m.Judgement = &j
+		default:
+			m.Group, m.Change = x.Group, Status
 		}
 		res.Moves = append(res.Moves, m)
 	}
@@ -177,7 +216,7 @@ func Compare(a, b *Build) *Result {
 		m := &res.Moves[i]
 		switch {
 		case m.Judgement == nil:
-			m.Beyond = m.Before == nil || m.After == nil || m.Before.Status != m.After.Status
+			m.Beyond = false
 		case m.Before.SD == 0 && m.After.SD == 0:
 			m.Beyond = m.Before.Mean != m.After.Mean
 		default:
@@ -192,4 +231,26 @@ func Compare(a, b *Build) *Result {
 func same(x, y *Number) bool {
 	return x.Status == y.Status && x.Mean == y.Mean && x.SD == y.SD && x.N == y.N &&
 		slices.Equal(x.Seeds, y.Seeds) && slices.Equal(x.Values, y.Values)
+}
+
+// Count is the number of moves of change c.
+func (r *Result) Count(c Change) int {
+	n := 0
+	for _, m := range r.Moves {
+		if m.Change == c {
+			n++
+		}
+	}
+	return n
+}
+
+// Beyond is the number of moves beyond the seed noise.
+func (r *Result) Beyond() int {
+	n := 0
+	for _, m := range r.Moves {
+		if m.Beyond {
+			n++
+		}
+	}
+	return n
 }

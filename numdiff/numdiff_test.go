@@ -37,6 +37,9 @@ func TestCompare(t *testing.T) {
 				if m.Beyond != c.beyond {
 					t.Errorf("%s: Beyond = %v, want %v (%v)", m.ID, m.Beyond, c.beyond, m.Judgement)
 				}
+				if m.Change != Moved {
+					t.Errorf("%s: change %s, want moved", m.ID, m.Change)
+				}
 				if m.Judgement == nil {
 					t.Errorf("%s: no judgement of a move between two values", m.ID)
 				}
@@ -52,7 +55,8 @@ func TestCompare(t *testing.T) {
 }
 
 // A table only one build has is named, not compared number by number;
-// a number that gains a value is a move beyond the noise.
+// a number that gains a value is a status change, not judged; a number
+// only one build has is new or removed, not judged.
 func TestCompareGroupsAndStatus(t *testing.T) {
 	t.Parallel()
 	a, b := build(0), build(0)
@@ -66,7 +70,19 @@ func TestCompareGroupsAndStatus(t *testing.T) {
 	n := b.Numbers["tab/b/static"]
 	n.Status, n.Mean, n.N = "ok", 93, 1
 	r = Compare(build(0), b)
-	if len(r.Moves) != 1 || r.Moves[0].ID != "tab/b/static" || !r.Moves[0].Beyond || !strings.HasPrefix(r.Moves[0].Before.Status, "not run") {
+	if len(r.Moves) != 1 || r.Moves[0].ID != "tab/b/static" || r.Moves[0].Change != Status || r.Moves[0].Beyond || r.Moves[0].Judgement != nil || !strings.HasPrefix(r.Moves[0].Before.Status, "not run") {
 		t.Errorf("a number that gains a value: %+v", r.Moves)
+	}
+	b = build(0)
+	b.Numbers["tab/new/sequential"] = &Number{ID: "tab/new/sequential", Group: "tab", Status: "ok", Mean: 90, SD: 1, N: 3}
+	delete(b.Numbers, "tab/a/sequential")
+	r = Compare(build(0), b)
+	if r.Count(New) != 1 || r.Count(Removed) != 1 || r.Count(Moved) != 0 || r.Beyond() != 0 {
+		t.Errorf("one number new, one removed: new %d, removed %d, moved %d, beyond %d; want 1, 1, 0, 0", r.Count(New), r.Count(Removed), r.Count(Moved), r.Beyond())
+	}
+	for _, m := range r.Moves {
+		if m.Judgement != nil {
+			t.Errorf("%s (%s): judged against the seed noise with nothing to compare", m.ID, m.Change)
+		}
 	}
 }

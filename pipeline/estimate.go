@@ -32,14 +32,26 @@ func EstimatePlan(p *Plan, st *artifacts.Store, remotes []artifacts.Remote, jobs
 	for _, pc := range p.Cells {
 		stages[pc.Cell.Stage.Name] = pc.Cell.Stage
 	}
-	return simulate(p, loadHistory(st, remotes, stages), max(jobs, 1))
+	return simulate(p, loadHistory(st, remotes, stages), max(jobs, 1), nil)
 }
 
-func simulate(p *Plan, h *costHistory, jobs int) Estimate {
+// EstimatePlanExcept is EstimatePlan without the stale cells skip names:
+// the cells a run would not reach (those waiting for a cell that failed
+// last time, which plan counts as blocked), so that its count of cells is
+// plan's count to run.
+func EstimatePlanExcept(p *Plan, st *artifacts.Store, remotes []artifacts.Remote, jobs int, skip func(*Cell) bool) Estimate {
+	stages := map[string]*Stage{}
+	for _, pc := range p.Cells {
+		stages[pc.Cell.Stage.Name] = pc.Cell.Stage
+	}
+	return simulate(p, loadHistory(st, remotes, stages), max(jobs, 1), skip)
+}
+
+func simulate(p *Plan, h *costHistory, jobs int, skip func(*Cell) bool) Estimate {
 	e := Estimate{Jobs: jobs}
 	run := map[*Cell]bool{}
 	for _, pc := range p.Cells {
-		if pc.State == Stale {
+		if pc.State == Stale && (skip == nil || !skip(pc.Cell)) {
 			run[pc.Cell] = true
 		}
 	}

@@ -33,7 +33,7 @@ func TestEstimateSimulatesTheScheduler(t *testing.T) {
 		// Enough workers: the longest chain.
 		{16, 10, 10},
 	} {
-		e := simulate(p, loadHistory(st, nil, nil), tc.jobs)
+		e := simulate(p, loadHistory(st, nil, nil), tc.jobs, nil)
 		if e.Cells != 7 || e.CPU != 33 || e.Known != 0 || e.Wall != tc.wall || e.Path != tc.path {
 			t.Errorf("-j %d: %+v, want 7 cells, 33 CPU-s, none known, wall %g, path %g", tc.jobs, e, tc.wall, tc.path)
 		}

@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"encoding/json"
 	"fmt"
 	"reflect"
 	"slices"
@@ -48,6 +49,16 @@ func DiffParams(old, cur []Param) string {
 // whole.
 func diffValueText(name, old, cur string) []string {
 	whole := []string{fmt.Sprintf("%s %s -> %s", name, old, cur)}
+	if ov, cv, ok := decodeJSONStrings(old, cur); ok {
+		// A stage whose param is a JSON document (a figure's layout, a
+		// table's spec): the fields that changed, never the whole text.
+		var out []string
+		diffValue(name, ov, cv, &out)
+		if len(out) == 0 {
+			return whole
+		}
+		return out
+	}
 	if !strings.HasPrefix(old, "[") && !strings.HasPrefix(old, "{") {
 		return whole
 	}
@@ -65,6 +76,32 @@ func diffValueText(name, old, cur string) []string {
 		return whole
 	}
 	return out
+}
+
+// decodeJSONStrings decodes two params that are TOML strings holding a
+// JSON object or array; ok is false unless both are.
+func decodeJSONStrings(old, cur string) (ov, cv any, ok bool) {
+	dec := func(text string) (any, bool) {
+		if !strings.HasPrefix(text, `"`) && !strings.HasPrefix(text, "'") {
+			return nil, false
+		}
+		v, ok := decodeValue(text)
+		s, isStr := v.(string)
+		if !ok || !isStr {
+			return nil, false
+		}
+		if t := strings.TrimSpace(s); !strings.HasPrefix(t, "{") && !strings.HasPrefix(t, "[") {
+			return nil, false
+		}
+		var out any
+		if json.Unmarshal([]byte(s), &out) != nil {
+			return nil, false
+		}
+		return out, true
+	}
+	ov, ok1 := dec(old)
+	cv, ok2 := dec(cur)
+	return ov, cv, ok1 && ok2
 }
 
 func decodeValue(text string) (any, bool) {

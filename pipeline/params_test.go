@@ -94,6 +94,25 @@ func TestDiffParamsRecords(t *testing.T) {
 	}
 }
 
+// A param that is a JSON document in a string (a figure's layout) is
+// compared field by field like a record: the plan names the point whose x
+// changed, not 9,576 characters of JSON.
+func TestDiffParamsJSONString(t *testing.T) {
+	t.Parallel()
+	layout := func(x int) string {
+		return strconv.Quote(fmt.Sprintf(`{"name":"ksweep","panels":[{"xlabel":"K","series":[{"name":"night","points":[{"id":"fig/ksweep/night/%d","x":%d}]}]}]}`, x, x))
+	}
+	got := DiffParams([]Param{{"figure.layout", layout(5000)}}, []Param{{"figure.layout", layout(4000)}})
+	want := `figure.layout.panels[0].series[0].points[0].id "fig/ksweep/night/5000" -> "fig/ksweep/night/4000", figure.layout.panels[0].series[0].points[0].x 5000 -> 4000`
+	if got != want {
+		t.Errorf("DiffParams =\n%s\nwant\n%s", got, want)
+	}
+	// A plain string param is still shown whole.
+	if got := DiffParams([]Param{{"a.b", `"x"`}}, []Param{{"a.b", `"y"`}}); got != `a.b "x" -> "y"` {
+		t.Errorf("DiffParams(string) = %s", got)
+	}
+}
+
 // Records added, removed or edited in a list are matched by their identity
 // field (label here), or whole when no field is common to all: the diff
 // names each added or removed element by its index and identity.

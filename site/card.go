@@ -30,7 +30,11 @@ func (s *site) card(n *number) []byte {
 		if r.ID != n.id {
 			label = "paper, " + strings.TrimPrefix(r.ID, n.id+"/")
 		}
-		fmt.Fprintf(&b, "<tr><th>%s</th><td><span class=\"big\">%s</span> (ours %s) <span class=\"badge %s\">%s</span>", esc(label), esc(r.Published), esc(r.Ours), outcomeClass(r.Verdict), esc(r.Verdict.String()))
+		ours := ""
+		if r.Ours != "" {
+			ours = " (ours " + esc(r.Ours) + ")"
+		}
+		fmt.Fprintf(&b, "<tr><th>%s</th><td><span class=\"big\">%s</span>%s <span class=\"badge %s\">%s</span>", esc(label), esc(r.Published), ours, outcomeClass(r.Verdict), esc(r.Verdict.String()))
 		if r.Judgement != nil {
 			j := r.Judgement
 			if c := j.Certificate(); c != "" {
@@ -96,7 +100,7 @@ func (s *site) card(n *number) []byte {
 		slices.Sort(rs)
 		fmt.Fprintf(&b, "<h2>Code</h2>\n<p>computed by revision %s</p>\n", "<code>"+strings.Join(rs, "</code>, <code>")+"</code>")
 	} else if len(n.cells) > 0 {
-		b.WriteString("<h2>Code</h2>\n<p>no record of these seeds is in the store or the ledger: <code>repro pull</code> fetches the ledger's</p>\n")
+		fmt.Fprintf(&b, "<h2>Code</h2>\n<p>%s</p>\n", noRecord(n))
 	}
 	if cmd := s.rerun(n); cmd != "" {
 		fmt.Fprintf(&b, "<h2>Recompute</h2>\n<pre>%s</pre>\n", esc(cmd))
@@ -252,26 +256,34 @@ func diffParams(def, got []pipeline.Param) []string {
 	return out
 }
 
-// rerun is the command that recomputes a number: its seeds' train cells
-// (by experiment and protocol), then the rest of the profile, which
-// re-aggregates and re-renders only what changed.
+// rerun is the command that recomputes a number and checks it: repro
+// verify --recompute of its seeds' train cells (by experiment, protocol
+// and split) computes each seed again, whether the store or only the
+// ledger holds it, and compares the result's digest with its record's.
+// (repro run --only would recompute nothing where the ledger holds the
+// records: a fresh clone says "nothing to do".)
 func (s *site) rerun(n *number) string {
-	var globs []string
+	type group struct {
+		glob  string
+		seeds int
+	}
+	var gs []group
 	for _, rc := range n.cells {
-		if len(rc.cell.TrainCells) == 0 {
-			continue
-		}
-		id := rc.cell.TrainCells[0]
-		parts := strings.SplitN(id, "/", 4)
-		if len(parts) < 3 {
-			continue
-		}
-		g := strings.Join(parts[:3], "/")
-		if !slices.Contains(globs, g) {
-			globs = append(globs, g)
+		for _, id := range rc.cell.TrainCells {
+			parts := strings.SplitN(id, "/", 5)
+			if len(parts) < 4 {
+				continue
+			}
+			g := strings.Join(parts[:4], "/")
+			k := slices.IndexFunc(gs, func(x group) bool { return x.glob == g })
+			if k < 0 {
+				gs = append(gs, group{glob: g})
+				k = len(gs) - 1
+			}
+			gs[k].seeds++
 		}
 	}
-	if len(globs) == 0 {
+	if len(gs) == 0 {
 		return ""
 	}
 	flags := ""
@@ -279,10 +291,9 @@ func (s *site) rerun(n *number) string {
 		flags = " " + s.in.RunFlags
 	}
 	var lines []string
-	for _, g := range globs {
-		lines = append(lines, "repro run"+flags+" --only "+g)
+	for _, g := range gs {
+		lines = append(lines, fmt.Sprintf("repro verify%s --recompute %s    # recompute its %s, compare each result with its record", flags, g.glob, plural(g.seeds, "seed")))
 	}
-	lines = append(lines, "repro run"+flags+"    # re-aggregate and re-render")
 	return strings.Join(lines, "\n")
 }
 
@@ -293,4 +304,41 @@ func intList(xs []int) string {
 		ss = append(ss, strconv.Itoa(x))
 	}
 	return strings.Join(ss, ", ")
+}
+
+// plural is "1 seed", "3 seeds".
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// noRecord says, as HTML, why a number's card names no seed record: the
+// cause its cells give for not being computed (a release absent where the
+// tables were rendered blocks its download cell and everything after it),
+// or, for cells that were computed, that this store and ledger lack the
+// records (repro pull fetches the ledger's).
+func noRecord(n *number) string {
+	for _, rc := range n.cells {
+		st := rc.cell.Status
+		switch {
+		case st.Is(stages.StatusOK):
+			continue
+		case st.Is(stages.StatusNA):
+			return "not applicable: the paper's table has no value here (\"---\"), so nothing is computed for it."
+		case st.Is(stages.StatusEmpty):
+			return "blank by the table's layout: nothing is computed for it."
+		}
+		text := st.String()
+		if blocker, ok := strings.CutPrefix(text, "not run: blocked by "); ok {
+			why := "a cell that failed where these tables were rendered"
+			if rel, ok := strings.CutPrefix(blocker, "download/"); ok {
+				why = "the " + rel + " release was not on the data mirror, and there was no network, where these tables were rendered"
+			}
+			return fmt.Sprintf("not computed: its seeds wait for <code>%s</code>, %s; so no seed has a record. A machine with the release computes them: <code>repro run</code>.", esc(blocker), esc(why))
+		}
+		return fmt.Sprintf("not computed (%s), so no seed has a record.", esc(text))
+	}
+	return "no record of these seeds is in the store or the ledger: <code>repro pull</code> fetches the ledger's records of them."
 }

@@ -8,8 +8,6 @@ import (
 // Input is what a site is built from.
 type Input struct {
 	Profile string
-	// Revision is the code revision of the binary building the site.
-	Revision string
 	// Report is the reproduction report (nil: no verdicts are shown).
 	Report  *stages.ReproReport
 	Tables  []*stages.Sidecar
@@ -25,6 +23,12 @@ type Input struct {
 	// relative to the site root (e.g. ../figures/ksweep.png); "" or
 	// absent: none is shown.
 	FigureImages map[string]string
+	// TableDecls are the tables' declarations in pipeline.toml by name:
+	// what the sidecars do not carry (caption, column titles).
+	TableDecls map[string]TableDecl
+	// FigureDecls are the figures' declarations in pipeline.toml by name:
+	// their panels' titles and axes, and their series' labels.
+	FigureDecls map[string]FigureDecl
 	// RunFlags are the flags every recompute command carries (e.g.
 	// "--profile smoke"); "" for the default profile.
 	RunFlags string
@@ -48,4 +52,25 @@ type SeedRecord struct {
 type DefaultConfig struct {
 	Name   string // e.g. "full (g16_sgd_refr_s10_w512)"
 	Config []pipeline.Param
+}
+
+// TableDecl is what pipeline.toml declares of a table for its reader.
+type TableDecl struct {
+	Caption string   // LaTeX
+	Titles  []string // LaTeX, by column (the sidecar's Column - 1)
+}
+
+// FigureDecl is what pipeline.toml declares of a figure for its reader.
+type FigureDecl struct {
+	Caption string      // LaTeX
+	Panels  []PanelDecl // by the sidecar's Panel - 1
+	// Series are the series' labels (LaTeX) by series name.
+	Series map[string]string
+}
+
+// PanelDecl is one panel's title, axis labels (LaTeX) and axes.
+type PanelDecl struct {
+	Title, XLabel, YLabel string
+	XLog                  bool
+	Categories            []string
 }

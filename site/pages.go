@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 
+	"repro/internal/latex"
 	"repro/stages"
 	"repro/verdict"
 )
@@ -14,8 +15,8 @@ import (
 func (s *site) index() []byte {
 	var b strings.Builder
 	fmt.Fprintf(&b, "<h1>Reproduction (profile %s)</h1>\n", esc(s.in.Profile))
-	if s.in.Revision != "" {
-		fmt.Fprintf(&b, "<p class=\"meta\">built by code revision <code>%s</code></p>\n", esc(s.in.Revision))
+	if rs := recordRevisions(s.in.Records); rs != "" {
+		fmt.Fprintf(&b, "<p class=\"meta\">seeds computed by code revision %s</p>\n", rs)
 	}
 	rep := s.in.Report
 	if rep != nil {
@@ -73,7 +74,7 @@ func (s *site) index() []byte {
 			for _, c := range rep.Claims {
 				var conds []string
 				for _, x := range c.Conditions {
-					conds = append(conds, fmt.Sprintf("<span class=\"%s\">%s</span>: %s — %s", outcomeClass(x.Verdict), esc(x.Verdict.String()), esc(x.Text), esc(x.Detail)))
+					conds = append(conds, fmt.Sprintf("<span class=\"%s\">%s</span>: %s — %s", outcomeClass(x.Verdict), esc(x.Verdict.String()), esc(plainLabel(x.Text)), esc(plainLabel(x.Detail))))
 				}
 				if c.Cause != "" {
 					conds = append(conds, "<span class=\"meta\">known cause: "+esc(c.Cause)+"</span>")
@@ -111,7 +112,7 @@ func (s *site) disputed(b *strings.Builder, rows []stages.DisputedResult) {
 			verdicts = append(verdicts, fmt.Sprintf(`%s: <span class="%s">%s</span>`, esc(pr.Name), outcomeClass(pr.Outcome), esc(out)))
 		}
 		fmt.Fprintf(b, "<tr><td>%s<br><span class=\"meta\">%s</span></td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n",
-			esc(r.Label), id, esc(r.Paper.Text(true)), esc(r.Authors.Text(false)), esc(r.Ours.Text(false)), strings.Join(verdicts, "<br>"))
+			esc(plainLabel(r.Label)), id, esc(r.Paper.Text(true)), esc(r.Authors.Text(false)), esc(r.Ours.Text(false)), strings.Join(verdicts, "<br>"))
 		var notes []string
 		for _, n := range r.Notes() {
 			notes = append(notes, esc(n))
@@ -148,9 +149,9 @@ func (s *site) cardOf(id, up string) string {
 // source names the paper's line of a published value.
 func source(cite string, line int) string {
 	if line > 0 {
-		return fmt.Sprintf("%s (paper.tex line %d)", cite, line)
+		return fmt.Sprintf("%s (paper.tex line %d)", plainLabel(cite), line)
 	}
-	return cite
+	return plainLabel(cite)
 }
 
 // judgementText states a judgement in one line ("" when none).
@@ -178,12 +179,20 @@ func (s *site) tablePage(t *stages.Sidecar) []byte {
 		cols[n.Column] = n.Protocol
 		maxCol = max(maxCol, n.Column)
 	}
+	decl := s.in.TableDecls[t.Table]
+	if decl.Caption != "" {
+		fmt.Fprintf(&b, "<p class=\"caption\">%s</p>\n", latex.ToHTML(decl.Caption))
+	}
 	b.WriteString("<table class=\"paper\"><thead><tr><th></th>")
 	if t.ParamTitle != "" {
 		fmt.Fprintf(&b, "<th>%s</th>", esc(plainLabel(t.ParamTitle)))
 	}
 	for c := 1; c <= maxCol; c++ {
-		fmt.Fprintf(&b, "<th>%s</th>", esc(cols[c]))
+		title := strings.ReplaceAll(cols[c], "_", " ") // a protocol ID in words
+		if c-1 < len(decl.Titles) && decl.Titles[c-1] != "" {
+			title = plainLabel(decl.Titles[c-1])
+		}
+		fmt.Fprintf(&b, "<th>%s</th>", esc(title))
 	}
 	b.WriteString("</tr></thead><tbody>\n")
 	row := 0
@@ -212,6 +221,7 @@ func (s *site) tablePage(t *stages.Sidecar) []byte {
 		b.WriteString("</tr>\n")
 	}
 	b.WriteString("</tbody></table>\n")
+	b.WriteString(tableLegend)
 	if len(t.Comparisons) > 0 {
 		b.WriteString("<h2>Seed-paired differences</h2>\n<ul>\n")
 		for i := range t.Comparisons {
@@ -223,6 +233,10 @@ func (s *site) tablePage(t *stages.Sidecar) []byte {
 	b.WriteString(legend)
 	return page("Table "+t.Table, "../", b.String())
 }
+
+// tableLegend says what a table's cells show, as the PDF's captions do.
+const tableLegend = `<p class="legend">Each value: mean ± s.d. over the seeds, at the paper's decimals; (n=k): fewer seeds than planned (the card names the missing ones); —: the paper's table has no value there; not run: not computed here (the card says why); blank: not in the table's layout.</p>
+`
 
 const legend = `<p class="legend">Verdict: <span class="agree">agrees</span> <span class="differ">differs</span> <span class="inconclusive">inconclusive</span> <span class="unjudged">not in the paper</span> <span class="notrun">not run</span>. Every number opens its card.</p>
 `
@@ -247,26 +261,57 @@ func (s *site) figurePage(f *stages.FigureSidecar) []byte {
 		}
 	}
 	slices.Sort(panels)
+	decl := s.in.FigureDecls[f.Figure]
+	if decl.Caption != "" {
+		fmt.Fprintf(&b, "<p class=\"caption\">%s</p>\n", latex.ToHTML(stages.FillCaption(decl.Caption, f)))
+	}
+	seriesLabel := func(name string) string {
+		if l := decl.Series[name]; l != "" {
+			return plainLabel(l)
+		}
+		return name
+	}
 	nLines := len(f.Points)
 	for _, pn := range panels {
 		var pts []plotPoint
+		var here []int
+		isLine := map[int]bool{}
 		for i, p := range all {
 			if p.Panel != pn || !p.Status.Is(stages.StatusOK) || p.Hidden {
 				continue
 			}
+			si := slices.Index(series, p.Series)
 			pts = append(pts, plotPoint{href: cardHref(p.ID, "../"), title: p.ID + " = " + p.Text,
-				x: p.X, y: p.Y, ylo: p.YLo, yhi: p.YHi, series: slices.Index(series, p.Series), line: i >= nLines})
+				x: p.X, y: p.Y, ylo: p.YLo, yhi: p.YHi, series: si, line: i >= nLines})
+			if !slices.Contains(here, si) {
+				here = append(here, si)
+			}
+			isLine[si] = i >= nLines
 		}
-		if len(pts) > 0 {
-			b.WriteString(plotPanel(pts, fmt.Sprintf("panel %d", pn)))
-			b.WriteString("\n")
+		if len(pts) == 0 {
+			continue
 		}
+		ax := panelAxes{title: fmt.Sprintf("Panel %d", pn)}
+		if pn >= 1 && pn <= len(decl.Panels) {
+			d := decl.Panels[pn-1]
+			ax = panelAxes{title: plainLabel(d.Title), xlabel: plainLabel(d.XLabel), ylabel: plainLabel(d.YLabel), xlog: d.XLog}
+			for _, c := range d.Categories {
+				ax.categories = append(ax.categories, plainLabel(c))
+			}
+			if ax.title == "" {
+				ax.title = fmt.Sprintf("Panel %d", pn)
+			}
+		}
+		b.WriteString("<figure class=\"panel\">")
+		b.WriteString(plotPanel(pts, ax))
+		// A legend per panel: the series this panel draws.
+		b.WriteString("<figcaption class=\"legend\">")
+		for _, si := range here {
+			fmt.Fprintf(&b, "<span>%s %s</span> ", legendSwatch(si, isLine[si]), esc(seriesLabel(series[si])))
+		}
+		b.WriteString("</figcaption></figure>\n")
 	}
-	b.WriteString("<p class=\"legend\">")
-	for i, sr := range series {
-		fmt.Fprintf(&b, "<span class=\"key\" style=\"background:%s\"></span>%s ", palette[i%len(palette)], esc(sr))
-	}
-	b.WriteString("(bars: the sidecar's error bars; dashed: reference lines)</p>\n")
+	b.WriteString("<p class=\"meta\">Bars: the error bars the paper's figure draws; dashed: reference lines. Every marker opens its number's card.</p>\n")
 	if img := s.in.FigureImages[f.Figure]; img != "" {
 		fmt.Fprintf(&b, "<details><summary>as rendered for the paper</summary><img src=\"../%s\" alt=\"figure %s\" width=\"600\"></details>\n", esc(img), esc(f.Figure))
 	}
@@ -285,4 +330,42 @@ func (s *site) figurePage(f *stages.FigureSidecar) []byte {
 	b.WriteString("</tbody></table>\n")
 	b.WriteString(legend)
 	return page("Figure "+f.Figure, "../", b.String())
+}
+
+// recordRevisions is the code revisions the seeds' records name, each with
+// its count of records, most first, as HTML ("" for none). It is what the
+// site's numbers were computed from, a function of the store and the
+// ledger: never the revision of the binary that renders the site, which
+// would change a committed page with every commit (a fresh clone's make
+// paper would leave paper/site modified).
+func recordRevisions(recs map[string]*SeedRecord) string {
+	n := map[string]int{}
+	for _, r := range recs {
+		rev := r.Revision
+		if rev == "" {
+			rev = "unknown"
+		}
+		if len(rev) > 12 {
+			rev = rev[:12]
+		}
+		if r.Dirty {
+			rev += "+dirty"
+		}
+		n[rev]++
+	}
+	revs := make([]string, 0, len(n))
+	for r := range n {
+		revs = append(revs, r)
+	}
+	slices.SortFunc(revs, func(a, b string) int {
+		if n[a] != n[b] {
+			return n[b] - n[a]
+		}
+		return strings.Compare(a, b)
+	})
+	var parts []string
+	for _, r := range revs {
+		parts = append(parts, fmt.Sprintf("<code>%s</code> (%d)", esc(r), n[r]))
+	}
+	return strings.Join(parts, ", ")
 }

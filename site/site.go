@@ -214,7 +214,7 @@ func newSite(in *Input) *site {
 			s.byRow[r.ID] = r
 			n := s.owner(r.ID)
 			if n == nil {
-				n = &number{id: r.ID, group: r.Group, text: r.Ours, where: r.Cite}
+				n = &number{id: r.ID, group: r.Group, text: r.Ours, where: plainLabel(r.Cite)}
 				add(n)
 			}
 			if n.id == r.ID {

@@ -10,6 +10,8 @@ import (
 	"repro/internal/outdir"
 	"repro/stages"
 	"repro/verdict"
+
+	"fmt"
 )
 
 func buildFixture(t *testing.T) (string, Stats) {
@@ -86,11 +88,11 @@ func TestCardContents(t *testing.T) {
 		"feedc0ffee00",                       // the code revision
 		"- train.local.eta = 0.02",           // configuration against the default
 		"+ train.local.eta = 0.1",
-		"split/mnist/1234 split sha256:",      // data digests
-		"paper.tex line 100",                  // the paper's line
-		"repro run --only train/b/sequential", // the command
-		`<svg class="strip"`,                  // the strip plot
-		`class="pub"`,                         // with the paper's mean on it
+		"split/mnist/1234 split sha256:", // data digests
+		"paper.tex line 100",             // the paper's line
+		"repro verify --recompute train/b/sequential/split1234    # recompute its 3 seeds, compare each result with its record", // the command
+		`<svg class="strip"`, // the strip plot
+		`class="pub"`,        // with the paper's mean on it
 	} {
 		if !strings.Contains(card, want) {
 			t.Errorf("card tab/b/sequential lacks %q", want)
@@ -154,7 +156,7 @@ func TestPlainLabel(t *testing.T) {
 	for _, c := range []struct{ in, want string }{
 		{`\textbf{full system}: isolated replay $+$ always-on rotation`, "full system: isolated replay + always-on rotation"},
 		{`baseline ($\eta{=}0.1$)`, "baseline (η=0.1)"},
-		{`$91.7\pm0.4$`, "91.7±0.4"},
+		{`$91.7\pm0.4$`, "91.7 ± 0.4"},
 		{`{\scriptsize not run}`, "not run"},
 		{`A--B, 5\%`, "A–B, 5%"},
 	} {
@@ -282,5 +284,111 @@ func TestBuildTwiceOverItsOwnSite(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(filepath.Join(dir, "notes.txt")); string(b) != "mine" {
 		t.Fatal("notes.txt lost")
+	}
+}
+
+func TestCardNotRun(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		name, status string
+		want         []string
+	}{
+		{"blocked by a download", "blocked by download/cifar100", []string{"<code>download/cifar100</code>", "the cifar100 release was not on the data mirror", "no seed has a record."}},
+		{"other cause", "no data", []string{"not computed (not run: no data), so no seed has a record."}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
+			in := FixtureInput(0)
+			for i := range in.Tables[0].Numbers {
+				if n := &in.Tables[0].Numbers[i]; n.ID == "tab/b/static" {
+					n.Status = stages.NotRun(c.status)
+				}
+			}
+			dir := filepath.Join(t.TempDir(), "site")
+			if _, err := Build(dir, in); err != nil {
+				t.Fatal(err)
+			}
+			card := read(t, filepath.Join(dir, "cards", "tab.b.static.html"))
+			for _, w := range c.want {
+				if !strings.Contains(card, w) {
+					t.Errorf("card tab/b/static lacks %q", w)
+				}
+			}
+			for _, bad := range []string{"repro pull", "(ours )"} {
+				if strings.Contains(card, bad) {
+					t.Errorf("card tab/b/static says %q", bad)
+				}
+			}
+		})
+	}
+}
+
+func TestTablePageCaptionAndHeaders(t *testing.T) {
+	t.Parallel()
+	in := FixtureInput(0)
+	in.TableDecls = map[string]TableDecl{"tab": {Caption: `Anchor at $\lambda{=}3{\cdot}10^{-4}$, see Eq.~\ref{eq:mask}.`, Titles: []string{"Sequential", `i.i.d.\ (static)`}}}
+	dir := filepath.Join(t.TempDir(), "site")
+	if _, err := Build(dir, in); err != nil {
+		t.Fatal(err)
+	}
+	page := read(t, filepath.Join(dir, "tables", "tab.html"))
+	for _, want := range []string{`<p class="caption">Anchor at λ=3·10<sup>-4</sup>, see Eq. “mask”.</p>`, "<th>Sequential</th>", "<th>i.i.d. (static)</th>", `<p class="legend">Each value: mean ± s.d.`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("tables/tab.html lacks %q", want)
+		}
+	}
+	for _, bad := range []string{"eq:mask", `\ref`, "310-4"} {
+		if strings.Contains(page, bad) {
+			t.Errorf("tables/tab.html shows %q", bad)
+		}
+	}
+}
+
+func TestFigurePageReadable(t *testing.T) {
+	t.Parallel()
+	in := FixtureInput(0)
+	in.FigureDecls = map[string]FigureDecl{"sweep": {Caption: `Accuracy against $K$.`,
+		Panels: []PanelDecl{{Title: "split-MNIST", XLabel: "replay buffer $K$", YLabel: "accuracy (%)", XLog: true}},
+		Series: map[string]string{"ours": "full system"}}}
+	dir := filepath.Join(t.TempDir(), "site")
+	if _, err := Build(dir, in); err != nil {
+		t.Fatal(err)
+	}
+	page := read(t, filepath.Join(dir, "figures", "sweep.html"))
+	for _, want := range []string{`class="ptitle">split-MNIST</text>`, `class="alabel">replay buffer K (log scale)</text>`, `class="alabel">accuracy (%)</text>`,
+		`<figcaption class="legend">`, "full system</span>", `<p class="caption">Accuracy against K.</p>`} {
+		if !strings.Contains(page, want) {
+			t.Errorf("figures/sweep.html lacks %q", want)
+		}
+	}
+	if strings.Contains(page, "panel 1") {
+		t.Errorf("figures/sweep.html titles a panel by its number")
+	}
+	seen := map[string]int{}
+	for i := range 40 {
+		k := seriesColour(i) + " " + markers[i%len(markers)]
+		if j, dup := seen[k]; dup {
+			t.Fatalf("series %d and %d share colour and marker %s", j, i, k)
+		}
+		seen[k] = i
+	}
+}
+
+func TestNiceTicks(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		lo, hi float64
+		want   string
+	}{
+		{1.49, 343, "[100 200 300]"},
+		{-1013, 17898, "[0 5000 10000 15000]"},
+		{88.2, 92.7, "[89 90 91 92]"},
+	} {
+		if got := fmt.Sprint(niceTicks(c.lo, c.hi, 5)); got != c.want {
+			t.Errorf("niceTicks(%v, %v) = %s, want %s", c.lo, c.hi, got, c.want)
+		}
+	}
+	if got := fmt.Sprint(logTicks(1.49, 343)); got != "[2 5 10 20 50 100 200]" {
+		t.Errorf("logTicks(1.49, 343) = %s", got)
 	}
 }

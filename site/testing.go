@@ -85,7 +85,7 @@ func FixtureInput(shift float64) *Input {
 	conf := func(eta string) []pipeline.Param {
 		return []pipeline.Param{{Name: "train.learner", Value: `"local"`}, {Name: "train.local.eta", Value: eta}, {Name: "train.seed", Value: "0"}}
 	}
-	in := &Input{Profile: "paper", Revision: "0123456789ab", Report: rep, Tables: []*stages.Sidecar{tab}, Figures: []*stages.FigureSidecar{fig},
+	in := &Input{Profile: "paper", Report: rep, Tables: []*stages.Sidecar{tab}, Figures: []*stages.FigureSidecar{fig},
 		Records:  map[string]*SeedRecord{},
 		Defaults: map[string]DefaultConfig{"local": {Name: "a (default)", Config: conf("0.02")}}}
 	for _, c := range []stages.AggCell{a1, a2, b1} {

@@ -5,47 +5,19 @@ import (
 	"strconv"
 	"strings"
 
+	"repro/internal/latex"
 	"repro/stages"
 )
 
 // esc escapes s for HTML text and attribute values.
 func esc(s string) string { return html.EscapeString(s) }
 
-// plainLabel turns a row label or caption written in LaTeX into plain
-// text for display: the prose of the paper's labels, never a number the
-// site computes with (those come typed from the sidecars).
-func plainLabel(s string) string {
-	r := strings.NewReplacer(
-		`\pm`, "±", `$+$`, "+", `$-$`, "−", `\%`, "%", `\,`, " ", `\ `, " ", `~`, " ",
-		`---`, "—", `--`, "–", `\times`, "×", `\le`, "≤", `\ge`, "≥", `\to`, "→",
-		`\eta`, "η", `\beta`, "β", `\gamma`, "γ", `\kappa`, "κ", `\lambda`, "λ", `\alpha`, "α", `\theta`, "θ", `\rho`, "ρ", `\tau`, "τ", `\sigma`, "σ", `\mu`, "μ", `\delta`, "δ",
-		`\kwta`, "k-WTA", `\&`, "&", `\_`, "_",
-	)
-	s = r.Replace(s)
-	var b strings.Builder
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch c {
-		case '$', '{', '}':
-			continue
-		case '\\':
-			// Drop a command name (\textbf, \emph, \scriptsize...): its
-			// argument, if any, stays as text.
-			j := i + 1
-			for j < len(s) && (s[j] >= 'a' && s[j] <= 'z' || s[j] >= 'A' && s[j] <= 'Z') {
-				j++
-			}
-			i = j - 1
-			continue
-		case '^', '_':
-			if i+1 < len(s) && s[i+1] == '{' {
-				continue
-			}
-		}
-		b.WriteByte(c)
-	}
-	return strings.Join(strings.Fields(b.String()), " ")
-}
+// plainLabel turns a row label, caption or quote written in LaTeX or in
+// the ASCII of published.toml into plain text for display (the one
+// converter, package latex: 91.5 ± 0.5, 3·10⁻⁴, Table “accmatrix”): the
+// prose of the paper's labels, never a number the site computes with
+// (those come typed from the sidecars).
+func plainLabel(s string) string { return latex.ToText(s) }
 
 // fmtN formats x with d decimals, without a negative zero.
 func fmtN(x float64, d int) string {

@@ -523,6 +523,13 @@ func drawSeries(sr *FigSeries, pts []FigurePoint, drawn []figure.Point) []figure
 // [[seeds:<point>]] or [[nondominated]].
 var captionRef = regexp.MustCompile(`\[\[(ours|seeds):([^\]]+)\]\]|\[\[nondominated\]\]`)
 
+// FillCaption is a figure caption with its references to our numbers
+// filled from the figure's sidecar, as the PDF's caption has them (the
+// report site shows the caption too).
+func FillCaption(caption string, side *FigureSidecar) string {
+	return ourCaption(caption, side.Figure, side)
+}
+
 // ourCaption fills a caption's references to our numbers (see Figure's
 // version 5) from the points of side; a reference to a point the figure
 // does not have reads "(no such point)", so a typo shows in the PDF.

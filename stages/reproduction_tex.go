@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"repro/internal/latex"
 	"repro/verdict"
 )
 
@@ -58,13 +59,13 @@ func ReproductionTeX(rep *ReproReport) string {
 		for _, r := range differ {
 			fmt.Fprintf(&b, "\\item \\texttt{%s}: paper %s, ours %s. %s.", latexEscape(r.ID), texPM(r.Published), texPM(r.Ours), latexEscape(r.Judgement.String()))
 			if r.Note != "" {
-				fmt.Fprintf(&b, " %s.", texQuotes(latexEscape(r.Note)))
+				fmt.Fprintf(&b, " %s.", pdfQuote(r.Note))
 			}
 			cause := r.Cause
 			if cause == "" {
 				cause = "not known"
 			}
-			fmt.Fprintf(&b, " \\emph{Cause:} %s. (%s)\n", texQuotes(latexEscape(cause)), sourceTeX(r.Cite, r.Line))
+			fmt.Fprintf(&b, " \\emph{Cause:} %s. (%s)\n", pdfQuote(cause), sourceTeX(r.Cite, r.Line))
 		}
 		b.WriteString("\\end{itemize}}\n")
 	}
@@ -107,7 +108,7 @@ func ReproductionTeX(rep *ReproReport) string {
 	if len(rep.NotRun) > 0 {
 		fmt.Fprintf(&b, "\n\\subsection*{The paper's numbers not run (%d: %s)}\n{\\small\n\\begin{itemize}\n", rep.Numbers.NotRun, latexEscape(rep.NotRunByCategory.String()))
 		for _, g := range rep.NotRun {
-			fmt.Fprintf(&b, "\\item %s (%d numbers, %s; paper.tex lines %d--%d): %s.\n", texQuotes(latexEscape(g.What)), g.Count, latexEscape(string(g.Category)), g.Lines[0], g.Lines[1], texQuotes(latexEscape(g.Reason)))
+			fmt.Fprintf(&b, "\\item %s (%d numbers, %s; paper.tex lines %d--%d): %s.\n", pdfQuote(g.What), g.Count, latexEscape(string(g.Category)), g.Lines[0], g.Lines[1], pdfQuote(g.Reason))
 		}
 		b.WriteString("\\end{itemize}}\n")
 	}
@@ -121,7 +122,7 @@ func writeClaims(b *strings.Builder, cs []ClaimResult) {
 	}
 	b.WriteString("{\\small\n\\begin{itemize}\n")
 	for _, c := range cs {
-		fmt.Fprintf(b, "\\item \\textbf{%s}: %s (\\texttt{%s}; %s).", c.Verdict, texQuotes(latexEscape(c.Text)), latexEscape(c.ID), sourceTeX(c.Cite, c.Line))
+		fmt.Fprintf(b, "\\item \\textbf{%s}: %s (\\texttt{%s}; %s).", c.Verdict, pdfQuote(c.Text), latexEscape(c.ID), sourceTeX(c.Cite, c.Line))
 		for _, k := range c.Conditions {
 			fmt.Fprintf(b, " \\texttt{%s}: %s, %s", latexEscape(k.Text), k.Verdict, latexEscape(k.Detail))
 			if k.Judgement != nil {
@@ -130,7 +131,7 @@ func writeClaims(b *strings.Builder, cs []ClaimResult) {
 			b.WriteString(".")
 		}
 		if c.Cause != "" {
-			fmt.Fprintf(b, " \\emph{Cause:} %s.", texQuotes(latexEscape(c.Cause)))
+			fmt.Fprintf(b, " \\emph{Cause:} %s.", pdfQuote(c.Cause))
 		}
 		b.WriteString("\n")
 	}
@@ -153,7 +154,7 @@ func writeClaimLines(b *strings.Builder, cs []ClaimResult) {
 			}
 			conds = append(conds, fmt.Sprintf("\\texttt{%s}: %s", latexEscape(k.Text), latexEscape(t)))
 		}
-		fmt.Fprintf(b, "\\item \\textbf{%s}: %s (\\texttt{%s}, paper line %d). %s.\n", c.Verdict, texQuotes(latexEscape(c.Text)), latexEscape(c.ID), c.Line, strings.Join(conds, "; "))
+		fmt.Fprintf(b, "\\item \\textbf{%s}: %s (\\texttt{%s}, paper line %d). %s.\n", c.Verdict, pdfQuote(c.Text), latexEscape(c.ID), c.Line, strings.Join(conds, "; "))
 	}
 	b.WriteString("\\end{itemize}}\n")
 }
@@ -176,23 +177,21 @@ func (rep *ReproReport) SortedRows() []ReproRow {
 	return rows
 }
 
-// tableLabel is a table's LaTeX label in a published value's citation.
-var tableLabel = regexp.MustCompile(`(?:Table )?\b(tab:[A-Za-z0-9:.-]+)`)
+
+// docLabel says whether main.tex defines a label: the tables' (tab:), and
+// the \paperref entries it declares for the report's citations.
+func docLabel(l string) bool {
+	return strings.HasPrefix(l, "tab:") || slices.Contains([]string{"eq:mask", "eq:controller", "sec:cost", "sec:controller", "app:isomargin"}, l)
+}
+
+// pdfQuote is a string of published.toml or pipeline.toml (the paper's
+// LaTeX and plain text mixed) as the PDF prints it (internal/latex).
+func pdfQuote(s string) string { return texQuotes(latex.ToPDFQuote(s, docLabel)) }
 
 // citeTeX renders a citation of published.toml ("Table tab:ablation, row 1
 // 'full system'") as LaTeX: each label a reference (Table~\ref{tab:ablation}),
 // the rest escaped, opening quotes turned.
-func citeTeX(s string) string {
-	var b strings.Builder
-	last := 0
-	for _, m := range tableLabel.FindAllStringSubmatchIndex(s, -1) {
-		b.WriteString(latexEscape(s[last:m[0]]))
-		fmt.Fprintf(&b, `Table~\ref{%s}`, s[m[2]:m[3]])
-		last = m[1]
-	}
-	b.WriteString(latexEscape(s[last:]))
-	return texQuotes(b.String())
-}
+func citeTeX(s string) string { return pdfQuote(s) }
 
 // texQuotes turns a straight single quote that opens a quotation (at the
 // start, or after a space or parenthesis) into LaTeX's opening quote; the

@@ -19,10 +19,12 @@ func benchmarkEngine(b *testing.B, n int) {
 	cwd, _ := os.Getwd()
 	os.Chdir(dir)
 	defer os.Chdir(cwd)
+	// stdout alone: the test binary is not stamped (go test does not run
+	// make build), and stderr says so before anything else.
 	run := func(args ...string) string {
-		var out bytes.Buffer
-		if code := runMain(context.Background(), args, &out, &out, os.Getenv); code != 0 {
-			b.Fatalf("repro %v: exit %d\n%s", args, code, out.String())
+		var out, errOut bytes.Buffer
+		if code := runMain(context.Background(), args, &out, &errOut, os.Getenv); code != 0 {
+			b.Fatalf("repro %v: exit %d\n%s%s", args, code, out.String(), errOut.String())
 		}
 		return out.String()
 	}

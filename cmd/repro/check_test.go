@@ -10,8 +10,8 @@ func TestPlainLaTeX(t *testing.T) {
 		`\textbf{full system}: isolated replay $+$ always-on rotation`: "full system: isolated replay + always-on rotation",
 		`\quad rotation gated per batch`:                               "  rotation gated per batch",
 		`BP $+$ \kwta{}`:                                               "BP + k-WTA",
-		`$3{\cdot}10^{-5}$`:                                            "3·10^-5",
-		`local learner (Table~\ref{tab:ablation})`:                     "local learner (Table tab:ablation)",
+		`$3{\cdot}10^{-5}$`:                                            "3·10⁻⁵",
+		`local learner (Table~\ref{tab:ablation})`:                     "local learner (Table “ablation”)",
 		`bout gate, $M{=}2048$, $M_{\mathrm{off}}{=}4096$`:             "bout gate, M=2048, M_off=4096",
 	}
 	for in, want := range cases {

@@ -8,6 +8,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -177,6 +179,25 @@ func TestCIFAREndToEnd(t *testing.T) {
 	}
 	if n := strings.Count(out, reason); n != 1 {
 		t.Errorf("run output gives the reason %d times, want once:\n%s", n, out)
+	}
+	// One count: the run's blocked cells are plan's and status's, and
+	// what the absent release blocks; every cell is counted once.
+	runRe := regexp.MustCompile(`ran (\d+) cells?, (\d+) cached.*, (\d+) failed, (\d+) blocked in`)
+	planRe := regexp.MustCompile(`(\d+) to run, (\d+) blocked, (\d+) cached.*\(profile \S+, (\d+) cells\)`)
+	planOut := mustRepro(t, dir, "plan", "--estimate")
+	rm, pm := runRe.FindStringSubmatch(out), planRe.FindStringSubmatch(planOut)
+	if rm == nil || pm == nil {
+		t.Fatalf("run or plan summary not found:\n%s", out)
+	}
+	if rm[3] != pm[1] || rm[4] != pm[2] || !strings.Contains(out, "blocks "+pm[2]+" cells") {
+		t.Errorf("run: %s failed, %s blocked; plan: %s to run, %s blocked; run output:\n%s", rm[3], rm[4], pm[1], pm[2], out)
+	}
+	if want := "estimate: " + pm[1] + " cell"; !strings.Contains(planOut, want) && !(pm[1] == "0" && strings.Contains(planOut, "estimate: nothing to run")) {
+		t.Errorf("plan --estimate counts other cells than plan's %s to run (want %q):\n%s", pm[1], want, planOut)
+	}
+	atoi := func(s string) int { n, _ := strconv.Atoi(s); return n }
+	if got, want := atoi(rm[1])+atoi(rm[2])+atoi(rm[3])+atoi(rm[4]), atoi(pm[4]); got != want {
+		t.Errorf("run counts %d cells (ran + cached + failed + blocked), plan %d:\n%s", got, want, out)
 	}
 	tex2, err := os.ReadFile(filepath.Join(dir, "paper/tables/cifar.tex"))
 	if err != nil {

@@ -23,11 +23,14 @@ func cmdDiff() *command {
 		long: `Diff compares two builds of the paper number by number. A build is a git
 revision (its committed tables and figures: what its ledger rendered) or the
 word "store" (what the store holds for the current config: after repro run).
-A defaults to HEAD and B to store. For every number that moved it prints
-before and after (mean ± s.d. over n seeds) and whether the move is beyond
-the seeds' noise, by the reproduction verdicts' statistics: Welch's test of
-after against before with the number's equivalence margin, adjusted over the
-moved numbers (Benjamini-Hochberg). Tables and figures one build lacks are
+A defaults to HEAD and B to store. It counts the numbers
+that moved (a value on both sides), the new and the removed ones and those
+whose status changed (a value gained or lost: "not run" -> a value). For
+every number that moved it prints before and after (mean ± s.d. over n
+seeds) and whether the move is beyond the seeds' noise, by the reproduction
+verdicts' statistics: Welch's test of after against before with the
+number's equivalence margin, adjusted over the moved numbers
+(Benjamini-Hochberg); the others are listed, not judged. Tables and figures one build lacks are
 named, not compared. docs/report.md.`,
 		flags: fs, maxArgs: 2,
 		run: func(ctx context.Context, e *env, args []string) error {
@@ -181,16 +184,24 @@ func gitShow(ctx context.Context, rev, path string) ([]byte, bool, error) {
 	return out.Bytes(), true, nil
 }
 
-// printDiff prints the moved numbers, beyond-noise first.
+// printDiff prints the counts, then the numbers that moved (beyond the
+// seed noise first), those whose status changed, the new ones and the
+// removed ones. Only a number with a value on both sides is judged against
+// the seed noise: a new number is not a move.
 func printDiff(e *env, names []string, r *numdiff.Result) {
 	out := e.stdout
-	beyond := 0
-	for _, m := range r.Moves {
-		if m.Beyond {
-			beyond++
+	moved := r.Count(numdiff.Moved)
+	parts := []string{fmt.Sprintf("%s moved (%d beyond seed noise)", plural(moved, "number"), r.Beyond())}
+	for _, c := range []numdiff.Change{numdiff.New, numdiff.Removed} {
+		if n := r.Count(c); n > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", n, c))
 		}
 	}
-	fmt.Fprintf(out, "diff %s %s: %d numbers moved (%d beyond seed noise), %d unchanged\n", names[0], names[1], len(r.Moves), beyond, r.Unchanged)
+	if n := r.Count(numdiff.Status); n > 0 {
+		parts = append(parts, fmt.Sprintf("%d with a new status (a value gained or lost)", n))
+	}
+	parts = append(parts, fmt.Sprintf("%d unchanged", r.Unchanged))
+	fmt.Fprintf(out, "diff %s %s: %s\n", names[0], names[1], strings.Join(parts, ", "))
 	if len(r.OnlyA) > 0 {
 		fmt.Fprintf(out, "not compared, only in %s: %s\n", names[0], strings.Join(r.OnlyA, ", "))
 	}
@@ -199,18 +210,33 @@ func printDiff(e *env, names []string, r *numdiff.Result) {
 	}
 	for _, pass := range []bool{true, false} {
 		for _, m := range r.Moves {
-			if m.Beyond != pass {
+			if m.Change != numdiff.Moved || m.Beyond != pass {
 				continue
 			}
 			what := "within seed noise"
 			if m.Beyond {
 				what = "BEYOND seed noise"
 			}
-			fmt.Fprintf(out, "%s: %s -> %s; %s", m.ID, numText(m.Before), numText(m.After), what)
+			fmt.Fprintf(out, "moved   %s: %s -> %s; %s", m.ID, numText(m.Before), numText(m.After), what)
 			if j := m.Judgement; j != nil {
 				fmt.Fprintf(out, " (%s: %s)", j.Outcome, j)
 			}
 			fmt.Fprintln(out)
+		}
+	}
+	for _, m := range r.Moves {
+		if m.Change == numdiff.Status {
+			fmt.Fprintf(out, "status  %s: %s -> %s\n", m.ID, numText(m.Before), numText(m.After))
+		}
+	}
+	for _, m := range r.Moves {
+		if m.Change == numdiff.New {
+			fmt.Fprintf(out, "new     %s: %s\n", m.ID, numText(m.After))
+		}
+	}
+	for _, m := range r.Moves {
+		if m.Change == numdiff.Removed {
+			fmt.Fprintf(out, "removed %s: was %s\n", m.ID, numText(m.Before))
 		}
 	}
 }

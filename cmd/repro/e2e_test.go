@@ -266,7 +266,7 @@ func TestFailingCellExitStatus(t *testing.T) {
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 1 {
 		t.Fatalf("run with a failing cell: err %v\n%s", err, out)
 	}
-	for _, want := range []string{"1 failed, 1 skipped", "synth/l0/c1", "fails on purpose"} {
+	for _, want := range []string{"1 failed, 1 blocked", "synth/l0/c1", "fails on purpose"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}

@@ -516,7 +516,7 @@ func TestVerifyFindsEverything(t *testing.T) {
 // once by the next start; the line, printed on a clock, shows 2 running.
 func TestProgressShowsTrueRunningCount(t *testing.T) {
 	var out strings.Builder
-	p := startProgress(&out, false, "local", false, 20*time.Millisecond)
+	p := startProgress(&out, false, "local", true, 20*time.Millisecond)
 	cell := &pipeline.Cell{ID: "synth/l0/c0"}
 	ev := func(kind pipeline.EventKind, done, running int) {
 		p.event(pipeline.Event{Kind: kind, Cell: cell, Done: done, Total: 4, Running: running})

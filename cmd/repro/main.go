@@ -11,10 +11,12 @@ import (
 	"os"
 	"os/signal"
 	"path"
+	"runtime"
 	"sort"
 	"strings"
 	"syscall"
 
+	"repro/internal/buildstamp"
 	"repro/internal/kernelpath"
 )
 
@@ -135,6 +137,10 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 		usage(stdout, commands)
 		return 0
 	}
+	if args[0] == "--version" || args[0] == "-version" || args[0] == "version" {
+		fmt.Fprintln(stdout, versionText())
+		return 0
+	}
 	var cmd *command
 	for _, c := range commands {
 		if c.name == args[0] {
@@ -150,8 +156,8 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 		usage(stderr, commands)
 		return 2
 	}
-	cmd.flags.SetOutput(stderr)
-	cmd.flags.Usage = func() {} // printed below, where help and errors part
+	cmd.flags.SetOutput(io.Discard) // the error is printed below, with a suggestion
+	cmd.flags.Usage = func() {}     // printed below, where help and errors part
 	rest, err := parseInterspersed(cmd.flags, args[1:])
 	if err != nil {
 		if errors.Is(err, flag.ErrHelp) {
@@ -159,8 +165,16 @@ func runMain(ctx context.Context, args []string, stdout, stderr io.Writer, geten
 			help(stdout, cmd)
 			return 0
 		}
+		msg := err.Error()
+		if name, ok := strings.CutPrefix(msg, "flag provided but not defined: -"); ok {
+			var names []string
+			cmd.flags.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+			name = strings.TrimPrefix(name, "-")
+			msg = "unknown flag --" + name + strings.Replace(didYouMean(name, names), "mean ", "mean --", 1)
+		}
+		fmt.Fprintf(stderr, "repro %s: %s\n", cmd.name, msg)
 		fmt.Fprintf(stderr, "usage: repro %s %s\n", cmd.name, cmd.usage)
-		cmd.flags.PrintDefaults()
+		printFlags(stderr, cmd.flags)
 		return 2
 	}
 	if cmd.maxArgs >= 0 && len(rest) > cmd.maxArgs {
@@ -270,7 +284,7 @@ func usage(w io.Writer, commands []*command) {
 		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.short)
 	}
 	fmt.Fprint(w, exitStatuses)
-	fmt.Fprintln(w, "\n'repro help <command>' or 'repro <command> --help' describes one.")
+	fmt.Fprintln(w, "\n'repro help <command>' or 'repro <command> --help' describes one; 'repro --version' names this binary's source.")
 }
 
 // exitStatuses is the one table of exit codes (runMain sets them).
@@ -288,8 +302,25 @@ func help(w io.Writer, c *command) {
 	if long := strings.TrimSpace(c.long); long != "" {
 		fmt.Fprintf(w, "\n%s\n", long)
 	}
-	c.flags.SetOutput(w)
-	c.flags.PrintDefaults()
+	printFlags(w, c.flags)
+}
+
+// printFlags is fs.PrintDefaults with each flag written "--name", as the
+// README and every help text write them (the flag package takes one dash
+// or two; its listing shows one).
+func printFlags(w io.Writer, fs *flag.FlagSet) {
+	var b strings.Builder
+	out := fs.Output()
+	fs.SetOutput(&b)
+	fs.PrintDefaults()
+	fs.SetOutput(out)
+	lines := strings.SplitAfter(b.String(), "\n")
+	for i, l := range lines {
+		if strings.HasPrefix(l, "  -") {
+			lines[i] = "  --" + l[3:]
+		}
+	}
+	io.WriteString(w, strings.Join(lines, ""))
 }
 
 func usageErr(format string, args ...any) error {
@@ -324,4 +355,18 @@ func matchesSome(w *workspace, flag, glob string) error {
 		}
 	}
 	return usageErr("%s %q matches no cell of profile %s (repro dag lists the cell IDs)", flag, glob, w.profile)
+}
+
+// versionText is repro --version: what this binary's records will name.
+// The revision (with +dirty and the changes' digest for a build of an
+// edited tree; "unknown" for one that cannot name its source), the Go
+// toolchain, and the vector kernels and CPU the cells will run on.
+func versionText() string {
+	st := buildstamp.Binary()
+	note := ""
+	if !st.Clean() {
+		note = " (its records cannot be pushed: build with make build from a clean tree)"
+	}
+	return fmt.Sprintf("repro %s%s; %s %s/%s; kernels %s on %s",
+		st, note, runtime.Version(), runtime.GOOS, runtime.GOARCH, kernelpath.Path(), kernelpath.CPUModel())
 }

@@ -168,10 +168,6 @@ func writeAtomic(path string, data []byte) error { return artifacts.WriteFile(pa
 // current config into paper/; it returns what it wrote and what it could
 // not (with the plan's reasons).
 func materialise(ctx context.Context, w *workspace, g *pipeline.Graph) (wrote, missing []string, err error) {
-	p, err := pipeline.MakePlanWith(w.store, g, w.profile, w.remotes)
-	if err != nil {
-		return nil, nil, err
-	}
 	type file struct{ cell, output, path string }
 	var files []file
 	for _, t := range w.tableNames() {
@@ -187,6 +183,13 @@ func materialise(ctx context.Context, w *workspace, g *pipeline.Graph) (wrote, m
 	}
 	if g.Cell(cellid.Aggregate(stages.DisputedTable)) != nil {
 		files = append(files, file{cellid.Aggregate(stages.DisputedTable), "aggregate", w.paperPath(disputedTo)})
+	}
+	if len(files) == 0 {
+		return nil, nil, nil // a profile without tables or figures: nothing to plan
+	}
+	p, err := pipeline.MakePlanWith(w.store, g, w.profile, w.remotes)
+	if err != nil {
+		return nil, nil, err
 	}
 	if err := w.checkOutputs(); err != nil {
 		return nil, nil, err

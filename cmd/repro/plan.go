@@ -20,8 +20,10 @@ func cmdPlan() *command {
 	asJSON := fs.Bool("json", false, "machine-readable output")
 	estimate := fs.Bool("estimate", false, "also estimate the run's CPU and wall time at -j workers from the CPU times recorded for earlier runs")
 	jobs := fs.Int("j", runtime.NumCPU(), "with --estimate: workers to simulate")
+	var only onceString
+	fs.Var(&only, "only", "plan only what run --only `GLOB` would do: the cells whose ID, or leading segments of it, match, and what they need")
 	return &command{
-		name: "plan", usage: "[--profile P] [--all] [--json] [--estimate [-j N]]",
+		name: "plan", usage: "[--profile P] [--only GLOB] [--all] [--json] [--estimate [-j N]]",
 		short: "list what a run would execute, and why, without running anything",
 		long: `Plan lists every cell that would run, with its reasons:
   new                         never planned under this profile
@@ -49,8 +51,25 @@ run's jobs sharing the cores with that load.`,
 			if *jobs < 1 {
 				return usageErr("-j must be >= 1")
 			}
-			w, p, err := openPlan(e, &g)
-			if err != nil {
+			var w *workspace
+			var p *pipeline.Plan
+			var err error
+			if only != "" {
+				// What run --only does: the profile's own graph (not the one
+				// whose tables show blocked cells as not run, which only a
+				// whole run renders), restricted to the selected cells and
+				// what they need.
+				if w, err = openWorkspace(e, &g); err != nil {
+					return err
+				}
+				if err := matchesSome(w, "--only", string(only)); err != nil {
+					return err
+				}
+				if p, err = w.plan(); err != nil {
+					return err
+				}
+				p = onlyPlan(p, w.graph, string(only))
+			} else if w, p, err = openPlan(e, &g); err != nil {
 				return err
 			}
 			w.explainNew(p)
@@ -83,13 +102,19 @@ run's jobs sharing the cores with that load.`,
 				run -= len(isBlocked)
 				blockedNote = fmt.Sprintf(", %d blocked", len(isBlocked))
 			}
-			fmt.Fprintf(e.stdout, "%d to run%s, %d cached%s (profile %s, %d cells)\n", run, blockedNote, cached, remoteCount(p, remote), w.profile, len(p.Cells))
+			of := fmt.Sprintf("%d cells", len(p.Cells))
+			if only != "" {
+				of = fmt.Sprintf("--only %s: %d of %d cells", string(only), len(p.Cells), len(w.graph.Cells))
+			}
+			fmt.Fprintf(e.stdout, "%d to run%s, %d cached%s (profile %s, %s)\n", run, blockedNote, cached, remoteCount(p, remote), w.profile, of)
 			if *estimate {
 				hist, err := w.historyRemotes(g.noRemote)
 				if err != nil {
 					return err
 				}
-				est := pipeline.EstimatePlan(p, w.store, hist, *jobs)
+				// The cells counted "to run" above, not the blocked ones: a
+				// run reaches them only if the cell they wait for succeeds.
+				est := pipeline.EstimatePlanExcept(p, w.store, hist, *jobs, func(c *pipeline.Cell) bool { return isBlocked[c.ID] })
 				fmt.Fprintln(e.stdout, estimateText(est)+loadText(est, machineLoad(), runtime.NumCPU()))
 			}
 			return nil
@@ -220,4 +245,28 @@ func summariseReasons(reasons []pipeline.Reason) string {
 		s = string([]rune(s)[:keep]) + fmt.Sprintf("... (%d more characters; plan --json)", n-keep)
 	}
 	return s
+}
+
+// onlyPlan is p restricted to the cells run --only glob would consider:
+// those matching glob and, recursively, their inputs (pipeline's
+// selectCells), in p's order.
+func onlyPlan(p *pipeline.Plan, g *pipeline.Graph, glob string) *pipeline.Plan {
+	want := map[string]bool{}
+	for i := len(g.Cells) - 1; i >= 0; i-- { // reverse topological
+		c := g.Cells[i]
+		if cellMatch(glob, c.ID) || want[c.ID] {
+			want[c.ID] = true
+			for _, in := range c.Inputs {
+				want[in.Cell.ID] = true
+			}
+		}
+	}
+	q := *p
+	q.Cells = nil
+	for _, pc := range p.Cells {
+		if want[pc.Cell.ID] {
+			q.Cells = append(q.Cells, pc)
+		}
+	}
+	return &q
 }

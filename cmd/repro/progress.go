@@ -15,8 +15,11 @@ import (
 )
 
 // progress prints one live line: cells done / total, running, failed, ETA.
-// On a terminal the line is rewritten in place every 200 ms; otherwise a
-// line is printed every 10 s while cells finish, plus one per failure.
+// On a terminal the line is rewritten in place every 200 ms. Elsewhere (a
+// log file, a pipe, make's output captured) it prints no progress line,
+// only one line per failure: a count left in a log ("964/1667 cells done")
+// is out of date the moment it is written and contradicts the summary
+// printed after it, which gives the counts once the run ends.
 // Lines are printed on a clock, not on events: a cell's end is followed at
 // once by the next cell's start, and a line printed between the two showed
 // one running cell fewer than run (under -j 2, "1 running" almost always).
@@ -40,12 +43,8 @@ type progress struct {
 	done  chan struct{}
 }
 
-// Line intervals on a terminal and elsewhere (a log file gets one line
-// every 10 s, not one per cell).
-const (
-	ttyEvery  = 200 * time.Millisecond
-	fileEvery = 10 * time.Second
-)
+// ttyEvery is how often the terminal's line is rewritten.
+const ttyEvery = 200 * time.Millisecond
 
 func newProgress(w io.Writer, quiet bool, executor string) *progress {
 	tty := false
@@ -54,11 +53,7 @@ func newProgress(w io.Writer, quiet bool, executor string) *progress {
 			tty = true
 		}
 	}
-	every := fileEvery
-	if tty {
-		every = ttyEvery
-	}
-	return startProgress(w, quiet, executor, tty, every)
+	return startProgress(w, quiet, executor, tty, ttyEvery)
 }
 
 // startProgress starts the line's clock; finish stops it.
@@ -111,7 +106,7 @@ func (p *progress) event(ev pipeline.Event) {
 func (p *progress) tick() {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	if p.quiet || !p.fresh || p.ev.Total == 0 {
+	if p.quiet || !p.tty || !p.fresh || p.ev.Total == 0 {
 		return
 	}
 	p.fresh = false

@@ -21,10 +21,15 @@ type readmeStep struct {
 
 // readmeSteps returns the steps of the marked transcripts, in README order.
 func readmeSteps(readme string) ([]readmeStep, error) {
+	return readmeStepsMarked(readme, readmeMarker)
+}
+
+// readmeStepsMarked returns the steps of the transcripts marked with marker.
+func readmeStepsMarked(readme, marker string) ([]readmeStep, error) {
 	var steps []readmeStep
 	lines := strings.Split(readme, "\n")
 	for i := 0; i < len(lines); i++ {
-		if !strings.HasPrefix(lines[i], readmeMarker) {
+		if !strings.HasPrefix(lines[i], marker) {
 			continue
 		}
 		if i+1 >= len(lines) || lines[i+1] != "```" {

@@ -12,7 +12,6 @@ import (
 
 	"repro/artifacts"
 	"repro/experiments"
-	"repro/internal/buildstamp"
 	"repro/pipeline"
 	"repro/site"
 	"repro/stages"
@@ -90,7 +89,7 @@ PDF's numbers link to the cards (docs/report.md).`,
 // committed sidecars (what the PDF shows), the reproduction report judged
 // on them, the seeds' records and the default systems' configurations.
 func siteInput(ctx context.Context, w *workspace, dir string) (*site.Input, error) {
-	in := &site.Input{Profile: w.profile, Revision: buildstamp.Binary().String(),
+	in := &site.Input{Profile: w.profile,
 		Records: map[string]*site.SeedRecord{}, Defaults: map[string]site.DefaultConfig{}, FigureImages: map[string]string{}}
 	if def, _, err := w.matrix.Profile(""); err == nil && w.profile != def {
 		in.RunFlags = "--profile " + w.profile
@@ -117,6 +116,30 @@ func siteInput(ctx context.Context, w *workspace, dir string) (*site.Input, erro
 		if png := w.figurePath(f, "png"); fileExists(png) {
 			in.FigureImages[f] = siteRel(dir, png)
 		}
+	}
+	in.FigureDecls = map[string]site.FigureDecl{}
+	for _, f := range w.matrix.Figures {
+		d := site.FigureDecl{Caption: f.Caption, Series: map[string]string{}}
+		for _, p := range f.Panels {
+			d.Panels = append(d.Panels, site.PanelDecl{Title: p.Title, XLabel: p.XLabel, YLabel: p.YLabel, XLog: p.XLog, Categories: p.Categories})
+			for _, sr := range p.Series {
+				if sr.Label != "" {
+					d.Series[sr.Name] = sr.Label
+				}
+			}
+		}
+		in.FigureDecls[f.Name] = d
+	}
+	in.TableDecls = map[string]site.TableDecl{}
+	for _, t := range w.matrix.Tables {
+		d := site.TableDecl{Caption: t.Caption, Titles: t.Titles}
+		if len(t.Column) > 0 {
+			d.Titles = nil
+			for _, c := range t.Column {
+				d.Titles = append(d.Titles, c.Title)
+			}
+		}
+		in.TableDecls[t.Name] = d
 	}
 	if len(in.Tables) == 0 && len(in.Figures) == 0 {
 		return nil, fmt.Errorf("no table or figure is committed under %s: run repro run first", rel(w, w.paperPath()))

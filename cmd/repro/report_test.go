@@ -41,7 +41,7 @@ func TestReportAndDiff(t *testing.T) {
 		}
 	}
 	card := read("cards/t.a.sequential.html")
-	for _, want := range []string{"train/a/sequential/split1234/seed0", "train/a/sequential/split1234/seed1", "computed by revision", `class="badge `, "repro run --only train/a/sequential"} {
+	for _, want := range []string{"train/a/sequential/split1234/seed0", "train/a/sequential/split1234/seed1", "computed by revision", `class="badge `, "repro verify --recompute train/a/sequential/split1234"} {
 		if !strings.Contains(card, want) {
 			t.Errorf("card t/a/sequential lacks %q", want)
 		}
@@ -71,7 +71,7 @@ func TestReportAndDiff(t *testing.T) {
 	mustRepro(t, dir, "run", "-j", "2", "-q")
 	out = mustRepro(t, dir, "diff", "HEAD", "store")
 	var moved []string
-	for _, m := range regexp.MustCompile(`(?m)^(t/\S+): `).FindAllStringSubmatch(out, -1) {
+	for _, m := range regexp.MustCompile(`(?m)^moved +(t/\S+): `).FindAllStringSubmatch(out, -1) {
 		moved = append(moved, m[1])
 	}
 	slices.Sort(moved)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"path"
 	"runtime"
+	"sync"
 	"time"
 
 	"repro/experiments"
@@ -99,10 +100,18 @@ func runRun(ctx context.Context, e *env, o *runOptions, args []string) error {
 	}
 	if rr != nil {
 		rr.Use(&ropt)
-	} else if p, err := pipeline.MakePlan(w.store, w.graph, w.profile); err == nil {
+	} else {
 		// Without remotes the plan still says which cells the store holds,
-		// so that the ETA counts no work for them.
-		ropt.Held = p.Held
+		// so that the ETA counts no work for them. The scheduler asks only
+		// once a cell is to run: a run with nothing to do (every cell
+		// cached) never plans, which kept a no-op run at about twice the
+		// cost of repro plan.
+		var once sync.Once
+		var held *pipeline.Plan
+		ropt.Held = func(c *pipeline.Cell) bool {
+			once.Do(func() { held, _ = pipeline.MakePlan(w.store, w.graph, w.profile) })
+			return held != nil && held.Held(c)
+		}
 	}
 	if ropt.History, err = w.historyRemotes(o.g.noRemote); err != nil {
 		return err
@@ -123,10 +132,13 @@ func runRun(ctx context.Context, e *env, o *runOptions, args []string) error {
 	}
 	// Rendered outputs are copied into paper/ even when some cells failed:
 	// what could be rendered is, and the failures are listed below.
-	absent, real := absentReleases(w.graph, rep)
-	if err := afterRun(ctx, e, w, o.only != "", len(real) > 0); err != nil {
+	_, real := absentReleases(w.graph, rep)
+	dg, dgRep, err := afterRun(ctx, e, w, o.only != "", len(rep.Failures) > 0, len(real) > 0)
+	if err != nil {
 		return err
 	}
+	settleDegraded(rep, dg, dgRep)
+	absent, real := absentReleases(w.graph, rep)
 	if printRunSummary(e, w, rr, rep, ex.Name()) {
 		return nil
 	}
@@ -161,21 +173,27 @@ func warnUnstamped(e *env) {
 
 // afterRun materialises what a run rendered (the paper's tables) into the
 // work tree; partial is true for a run restricted by --only, which then
-// says nothing of tables it did not render. printNotes prints, per table, the
+// says nothing of tables it did not render. failed says a cell of the run
+// failed: only then can a table be incomplete, so a run without failures
+// does not plan the profile again to look for one. printNotes prints, per table, the
 // cells it was rendered without (not needed when the only failures are
 // absent releases, which the run names once).
-func afterRun(ctx context.Context, e *env, w *workspace, partial, printNotes bool) error {
+//
+// It returns the degraded graph it ran and that run's report (nil, nil when
+// every cell computed).
+func afterRun(ctx context.Context, e *env, w *workspace, partial, failed, printNotes bool) (*pipeline.Graph, *pipeline.RunReport, error) {
 	g := w.graph
-	if !partial {
+	var dgRep *pipeline.RunReport
+	if !partial && failed {
 		// Tables whose train cells did not all compute are rendered from
 		// the seeds that did, showing n and naming the missing seeds.
 		p, err := w.plan()
 		if err != nil {
-			return err
+			return nil, nil, err
 		}
 		dg, notes, err := experiments.DegradedGraph(w.graph, p)
 		if err != nil {
-			return err
+			return nil, nil, err
 		}
 		if dg != nil {
 			for _, n := range notes {
@@ -187,7 +205,7 @@ func afterRun(ctx context.Context, e *env, w *workspace, partial, printNotes boo
 			ropt := pipeline.RunOptions{Profile: w.profile, Jobs: 1, Executor: ex, Settings: w.settings}
 			rr, err := w.useRemotes(ctx, e, dg, nil)
 			if err != nil {
-				return err
+				return nil, nil, err
 			}
 			if rr != nil {
 				rr.Use(&ropt)
@@ -199,17 +217,17 @@ func afterRun(ctx context.Context, e *env, w *workspace, partial, printNotes boo
 				w.store.PutLastRun(last)
 			}
 			if err != nil {
-				return err
+				return nil, nil, err
 			}
 			if err := rep.Err(); err != nil {
 				fmt.Fprintf(e.stderr, "rendering the incomplete tables: %v\n", err)
 			}
-			g = dg
+			g, dgRep = dg, rep
 		}
 	}
 	wrote, missing, err := materialise(ctx, w, g)
 	if err != nil {
-		return err
+		return nil, nil, err
 	}
 	for _, f := range wrote {
 		fmt.Fprintf(e.stdout, "wrote %s\n", f)
@@ -219,7 +237,41 @@ func afterRun(ctx context.Context, e *env, w *workspace, partial, printNotes boo
 			fmt.Fprintf(e.stderr, "not rendered: %s\n", m)
 		}
 	}
-	return nil
+	if dgRep == nil {
+		return nil, nil, nil
+	}
+	return g, dgRep, nil
+}
+
+// settleDegraded makes rep count each cell once, as plan and status do. The
+// first pass of a run skips every cell downstream of a failed one,
+// aggregates and renders included; afterRun then renders those tables from
+// the seeds that did run (the degraded graph dg, its report dgRep). A cell
+// skipped by the first pass that the second computed or took from the
+// store is no longer skipped: it counts as executed or cached, and what
+// stays skipped is exactly what plan calls blocked.
+func settleDegraded(rep *pipeline.RunReport, dg *pipeline.Graph, dgRep *pipeline.RunReport) {
+	if dg == nil || dgRep == nil {
+		return
+	}
+	failedAgain := map[string]bool{}
+	for _, f := range dgRep.Failures {
+		failedAgain[f.CellID] = true
+	}
+	var keep []pipeline.CellFailure
+	recovered := 0
+	for _, f := range rep.Failures {
+		if f.Key.IsZero() && dg.Cell(f.CellID) != nil && !failedAgain[f.CellID] {
+			recovered++
+			continue
+		}
+		keep = append(keep, f)
+	}
+	rep.Failures = keep
+	rep.Skipped -= recovered
+	ran := min(recovered, dgRep.Executed)
+	rep.Executed += ran
+	rep.Cached += recovered - ran
 }
 
 // newExecutor builds the executor --executor names; the Slurm executor's
@@ -289,7 +341,8 @@ func printRunSummary(e *env, w *workspace, rr *pipeline.RemoteRun, rep *pipeline
 	if rep.Damaged > 0 {
 		damaged = fmt.Sprintf(" (%d over a damaged stored output)", rep.Damaged)
 	}
-	fmt.Fprintf(e.stdout, "ran %s%s, %d cached%s%s, %d failed, %d skipped in %s (profile %s, %s executor)\n",
+	// "blocked", as plan and status name a cell that waits for a failed one.
+	fmt.Fprintf(e.stdout, "ran %s%s, %d cached%s%s, %d failed, %d blocked in %s (profile %s, %s executor)\n",
 		plural(rep.Executed, "cell"), damaged, rep.Cached, fromRemote, elsewhere, rep.Failed, rep.Skipped, rep.Wall.Round(time.Millisecond), w.profile, executor)
 	return false
 }

@@ -7,7 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"regexp"
+	"repro/internal/latex"
 	"slices"
 	"strconv"
 	"strings"
@@ -206,18 +206,14 @@ func plainCell(n *stages.NumberRef) string {
 	return s
 }
 
-var (
-	texCmdArg = regexp.MustCompile(`\\(textbf|emph|mathbf|texttt|mathrm|textrm|text)\{([^{}]*)\}`)
-	texRef    = regexp.MustCompile(`~?\\ref\{([^{}]*)\}`)
-)
-
-// plainLaTeX turns a row label into terminal text (roughly).
+// plainLaTeX turns a row label into terminal text: the one converter
+// (package latex), keeping a leading \quad as the row's indent.
 func plainLaTeX(s string) string {
-	s = texCmdArg.ReplaceAllString(s, "$2")
-	s = texRef.ReplaceAllString(s, " $1")
-	r := strings.NewReplacer(`\quad `, "  ", `\quad`, "  ", `\kwta{}`, "k-WTA", `{\cdot}`, "·", `\lambda`, "λ", `\mu`, "μ", `\eta`, "η", `\beta`, "β", `\gamma`, "γ", `\theta`, "θ", `\sigma`, "σ", `\rho`, "ρ",
-		`{=}`, "=", `\%`, "%", `$`, "", `~`, " ", `\ `, " ", "{", "", "}", "")
-	return r.Replace(s)
+	indent := ""
+	if t := strings.TrimSpace(s); strings.HasPrefix(t, `\quad`) {
+		indent = "  "
+	}
+	return indent + latex.ToText(s)
 }
 
 // committedReport rebuilds the reproduction report from the committed

@@ -8,6 +8,7 @@ import (
 	"io"
 	"path/filepath"
 	"regexp"
+	"repro/internal/latex"
 	"slices"
 	"strconv"
 	"strings"
@@ -76,7 +77,7 @@ func resolveWhy(w *workspace, arg string) ([]artifacts.Key, error) {
 		return []artifacts.Key{pc.Key}, nil
 	}
 	if !hexRe.MatchString(arg) {
-		return nil, fmt.Errorf("%q is neither a cell ID of profile %s nor a hex key or digest", arg, w.profile)
+		return nil, fmt.Errorf("%q is neither a number ID, a table place (paper/tables/T.tex:ROW:COL), a cell ID of profile %s nor a hex key or digest%s", arg, w.profile, didYouMean(arg, whyNames(w)))
 	}
 	// A cell key (prefix), in the store or a remote?
 	srcs := w.recordSources()
@@ -249,7 +250,14 @@ func whyNumber(ctx context.Context, e *env, w *workspace, arg string) (bool, err
 			}
 		}
 		if num == nil && cmp == nil {
-			return true, fmt.Errorf("table %s has no number %s", table, arg)
+			var ids []string
+			for _, n := range sc.Numbers {
+				ids = append(ids, n.ID)
+			}
+			for _, c := range sc.Comparisons {
+				ids = append(ids, c.ID)
+			}
+			return true, fmt.Errorf("table %s has no number %s%s", table, arg, didYouMean(arg, ids))
 		}
 	}
 	if cmp != nil {
@@ -304,8 +312,13 @@ func numberAt(arg, file, loc string) (table string, sc *stages.Sidecar, num *sta
 // digests, configuration, data split and code revision.
 func printNumber(e *env, w *workspace, p *pipeline.Plan, sc *stages.Sidecar, n *stages.NumberRef) {
 	out := e.stdout
-	fmt.Fprintf(out, "number %s = %s\n", n.ID, n.Text)
-	fmt.Fprintf(out, "  table %s (profile %s), row %d \"%s\", column %d (%s); from %s\n", sc.Table, sc.Profile, n.Row, n.Label, n.Column, n.Protocol, sc.Source)
+	if n.Text == "" {
+		// A blank table cell: say so, and why, rather than "= " and nothing.
+		fmt.Fprintf(out, "number %s: blank in the table (%s)\n", n.ID, n.Status)
+	} else {
+		fmt.Fprintf(out, "number %s = %s\n", n.ID, latex.ToText(n.Text))
+	}
+	fmt.Fprintf(out, "  table %s (profile %s), row %d \"%s\", column %d (%s); from %s\n", sc.Table, sc.Profile, n.Row, latex.ToText(n.Label), n.Column, n.Protocol, sc.Source)
 	printCell(e, w, p, &n.AggCell)
 }
 
@@ -536,4 +549,32 @@ func buildText(b artifacts.Build) string {
 		return fmt.Sprintf("revision %s (dirty work tree)", b.Revision)
 	}
 	return "revision " + b.Revision
+}
+
+// whyNames is every name why takes in words: the profile's cell IDs and
+// the committed tables' and figures' number and point IDs (for a
+// did-you-mean).
+func whyNames(w *workspace) []string {
+	var names []string
+	for _, c := range w.graph.Cells {
+		names = append(names, c.ID)
+	}
+	for _, t := range w.tableNames() {
+		if sc, err := experiments.ReadTableSidecar(w.idsPath(t)); err == nil {
+			for _, n := range sc.Numbers {
+				names = append(names, n.ID)
+			}
+			for _, c := range sc.Comparisons {
+				names = append(names, c.ID)
+			}
+		}
+	}
+	for _, f := range w.figureNames() {
+		if sc, err := experiments.ReadFigureSidecar(w.figurePath(f, "ids.json")); err == nil {
+			for _, p := range append(append([]stages.FigurePoint{}, sc.Points...), sc.Lines...) {
+				names = append(names, p.ID)
+			}
+		}
+	}
+	return names
 }
