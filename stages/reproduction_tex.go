@@ -177,7 +177,6 @@ func (rep *ReproReport) SortedRows() []ReproRow {
 	return rows
 }
 
-
 // docLabel says whether main.tex defines a label: the tables' (tab:), and
 // the \paperref entries it declares for the report's citations.
 func docLabel(l string) bool {
