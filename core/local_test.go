@@ -13,7 +13,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
-	"repro/internal/kernelpath"
+	"repro/internal/kernelpath/kernelpathtest"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden")
@@ -229,5 +229,5 @@ func TestStopHook(t *testing.T) {
 // kernels capped (REPRO_KERNELS=portable, and avx2 on an AVX-512 host):
 // every path must give the goldens' bits.
 func TestGoldensOnEveryKernelPath(t *testing.T) {
-	kernelpath.RerunOnEveryPath(t, "^(TestTrainLocalGolden|TestAppendixGolden|TestSubstrateGolden)$")
+	kernelpathtest.RerunOnEveryPath(t, "^(TestTrainLocalGolden|TestAppendixGolden|TestSubstrateGolden)$")
 }

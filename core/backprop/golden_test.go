@@ -13,7 +13,7 @@ import (
 	"testing"
 
 	"repro/core"
-	"repro/internal/kernelpath"
+	"repro/internal/kernelpath/kernelpathtest"
 )
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden")
@@ -104,5 +104,5 @@ func goldenDigests(t *testing.T, cells []goldenCell, train, eval *core.Dataset, 
 // capped by REPRO_KERNELS (portable; avx2 on an AVX-512 host), the switch
 // a record's recompute uses.
 func TestGoldenOnEveryKernelPath(t *testing.T) {
-	kernelpath.RerunOnEveryPath(t, "^TestGolden$")
+	kernelpathtest.RerunOnEveryPath(t, "^TestGolden$")
 }

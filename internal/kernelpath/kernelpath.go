@@ -43,7 +43,7 @@ func (l Level) String() string { return names[l] }
 // style guide's "no init reads the environment"): the kernel choice is
 // fixed for the process before any kernel runs, like GODEBUG, and must be
 // in force the same way in the CLI, in `exec-cell` on a Slurm node and in
-// a test binary (whose goldens RerunOnEveryPath re-runs under each cap),
+// a test binary (whose goldens kernelpathtest.RerunOnEveryPath re-runs under each cap),
 // none of which shares a configuration path. The CLI reports a bad value
 // (Check) before any work.
 var limit, limitErr = parse(os.Getenv(Env))

@@ -43,8 +43,3 @@ func TestPath(t *testing.T) {
 	}
 	t.Logf("CPU %q, kernel path %v", CPUModel(), p)
 }
-
-// The switch works in a child process: TestPath there sees the cap.
-func TestRerunOnEveryPath(t *testing.T) {
-	RerunOnEveryPath(t, "^TestPath$")
-}
