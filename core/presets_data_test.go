@@ -3,7 +3,7 @@ package core
 import (
 	"errors"
 
-	"repro/experiments/presets"
+	"repro/presets"
 )
 
 // testPreset resolves a reference config of presets.toml (the experiment

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"strings"
 
-	"repro/experiments/cellid"
+	"repro/cellid"
 	"repro/pipeline"
 	"repro/stages"
 )

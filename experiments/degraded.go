@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"repro/experiments/cellid"
+	"repro/cellid"
 	"repro/pipeline"
 	"repro/stages"
 )

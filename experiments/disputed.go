@@ -8,7 +8,7 @@ import (
 	"strconv"
 	"strings"
 
-	"repro/experiments/cellid"
+	"repro/cellid"
 	"repro/internal/dataset"
 	"repro/internal/refruns"
 	"repro/pipeline"

@@ -11,9 +11,9 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"repro/core"
-	"repro/experiments/presets"
 	"repro/internal/dataset"
 	"repro/pipeline"
+	"repro/presets"
 	"repro/stages"
 )
 

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"repro/experiments/cellid"
+	"repro/cellid"
 	"repro/pipeline"
 )
 

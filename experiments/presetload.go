@@ -1,12 +1,12 @@
 package experiments
 
 import (
-	"repro/experiments/presets"
+	"repro/presets"
 	"repro/stages"
 )
 
 // LoadPresets parses and checks the reference configurations
-// (experiments/presets/presets.toml, built into the binary) of every
+// (presets/presets.toml, built into the binary) of every
 // registered learner (stages.PresetLearners).
 func LoadPresets() (*presets.Set, error) {
 	return presets.Builtin(stages.PresetLearners()...)

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"slices"
 
-	"repro/experiments/cellid"
+	"repro/cellid"
 	"repro/pipeline"
 	"repro/stages"
 )

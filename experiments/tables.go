@@ -10,7 +10,7 @@ import (
 	"strconv"
 	"strings"
 
-	"repro/experiments/cellid"
+	"repro/cellid"
 	"repro/pipeline"
 	"repro/stages"
 )

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"repro/experiments/cellid"
+	"repro/cellid"
 	"repro/pipeline"
 	"repro/stages"
 )

@@ -14,8 +14,8 @@ import (
 
 	"gonum.org/v1/gonum/stat"
 
+	"repro/cellid"
 	"repro/core"
-	"repro/experiments/cellid"
 	"repro/pipeline"
 )
 

@@ -5,8 +5,8 @@ import (
 	"math"
 	"testing"
 
+	"repro/cellid"
 	"repro/core"
-	"repro/experiments/cellid"
 )
 
 func TestMeanSD(t *testing.T) {

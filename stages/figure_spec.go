@@ -1,6 +1,6 @@
 package stages
 
-import "repro/experiments/cellid"
+import "repro/cellid"
 
 // A figure cell's params carry its layout (FigLayout) as canonical JSON:
 // what figureData draws, every point resolved to the cells it reads.

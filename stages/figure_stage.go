@@ -11,8 +11,8 @@ import (
 	"strconv"
 	"strings"
 
+	"repro/cellid"
 	"repro/core"
-	"repro/experiments/cellid"
 	"repro/figure"
 	"repro/pipeline"
 	"repro/verdict"

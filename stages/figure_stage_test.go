@@ -5,7 +5,7 @@ import (
 	"math"
 	"testing"
 
-	"repro/experiments/cellid"
+	"repro/cellid"
 )
 
 // TestFigureSelect: a point drawn at the best of its variants plots the

@@ -6,7 +6,7 @@ import (
 
 	"repro/core"
 	"repro/core/backprop"
-	"repro/experiments/presets"
+	"repro/presets"
 )
 
 // LearnerKind names the learner a train cell runs: pipeline.toml's

@@ -1,6 +1,6 @@
 package stages
 
-import "repro/experiments/presets"
+import "repro/presets"
 
 // testPreset resolves a reference config of presets.toml for this
 // package's tests.

@@ -9,7 +9,7 @@ import (
 	"strconv"
 	"strings"
 
-	"repro/experiments/cellid"
+	"repro/cellid"
 	"repro/pipeline"
 )
 

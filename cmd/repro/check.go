@@ -6,8 +6,8 @@ import (
 	"fmt"
 	"os"
 
+	"repro/cellid"
 	"repro/experiments"
-	"repro/experiments/cellid"
 	"repro/pipeline"
 )
 

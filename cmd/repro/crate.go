@@ -17,9 +17,9 @@ import (
 	"time"
 
 	"repro/artifacts"
+	"repro/cellid"
 	"repro/crate"
 	"repro/experiments"
-	"repro/experiments/cellid"
 	"repro/internal/buildstamp"
 	"repro/internal/dataset"
 	"repro/internal/refruns"

@@ -16,8 +16,8 @@ import (
 	"time"
 
 	"repro/artifacts"
+	"repro/cellid"
 	"repro/experiments"
-	"repro/experiments/cellid"
 	"repro/pipeline"
 	"repro/stages"
 )

@@ -9,7 +9,7 @@ import (
 	"strings"
 
 	"repro/artifacts"
-	"repro/experiments/cellid"
+	"repro/cellid"
 	"repro/pipeline"
 	"repro/stages"
 )

@@ -14,8 +14,8 @@ import (
 
 	"github.com/olekukonko/tablewriter"
 
+	"repro/cellid"
 	"repro/experiments"
-	"repro/experiments/cellid"
 	"repro/stages"
 	"repro/verdict"
 )

@@ -7,9 +7,9 @@ import (
 	"strings"
 	"text/tabwriter"
 
+	"repro/cellid"
 	"repro/experiments"
-	"repro/experiments/cellid"
-	"repro/experiments/presets"
+	"repro/presets"
 )
 
 // runShowExperiment prints an experiment's config as a diff from the

@@ -35,7 +35,7 @@ eta = 0.05
 	out := mustRepro(t, dir, "show", "experiment", "iso")
 	for _, want := range []string{
 		"experiment iso: bp learner on mnist, profile smoke",
-		"preset: bpk_iso_lr1e4 (experiments/presets/presets.toml: bpk -> bpk_iso_lr1e4)",
+		"preset: bpk_iso_lr1e4 (presets/presets.toml: bpk -> bpk_iso_lr1e4)",
 		"sequential, static: 7 field(s) differ from the default system",
 		`method        "local"     "er"`,
 		"isolate       true        false",

@@ -20,7 +20,7 @@ const (
 // Config is one backprop learner's settings. The train stage uses it
 // directly as a cell's params; field names follow the reference's config
 // keys where it has one. Use DefaultConfig and override (the paper's
-// reference configs are data: experiments/presets/presets.toml).
+// reference configs are data: presets/presets.toml).
 type Config struct {
 	// Method is one of "none", "er", "derpp", "erace", "agem", "local".
 	Method string `toml:"method"`

@@ -1,7 +1,7 @@
 package backprop
 
 import (
-	"repro/experiments/presets"
+	"repro/presets"
 )
 
 // testPreset resolves a backprop reference config of presets.toml (the

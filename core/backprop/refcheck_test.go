@@ -53,7 +53,7 @@ type bpRefPath struct {
 }
 
 // bpRefConfig is the one place the check builds our configuration of a
-// reference config: the preset of that name (experiments/presets), then
+// reference config: the preset of that name (presets), then
 // edit (nil: none).
 func bpRefConfig(name string, edit func(c *Config)) func() (Config, error) {
 	return func() (Config, error) {

@@ -17,7 +17,7 @@ import (
 
 	"repro/core"
 	"repro/experiments"
-	"repro/experiments/presets"
+	"repro/presets"
 	"repro/stages"
 )
 

@@ -18,7 +18,7 @@ var builtin string
 
 // BuiltinPath is the repository path of the embedded presets.toml, which
 // its errors name.
-const BuiltinPath = "experiments/presets/presets.toml"
+const BuiltinPath = "presets/presets.toml"
 
 // BaseKey is the key of an entry that names the entry it is layered on. No
 // learner config may have a field of this name.
