@@ -196,9 +196,7 @@ func TestWrite(t *testing.T) {
 		t.Fatalf("metadata file: %v, %d entities, context %v", err, len(doc.Graph), doc.Context)
 	}
 
-	// Again with another README: the previous crate's files are replaced,
-	// and a file the crate did not write stays.
-	os.WriteFile(filepath.Join(dir, "mine.txt"), []byte("mine"), 0o644)
+	// Again with another README: the previous crate's files are replaced.
 	in.README = fileOf(t, t.TempDir(), "README.md", "docs/README.md", "# y\n")
 	if c, err = Build(in); err != nil {
 		t.Fatal(err)
@@ -206,10 +204,19 @@ func TestWrite(t *testing.T) {
 	if _, err := Write(dir, c); err != nil {
 		t.Fatalf("a second Write into the crate: %v", err)
 	}
-	for name, want := range map[string]bool{"README.md": false, "docs/README.md": true, "mine.txt": true, Marker: true} {
+	for name, want := range map[string]bool{"README.md": false, "docs/README.md": true, Marker: true} {
 		if _, err := os.Stat(filepath.Join(dir, name)); (err == nil) != want {
 			t.Errorf("after the second Write, %s exists = %v, want %v", name, err == nil, want)
 		}
+	}
+	// A file the crate did not write makes the folder foreign (the rule
+	// of every output folder, internal/outdir): refused, left as it was.
+	os.WriteFile(filepath.Join(dir, "mine.txt"), []byte("mine"), 0o644)
+	if _, err := Write(dir, c); !errors.Is(err, ErrNotCrate) {
+		t.Errorf("Write into a crate holding mine.txt: %v, want ErrNotCrate", err)
+	}
+	if b, _ := os.ReadFile(filepath.Join(dir, "mine.txt")); string(b) != "mine" {
+		t.Error("mine.txt lost")
 	}
 
 	// A folder with other files, or a marker not ours, is refused.

@@ -5,28 +5,27 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
 	"repro/artifacts"
+	"repro/internal/outdir"
 )
 
 // Marker is the file Write leaves in a crate's folder: it lists the files
 // the crate wrote, so that a later Write may replace them and only them.
 const Marker = ".repro-crate"
 
-// markerHead opens the marker; a folder whose marker does not start so is
-// not a crate of ours.
-const markerHead = "repro crate v1: the files below were written by repro crate, which may replace them\n"
+// Owner is the crate folder's rule, the one every command that writes a
+// folder follows (internal/outdir): absent, empty, or a crate Write wrote
+// before, its marker listing every file in it.
+var Owner = outdir.Owner{Marker: Marker, Kind: "repro crate v1: the files below were written by repro crate, which may replace them"}
 
-// ErrNotCrate is returned by Write for a folder that has files and no
-// marker: it is not a previous crate, and nothing is written.
-var ErrNotCrate = errors.New("not empty and not a crate written by repro crate")
+// ErrNotCrate is wrapped by Write's error for a folder that holds files
+// no crate of ours wrote: nothing is written or removed.
+var ErrNotCrate = outdir.ErrForeign
 
 // Stats says what Write wrote.
 type Stats struct {
@@ -60,16 +59,18 @@ func (c *Crate) Marshal() ([]byte, error) {
 // empty or a crate Write wrote before, whose files it removes first (and
 // no others). It is not safe for two writers of one dir at once.
 func Write(dir string, c *Crate) (Stats, error) {
-	old, err := checkOutDir(dir)
+	old, err := Owner.Owned(dir)
 	if err != nil {
-		return Stats{}, err
+		return Stats{}, fmt.Errorf("crate: %w", err)
 	}
 	for _, rel := range old {
-		if err := os.Remove(filepath.Join(dir, filepath.FromSlash(rel))); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return Stats{}, fmt.Errorf("crate %s: remove the previous crate's %s: %w", dir, rel, err)
+		if err := checkRel(rel); err != nil {
+			return Stats{}, fmt.Errorf("crate %s: %s: %w", dir, Marker, err)
 		}
 	}
-	removeEmptyDirs(dir)
+	if err := Owner.RemoveOwned(dir, old); err != nil {
+		return Stats{}, fmt.Errorf("crate %s: remove the previous crate: %w", dir, err)
+	}
 	var st Stats
 	var written []string
 	for _, f := range c.Files {
@@ -103,43 +104,7 @@ func Write(dir string, c *Crate) (Stats, error) {
 	st.Files++
 	st.Bytes += int64(len(meta))
 	st.MetadataBytes = int64(len(meta))
-	slices.Sort(written)
-	marker := markerHead + strings.Join(written, "\n") + "\n"
-	return st, artifacts.WriteFile(filepath.Join(dir, Marker), []byte(marker), 0o644)
-}
-
-// checkOutDir says whether dir may take a crate: it may be absent, empty
-// or a previous crate, whose files (as its marker lists them) it returns.
-// A shared helper for output folders may replace it.
-func checkOutDir(dir string) (previous []string, err error) {
-	ents, err := os.ReadDir(dir)
-	if errors.Is(err, fs.ErrNotExist) || err == nil && len(ents) == 0 {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("crate %s: %w", dir, err)
-	}
-	b, err := os.ReadFile(filepath.Join(dir, Marker))
-	if errors.Is(err, fs.ErrNotExist) {
-		return nil, fmt.Errorf("crate %s: %w (no %s in it): name a new folder", dir, ErrNotCrate, Marker)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("crate %s: %w", dir, err)
-	}
-	rest, ok := strings.CutPrefix(string(b), markerHead)
-	if !ok {
-		return nil, fmt.Errorf("crate %s: %w (its %s is not ours)", dir, ErrNotCrate, Marker)
-	}
-	for _, rel := range strings.Split(strings.TrimSuffix(rest, "\n"), "\n") {
-		if rel == "" {
-			continue
-		}
-		if err := checkRel(rel); err != nil {
-			return nil, fmt.Errorf("crate %s: %s: %w", dir, Marker, err)
-		}
-		previous = append(previous, rel)
-	}
-	return previous, nil
+	return st, artifacts.WriteFile(filepath.Join(dir, Marker), Owner.MarkerText(written), 0o644)
 }
 
 // checkRel refuses a path that would leave the crate's folder.
@@ -148,19 +113,4 @@ func checkRel(rel string) error {
 		return fmt.Errorf("path %q is not a file inside the crate", rel)
 	}
 	return nil
-}
-
-// removeEmptyDirs removes the folders under dir a previous crate left
-// empty (deepest first), never dir itself.
-func removeEmptyDirs(dir string) {
-	var dirs []string
-	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && d.IsDir() && p != dir {
-			dirs = append(dirs, p)
-		}
-		return nil
-	})
-	for i := len(dirs) - 1; i >= 0; i-- {
-		os.Remove(dirs[i]) // fails, as it should, when not empty
-	}
 }
