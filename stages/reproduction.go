@@ -314,9 +314,12 @@ func (rep *ReproReport) Summary() string {
 //     restated number one comparison, the disputed rows' seeds pooled;
 //     the report's PDF section reads at normal size: one short line per
 //     number linked to its card, one per claim.
+//   - 15: the PDF's quotes through internal/latex (no "+-" or "x 10^" or
+//     raw labels); IDs and claims' conditions break at slashes and
+//     hyphens (no box runs past the margin).
 var Reproduction = &pipeline.Stage{
 	Name:      "reproduction",
-	Version:   14,
+	Version:   15,
 	NewParams: func() any { return &ReproductionParams{} },
 	Run: func(ctx context.Context, rc *pipeline.RunContext) error {
 		p := rc.Params.(*ReproductionParams)

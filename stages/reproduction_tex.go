@@ -57,7 +57,7 @@ func ReproductionTeX(rep *ReproReport) string {
 	if len(differ) > 0 {
 		b.WriteString("{\\small\n\\begin{itemize}\n")
 		for _, r := range differ {
-			fmt.Fprintf(&b, "\\item \\texttt{%s}: paper %s, ours %s. %s.", latexEscape(r.ID), texPM(r.Published), texPM(r.Ours), latexEscape(r.Judgement.String()))
+			fmt.Fprintf(&b, "\\item \\texttt{%s}: paper %s, ours %s. %s.", breakableID(r.ID), texPM(r.Published), texPM(r.Ours), latexEscape(r.Judgement.String()))
 			if r.Note != "" {
 				fmt.Fprintf(&b, " %s.", pdfQuote(r.Note))
 			}
@@ -122,9 +122,9 @@ func writeClaims(b *strings.Builder, cs []ClaimResult) {
 	}
 	b.WriteString("{\\small\n\\begin{itemize}\n")
 	for _, c := range cs {
-		fmt.Fprintf(b, "\\item \\textbf{%s}: %s (\\texttt{%s}; %s).", c.Verdict, pdfQuote(c.Text), latexEscape(c.ID), sourceTeX(c.Cite, c.Line))
+		fmt.Fprintf(b, "\\item \\textbf{%s}: %s (\\texttt{%s}; %s).", c.Verdict, pdfQuote(c.Text), breakableID(c.ID), sourceTeX(c.Cite, c.Line))
 		for _, k := range c.Conditions {
-			fmt.Fprintf(b, " \\texttt{%s}: %s, %s", latexEscape(k.Text), k.Verdict, latexEscape(k.Detail))
+			fmt.Fprintf(b, " \\texttt{%s}: %s, %s", breakableID(k.Text), k.Verdict, breakableText(k.Detail))
 			if k.Judgement != nil {
 				fmt.Fprintf(b, "; %s", latexEscape(k.Judgement.String()))
 			}
@@ -152,9 +152,9 @@ func writeClaimLines(b *strings.Builder, cs []ClaimResult) {
 					t = cert
 				}
 			}
-			conds = append(conds, fmt.Sprintf("\\texttt{%s}: %s", latexEscape(k.Text), latexEscape(t)))
+			conds = append(conds, fmt.Sprintf("\\texttt{%s}: %s", breakableID(k.Text), latexEscape(t)))
 		}
-		fmt.Fprintf(b, "\\item \\textbf{%s}: %s (\\texttt{%s}, paper line %d). %s.\n", c.Verdict, pdfQuote(c.Text), latexEscape(c.ID), c.Line, strings.Join(conds, "; "))
+		fmt.Fprintf(b, "\\item \\textbf{%s}: %s (\\texttt{%s}, paper line %d). %s.\n", c.Verdict, pdfQuote(c.Text), breakableID(c.ID), c.Line, strings.Join(conds, "; "))
 	}
 	b.WriteString("\\end{itemize}}\n")
 }
@@ -221,12 +221,22 @@ func texPM(s string) string {
 	return "$" + strings.ReplaceAll(s, ", ", `,\ `) + "$"
 }
 
-// breakableID is a number's ID in \texttt, escaped, with a break allowed
-// after each slash so a long ID wraps inside its column.
+// breakableID is a number's ID (or a claim's condition) in \texttt,
+// escaped, with a break allowed after each slash and hyphen so a long one
+// wraps inside its line.
 func breakableID(id string) string {
-	parts := strings.Split(id, "/")
-	for i := range parts {
-		parts[i] = latexEscape(parts[i])
+	var b strings.Builder
+	for _, r := range id {
+		b.WriteString(latexEscape(string(r)))
+		if r == '/' || r == '-' {
+			b.WriteString(`\allowbreak{}`)
+		}
 	}
-	return strings.Join(parts, `/\allowbreak{}`)
+	return b.String()
+}
+
+// breakableText is plain text escaped with a break allowed after each
+// slash (the IDs a detail names).
+func breakableText(s string) string {
+	return strings.ReplaceAll(latexEscape(s), "/", `/\allowbreak{}`)
 }
