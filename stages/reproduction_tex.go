@@ -83,7 +83,7 @@ func ReproductionTeX(rep *ReproReport) string {
 	b.WriteString("\n\\subsection*{Every number}\n")
 	b.WriteString("{\\small\\noindent Each line: the number's ID (a link to its card in the report site, which gives the judgement in full: the interval, the tests, the seeds and the paper's sentence), the paper's value, ours, and the verdict with the tightest margin the data certify.\\par}\n")
 	col := func(w string) string { return `>{\raggedright\arraybackslash}p{` + w + `\linewidth}` }
-	fmt.Fprintf(&b, "{\\small\n\\begin{longtable}{@{}%s%s%s%s@{}}\n\\toprule\nnumber & paper & ours & verdict \\\\\n\\midrule\n\\endhead\n", col("0.38"), col("0.15"), col("0.15"), col("0.26"))
+	fmt.Fprintf(&b, "{\\small\n\\begin{longtable}{@{}%s%s%s%s@{}}\n\\toprule\nnumber & paper & ours & verdict \\\\\n\\midrule\n\\endhead\n", col("0.31"), col("0.17"), col("0.17"), col("0.25"))
 	for _, r := range rep.Rows {
 		v := r.Verdict.String()
 		if r.Judgement != nil {
@@ -216,9 +216,9 @@ func texPM(s string) string {
 		return ""
 	}
 	s = strings.ReplaceAll(s, " ± ", `\pm`)
-	s = strings.ReplaceAll(s, " [", `\ [`)
+	s = strings.ReplaceAll(s, " [", `\allowbreak\ [`)
 	s = timesTen.ReplaceAllString(s, `\times10^{$1}`)
-	return "$" + strings.ReplaceAll(s, ", ", `,\ `) + "$"
+	return "$" + strings.ReplaceAll(s, ", ", `,\allowbreak\ `) + "$"
 }
 
 // breakableID is a number's ID (or a claim's condition) in \texttt,
