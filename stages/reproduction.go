@@ -319,7 +319,7 @@ func (rep *ReproReport) Summary() string {
 //     hyphens (no box runs past the margin).
 var Reproduction = &pipeline.Stage{
 	Name:      "reproduction",
-	Version:   16,
+	Version:   17,
 	NewParams: func() any { return &ReproductionParams{} },
 	Run: func(ctx context.Context, rc *pipeline.RunContext) error {
 		p := rc.Params.(*ReproductionParams)

@@ -55,7 +55,7 @@ func ReproductionTeX(rep *ReproReport) string {
 	}
 	fmt.Fprintf(&b, "\n\\subsection*{Numbers that differ (%d)}\n", len(differ))
 	if len(differ) > 0 {
-		b.WriteString("{\\small\n\\begin{itemize}\n")
+		b.WriteString("{\\small\\raggedright\n\\begin{itemize}\n")
 		for _, r := range differ {
 			fmt.Fprintf(&b, "\\item \\texttt{%s}: paper %s, ours %s. %s.", breakableID(r.ID), texPM(r.Published), texPM(r.Ours), latexEscape(r.Judgement.String()))
 			if r.Note != "" {
@@ -106,7 +106,7 @@ func ReproductionTeX(rep *ReproReport) string {
 		writeClaimLines(&b, rep.Claims)
 	}
 	if len(rep.NotRun) > 0 {
-		fmt.Fprintf(&b, "\n\\subsection*{The paper's numbers not run (%d: %s)}\n{\\small\n\\begin{itemize}\n", rep.Numbers.NotRun, latexEscape(rep.NotRunByCategory.String()))
+		fmt.Fprintf(&b, "\n\\subsection*{The paper's numbers not run (%d: %s)}\n{\\small\\raggedright\n\\begin{itemize}\n", rep.Numbers.NotRun, latexEscape(rep.NotRunByCategory.String()))
 		for _, g := range rep.NotRun {
 			fmt.Fprintf(&b, "\\item %s (%d numbers, %s; paper.tex lines %d--%d): %s.\n", pdfQuote(g.What), g.Count, latexEscape(string(g.Category)), g.Lines[0], g.Lines[1], pdfQuote(g.Reason))
 		}
@@ -120,7 +120,7 @@ func writeClaims(b *strings.Builder, cs []ClaimResult) {
 	if len(cs) == 0 {
 		return
 	}
-	b.WriteString("{\\small\n\\begin{itemize}\n")
+	b.WriteString("{\\small\\raggedright\n\\begin{itemize}\n")
 	for _, c := range cs {
 		fmt.Fprintf(b, "\\item \\textbf{%s}: %s (\\texttt{%s}; %s).", c.Verdict, pdfQuote(c.Text), breakableID(c.ID), sourceTeX(c.Cite, c.Line))
 		for _, k := range c.Conditions {
@@ -142,7 +142,7 @@ func writeClaims(b *strings.Builder, cs []ClaimResult) {
 // text, its ID and line, each condition's verdict (the judgements in full
 // are on the site's index).
 func writeClaimLines(b *strings.Builder, cs []ClaimResult) {
-	b.WriteString("{\\small\n\\begin{itemize}\n")
+	b.WriteString("{\\small\\raggedright\n\\begin{itemize}\n")
 	for _, c := range cs {
 		var conds []string
 		for _, k := range c.Conditions {
