@@ -326,7 +326,7 @@ func DisputedTeX(rows []DisputedResult) string {
 	col := func(w string) string { return `>{\raggedright\arraybackslash}p{` + w + `\linewidth}` }
 	fmt.Fprintf(&b, "{\\footnotesize\n\\begin{longtable}{@{}%s%s%s%s@{}}\n\\toprule\nrow & paper & authors' code, here & ours \\\\\n\\midrule\n\\endhead\n", col("0.25"), col("0.2"), col("0.24"), col("0.24"))
 	for _, r := range rows {
-		label := latexEscape(r.Label)
+		label := pdfQuote(r.Label)
 		fmt.Fprintf(&b, "%s & %s & %s & %s \\\\*\n", label, sideTeX(r.Paper, true), sideTeX(r.Authors, false), sideTeX(r.Ours, false))
 		notes := []string{`\texttt{` + breakableID(r.ID) + `}`}
 		for _, n := range r.Notes() {

@@ -319,7 +319,7 @@ func (rep *ReproReport) Summary() string {
 //     hyphens (no box runs past the margin).
 var Reproduction = &pipeline.Stage{
 	Name:      "reproduction",
-	Version:   17,
+	Version:   18,
 	NewParams: func() any { return &ReproductionParams{} },
 	Run: func(ctx context.Context, rc *pipeline.RunContext) error {
 		p := rc.Params.(*ReproductionParams)
