@@ -59,8 +59,8 @@ func CompareText(c stages.Comparison, ok bool) string {
 	switch {
 	case !ok:
 		return "absent"
-	case c.Status != "ok":
-		return c.Status
+	case !c.Status.OK():
+		return string(c.Status)
 	}
 	return fmt.Sprintf("%s [%s, %s]", signedRound(c.Diff), signedRound(c.Lo), signedRound(c.Hi))
 }

@@ -11,8 +11,9 @@ import (
 type Number struct {
 	ID    string
 	Group string // table name, or fig/<name>
-	// Status is "ok" or why there is no value (the sidecar's).
-	Status string
+	// Status is "ok" or why there is no value (the sidecar's): a cell's
+	// status as it prints, or a comparison's.
+	Status stages.CompareStatus
 	Mean   float64
 	SD     float64
 	N      int
@@ -63,7 +64,7 @@ func FromSidecars(tables []*stages.Sidecar, figures []*stages.FigureSidecar) *Bu
 				case p.YCell != nil:
 					b.Numbers[p.ID] = cellNumber(p.ID, g, p.YCell)
 				default:
-					b.Numbers[p.ID] = &Number{ID: p.ID, Group: g, Status: p.Status.String()}
+					b.Numbers[p.ID] = &Number{ID: p.ID, Group: g, Status: stages.CompareStatus(p.Status.String())}
 				}
 			}
 		}
@@ -72,7 +73,7 @@ func FromSidecars(tables []*stages.Sidecar, figures []*stages.FigureSidecar) *Bu
 }
 
 func cellNumber(id, group string, c *stages.AggCell) *Number {
-	return &Number{ID: id, Group: group, Status: c.Status.String(), Mean: c.Acc.Mean, SD: c.Acc.SD, N: c.N,
+	return &Number{ID: id, Group: group, Status: stages.CompareStatus(c.Status.String()), Mean: c.Acc.Mean, SD: c.Acc.SD, N: c.N,
 		Seeds: c.Seeds, Values: c.Values, Kind: stages.MetricKind(c.Metric)}
 }
 
@@ -80,7 +81,7 @@ func cellNumber(id, group string, c *stages.AggCell) *Number {
 // over the seeds both have, when the cells are at hand.
 func cmpNumber(group string, c *stages.Comparison, a, b *stages.AggCell) *Number {
 	n := &Number{ID: c.ID, Group: group, Status: c.Status, Mean: c.Diff, N: c.N, Seeds: c.Seeds, Kind: verdict.Points}
-	if c.Status != "ok" || a == nil || b == nil {
+	if !c.Status.OK() || a == nil || b == nil {
 		return n
 	}
 	n.Seeds = nil
@@ -197,7 +198,7 @@ func Compare(a, b *Build) *Result {
 			m.Group, m.Change = y.Group, New
 		case y == nil:
 			m.Group, m.Change = x.Group, Removed
-		case x.Status == "ok" && y.Status == "ok":
+		case x.Status.OK() && y.Status.OK():
 			m.Group, m.Change = x.Group, Moved
 			j := verdict.Welch(verdict.Ours(y.Mean, y.SD, y.N), verdict.Ours(x.Mean, x.SD, x.N), y.Kind)
 			m.Judgement = &j

@@ -70,7 +70,7 @@ func TestCompareGroupsAndStatus(t *testing.T) {
 	n := b.Numbers["tab/b/static"]
 	n.Status, n.Mean, n.N = "ok", 93, 1
 	r = Compare(build(0), b)
-	if len(r.Moves) != 1 || r.Moves[0].ID != "tab/b/static" || r.Moves[0].Change != Status || r.Moves[0].Beyond || r.Moves[0].Judgement != nil || !strings.HasPrefix(r.Moves[0].Before.Status, "not run") {
+	if len(r.Moves) != 1 || r.Moves[0].ID != "tab/b/static" || r.Moves[0].Change != Status || r.Moves[0].Beyond || r.Moves[0].Judgement != nil || !strings.HasPrefix(string(r.Moves[0].Before.Status), "not run") {
 		t.Errorf("a number that gains a value: %+v", r.Moves)
 	}
 	b = build(0)

@@ -62,10 +62,10 @@ func (s *site) card(n *number) []byte {
 	}
 	if c := n.cmp; c != nil {
 		fmt.Fprintf(&b, "<tr><th>difference</th><td>%s − %s (%s), seed-paired over %d seeds %v: ", esc(c.A), esc(c.B), esc(c.Protocol), c.N, c.Seeds)
-		if c.Status == "ok" {
+		if c.Status.OK() {
 			fmt.Fprintf(&b, "%+.3f, 95%% bootstrap interval [%+.3f, %+.3f]", c.Diff, c.Lo, c.Hi)
 		} else {
-			b.WriteString(esc(c.Status))
+			b.WriteString(esc(string(c.Status)))
 		}
 		b.WriteString("</td></tr>\n")
 	}

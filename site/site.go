@@ -178,8 +178,8 @@ func newSite(in *Input) *site {
 			c := &t.Comparisons[i]
 			n := &number{id: c.ID, group: t.Table, page: "tables/" + t.Table + ".html", cmp: c,
 				where: fmt.Sprintf("table %s, seed-paired difference %s − %s (%s)", t.Table, c.A, c.B, c.Protocol)}
-			n.text = c.Status
-			if c.Status == "ok" {
+			n.text = string(c.Status)
+			if c.Status.OK() {
 				n.text = fmt.Sprintf("%+.2f [%+.2f, %+.2f]", c.Diff, c.Lo, c.Hi)
 			}
 			for _, x := range []string{c.A, c.B} {

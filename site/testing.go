@@ -46,7 +46,7 @@ func FixtureInput(shift float64) *Input {
 		Numbers: []stages.NumberRef{ref(1, 1, `\textbf{system a} $+$ rotation`, a1), ref(1, 2, `\textbf{system a} $+$ rotation`, a2),
 			ref(2, 1, `baseline b ($\eta{=}0.1$)`, b1), ref(2, 2, `baseline b ($\eta{=}0.1$)`, b2)},
 		Comparisons: []stages.Comparison{{ID: "tab/compare/a-b", A: "a", B: "b", Protocol: "sequential", N: 3, Seeds: []int64{0, 1, 2},
-			Diff: a1.Acc.Mean - b1.Acc.Mean, Lo: a1.Acc.Mean - b1.Acc.Mean - 0.5, Hi: a1.Acc.Mean - b1.Acc.Mean + 0.5, Status: "ok"}},
+			Diff: a1.Acc.Mean - b1.Acc.Mean, Lo: a1.Acc.Mean - b1.Acc.Mean - 0.5, Hi: a1.Acc.Mean - b1.Acc.Mean + 0.5, Status: stages.CompareOK}},
 	}
 	y1, y2 := cell("a", "sequential", 90, ok), cell("b", "sequential", 85, ok)
 	pt := func(id, series string, x float64, c stages.AggCell, line bool) stages.FigurePoint {

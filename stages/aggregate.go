@@ -108,8 +108,18 @@ type Comparison struct {
 	Diff     float64 `json:"diff"`
 	Lo       float64 `json:"lo"`
 	Hi       float64 `json:"hi"`
-	Status   string  `json:"status"` // "ok" or why not computed
+	Status   CompareStatus `json:"status"` // CompareOK or why not computed
 }
+
+// CompareStatus is a comparison's status: CompareOK, or the sentence that
+// says why it was not computed.
+type CompareStatus string
+
+// CompareOK is the status of a comparison computed over its common seeds.
+const CompareOK CompareStatus = "ok"
+
+// OK says whether the comparison was computed.
+func (s CompareStatus) OK() bool { return s == CompareOK }
 
 // AggregateRecord is the "aggregate" output of an aggregate cell.
 type AggregateRecord struct {
@@ -195,7 +205,7 @@ func (rec *AggregateRecord) compare(table string, c Compare, resamples int, rng 
 			break
 		}
 		out.Diff, out.Lo, out.Hi = PairedBootstrap(diffs, resamples, rng)
-		out.Status = "ok"
+		out.Status = CompareOK
 	}
 	return out
 }

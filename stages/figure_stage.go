@@ -336,7 +336,7 @@ func computePoint(ctx context.Context, rc *pipeline.RunContext, sr *FigSeries, r
 			return nil
 		}
 		cmp.Diff, cmp.Lo, cmp.Hi = PairedBootstrap(d, sr.Resamples, rng)
-		cmp.Status = "ok"
+		cmp.Status = CompareOK
 		fp.Y, vals = cmp.Diff, d
 	}
 	fp.YLo, fp.YHi = fp.Y, fp.Y

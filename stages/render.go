@@ -265,7 +265,7 @@ func RenderTable(p *RenderParams, rec *AggregateRecord) (string, *Sidecar, error
 		fmt.Fprintf(&b, "\\par\\smallskip{\\scriptsize Not run: %s.\\par}\n", strings.Join(parts, "; "))
 	}
 	for _, c := range rec.Comparisons {
-		if c.Status == "ok" {
+		if c.Status.OK() {
 			fmt.Fprintf(&b, "%% %s: %s - %s (%s, %d paired seeds): %s [%s, %s]\n", c.ID, c.A, c.B, c.Protocol, c.N, signed1(c.Diff), signed1(c.Lo), signed1(c.Hi))
 		} else {
 			fmt.Fprintf(&b, "%% %s: %s - %s (%s): %s\n", c.ID, c.A, c.B, c.Protocol, c.Status)

@@ -764,8 +764,8 @@ func judgeValue(v *PublishedValue, ns map[string]*ours, sds map[string]printedSD
 		r.Note = "no cell of this profile computes this ID"
 		return r
 	case o.cmp != nil:
-		if o.cmp.Status != "ok" || len(o.diffs) == 0 {
-			r.Note = o.cmp.Status
+		if !o.cmp.Status.OK() || len(o.diffs) == 0 {
+			r.Note = string(o.cmp.Status)
 			return r
 		}
 		r.Ours = fmt.Sprintf("%s [%s, %s]", signed1(o.cmp.Diff), signed1(o.cmp.Lo), signed1(o.cmp.Hi))
@@ -983,7 +983,7 @@ func claimOutcome(cs []ConditionResult) verdict.Outcome {
 func operand(s string, ns map[string]*ours) (verdict.Operand, string) {
 	if o := ns[s]; o != nil {
 		switch {
-		case o.cmp != nil && o.cmp.Status == "ok" && len(o.diffs) > 0:
+		case o.cmp != nil && o.cmp.Status.OK() && len(o.diffs) > 0:
 			m, sd := verdict.MeanSD(o.diffs)
 			return verdict.Operand{Mean: m, SD: sd, N: len(o.diffs), Values: o.diffs, Seeds: o.cmp.Seeds}, ""
 		case o.failures && o.cell.Status.Kind == StatusOK:
@@ -998,7 +998,7 @@ func operand(s string, ns map[string]*ours) (verdict.Operand, string) {
 		case o.cell != nil:
 			return verdict.Operand{}, s + ": " + o.cell.Status.String()
 		}
-		return verdict.Operand{}, s + ": " + o.cmp.Status
+		return verdict.Operand{}, s + ": " + string(o.cmp.Status)
 	}
 	if v, err := strconv.ParseFloat(s, 64); err == nil {
 		return verdict.Constant(v), ""

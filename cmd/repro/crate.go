@@ -361,8 +361,8 @@ func crateNumbers(w *workspace, p *pipeline.Plan) ([]crateNumber, error) {
 					cells = append(cells, a)
 				}
 			}
-			text := c.Status
-			if c.Status == "ok" {
+			text := string(c.Status)
+			if c.Status.OK() {
 				text = fmt.Sprintf("%+.1f [%+.1f, %+.1f]", c.Diff, c.Lo, c.Hi)
 			}
 			put(c.ID, &source{group: t, cells: cells, producer: cellid.Render(t), text: text})

@@ -246,8 +246,8 @@ func numText(n *numdiff.Number) string {
 	switch {
 	case n == nil:
 		return "absent"
-	case n.Status != "ok":
-		return n.Status
+	case !n.Status.OK():
+		return string(n.Status)
 	}
 	return fmt.Sprintf("%.3f ± %.3f (n=%d)", n.Mean, n.SD, n.N)
 }

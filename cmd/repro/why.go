@@ -262,7 +262,7 @@ func whyNumber(ctx context.Context, e *env, w *workspace, arg string) (bool, err
 	}
 	if cmp != nil {
 		fmt.Fprintf(e.stdout, "number %s: %s - %s (%s), seed-paired bootstrap over %d seeds %v\n", cmp.ID, cmp.A, cmp.B, cmp.Protocol, cmp.N, cmp.Seeds)
-		if cmp.Status == "ok" {
+		if cmp.Status.OK() {
 			fmt.Fprintf(e.stdout, "  difference %+.3f, 95%% interval [%+.3f, %+.3f]\n", cmp.Diff, cmp.Lo, cmp.Hi)
 		} else {
 			fmt.Fprintf(e.stdout, "  %s\n", cmp.Status)
@@ -486,7 +486,7 @@ func whyFigurePoint(ctx context.Context, e *env, w *workspace, arg string) error
 		}
 		fmt.Fprintf(out, "  selected (%s): %s, of %s\n", sel.Rule, cmp.Or(sel.Chosen, "none"), strings.Join(cands, "; "))
 	}
-	if d := pt.Diff; d != nil && d.Status == "ok" {
+	if d := pt.Diff; d != nil && d.Status.OK() {
 		fmt.Fprintf(out, "  seed-paired margin %s - %s (%s) over %d seeds %v: %+.3f, 95%% bootstrap interval [%+.3f, %+.3f]\n", d.A, d.B, d.Protocol, d.N, d.Seeds, d.Diff, d.Lo, d.Hi)
 	}
 	for _, c := range []struct {
