@@ -99,15 +99,15 @@ type AggCell struct {
 
 // Comparison is a seed-paired difference a - b of final accuracy x100.
 type Comparison struct {
-	ID       string  `json:"id"` // <table>/compare/<id>
-	A        string  `json:"a"`
-	B        string  `json:"b"`
-	Protocol string  `json:"protocol"`
-	N        int     `json:"n"` // seeds both have
-	Seeds    []int64 `json:"seeds,omitempty"`
-	Diff     float64 `json:"diff"`
-	Lo       float64 `json:"lo"`
-	Hi       float64 `json:"hi"`
+	ID       string        `json:"id"` // <table>/compare/<id>
+	A        string        `json:"a"`
+	B        string        `json:"b"`
+	Protocol string        `json:"protocol"`
+	N        int           `json:"n"` // seeds both have
+	Seeds    []int64       `json:"seeds,omitempty"`
+	Diff     float64       `json:"diff"`
+	Lo       float64       `json:"lo"`
+	Hi       float64       `json:"hi"`
 	Status   CompareStatus `json:"status"` // CompareOK or why not computed
 }
 
