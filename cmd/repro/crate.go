@@ -36,7 +36,8 @@ const crateCopyLimit = 8 << 20
 func cmdCrate() *command {
 	var g globalFlags
 	fs := newFlags("crate", &g)
-	out := fs.String("out", "ro-crate", "write the crate into this `directory` (absent, empty, or a crate written before)")
+	out := new(string)
+	nonEmptyVar(fs, out, "out", "ro-crate", "write the crate into this `directory` (absent, empty, or a crate written before)")
 	limit := fs.Int64("copy-limit", crateCopyLimit, "copy rendered files up to this many `bytes`; larger ones are referenced by digest")
 	return &command{
 		name: "crate", usage: "[--profile P] [--out DIR] [--copy-limit BYTES]",

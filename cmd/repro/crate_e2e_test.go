@@ -208,7 +208,7 @@ func TestCrateFreshClone(t *testing.T) {
 	// A folder with other files is refused, and left as it was.
 	other := t.TempDir()
 	os.WriteFile(filepath.Join(other, "notes.txt"), []byte("mine"), 0o644)
-	if msg, err := repro(t, dir, "crate", "--out", other); err == nil || !strings.Contains(msg, "not a crate written by repro crate") {
+	if msg, err := repro(t, dir, "crate", "--out", other); err == nil || !strings.Contains(msg, "holds files repro did not write (notes.txt)") {
 		t.Errorf("crate into a folder of other files: %v\n%s", err, msg)
 	}
 	if ents, _ := os.ReadDir(other); len(ents) != 1 {
