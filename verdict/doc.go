@@ -1,36 +1,48 @@
 // Package verdict decides whether a number we compute agrees with the one a
 // paper publishes, by a rule fixed before any number is looked at
-// (docs/verdicts.md says the same in prose).
+// (docs/verdicts.md says the same in prose, with the measured calibration
+// of every path). It knows statistics only: no stage, table or matrix.
 //
-// Nouns:
+// Files:
 //
-//   - Sample: one side of a comparison: a mean, its s.d. over N runs (DF
-//     degrees of freedom for that s.d.), and the half unit of its last
-//     printed digit (Half; 0 for a number we compute).
-//   - Kind: what a number measures (accuracy points, a relative quantity
-//     such as an energy or a count). It sets the equivalence margin
-//     (Margin), the one place the margins are chosen.
-//   - Judgement: the typed outcome of one comparison (Agrees, Differs,
-//     Inconclusive, NotRun) with the numbers behind it: the difference, its
-//     90% interval, the Welch p value (raw and adjusted), the seeds per
-//     side that would settle an inconclusive one, the F test of the spreads
-//     and the collapse counts with Fisher's exact test.
-//   - Family: the tests one report makes, adjusted together for
-//     multiplicity (Benjamini-Hochberg) before the outcomes are final.
+//   - verdict.go: Outcome, Aspect (what a differs is about), Reason (why
+//     an inconclusive is one), Sample (one side: mean, per-run s.d., its
+//     degrees of freedom, the printing's half unit, a lent s.d.), Printed,
+//     Borrow, PairedInterval, Judgement, and the tests: Welch (a mean
+//     against a published one), Paired (per-seed differences against a
+//     published difference, a claimed sign shown), exact (a deterministic
+//     count against its printing).
+//   - kind.go: Kind (Points, Relative, Exact) and Margin, the one place
+//     the margins are chosen (never narrower than a printed unit).
+//   - stats.go: Welch-Satterthwaite degrees of freedom over the estimated
+//     variances (the known ones add nothing to the denominator), t
+//     quantiles, the two-sided F test of the spreads, MeanSD.
+//   - failures.go: severe failures by the paper's definition (a final
+//     accuracy below FailureBelow, 60%), the count implied by a mean and
+//     s.d., Fisher's exact test, FailureCount.
+//   - family.go: Family, Benjamini-Hochberg over every test of a report
+//     (means, spreads, failure counts), and the final outcome.
+//   - settle.go: the seeds of ours that would settle an inconclusive
+//     comparison, the other side held as printed, at the same degrees of
+//     freedom as the judgement; none when the published value's own
+//     uncertainty is too wide.
+//   - claim.go: Claim (a > b, a >= b within the margin, a ~= b) and
+//     ClaimFailures.
+//   - string.go: a judgement in one line, its reason, and Certificate, the
+//     tightest margin its data certify ("agrees within ±0.4").
 //
 // The rule, in order:
 //
-//  1. agrees: the 90% confidence interval of (ours - published), with t
-//     quantiles at the Welch-Satterthwaite degrees of freedom, lies inside
-//     [-margin, +margin] of the number's kind (two one-sided tests at 5%);
-//  2. differs: otherwise, when Welch's two-sided t test rejects equal means
-//     at 5% after the Benjamini-Hochberg adjustment over the family;
-//  3. inconclusive: otherwise, with the seeds per side (the same on both)
-//     that would settle it at the observed difference and spreads.
+//  1. differs: the test rejects equal means at 5% after the family's
+//     Benjamini-Hochberg adjustment, or the spreads' F test or the failure
+//     counts' Fisher test does (said as such: differs in spread, in
+//     failures);
+//  2. agrees: otherwise, when the 90% interval of ours - published lies
+//     inside the margin (two one-sided tests at 5%) and, for a published
+//     difference that claims a sign, ours shows it;
+//  3. inconclusive: otherwise, with the seeds of ours that would settle it,
+//     or the statement that none would.
 //
-// A published value's uncertainty includes its printing: a value printed
-// to d decimals is uniform within half a unit of its last digit (variance
-// Half^2/3, known exactly, so no degrees of freedom are lost). A printed
-// s.d. below that half unit (0.0) is taken as the half unit. A wide spread
-// on our side is reported by its own F test; it never borrows the paper's.
+// An equivalent interval agrees even when the test also rejects equality:
+// a difference inside the margin is no finding.
 package verdict
