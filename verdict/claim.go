@@ -95,7 +95,7 @@ func Claim(a, b Operand, dir Direction, k Kind) Judgement {
 		j.P = tSF(-d/se, df) // evidence that a < b
 	}
 	j.provisional()
-	in := &settleInput{d: d, margin: j.Margin, dir: dir, twoSide: dir == Similar, grows: true, estOurs: true}
+	in := &settleInput{d: d, margin: j.Margin, dir: dir, grows: true, estOurs: true}
 	switch {
 	case paired:
 		_, sdd := MeanSD(pairedDiffs(a, b))

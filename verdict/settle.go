@@ -11,7 +11,6 @@ import "math"
 type settleInput struct {
 	d       float64 // ours - published (or a - b)
 	sdOurs  float64 // our per-run s.d.
-	nOurs   int
 	estOurs bool    // our s.d. is estimated (its df grows with the seeds)
 	kOurs   float64 // the known part of our variance of the mean (printing)
 	// The other side: variance of its mean (total, estimated) and the
@@ -23,11 +22,11 @@ type settleInput struct {
 	// shared: the other side's estimated variance is ours too (a lent
 	// s.d.): one estimate with our degrees of freedom.
 	shared bool
-	// What agreement needs: a symmetric margin (dir < 0), or a claim's
-	// direction; a claimed sign (pubMean's) shown by ours alone.
+	// What agreement needs: the margin and the direction (Similar: inside
+	// +-margin, a number against its published value); a claimed sign
+	// (pubMean's) shown by ours alone.
 	margin  float64
 	dir     Direction
-	twoSide bool
 	signed  bool
 	pubMean float64
 	paired  bool
@@ -71,7 +70,7 @@ func (s *settleInput) at(n int, level float64) bool {
 	se := math.Sqrt(total)
 	t90 := tQuantile(0.95, df)
 	lo, hi := s.d-t90*se, s.d+t90*se
-	if s.twoSide {
+	if s.dir == Similar {
 		if lo >= -s.margin && hi <= s.margin && s.signShown(n) {
 			return true
 		}

@@ -199,8 +199,8 @@ func (s Sample) varMean() (total, estimated float64) {
 	return v + s.Half*s.Half/3, estimated
 }
 
-// known says whether the sample's spread is known or estimated at all: a
-// single run with nothing lent to it has none.
+// hasSpread says whether the sample's spread is known or estimated at
+// all: a single run with nothing lent to it has none.
 func (s Sample) hasSpread() bool { return s.SD > 0 || s.DF > 0 }
 
 // Judgement is the verdict on one comparison and what it rests on.
@@ -341,31 +341,25 @@ func PairedInterval(mean, lo, hi float64, n int, half float64) Sample {
 func (j *Judgement) welch(ours, pub Sample) {
 	vo, eo := ours.varMean()
 	vp, ep := pub.varMean()
-	if pub.Shared || ours.Shared {
+	shared := pub.Shared || ours.Shared
+	if shared {
 		// One estimate of the spread on both sides.
 		j.DF = welchDF(vo+vp, eo+ep, float64(max(ours.DF, pub.DF)), 0, 0)
 	} else {
 		j.DF = welchDF(vo+vp, eo, float64(ours.DF), ep, float64(pub.DF))
 	}
-	se := math.Sqrt(vo + vp)
-	j.decide(se)
 	// Our own one-sided bound for a claimed sign.
 	if j.Signed {
-		seO := math.Sqrt(vo)
 		dfO := math.Inf(1)
 		if eo > 0 {
 			dfO = float64(ours.DF)
 		}
-		b := tQuantile(0.95, dfO) * seO
-		j.SignShown = ours.Mean*pub.Mean > 0 && math.Abs(ours.Mean) > b
-		if !j.SignShown && j.equivalent {
-			j.equivalent = false
-		}
-		j.provisional()
+		j.SignShown = ours.Mean*pub.Mean > 0 && math.Abs(ours.Mean) > tQuantile(0.95, dfO)*math.Sqrt(vo)
 	}
-	j.settle = &settleInput{d: j.Diff, sdOurs: ours.SD, nOurs: ours.N, estOurs: ours.DF > 0,
-		kOurs: ours.Half * ours.Half / 3, vOther: vp, eOther: ep, dfOther: float64(pub.DF), shared: pub.Shared || ours.Shared,
-		margin: j.Margin, twoSide: true, signed: j.Signed, pubMean: pub.Mean}
+	j.decide(math.Sqrt(vo + vp))
+	j.settle = &settleInput{d: j.Diff, sdOurs: ours.SD, estOurs: ours.DF > 0,
+		kOurs: ours.Half * ours.Half / 3, vOther: vp, eOther: ep, dfOther: float64(pub.DF), shared: shared,
+		margin: j.Margin, dir: Similar, signed: j.Signed, pubMean: pub.Mean}
 }
 
 // decide sets the interval, the raw p value and the provisional outcome
@@ -373,7 +367,7 @@ func (j *Judgement) welch(ours, pub Sample) {
 func (j *Judgement) decide(se float64) {
 	t90 := tQuantile(0.95, j.DF)
 	j.Lo, j.Hi = j.Diff-t90*se, j.Diff+t90*se
-	j.equivalent = j.Lo >= -j.Margin && j.Hi <= j.Margin
+	j.equivalent = j.Lo >= -j.Margin && j.Hi <= j.Margin && (!j.Signed || j.SignShown)
 	switch {
 	case se == 0 && j.Diff == 0:
 		j.P = 1
