@@ -625,8 +625,7 @@ func Reproduce(p *ReproductionParams, recs []*AggregateRecord, disputed *Aggrega
 		if !ok {
 			continue // ParsePublished checks that it names a value
 		}
-		v := &p.Values[at]
-		r := ReproRow{ID: st.Of, Group: group(st.Of), Cite: st.Cite, Line: st.Line, Cause: v.Cause, Restates: st.Of,
+		r := ReproRow{ID: st.Of, Group: group(st.Of), Cite: st.Cite, Line: st.Line, Cause: rep.Rows[at].Cause, Restates: st.Of,
 			Published: restatedText(&st), Ours: rep.Rows[at].Ours, Note: rep.Rows[at].Note}
 		rep.Rows[at].RestatedAt = append(rep.Rows[at].RestatedAt, st.Line)
 		rep.Rows = append(rep.Rows, r)
@@ -734,7 +733,7 @@ func printedSDs(vs []PublishedValue, ns map[string]*ours) map[string]printedSD {
 	for i := range vs {
 		v := &vs[i]
 		o := ns[v.ID]
-		if o == nil || v.SD == nil || v.N < 2 && v.N != 0 {
+		if o == nil || v.SD == nil || v.N == 1 {
 			continue
 		}
 		if _, ok := out[o.key]; !ok {
