@@ -160,12 +160,7 @@ func JudgeDisputed(p *ReproductionParams, rec *AggregateRecord) ([]DisputedResul
 			}
 			m := v.Mean
 			res.Paper.Mean, res.Paper.SD, res.Paper.Lo, res.Paper.Hi = &m, v.SD, v.Lo, v.Hi
-			switch {
-			case v.Collapsed != nil:
-				res.Paper.Failed, res.Paper.FailedKnown = *v.Collapsed, true
-			case v.SD != nil && v.Lo == nil && v.Mean > verdict.FailureBelow && verdict.NoFailuresImplied(v.Mean, *v.SD, verdict.HalfUnit(v.Places(), v.Exponent), res.Paper.N):
-				res.Paper.FailedKnown = true
-			}
+			res.Paper.Failed, res.Paper.FailedKnown, _ = v.paperFailures(res.Paper.N)
 		} else {
 			res.Paper.Note = "the paper prints no mean for this row"
 		}

@@ -856,13 +856,8 @@ func judgeValue(v *PublishedValue, ns map[string]*ours, sds map[string]printedSD
 	if o.stat == &c.Acc && c.Metric == "" && kind == verdict.Points && v.Mean > verdict.FailureBelow && len(c.Values) > 1 {
 		// Severe failures (the paper's definition) on each side, where
 		// the paper's count is stated or implied.
-		switch {
-		case v.Collapsed != nil:
-			j.Failures = verdict.FailureTest(c.Values, *v.Collapsed, n, true, false)
-		case v.SD != nil && verdict.NoFailuresImplied(v.Mean, *v.SD, half, n):
-			j.Failures = verdict.FailureTest(c.Values, 0, n, true, true)
-		case verdict.CountFailures(c.Values) > 0:
-			j.Failures = verdict.FailureTest(c.Values, 0, n, false, false)
+		if k, known, inferred := v.paperFailures(n); known || verdict.CountFailures(c.Values) > 0 {
+			j.Failures = verdict.FailureTest(c.Values, k, n, known, inferred)
 		}
 	}
 	r.Judgement = &j

@@ -228,6 +228,20 @@ func (v *PublishedValue) Places() int {
 	return *v.Decimals
 }
 
+// paperFailures is the paper's count of severe failures (below
+// verdict.FailureBelow) among the n runs behind v: stated (collapsed), or
+// implied by a mean ± s.d. that leaves no room for one (inferred); known
+// is false when neither says.
+func (v *PublishedValue) paperFailures(n int) (count int, known, inferred bool) {
+	switch {
+	case v.Collapsed != nil:
+		return *v.Collapsed, true, false
+	case v.SD != nil && v.Lo == nil && v.Mean > verdict.FailureBelow && verdict.NoFailuresImplied(v.Mean, *v.SD, verdict.HalfUnit(v.Places(), v.Exponent), n):
+		return 0, true, true
+	}
+	return 0, false, false
+}
+
 // LoadPublished reads and checks a published-values file.
 func LoadPublished(path string) (*Published, error) {
 	b, err := pipeline.ReadFileLimit(path, pipeline.MaxConfigBytes)
