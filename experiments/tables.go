@@ -142,6 +142,11 @@ type TableRow struct {
 	// Cells maps a column to another experiment for that cell (BP+ER's
 	// static cell is plain backprop: cells = {static = "bp-static"}).
 	Cells map[string]string `toml:"cells"`
+	// Settle names the columns (their ids) whose max_seeds the row lifts:
+	// there its cells run the experiment's settle seeds (the experiment
+	// must be marked settle), because the verdict's estimate says that many
+	// of our seeds would settle the number the row prints there.
+	Settle []string `toml:"settle"`
 	// NotRunReason declares a row that cannot run yet (its learner
 	// feature does not exist): it renders "not run" with this reason, and
 	// its experiment need not be declared.
@@ -221,6 +226,14 @@ func (m *Matrix) checkRow(t *TableSpec, r *TableRow) error {
 	for _, n := range r.NA {
 		if !slices.Contains(t.Columns, n) {
 			return badField("na", "%q is not a column", n)
+		}
+	}
+	for _, n := range r.Settle {
+		switch e := m.byName[r.Experiment]; {
+		case !t.general || !slices.Contains(t.Columns, n):
+			return badField("settle", "%q is not a [[table.column]] id", n)
+		case e == nil || !e.Settle:
+			return badField("settle", "experiment %q is not marked settle = true", r.Experiment)
 		}
 	}
 	for _, c := range slices.Sorted(maps.Keys(r.Cells)) {
@@ -597,7 +610,8 @@ func (m *Matrix) tableCell(b *builder, profile string, prof *Profile, t *TableSp
 		split = e.splits(prof)[0]
 	}
 	ss := e.seeds(prof)
-	if sel.MaxSeeds > 0 && sel.MaxSeeds < len(ss) {
+	settle := t.general && slices.Contains(t.Rows[r].Settle, t.Column[c].ID) // checkRow: e is settle
+	if sel.MaxSeeds > 0 && sel.MaxSeeds < len(ss) && !settle {
 		ss = ss[:sel.MaxSeeds]
 	}
 	tr := cellid.Train{Experiment: sel.Experiment, Protocol: sel.Protocol, Eval: cellid.EvalOf(split)}
