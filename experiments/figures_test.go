@@ -139,9 +139,14 @@ func TestEnergyFigureSeries(t *testing.T) {
 			}
 		}
 	}
-	// 6 series: 2 x 4 budgets + 4 rate references, six seeds each.
-	if energyInputs != (2*4+4)*6 {
-		t.Errorf("%d energy inputs, want %d", energyInputs, (2*4+4)*6)
+	// 2 x 4 budgets + 4 rate references, each over the experiment's seeds
+	// (full and silent run the same, settled or not).
+	n := len(paperExperimentSeeds(t, "full"))
+	if ns := len(paperExperimentSeeds(t, "silent")); ns != n {
+		t.Fatalf("full runs %d seeds, silent %d", n, ns)
+	}
+	if energyInputs != (2*4+4)*n {
+		t.Errorf("%d energy inputs, want %d", energyInputs, (2*4+4)*n)
 	}
 	checkEdits(t, src, []edit{
 		{"energy = \"spike\"", "energy = \"spiking\"", "series[0].energy: \"spiking\": want spike, dense or event"},
@@ -204,6 +209,21 @@ func paperFigure(t *testing.T, name string) (string, *pipeline.Cell, stages.FigL
 		t.Fatal(err)
 	}
 	return src, c, lay
+}
+
+// paperExperimentSeeds are the seeds an experiment of pipeline.toml runs
+// under the paper profile.
+func paperExperimentSeeds(t *testing.T, name string) []int64 {
+	t.Helper()
+	cfg, err := pipeline.LoadConfig("../pipeline.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := Load(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m.byName[name].seeds(m.Profiles["paper"])
 }
 
 // edit replaces the first old in pipeline.toml by new; the load must then

@@ -3,6 +3,7 @@ package experiments
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"strings"
@@ -187,6 +188,52 @@ func TestMainTeXCommitted(t *testing.T) {
 	for _, w := range []string{`\paperref{eq:mask}{6}`, `\inputtable{bpk}{tab:bpk}` + "\n" + `\inputtable{ablation}{tab:ablation}`, `\inputtable{accmatrix}{tab:accmatrix}`} {
 		if !strings.Contains(got, w) {
 			t.Errorf("main.tex lacks %q", w)
+		}
+	}
+}
+
+// TestTableRowSettle: an experiment marked settle runs the profile's
+// settle_seeds on its own split; a row's settle lifts the named capped
+// columns to those seeds and leaves the others capped; naming a column a
+// row of an unsettled experiment, or no column, is an error at its line.
+func TestTableRowSettle(t *testing.T) {
+	t.Parallel()
+	settled := strings.Replace(generalConfig, "split_seeds = [1234]\n", "split_seeds = [1234]\nsettle_seeds = 5\n", 1)
+	full := TestExperiment{Name: "full", Learner: "local", Preset: "g16_sgd_refr_s10_w512", Protocols: []string{"sequential", "static", "single_pass"}, Section: []string{"eta = 0.2"}}.TOML()
+	if !strings.Contains(settled, full) {
+		t.Fatal("the config lacks experiment full")
+	}
+	cfg := func(settleExp bool, settleRow string) string {
+		s := settled
+		if settleExp {
+			s = strings.Replace(s, full, strings.Replace(full, `name = "full"`+"\n", `name = "full"`+"\nsettle = true\n", 1), 1)
+		}
+		return strings.Replace(s, `id = "full-static"`+"\n", `id = "full-static"`+"\nsettle = "+settleRow+"\n", 1)
+	}
+	g := mustBuild(t, cfg(true, `["split2"]`), "paper")
+	ap := g.Cell("aggregate/val").Params.(*stages.AggregateParams)
+	for i, want := range map[int]string{
+		0: "0 1",       // full, dev: capped
+		1: "0 1 2 3 4", // full, split 1: the experiment's settle seeds
+		3: "0 1",       // full-static, dev: capped, not named
+		5: "0 1 2 3 4", // full-static, split 2: lifted
+		8: "0 1",       // bp-er's split 2 cell is middle's: capped
+	} {
+		if got := ap.Cells[i].Seeds; got != want {
+			t.Errorf("cell %d (%s): seeds %q, want %q", i, ap.Cells[i].Cell, got, want)
+		}
+	}
+	for _, c := range []struct {
+		exp      bool
+		row, msg string
+	}{
+		{false, `["split2"]`, `experiment "full" is not marked settle = true`},
+		{true, `["split3"]`, `"split3" is not a [[table.column]] id`},
+	} {
+		_, err := loadMatrix(cfg(c.exp, c.row))
+		var ce *pipeline.ConfigError
+		if !errors.As(err, &ce) || !strings.Contains(ce.Msg, c.msg) || !strings.HasSuffix(ce.Key, ".settle") || ce.Line == 0 {
+			t.Errorf("settle %s (experiment settled %v): error %v, want %q at a line of key …settle", c.row, c.exp, err, c.msg)
 		}
 	}
 }

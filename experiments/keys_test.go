@@ -137,7 +137,8 @@ func TestKeptNetworks(t *testing.T) {
 				}
 			}
 		}
-		if want := 2 * len(m.Profiles[profile].Seeds); len(kept) != want || len(kept) != len(read) || nSpike != 4*len(kept) || nEnergy != len(kept) {
+		prof := m.Profiles[profile]
+		if want := len(m.byName["full"].seeds(prof)) + len(m.byName["silent"].seeds(prof)); len(kept) != want || len(kept) != len(read) || nSpike != 4*len(kept) || nEnergy != len(kept) {
 			t.Errorf("profile %s: %d kept networks, %d read, %d spike and %d energy cells", profile, len(kept), len(read), nSpike, nEnergy)
 		}
 	}

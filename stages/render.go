@@ -116,9 +116,12 @@ type Sidecar struct {
 //   - 6: every printed number links to its card in the report site
 //     (\reprocard, render_card.go); the sidecar gives each number's
 //     decimals.
+//   - 7: a number run on more seeds than the profile's (a settled row)
+//     carries a dagger and the note under the table says how many; such
+//     rows compete for bold (only rows on fewer seeds do not).
 var Render = &pipeline.Stage{
 	Name:      "render",
-	Version:   6,
+	Version:   7,
 	NewParams: func() any { return &RenderParams{} },
 	Run: func(ctx context.Context, rc *pipeline.RunContext) error {
 		p := rc.Params.(*RenderParams)
@@ -209,7 +212,7 @@ func bestRows(p *RenderParams, rec *AggregateRecord) map[[2]int]bool {
 		var cand []int
 		for r := range rec.Rows {
 			x := &rec.Rows[r][c]
-			if p.Rows[r].Reference || x.Status.Kind != StatusOK || x.N != x.Expected || x.N != rec.DefaultSeeds {
+			if p.Rows[r].Reference || x.Status.Kind != StatusOK || x.N != x.Expected || x.N < rec.DefaultSeeds {
 				continue
 			}
 			cand = append(cand, r)
@@ -255,8 +258,9 @@ func RenderTable(p *RenderParams, rec *AggregateRecord) (string, *Sidecar, error
 	side := &Sidecar{Table: p.Table, Profile: p.Profile, Stamp: p.Stamp, Source: cellid.Aggregate(rec.Table), ParamTitle: p.ParamTitle, Comparisons: rec.Comparisons}
 	var b strings.Builder
 	p.writeHead(&b, rec)
-	notes := p.writeRows(&b, rec, side)
+	notes, more := p.writeRows(&b, rec, side)
 	b.WriteString("\\bottomrule\n\\end{tabular}\n")
+	more.write(&b)
 	if len(notes.why) > 0 {
 		var parts []string
 		for i, why := range notes.why {
@@ -310,9 +314,10 @@ func (p *RenderParams) writeHead(b *strings.Builder, rec *AggregateRecord) {
 // writeRows writes the table's data rows, each with a comment naming its
 // number IDs, adds every number to side, and returns the reasons of the
 // cells shown as not run.
-func (p *RenderParams) writeRows(b *strings.Builder, rec *AggregateRecord, side *Sidecar) *notRunNotes {
+func (p *RenderParams) writeRows(b *strings.Builder, rec *AggregateRecord, side *Sidecar) (*notRunNotes, *moreSeeds) {
 	best := bestRows(p, rec)
 	notes := &notRunNotes{}
+	more := &moreSeeds{}
 	for r, row := range rec.Rows {
 		layout := p.Rows[r]
 		if layout.Midrule && r > 0 {
@@ -330,7 +335,7 @@ func (p *RenderParams) writeRows(b *strings.Builder, rec *AggregateRecord, side 
 			if x.Status.Kind == StatusNotRun && x.Status.Why != "" && p.ShowNotRun {
 				txt = `{\scriptsize not run$^{` + notes.mark(x.Status.Why) + `}$}`
 			}
-			fields = append(fields, cardLink(&x, txt))
+			fields = append(fields, cardLink(&x, txt)+more.mark(&x, rec.DefaultSeeds))
 			dec := layout.Cells[c].Decimals
 			side.Numbers = append(side.Numbers, NumberRef{ID: x.ID, Row: r + 1, Column: c + 1, Label: layout.Label, Protocol: x.Protocol, Param: param, Text: txt, Decimals: &dec, AggCell: x})
 			ids = append(ids, x.ID+rowNote(&x))
@@ -338,7 +343,40 @@ func (p *RenderParams) writeRows(b *strings.Builder, rec *AggregateRecord, side 
 		line := strings.TrimRight(strings.Join(fields, " & "), " ")
 		fmt.Fprintf(b, "%s \\\\ %% row %d: %s\n", line, r+1, strings.Join(ids, ", "))
 	}
-	return notes
+	return notes, more
+}
+
+// moreSeeds marks the numbers run on more seeds than the profile's: the
+// settled rows (an experiment marked settle, docs/verdicts.md), which a
+// reader must not take for the caption's count. One mark per count.
+type moreSeeds struct{ counts []int }
+
+// daggers are the marks, in order of first use.
+var daggers = []string{`\dagger`, `\ddagger`, `\dagger\dagger`, `\ddagger\ddagger`}
+
+// mark returns the mark of x's seed count ("" when it is not above def).
+func (m *moreSeeds) mark(x *AggCell, def int) string {
+	if x.Status.Kind != StatusOK || def == 0 || x.N <= def {
+		return ""
+	}
+	i := slices.Index(m.counts, x.N)
+	if i < 0 {
+		i = len(m.counts)
+		m.counts = append(m.counts, x.N)
+	}
+	return "$^{" + daggers[min(i, len(daggers)-1)] + "}$"
+}
+
+// write adds the note that says what each mark means.
+func (m *moreSeeds) write(b *strings.Builder) {
+	if len(m.counts) == 0 {
+		return
+	}
+	var parts []string
+	for i, n := range m.counts {
+		parts = append(parts, fmt.Sprintf("$^{%s}$\\,%d seeds", daggers[min(i, len(daggers)-1)], n))
+	}
+	fmt.Fprintf(b, "\\par\\smallskip{\\scriptsize %s: a number the verdict's estimate says that many of our seeds settle (docs/verdicts.md).\\par}\n", strings.Join(parts, "; "))
 }
 
 // rowNote is what a row's comment says of a number beside its ID: the

@@ -81,6 +81,43 @@ func TestRenderShowNotRun(t *testing.T) {
 	}
 }
 
+// TestRenderMoreSeeds: a number run on more seeds than the profile's (a
+// settled row) is marked, one mark per count, and the note says the count;
+// numbers on the profile's seeds or fewer are not.
+func TestRenderMoreSeeds(t *testing.T) {
+	t.Parallel()
+	ok := func(id string, n int) AggCell {
+		return AggCell{ID: id, Status: Status{Kind: StatusOK}, N: n, Expected: n, Acc: Stat{Mean: 90, SD: 1}}
+	}
+	rec := &AggregateRecord{Table: "tiny", DefaultSeeds: 6, Protocols: []string{"sequential", "static"}, Rows: [][]AggCell{
+		{ok("tiny/a/sequential", 12), ok("tiny/a/static", 3)},
+		{ok("tiny/b/sequential", 6), ok("tiny/b/static", 24)},
+	}}
+	p := tinyRender()
+	p.Rows = p.Rows[:2]
+	tex, side, err := RenderTable(p, rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		`{$\mathbf{90.0\pm1.0}$}$^{\dagger}$ & \reprocard{tiny.a.static}{$90.0\pm1.0$} \\`,
+		`{$90.0\pm1.0$}$^{\ddagger}$ \\`,
+		`{\scriptsize $^{\dagger}$\,12 seeds; $^{\ddagger}$\,24 seeds: a number the verdict's estimate says`,
+	} {
+		if !strings.Contains(tex, want) {
+			t.Errorf("tex lacks %q:\n%s", want, tex)
+		}
+	}
+	if n := strings.Count(tex, `$^{\dagger}$`); n != 2 { // the number's and the note's
+		t.Errorf("%d daggers, want 2:\n%s", n, tex)
+	}
+	for _, x := range side.Numbers {
+		if strings.Contains(x.Text, "dagger") {
+			t.Errorf("the sidecar's text of %s carries the mark: %q", x.ID, x.Text)
+		}
+	}
+}
+
 func TestBestRows(t *testing.T) {
 	t.Parallel()
 	cell := func(m float64, n, exp int) AggCell {
@@ -95,6 +132,7 @@ func TestBestRows(t *testing.T) {
 		{"max", []AggCell{cell(91.6, 6, 6), cell(91.5, 6, 6)}, nil, []int{0}},
 		{"fewer seeds by design do not compete", []AggCell{cell(91.6, 6, 6), cell(91.8, 3, 3)}, nil, []int{0}},
 		{"a missing seed does not compete", []AggCell{cell(91.6, 6, 6), cell(91.8, 5, 6)}, nil, []int{0}},
+		{"a settled row on more seeds competes", []AggCell{cell(91.6, 6, 6), cell(91.8, 12, 12)}, nil, []int{1}},
 		{"reference rows do not compete", []AggCell{cell(91.6, 6, 6), cell(92.0, 6, 6)}, []bool{false, true}, []int{0}},
 		{"ties after rounding", []AggCell{cell(91.64, 6, 6), cell(91.56, 6, 6), cell(91.0, 6, 6)}, nil, []int{0, 1}},
 	}
