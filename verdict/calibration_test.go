@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -147,6 +148,18 @@ func calPaths() []calPath {
 			j.equivalent, j.P = true, 1 // the mean's test aside: the spread alone
 			return settled(j)
 		}}
+	// One run of the paper's printed by itself: the rank-th lowest of
+	// its n runs against the normal fitted to our m (OrderStat). The
+	// margin arm shifts the paper's runs by the margin.
+	order := func(name string, rank, np, no int, sd float64) calPath {
+		return calPath{name: "one run of a row (" + name + ")", seeds: fmt.Sprintf("%d v %d", no, np), margin: PointsMargin,
+			draw: func(rng *rand.Rand, delta float64) Judgement {
+				om, os := meanSD(rng, no, 90+delta, sd)
+				ys := draw(rng, np, 90, sd)
+				slices.Sort(ys)
+				return settled(OrderStat(Ours(om, os, no), round(ys[rank-1], 1), rank, np, HalfUnit(1, 0), Points))
+			}}
+	}
 	claim := func(dir Direction, name string, agreeAt, differsAt float64) calPath {
 		return calPath{name: "claim " + name, seeds: "6 v 6 paired", margin: agreeAt, differsAt: differsAt,
 			draw: func(rng *rand.Rand, delta float64) Judgement {
@@ -170,6 +183,7 @@ func calPaths() []calPath {
 		// a > b: the claim's boundary is 0 on both arms; a >= b: -margin;
 		// a ~= b: differs at 0, agrees at the margin.
 		claim(Greater, "a > b", 1e-300, 0), claim(AtLeast, "a >= b", -PointsMargin, -PointsMargin), claim(Similar, "a ~= b", PointsMargin, 0),
+		order("highest", 6, 6, 6, sigma), order("lowest", 1, 3, 3, sigma), order("highest, s.d. 0.2", 6, 6, 12, 0.2),
 	}
 }
 

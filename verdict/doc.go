@@ -9,9 +9,9 @@
 //     an inconclusive is one), Sample (one side: mean, per-run s.d., its
 //     degrees of freedom, the printing's half unit, a lent s.d.), Printed,
 //     Borrow, PairedInterval, Judgement, and the tests: Welch (a mean
-//     against a published one), Paired (per-seed differences against a
-//     published difference, a claimed sign shown), exact (a deterministic
-//     count against its printing).
+//     against a published one), Paired and PairedKind (per-seed
+//     differences against a published difference, a claimed sign shown),
+//     exact (a deterministic count against its printing).
 //   - kind.go: Kind (Points, Relative, Exact) and Margin, the one place
 //     the margins are chosen (never narrower than a printed unit).
 //   - stats.go: Welch-Satterthwaite degrees of freedom over the estimated
@@ -28,6 +28,9 @@
 //     uncertainty is too wide.
 //   - claim.go: Claim (a > b, a >= b within the margin, a ~= b) and
 //     ClaimFailures.
+//   - order.go: OrderStat, one of the paper's runs printed by itself (the
+//     rank-th lowest of its n) against the normal fitted to our runs, by
+//     the exact distribution of its pivot (quadrature).
 //   - string.go: a judgement in one line, its reason, and Certificate, the
 //     tightest margin its data certify ("agrees within ±0.4").
 //

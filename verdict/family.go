@@ -96,7 +96,7 @@ func (j *Judgement) final() {
 			if j.PAdj > 0 && j.P > 0 {
 				level = Alpha * j.P / j.PAdj
 			}
-			if n := j.settle.seeds(level); n > 0 {
+			if n := seedsToSettle(j.settle, level); n > 0 {
 				j.Reason, j.Settle = MoreSeeds, n
 			} else {
 				j.Reason = PaperUncertain

@@ -107,10 +107,16 @@ func (s *settleInput) signShown(n int) bool {
 	return math.Abs(m) > tQuantile(0.95, float64(n-1))*s.sdOurs/math.Sqrt(float64(n))
 }
 
-// seeds is the least count of our seeds that settles the comparison at
-// level: 0 when no count does (the other side's uncertainty alone is
-// too wide), else at most maxSeeds (maxSeeds+1 meaning more than that).
-func (s *settleInput) seeds(level float64) int {
+// settler is what Family.Settle asks of an inconclusive judgement: whether
+// n of our seeds (0: infinitely many) would settle it at a test level.
+type settler interface {
+	at(n int, level float64) bool
+}
+
+// seedsToSettle is the least count of our seeds that settles s at level:
+// 0 when no count does (the other side's uncertainty alone is too wide),
+// else at most maxSeeds (maxSeeds+1 meaning more than that).
+func seedsToSettle(s settler, level float64) int {
 	if !s.at(0, level) {
 		return 0
 	}

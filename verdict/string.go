@@ -19,8 +19,11 @@ func (j Judgement) String() string {
 		return fmt.Sprintf("d %s; %s", f(j.Diff), j.Note)
 	}
 	test := "Welch"
-	if j.Paired {
+	switch {
+	case j.Paired:
 		test = "paired t"
+	case j.Rank != nil:
+		test = fmt.Sprintf("run %d of %d (lowest first) against ours", j.Rank.Rank, j.Rank.Of)
 	}
 	df := "known variance"
 	if j.DF > 0 {

@@ -246,13 +246,16 @@ type Judgement struct {
 	// Failures counts the severe failures of each side with Fisher's
 	// exact test (nil when not counted).
 	Failures *Failures `json:",omitempty"`
+	// Rank: the published value is one of the paper's runs, printed by
+	// itself (OrderStat; nil otherwise).
+	Rank *Rank `json:",omitempty"`
 	// Note says what the judgement could not see.
 	Note string
 	// equivalent: the interval lies inside the margin (agrees unless the
 	// spread or the failures differ).
 	equivalent bool
 	// settle is what Settle needs once the outcome is final.
-	settle *settleInput
+	settle settler
 	// aspect is what the judgement's own test is about (InFailures for a
 	// count of failures).
 	aspect Aspect
@@ -299,13 +302,17 @@ func Welch(ours, pub Sample, k Kind) Judgement {
 // 95% interval, or a spread lent to it (Sample.Borrow): without either,
 // ours. A published difference whose own interval excludes zero claims a
 // sign: ours agrees only when it shows the same sign.
-func Paired(d []float64, pub Sample) Judgement {
+func Paired(d []float64, pub Sample) Judgement { return PairedKind(d, pub, Points) }
+
+// PairedKind is Paired for a difference of numbers of kind k (a relative
+// diagnostic's difference is held to k's margin).
+func PairedKind(d []float64, pub Sample, k Kind) Judgement {
 	m, sd := MeanSD(d)
 	ours := Ours(m, sd, len(d))
 	if !pub.hasSpread() && len(d) > 1 {
 		pub = pub.BorrowShared(sd, len(d)-1, "our per-seed differences")
 	}
-	j := Judgement{Kind: Points, Diff: ours.Mean - pub.Mean, Margin: Margin(Points, pub.Mean, pub.Half), Paired: true, Settle: -1}
+	j := Judgement{Kind: k, Diff: ours.Mean - pub.Mean, Margin: Margin(k, pub.Mean, pub.Half), Paired: true, Settle: -1}
 	if !ours.hasSpread() && !pub.hasSpread() {
 		j.noNoiseModel()
 		j.Note = "a single paired seed and no published interval: no spread on either side"
