@@ -317,9 +317,14 @@ func (rep *ReproReport) Summary() string {
 //   - 15: the PDF's quotes through internal/latex (no "+-" or "x 10^" or
 //     raw labels); IDs and claims' conditions break at slashes and
 //     hyphens (no box runs past the margin).
+//   - 19: one of the paper's runs printed by itself (a row's lowest or
+//     highest seed, the seeds it lists: seeds_of and rank) is judged
+//     against the normal fitted to our runs (verdict.OrderStat) instead
+//     of left out; a comparison's margin is its metric's kind (a drift
+//     rate's difference is relative, as the rate).
 var Reproduction = &pipeline.Stage{
 	Name:      "reproduction",
-	Version:   18,
+	Version:   19,
 	NewParams: func() any { return &ReproductionParams{} },
 	Run: func(ctx context.Context, rc *pipeline.RunContext) error {
 		p := rc.Params.(*ReproductionParams)
@@ -467,6 +472,9 @@ func numbers(recs []*AggregateRecord) map[string]*ours {
 				a, b = byCell[c.A+" "+c.Protocol], byCell[c.B+" "+c.Protocol]
 			}
 			o := &ours{cmp: c, diffs: seedDiffs(a, b), kind: verdict.Points, key: "compare|" + c.ID}
+			if a != nil {
+				o.kind = metricKind(a.Metric) // a difference is of its operands' kind
+			}
 			if a != nil && b != nil {
 				o.expected = min(a.Expected, b.Expected)
 				o.key = "compare|" + quantityKey(a, "") + "|" + quantityKey(b, "")
@@ -751,6 +759,9 @@ func printedSDs(vs []PublishedValue, ns map[string]*ours) map[string]printedSD {
 // or noise_from, else no noise model); a count of failures; an exact
 // count. The judgement is provisional until the family settles.
 func judgeValue(v *PublishedValue, ns map[string]*ours, sds map[string]printedSD) ReproRow {
+	if v.SeedsOf != "" {
+		return judgeSeed(v, ns)
+	}
 	o := ns[v.ID]
 	r := ReproRow{ID: v.ID, Group: group(v.ID), Cite: v.Cite, Line: v.Line, Cause: v.Cause, Published: publishedText(v)}
 	half := verdict.HalfUnit(v.Places(), v.Exponent)
@@ -778,7 +789,7 @@ func judgeValue(v *PublishedValue, ns map[string]*ours, sds map[string]printedSD
 		} else if len(o.diffs) > 1 {
 			notes = append(notes, fmt.Sprintf("the paper prints no interval: its spread is our per-seed differences' (%d seeds) over its %d", len(o.diffs), n))
 		}
-		j := verdict.Paired(o.diffs, pub)
+		j := verdict.PairedKind(o.diffs, pub, o.kind)
 		r.Judgement = &j
 		notes = append(notes, fmt.Sprintf("%s - %s, %s, paired over %d seeds", o.cmp.A, o.cmp.B, o.cmp.Protocol, len(o.diffs)))
 		if j.Signed {
@@ -863,6 +874,90 @@ func judgeValue(v *PublishedValue, ns map[string]*ours, sds map[string]printedSD
 	r.Judgement = &j
 	r.Note = strings.Join(notes, "; ")
 	return r
+}
+
+// judgeSeed judges a value that is one of the paper's runs of the number
+// v.SeedsOf (the Rank-th lowest of its N, among its survivors, or of its
+// per-seed differences with v.Minus) against the normal fitted to our runs
+// of the same number (verdict.OrderStat): our seed i draws other initial
+// weights than the paper's seed i, so the runs are compared as draws of
+// one distribution, not seed by seed.
+func judgeSeed(v *PublishedValue, ns map[string]*ours) ReproRow {
+	r := ReproRow{ID: v.ID, Group: group(v.ID), Cite: v.Cite, Line: v.Line, Cause: v.Cause, Published: publishedText(v)}
+	xs, why := seedValues(v, ns)
+	if why != "" {
+		r.Note = why
+		return r
+	}
+	o := ns[v.SeedsOf]
+	kind := o.kind
+	if v.Kind != "" {
+		kind, _ = verdict.ParseKind(v.Kind) // checked by ParsePublished
+	}
+	d := max(v.Places(), 1)
+	m, sd := verdict.MeanSD(xs)
+	r.Ours = fmt.Sprintf("%s ± %s (n=%d)", fmtN(m, d), fmtN(sd, d), len(xs))
+	j := verdict.OrderStat(verdict.Ours(m, sd, len(xs)), v.Mean, v.Rank, v.N, verdict.HalfUnit(v.Places(), v.Exponent), kind)
+	r.Judgement = &j
+	what := v.SeedsOf
+	if v.Minus != "" {
+		what += " - " + v.Minus + " (paired by seed)"
+	}
+	among := ""
+	if v.Survivors {
+		among = fmt.Sprintf(" that did not fail (below %.0f%%)", verdict.FailureBelow)
+	}
+	r.Note = fmt.Sprintf("one of the paper's runs, number %d from the lowest of its %d%s: against the rank-%d-of-%d run of the normal fitted to our %d runs%s of %s (our seed i is not the paper's)",
+		v.Rank, v.N, among, v.Rank, v.N, len(xs), among, what)
+	return r
+}
+
+// seedValues are our runs of the number a seed value ranks among (those
+// that did not fail when v.Survivors says so), or their per-seed
+// differences with v.Minus (the seeds where neither failed), or why there
+// are none.
+func seedValues(v *PublishedValue, ns map[string]*ours) ([]float64, string) {
+	cellOf := func(id string) (*AggCell, string) {
+		o := ns[id]
+		switch {
+		case o == nil || o.cell == nil || o.stat != &o.cell.Acc || o.failures:
+			return nil, "no cell of this profile computes " + id
+		case o.cell.Status.Kind != StatusOK:
+			return nil, o.cell.Status.String()
+		case len(o.cell.Values) != len(o.cell.Seeds):
+			return nil, id + ": no per-seed values"
+		}
+		return o.cell, ""
+	}
+	a, why := cellOf(v.SeedsOf)
+	if why != "" {
+		return nil, why
+	}
+	var b *AggCell
+	if v.Minus != "" {
+		if b, why = cellOf(v.Minus); why != "" {
+			return nil, why
+		}
+	}
+	var xs []float64
+	for i, s := range a.Seeds {
+		x := a.Values[i]
+		if v.Survivors && x < verdict.FailureBelow {
+			continue
+		}
+		if b != nil {
+			k := slices.Index(b.Seeds, s)
+			if k < 0 || v.Survivors && b.Values[k] < verdict.FailureBelow {
+				continue
+			}
+			x -= b.Values[k]
+		}
+		xs = append(xs, x)
+	}
+	if len(xs) < 2 {
+		return nil, fmt.Sprintf("fewer than two of our runs of %s to fit (%d)", v.SeedsOf, len(xs))
+	}
+	return xs, ""
 }
 
 // restatedText is a restatement as the paper prints it.

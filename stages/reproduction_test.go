@@ -281,3 +281,54 @@ func TestReproduceRestatement(t *testing.T) {
 		t.Errorf("comparisons %+v, numbers judged %d: want 2 distinct of 3", c, rep.Numbers.Judged)
 	}
 }
+
+// TestReproduceSeed: a run the paper prints by itself is judged against
+// the normal fitted to our runs of its row (among the runs that did not
+// fail when survivors says so; as per-seed differences with minus, over
+// the seeds where neither failed), never seed by seed; without two of our
+// runs to fit it is not run.
+func TestReproduceSeed(t *testing.T) {
+	t.Parallel()
+	seeds := []int64{0, 1, 2, 3, 4, 5}
+	a := []float64{84.1, 83.0, 9.8, 82.2, 85.0, 58.0}
+	b := []float64{80.0, 82.5, 79.0, 10.1, 81.0, 77.7}
+	rec := &AggregateRecord{Table: "t", Rows: [][]AggCell{{
+		{ID: "t/a/s", Status: Status{Kind: StatusOK}, N: 6, Expected: 6, Seeds: seeds, Values: a, Acc: Stat{Mean: 67.0, SD: 30}},
+		{ID: "t/b/s", Status: Status{Kind: StatusOK}, N: 6, Expected: 6, Seeds: seeds, Values: b, Acc: Stat{Mean: 68.4, SD: 28}},
+		{ID: "t/c/s", Status: Status{Kind: StatusOK}, N: 1, Expected: 1, Seeds: seeds[:1], Values: a[:1], Acc: Stat{Mean: 84.1}},
+	}}}
+	p := &ReproductionParams{}
+	p.AddPublished(&Published{Value: []PublishedValue{
+		{ID: "t/a/s/seed3of3", SeedsOf: "t/a/s", Survivors: true, Rank: 3, N: 3, Mean: 84.8, Cite: "x", Line: 1},
+		{ID: "t/a/s/seed1of6", SeedsOf: "t/a/s", Rank: 1, N: 6, Mean: 75.5, Cite: "x", Line: 2},
+		{ID: "t/a/s/minus/seed1of3", SeedsOf: "t/a/s", Minus: "t/b/s", Survivors: true, Rank: 1, N: 3, Mean: 0.3, Cite: "x", Line: 3},
+		{ID: "t/c/s/seed1of3", SeedsOf: "t/c/s", Rank: 1, N: 3, Mean: 80, Cite: "x", Line: 4},
+	}})
+	rep, err := Reproduce(p, []*AggregateRecord{rec}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	by := map[string]ReproRow{}
+	for _, r := range rep.Rows {
+		by[r.ID] = r
+	}
+	// Survivors: 84.1, 83.0, 82.2, 85.0 (four of ours).
+	r := by["t/a/s/seed3of3"]
+	if j := r.Judgement; j == nil || j.Rank == nil || j.Rank.Rank != 3 || j.Rank.Of != 3 || r.Ours != "83.6 ± 1.2 (n=4)" || r.Group != "t" {
+		t.Fatalf("survivor: %+v", r)
+	}
+	if !strings.Contains(r.Note, "that did not fail") || !strings.Contains(r.Note, "fitted to our 4 runs") {
+		t.Errorf("survivor note: %s", r.Note)
+	}
+	// All six, failures and all.
+	if r := by["t/a/s/seed1of6"]; r.Judgement == nil || !strings.HasSuffix(r.Ours, "(n=6)") {
+		t.Errorf("every seed: %+v", r)
+	}
+	// Seeds where neither failed: 0, 1, 4: differences 4.1, 0.5, 4.0.
+	if r := by["t/a/s/minus/seed1of3"]; r.Judgement == nil || r.Ours != "2.9 ± 2.1 (n=3)" || !strings.Contains(r.Note, "t/a/s - t/b/s") {
+		t.Errorf("minus: %+v", r)
+	}
+	if r := by["t/c/s/seed1of3"]; r.Judgement != nil || r.Verdict != verdict.NotRun || !strings.Contains(r.Note, "fewer than two") {
+		t.Errorf("one run of ours: %+v", r)
+	}
+}

@@ -95,8 +95,10 @@ const (
 	NotRunCIFAR100 NotRunCategory = "CIFAR-100 release absent"
 	// NotRunTiming: a wall-clock time of the authors' machine.
 	NotRunTiming NotRunCategory = "machine-specific timing"
-	// NotRunNoCell: a measurement no cell of the profile computes yet
-	// (it would need train cells the ledger does not hold).
+	// NotRunNoCell: a measurement no cell of the profile computes yet (it
+	// would need a learner feature the profile does not have; a value
+	// whose declared cells the ledger does not hold yet is a value, not
+	// run until they run).
 	NotRunNoCell NotRunCategory = "no cell yet"
 	// NotRunDevPhase: a number of the development phase (development
 	// split, selection sweeps) that the paper profile does not run.
@@ -104,10 +106,11 @@ const (
 	// NotRunRange: the end of a range the paper states over several
 	// cells without saying which ("1.3--3.0 across the grid").
 	NotRunRange NotRunCategory = "range over unnamed cells"
-	// NotRunSeed: one seed's value (or a range over seeds) of a row
-	// judged by its mean, s.d. and collapse count. Our seed i is not the
-	// paper's seed i (another code draws other initial weights), so a
-	// single seed has no counterpart to judge.
+	// NotRunSeed: a failed run's value (below verdict.FailureBelow) that
+	// the paper prints by itself. Its other single runs are judged
+	// (PublishedValue.SeedsOf: against the normal fitted to ours); a
+	// failure is no draw of that normal, and the row's count of failures
+	// is judged by itself.
 	NotRunSeed NotRunCategory = "single seed of a row"
 	// NotRunDerived: a difference or ratio of numbers judged on their
 	// own, for which no cell declares the pair (single runs, points of a
@@ -218,6 +221,40 @@ type PublishedValue struct {
 	// randomness touches (a clocked replay schedule's batches, samples,
 	// updates), judged against its printing alone.
 	Kind string `toml:"kind,omitzero"`
+	// SeedsOf and Rank: the value is one of the paper's runs of the
+	// number SeedsOf, printed by itself (a row's lowest or highest seed,
+	// or each of the seeds it lists): the Rank-th lowest of its N runs (1
+	// the lowest, N the highest), judged against the normal fitted to our
+	// runs of that number (verdict.OrderStat; docs/verdicts.md).
+	// Survivors: Rank and N count only the runs that did not fail
+	// severely (below verdict.FailureBelow), and ours are fitted to ours
+	// that did not. Minus: the runs are per-seed differences SeedsOf -
+	// Minus, paired by seed (with Survivors, over the seeds where neither
+	// failed).
+	SeedsOf   string `toml:"seeds_of,omitzero"`
+	Rank      int    `toml:"rank,omitzero"`
+	Survivors bool   `toml:"survivors,omitzero"`
+	Minus     string `toml:"minus,omitzero"`
+}
+
+// checkSeed checks the fields of a value that is one of the paper's runs
+// (seeds_of, rank, survivors, minus).
+func (v *PublishedValue) checkSeed() error {
+	if v.SeedsOf == "" {
+		if v.Rank != 0 || v.Survivors || v.Minus != "" {
+			return fmt.Errorf("rank, survivors and minus go with seeds_of")
+		}
+		return nil
+	}
+	switch {
+	case v.SeedsOf == v.ID || v.Minus == v.ID || v.Minus == v.SeedsOf:
+		return fmt.Errorf("seeds_of and minus name two other numbers")
+	case v.N < 2 || v.Rank < 1 || v.Rank > v.N:
+		return fmt.Errorf("rank %d of n = %d: want 1 <= rank <= n, n >= 2 (the paper's runs it ranks among)", v.Rank, v.N)
+	case v.SD != nil || v.Lo != nil || v.NoiseFrom != "" || v.Collapsed != nil || v.Kind == "exact":
+		return fmt.Errorf("one run: no sd, interval, noise_from, collapsed or exact kind")
+	}
+	return nil
 }
 
 // Places is the number of decimals the paper prints v with.
@@ -296,6 +333,9 @@ func ParsePublished(path, src string) (*Published, error) {
 		}
 		if v.NoiseFrom != "" && (v.N != 1 || v.SD != nil || v.NoiseFrom == v.ID) {
 			return nil, fmt.Errorf("%s: value %s: noise_from is for a single run (n = 1, no sd) and names another number", path, v.ID)
+		}
+		if err := v.checkSeed(); err != nil {
+			return nil, fmt.Errorf("%s: value %s: %w", path, v.ID, err)
 		}
 	}
 	claims := map[string]bool{}

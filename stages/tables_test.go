@@ -59,6 +59,9 @@ func TestParsePublishedChecks(t *testing.T) {
 		{"not transcribed", `status = "not run"`, `status = "not transcribed"`, `not_run[0] "timings": what, reason`},
 		{"no category", `category = "machine-specific timing"`, ``, `not_run[0] "timings": category ""`},
 		{"unknown category", `category = "machine-specific timing"`, `category = "later"`, `not_run[0] "timings": category "later"`},
+		{"rank without seeds_of", "sd = 0.4\n", "sd = 0.4\nrank = 2\n", `value t/x/sequential: rank, survivors and minus go with seeds_of`},
+		{"rank past n", "sd = 0.4\nn = 3\n", "n = 3\nseeds_of = \"t/y\"\nrank = 7\n", `value t/x/sequential: rank 7 of n = 3`},
+		{"one run with an s.d.", "n = 3\n", "n = 3\nseeds_of = \"t/y\"\nrank = 1\n", `value t/x/sequential: one run: no sd`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
