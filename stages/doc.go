@@ -14,8 +14,11 @@
 //
 // Every stage's doc comment ends with a "Version history:" block, one item
 // per version: what changed in the outputs. A change of a stage's outputs
-// for unchanged params bumps its Version (or, for some cells only, what its
-// VersionOf returns) and adds an item there.
+// for unchanged params bumps its Version and adds an item there; a change
+// that touches some cells only adds an entry to the stage's History
+// (pipeline.Bump: the version, which params it applies to, why; train's
+// trainHistory, figure's figureHistory), and a cell's version is the
+// largest that applies, whatever the entries' order.
 //
 // Artifact contracts between stages (names are output names; every output
 // is an artifacts tensor unless said otherwise):

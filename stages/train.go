@@ -90,63 +90,12 @@ func (p *TrainParams) Validate() error {
 // "stream": a streams cell) and writes "result" (TrainRecord JSON), and with
 // keep_network the trained local network (network.go).
 //
-// Version history (per cell, trainVersion):
-//
-//   - 1: the initial learners.
-//   - 2: local configurations whose W^1 updates took the general update
-//     path, the two-timescale anchor and leaking Adam moments: it computed
-//     c = W^1 o (the input offset's share of the layer-1 drive) from the
-//     weights before the update, so the next forward pass saw W^1 one
-//     update late in that share. Fixed; other configurations never took
-//     that path and keep version 1.
-//   - 3: mirror isolation: its masked waking update counts as a replay call
-//     for the burst baseline, as the reference's local_update decides by the
-//     mask's presence (it had run the waking bookkeeping).
-//   - 4: every local configuration on Adam (masked Adam rows, mirror, soft
-//     rotation, the offline nights and no replay): the first moment is set
-//     to 0 below 1e-30, as the heavy-ball velocity is. Without input it had
-//     decayed into float32's subnormal range, where each operation costs
-//     about a hundred times more; the flushed steps are below 1e-29.
-//   - 5: mirror isolation again runs the waking bookkeeping (burst
-//     baseline, controller EMA) on its masked waking update, undoing 3:
-//     the reference's caller passes replay=False with the mirror's mask,
-//     which overrides the mask-presence default that 3 had followed.
-//   - 2 for every backprop learner: on training data with a per-pixel
-//     background (standardised MNIST: at most a third of the entries differ
-//     from their column's majority value) the input layer computes
-//     W^T x as W^T o + W^T (x - o) and its weight gradient as
-//     o (sum of the rows' gradients) + the sparse rows (core/backprop,
-//     offset.go): the same mathematics, summed in another order, so the
-//     results differ in float32 rounding. Data without such a background
-//     (CIFAR's luminance and V1 features) keep the dense path and the same
-//     bits; they share the version because a cell's version cannot see its
-//     data.
-//   - 3 for the backprop k-WTA learner on the local schedule with rotation
-//     over more than one task (protocols other than static): its
-//     suppression is kept across task boundaries, as the reference's
-//     run_bp_local sets it once before its task loop (run_seq.py:1493) and
-//     only its waking steps rewrite it (1512-1513). It had been cleared at
-//     every task, so the first waking batch of each task ran unsuppressed.
-//     A static run has one task and keeps version 2.
-//   - 6: every local configuration under the adaptive decay controller
-//     (kp_adapt > 0): its sums of |Delta W|, |G| and |W| over a layer are
-//     each four float64 partial sums (synapse j of a row into partial
-//     j mod 4, core's ctrlSums) instead of one running sum in synapse
-//     order, which let the vector kernel add four synapses at once. The
-//     sums round differently in their last bits; lambda, taken to float32,
-//     almost never moves.
-//   - 7: every local configuration whose rotation is gated (the refr_nov,
-//     refr_prog and refr_block gates, the refr_press and refr_frac masks;
-//     core.LocalConfig.GatedRotation), whatever it was before: its result
-//     records GateDuty, the share of waking batches with rotation on, which
-//     cf0d2d84 added without a version bump, so records from before it
-//     lacked the field under the same keys (found by the whole-ledger
-//     recompute of issue 37: 14 records). Accuracies and every other field
-//     are unchanged.
+// Version history: 1, the initial learners, then trainHistory (a cell's
+// version is the newest entry that applies to it).
 var Train = &pipeline.Stage{
-	Name:      "train",
-	Version:   1,
-	VersionOf: trainVersion,
+	Name:    "train",
+	Version: 1,
+	History: trainHistory,
 	NewParams: func() any {
 		return &TrainParams{Learner: LearnerLocal, Protocol: "sequential", StreamStride: 1, EvalStride: 1}
 	},
@@ -234,28 +183,68 @@ func localWeights(c *core.LocalConfig) float64 {
 	return float64(max(n, 1))
 }
 
-// trainVersion is a train cell's version (Train's version history).
-func trainVersion(params any) int {
-	p := params.(*TrainParams)
-	switch {
-	case p.Learner == LearnerBP && p.BP != nil && p.BP.Method == backprop.MethodLocal && p.BP.Rotate && p.Protocol != "static":
-		return 3
-	case p.Learner == LearnerBP:
-		return 2
-	case p.Learner != LearnerLocal || p.Local == nil:
-		return 1
-	case p.Local.GatedRotation():
-		return 7
-	case p.Local.KPAdapt > 0:
-		return 6
-	case p.Local.Mask == "mirror":
-		return 5
-	case p.Local.Opt == "adam":
-		return 4
-	case p.Local.LeakMoments || len(p.Local.Anchor) == 2:
-		return 2
+// trainHistory is the train stage's version history after 1: each change
+// of a learner's outputs for unchanged params, the configurations it
+// touched, and why. A cell's version is the largest Version whose entry
+// applies (pipeline.Stage.CellVersion), so the entries' order is free;
+// an entry is never removed or narrowed.
+var trainHistory = []pipeline.Bump{
+	{Version: 2, Applies: local(func(c *core.LocalConfig) bool { return c.LeakMoments || len(c.Anchor) == 2 }),
+		Why: "local configurations whose W^1 updates took the general update path, the two-timescale " +
+			"anchor and leaking Adam moments: it computed c = W^1 o (the input offset's share of the " +
+			"layer-1 drive) from the weights before the update, so the next forward pass saw W^1 one " +
+			"update late in that share. Fixed; other configurations never took that path and keep version 1."},
+	{Version: 3, Applies: local(func(c *core.LocalConfig) bool { return c.Mask == "mirror" }),
+		Why: "mirror isolation: its masked waking update counts as a replay call for the burst baseline, " +
+			"as the reference's local_update decides by the mask's presence (it had run the waking bookkeeping)."},
+	{Version: 4, Applies: local(func(c *core.LocalConfig) bool { return c.Opt == "adam" }),
+		Why: "every local configuration on Adam (masked Adam rows, mirror, soft rotation, the offline " +
+			"nights and no replay): the first moment is set to 0 below 1e-30, as the heavy-ball velocity " +
+			"is. Without input it had decayed into float32's subnormal range, where each operation costs " +
+			"about a hundred times more; the flushed steps are below 1e-29."},
+	{Version: 5, Applies: local(func(c *core.LocalConfig) bool { return c.Mask == "mirror" }),
+		Why: "mirror isolation again runs the waking bookkeeping (burst baseline, controller EMA) on its " +
+			"masked waking update, undoing 3: the reference's caller passes replay=False with the " +
+			"mirror's mask, which overrides the mask-presence default that 3 had followed."},
+	{Version: 6, Applies: local(func(c *core.LocalConfig) bool { return c.KPAdapt > 0 }),
+		Why: "every local configuration under the adaptive decay controller (kp_adapt > 0): its sums of " +
+			"|Delta W|, |G| and |W| over a layer are each four float64 partial sums (synapse j of a row " +
+			"into partial j mod 4, core's ctrlSums) instead of one running sum in synapse order, which " +
+			"let the vector kernel add four synapses at once. The sums round differently in their last " +
+			"bits; lambda, taken to float32, almost never moves."},
+	{Version: 7, Applies: local((*core.LocalConfig).GatedRotation),
+		Why: "every local configuration whose rotation is gated (the refr_nov, refr_prog and refr_block " +
+			"gates, the refr_press and refr_frac masks; core.LocalConfig.GatedRotation), whatever it was " +
+			"before: its result records GateDuty, the share of waking batches with rotation on, which " +
+			"cf0d2d84 added without a version bump, so records from before it lacked the field under " +
+			"the same keys (found by the whole-ledger recompute of issue 37: 14 records). Accuracies " +
+			"and every other field are unchanged."},
+	{Version: 2, Applies: func(params any) bool { return params.(*TrainParams).Learner == LearnerBP },
+		Why: "every backprop learner: on training data with a per-pixel background (standardised MNIST: " +
+			"at most a third of the entries differ from their column's majority value) the input layer " +
+			"computes W^T x as W^T o + W^T (x - o) and its weight gradient as o (sum of the rows' " +
+			"gradients) + the sparse rows (core/backprop, offset.go): the same mathematics, summed in " +
+			"another order, so the results differ in float32 rounding. Data without such a background " +
+			"(CIFAR's luminance and V1 features) keep the dense path and the same bits; they share the " +
+			"version because a cell's version cannot see its data."},
+	{Version: 3, Applies: func(params any) bool {
+		p := params.(*TrainParams)
+		return p.Learner == LearnerBP && p.BP != nil && p.BP.Method == backprop.MethodLocal && p.BP.Rotate && p.Protocol != "static"
+	},
+		Why: "the backprop k-WTA learner on the local schedule with rotation over more than one task " +
+			"(protocols other than static): its suppression is kept across task boundaries, as the " +
+			"reference's run_bp_local sets it once before its task loop (run_seq.py:1493) and only its " +
+			"waking steps rewrite it (1512-1513). It had been cleared at every task, so the first waking " +
+			"batch of each task ran unsuppressed. A static run has one task and keeps version 2."},
+}
+
+// local turns a predicate over the local learner's config into one over
+// train params, false for other learners.
+func local(f func(*core.LocalConfig) bool) func(params any) bool {
+	return func(params any) bool {
+		p := params.(*TrainParams)
+		return p.Learner == LearnerLocal && p.Local != nil && f(p.Local)
 	}
-	return 1
 }
 
 func runTrain(ctx context.Context, rc *pipeline.RunContext) error {
