@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"repro/pipeline"
+	"repro/stages"
 )
 
 // matrixConfig has the shape of pipeline.toml: two profiles, three
@@ -175,4 +176,30 @@ func FuzzLoad(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestLearnerTables: every registered learner kind has its table in an
+// experiment and in a profile (a field named by the kind), which
+// learnerTable finds.
+func TestLearnerTables(t *testing.T) {
+	t.Parallel()
+	for _, l := range stages.Learners() {
+		e, p := &Experiment{}, &Profile{}
+		for _, entry := range []any{e, p} {
+			func() {
+				defer func() {
+					if r := recover(); r != nil {
+						t.Errorf("learner %s: %v", l.Kind, r)
+					}
+				}()
+				learnerTable(entry, l.Kind)
+			}()
+		}
+	}
+	defer func() {
+		if r := recover(); r == nil {
+			t.Error("learnerTable found a table for an unregistered kind")
+		}
+	}()
+	learnerTable(&Experiment{}, "other")
 }
