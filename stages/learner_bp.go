@@ -31,7 +31,7 @@ var bpLearner = Learner{
 	Footprint: bpFootprint,
 	// backprop.Train's Result; rho and asleep for the local schedule's
 	// k-WTA suppression (MethodLocal) only.
-	Metrics: []string{"acc", "forgetting", "final_err", "task_acc", "replay_updates", "replay_samples", "waking_batches",
+	Metrics: []string{"acc", "forgetting", "task_acc", "replay_updates", "replay_samples", "waking_batches",
 		"synops", "synops_frac", "dense_macs", "rho", "asleep"},
 	train: func(cfg any, in trainInput, _ bool) (*core.Result, *core.Network, error) {
 		res, err := backprop.Train(*cfg.(*backprop.Config), in.train, in.eval, in.tasks, in.seed, in.hooks)

@@ -30,7 +30,7 @@ var localLearner = Learner{
 	Cost:      func(cfg any) TrainCost { return localCost(cfg.(*core.LocalConfig)) },
 	Bounds:    localBounds,
 	Footprint: localFootprint,
-	Metrics: []string{"acc", "forgetting", "final_err", "task_acc", "replay_updates", "replay_samples", "waking_batches",
+	Metrics: []string{"acc", "forgetting", "task_acc", "replay_updates", "replay_samples", "waking_batches",
 		"gate_duty", "synops", "synops_frac", "dense_macs", "rho", "asleep", "overlap", "lambda", "pr", "channel",
 		"drift.code_change", "drift.pred_change", "drift.max_logit_mean", "drift.max_logit_p99", "drift.margin"},
 	train: func(cfg any, in trainInput, keep bool) (*core.Result, *core.Network, error) {

@@ -15,7 +15,6 @@ import (
 //
 //	acc                  final accuracy x100 (the default)
 //	forgetting           forgetting x100
-//	final_err            final error x100 (100 - acc)
 //	task_acc[i][j]       accuracy after task i on task j's classes, x100
 //	replay_updates, replay_samples, waking_batches
 //	gate_duty            fraction of waking batches with rotation on x100 (gated variants)
@@ -72,8 +71,6 @@ func MetricValue(r *core.Result, metric string) (float64, error) {
 		return 100 * r.FinalAcc, nil
 	case "forgetting":
 		return 100 * r.Forgetting, nil
-	case "final_err":
-		return 100 * (1 - r.FinalAcc), nil
 	case "task_acc":
 		if idx[0] >= len(r.Acc) || idx[1] >= len(r.Acc[idx[0]]) {
 			return 0, fmt.Errorf("metric %s: the accuracy matrix has no such entry", metric)
