@@ -205,11 +205,7 @@ func (r *localRun) setNet(nt *net, seed int64) {
 // 256 (the configured waking batch, also for a short last batch) and eta *
 // nrem_gain.
 func (c *LocalConfig) rates() (wake, replay float64) {
-	wake = c.Eta * float64(c.BatchWake) / 256
-	if c.WakeGain > 0 {
-		wake *= c.WakeGain
-	}
-	return wake, c.Eta * c.NremGain
+	return c.Eta * float64(c.BatchWake) / 256, c.Eta * c.NremGain
 }
 
 func (r *localRun) run() (*Result, error) {

@@ -59,8 +59,6 @@ type LocalConfig struct {
 	LeakMoments bool    `toml:"leak_moments"` // Adam moments advance outside the replay mask
 	Eta         float64 `toml:"eta"`          // base rate; waking eta*batch_wake/256, replay eta*nrem_gain
 	NremGain    float64 `toml:"nrem_gain"`    // replay gain, 3
-	// WakeGain scales the waking rate (0 = 1, the default system).
-	WakeGain    float64 `toml:"wake_gain,omitzero"`
 	KPDecay     float64 `toml:"kp_decay"`     // Kolen-Pollack decay per update call, layers >= 2
 	InputL2     float64 `toml:"input_l2"`     // coupled L2 of W^1 inside its gradient, 1e-3
 	BaselineEMA float64 `toml:"baseline_ema"` // burst-baseline EMA rate (waking calls), 0.01
@@ -212,8 +210,6 @@ func (c *LocalConfig) validateLearner() error {
 		return badField("eta", c.Eta, "must be > 0")
 	case !(c.NremGain >= 0):
 		return badField("nrem_gain", c.NremGain, "must be >= 0")
-	case !(c.WakeGain >= 0):
-		return badField("wake_gain", c.WakeGain, "must be >= 0")
 	case !(c.KPDecay >= 0 && c.KPDecay < 1):
 		return badField("kp_decay", c.KPDecay, "must be in [0, 1)")
 	case !(c.InputL2 >= 0):
