@@ -93,13 +93,15 @@ smoke: build
 # go vet for arm64 as well: the portable kernels (no assembly) must build.
 # core's goldens again with -tags purego: the portable kernels alone, no
 # assembly compiled in, must give the same bits (docs/kernels.md; about a
-# minute).
+# minute); then no package may compile a .s file under purego.
 test: build
 	@date +%s > bin/.test-start
 	$(GO) vet ./...
 	GOARCH=arm64 $(GO) vet ./...
 	REPRO_DATA="$${REPRO_DATA:-$(REPRO_DATA_MIRROR)}" $(GO) test -count=1 -timeout 30m ./...
-	REPRO_DATA="$${REPRO_DATA:-$(REPRO_DATA_MIRROR)}" $(GO) test -count=1 -timeout 30m -tags purego ./core/... ./internal/kernels/
+	REPRO_DATA="$${REPRO_DATA:-$(REPRO_DATA_MIRROR)}" $(GO) test -count=1 -timeout 30m -tags purego ./core/... ./internal/kernels/ ./internal/dataset/
+	@sfiles=$$($(GO) list -tags purego -f '{{.ImportPath}} {{.SFiles}}' ./... | grep -v ' \[\]$$'); \
+	  if [ -n "$$sfiles" ]; then echo "assembly compiled under -tags purego (give it //go:build !purego): $$sfiles"; exit 1; fi
 	@if scontrol ping 2>/dev/null | grep -q UP; then \
 	  echo "a Slurm controller answered: the Slurm tests ran against it; opt-in, not run: TestSlurmTimeout (REPRO_SLURM_LONG=1), TestV1LinearProbe (REPRO_V1_PROBE=1)"; \
 	else \

@@ -152,6 +152,7 @@ func TestGeneralTableErrors(t *testing.T) {
 		{`tasks = 3`, `tasks = 0`, `table accmatrix.tasks: must be >= 1`},
 		{`kind = "matrix"`, `kind = "grid"`, `want matrix`},
 		{`relative_to = "bp-er"`, `relative_to = "bp"`, `table syn.column[1].relative_to: "bp" is not a row`},
+		{`metric = "synops"`, `metric = "gate_duty"`, `table syn.row[1].metric: "gate_duty": the bp learner of experiment bp-er does not record it (column frac)`},
 	}
 	for _, c := range cases {
 		t.Run(c.want, func(t *testing.T) {

@@ -2,12 +2,14 @@ package experiments
 
 import (
 	"crypto/sha256"
+	"encoding/json"
 	"fmt"
 	"os"
 	"sort"
 	"strings"
 	"testing"
 
+	"repro/core/backprop"
 	"repro/pipeline"
 	"repro/stages"
 )
@@ -142,4 +144,106 @@ func TestKeptNetworks(t *testing.T) {
 			t.Errorf("profile %s: %d kept networks, %d read, %d spike and %d energy cells", profile, len(kept), len(read), nSpike, nEnergy)
 		}
 	}
+}
+
+// TestStageHistoriesAsSwitches: the train and figure stages' versions, once
+// first-match switches (train) and hand-kept maxima (figure) whose answers
+// hung on the order of their cases, are lists of pipeline.Bump whose
+// largest applicable entry wins. Restricted to the entries that existed
+// when they became lists (train 7, figure 6), the lists give every cell of
+// every profile the version the switches gave, which keeps every key; the
+// switches stay here, frozen, as the oracle.
+func TestStageHistoriesAsSwitches(t *testing.T) {
+	t.Parallel()
+	upTo := func(s *pipeline.Stage, last int) *pipeline.Stage {
+		r := &pipeline.Stage{Name: s.Name, Version: s.Version}
+		for _, b := range s.History {
+			if b.Version <= last {
+				r.History = append(r.History, b)
+			}
+		}
+		return r
+	}
+	train, figure := upTo(stages.Train, 7), upTo(stages.Figure, 6)
+	seen := map[string]map[int]int{"train": {}, "figure": {}}
+	for _, profile := range []string{"paper", "smoke", "devphase", "substrate"} {
+		for _, c := range paperGraph(t, profile).Cells {
+			var got, want int
+			switch c.Stage {
+			case stages.Train:
+				got, want = train.CellVersion(c.Params), trainVersionSwitch(c.Params.(*stages.TrainParams))
+			case stages.Figure:
+				got, want = figure.CellVersion(c.Params), figureVersionSwitch(t, c.Params.(*stages.FigureParams))
+			default:
+				continue
+			}
+			seen[c.Stage.Name][want]++
+			if got != want {
+				t.Errorf("profile %s: %s: version %d from the history, %d from the switch", profile, c.ID, got, want)
+			}
+		}
+	}
+	// Every version of the switches occurs in the profiles, so each of
+	// their cases was compared.
+	for name, last := range map[string]int{"train": 7, "figure": 6} {
+		for v := 1; v <= last; v++ {
+			if seen[name][v] == 0 && !(name == "figure" && (v == 2 || v == 3)) {
+				t.Errorf("no %s cell at version %d in any profile: %v", name, v, seen[name])
+			}
+		}
+	}
+}
+
+// trainVersionSwitch is trainVersion of stages/train.go before the train
+// stage's history became data (at train version 7), frozen.
+func trainVersionSwitch(p *stages.TrainParams) int {
+	switch {
+	case p.Learner == stages.LearnerBP && p.BP != nil && p.BP.Method == backprop.MethodLocal && p.BP.Rotate && p.Protocol != "static":
+		return 3
+	case p.Learner == stages.LearnerBP:
+		return 2
+	case p.Learner != stages.LearnerLocal || p.Local == nil:
+		return 1
+	case p.Local.GatedRotation():
+		return 7
+	case p.Local.KPAdapt > 0:
+		return 6
+	case p.Local.Mask == "mirror":
+		return 5
+	case p.Local.Opt == "adam":
+		return 4
+	case p.Local.LeakMoments || len(p.Local.Anchor) == 2:
+		return 2
+	}
+	return 1
+}
+
+// figureVersionSwitch is figureVersion of stages/figure_stage.go before the
+// figure stage's history became data (at figure version 6), frozen.
+func figureVersionSwitch(t *testing.T, p *stages.FigureParams) int {
+	var lay stages.FigLayout
+	if err := json.Unmarshal([]byte(p.Layout), &lay); err != nil {
+		t.Fatalf("figure %s: %v", p.Name, err)
+	}
+	v := 1
+	if strings.Contains(lay.Caption, "[[") {
+		v = 5
+	}
+	if strings.Contains(lay.Caption, "[[ours:") {
+		v = 6
+	}
+	for _, pn := range lay.Panels {
+		for _, sr := range pn.Series {
+			if sr.Select != "" {
+				v = max(v, 2)
+			}
+			if pn.XLog && sr.Offset != 0 {
+				v = max(v, 3)
+			}
+			if sr.ShowLabels {
+				v = max(v, 4)
+			}
+		}
+	}
+	return v
 }

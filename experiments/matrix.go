@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -67,26 +68,27 @@ type Experiment struct {
 // learnerTable is the experiment's table of its learner's overrides
 // ([experiment.local], [experiment.bp]): the field of the kind.
 func (e *Experiment) learnerTable(k stages.LearnerKind) toml.Primitive {
-	return learnerTable(k, e.Local, e.BP)
+	return learnerTable(e, k)
 }
 
 // learnerTable is the profile's overrides of a learner's config.
 func (p *Profile) learnerTable(k stages.LearnerKind) toml.Primitive {
-	return learnerTable(k, p.Local, p.BP)
+	return learnerTable(p, k)
 }
 
-// learnerTable picks a learner's table out of an entry's learner fields,
-// which are TOML fields (a struct field per kind) so that strict decoding
-// reports a misspelt table. A new learner kind adds its field to
-// Experiment and Profile and its case here.
-func learnerTable(k stages.LearnerKind, local, bp toml.Primitive) toml.Primitive {
-	switch k {
-	case stages.LearnerLocal:
-		return local
-	case stages.LearnerBP:
-		return bp
+// learnerTable picks a learner's table out of an entry (an *Experiment or
+// a *Profile): its toml.Primitive field whose TOML name is the kind. The
+// tables are struct fields, one per kind, so that strict decoding reports a
+// misspelt table; a new learner kind adds its field to Experiment and
+// Profile (TestLearnerTables checks every registered kind has one).
+func learnerTable(entry any, k stages.LearnerKind) toml.Primitive {
+	v := reflect.ValueOf(entry).Elem()
+	for i := range v.NumField() {
+		if f := v.Type().Field(i); f.Tag.Get("toml") == string(k) && f.Type == reflect.TypeFor[toml.Primitive]() {
+			return v.Field(i).Interface().(toml.Primitive)
+		}
 	}
-	panic(fmt.Sprintf("experiments: learner kind %q has no table field", k))
+	panic(fmt.Sprintf("experiments: learner kind %q has no table field in %T", k, entry))
 }
 
 // inProfile reports whether the experiment runs under a profile.
@@ -506,15 +508,4 @@ func (m *Matrix) Profile(name string) (string, *Profile, error) {
 }
 
 // clone copies p deeply enough that per-seed cells share no mutable state.
-func clone(p *stages.TrainParams) *stages.TrainParams {
-	c := *p
-	if p.Local != nil {
-		l := *p.Local
-		c.Local = &l
-	}
-	if p.BP != nil {
-		b := *p.BP
-		c.BP = &b
-	}
-	return &c
-}
+func clone(p *stages.TrainParams) *stages.TrainParams { return p.Clone() }

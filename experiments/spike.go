@@ -89,8 +89,8 @@ func (m *Matrix) loadSpike() error {
 		switch {
 		case e == nil:
 			return bad("experiments", "%q: no such [[experiment]]", name)
-		case e.Learner != stages.LearnerLocal || e.Dataset != "mnist":
-			return bad("experiments", "%q: spike conversion needs a local-learner network on mnist (raw pixel intensities), not %s on %s", name, e.Learner, e.Dataset)
+		case !keepsNetwork(e.Learner) || e.Dataset != "mnist":
+			return bad("experiments", "%q: spike conversion needs a kept network (the local learner's) on mnist (raw pixel intensities), not %s on %s", name, e.Learner, e.Dataset)
 		case e.Eval == "test":
 			return bad("experiments", "%q evaluates on the test set; spike conversion evaluates on the held-out tenth", name)
 		case !slices.Contains(e.Protocols, sc.Protocol):
@@ -136,4 +136,11 @@ func (m *Matrix) spikeCells(b *builder, profile string, prof *Profile) error {
 		}
 	}
 	return nil
+}
+
+// keepsNetwork reports whether a learner kind's trained network can be
+// kept for the spike conversion (stages.Learner.KeepsNetwork).
+func keepsNetwork(k stages.LearnerKind) bool {
+	l, ok := stages.LearnerOf(k)
+	return ok && l.KeepsNetwork
 }

@@ -48,7 +48,7 @@ func TestSpikeConfigErrors(t *testing.T) {
 		{"steps = [4, 8, 16, 32]", "steps = [4, 0, 16]", fmt.Sprintf("pipeline.toml:%d: spike.steps: T_s = 0: every time budget must be >= 1", steps)},
 		{"steps = [4, 8, 16, 32]", "steps = [4, 4]", fmt.Sprintf("pipeline.toml:%d: spike.steps: T_s = 4 listed twice", steps)},
 		{`experiments = ["full", "silent"]`, `experiments = ["full", "silnet"]`, fmt.Sprintf("pipeline.toml:%d: spike.experiments: \"silnet\": no such [[experiment]]", exps)},
-		{`experiments = ["full", "silent"]`, `experiments = ["bp-er"]`, "spike conversion needs a local-learner network on mnist"},
+		{`experiments = ["full", "silent"]`, `experiments = ["bp-er"]`, "spike conversion needs a kept network (the local learner's) on mnist"},
 		{`experiments = ["full", "silent"]`, `experiments = ["night"]`, `experiment night has no protocol "static"`},
 		{"steps = [4, 8, 16, 32]", "steps = [4, 8, 16, 32]\nthreshold = 1", "spike.threshold: unknown key"},
 	}

@@ -202,6 +202,9 @@ func (m *Matrix) checkTable(t *TableSpec) error {
 			return under(fmt.Sprintf("row[%d]", j), err)
 		}
 	}
+	if err := m.checkRecorded(t); err != nil {
+		return err
+	}
 	ids := map[string]bool{} // comparison IDs are unique in a table
 	for j := range t.Compare {
 		if err := checkCompare(t, &t.Compare[j], ids); err != nil {
@@ -209,6 +212,25 @@ func (m *Matrix) checkTable(t *TableSpec) error {
 		}
 	}
 	return m.loadPublished(t)
+}
+
+// checkRecorded refuses a cell of table t whose metric its experiment's
+// learner never records (stages.Learner.Metrics): it would be "missing" in
+// every profile.
+func (m *Matrix) checkRecorded(t *TableSpec) error {
+	for r := range t.Rows {
+		for c := range t.Columns {
+			sel := t.cellSelection(r, c)
+			e := m.byName[sel.Experiment]
+			if e == nil || sel.Metric == "" || stages.IsEnergyMetric(sel.Metric) || slices.Contains(t.Rows[r].NA, t.Columns[c]) {
+				continue
+			}
+			if l, ok := stages.LearnerOf(e.Learner); ok && !l.Records(sel.Metric) {
+				return under(fmt.Sprintf("row[%d]", r), badField("metric", "%q: the %s learner of experiment %s does not record it (column %s)", sel.Metric, l.Kind, e.Name, t.Columns[c]))
+			}
+		}
+	}
+	return nil
 }
 
 // checkRow checks one row of table t: its selection, the experiments it and

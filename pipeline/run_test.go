@@ -163,16 +163,11 @@ func TestRunCachesAndRerunsExactlyTheDependents(t *testing.T) {
 		t.Fatalf("after a version bump executed %v, want b/0 and b/1", cnt.n)
 	}
 
-	// A version of some cells only (Stage.VersionOf): a fix that changes
+	// A version of some cells only (Stage.History): a fix that changes
 	// the outputs of b/1's params reruns b/1 alone.
 	cnt.reset()
 	d.B = newStage("b", 2, cnt)
-	d.B.VersionOf = func(params any) int {
-		if params.(*valParams).Name == "b/1" {
-			return 3
-		}
-		return 2
-	}
+	d.B.History = []Bump{{Version: 3, Applies: func(params any) bool { return params.(*valParams).Name == "b/1" }, Why: "b/1 only"}}
 	p, _ = MakePlan(st, d.graph(t), "p")
 	if rs := JoinReasons(p.Cell("b/1").Reasons); !strings.Contains(rs, "stage version b 2 -> 3") {
 		t.Errorf("plan b/1 reasons = %q", rs)
@@ -186,12 +181,12 @@ func TestRunCachesAndRerunsExactlyTheDependents(t *testing.T) {
 	}
 
 	// A bump of the stage's Version above every per-cell version reruns
-	// every cell of the stage: VersionOf never hides Version
-	// (CellVersion is the larger of the two).
+	// every cell of the stage: History never hides Version
+	// (CellVersion is the largest of them).
 	cnt.reset()
-	versionOf := d.B.VersionOf
+	history := d.B.History
 	d.B = newStage("b", 4, cnt)
-	d.B.VersionOf = versionOf
+	d.B.History = history
 	p, _ = MakePlan(st, d.graph(t), "p")
 	for id, want := range map[string]string{"b/0": "stage version b 2 -> 4", "b/1": "stage version b 3 -> 4"} {
 		if pc := p.Cell(id); pc.State != Stale || len(pc.Reasons) != 1 || pc.Reasons[0].Kind != ReasonStageVersion || pc.Reasons[0].String() != want {
@@ -200,7 +195,7 @@ func TestRunCachesAndRerunsExactlyTheDependents(t *testing.T) {
 	}
 	run(t, st, d.graph(t), 2)
 	if cnt.total() != 2 || cnt.n["b/0"] != 1 || cnt.n["b/1"] != 1 {
-		t.Fatalf("after a stage Version bump over VersionOf executed %v, want b/0 and b/1", cnt.n)
+		t.Fatalf("after a stage Version bump over History executed %v, want b/0 and b/1", cnt.n)
 	}
 
 	// An output removed from the store: that cell reruns (and nothing

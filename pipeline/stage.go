@@ -16,12 +16,12 @@ type Stage struct {
 	// params and inputs (a code change that alters numbers). It is part of
 	// every cell key, so a bump reruns the stage and all that depends on it.
 	Version int
-	// VersionOf, if set, gives one cell's version from its resolved params,
-	// for a fix that changes the outputs of some configurations only: it
-	// returns a higher number for the affected params and Version for the
-	// others, so only the affected cells (and what depends on them) rerun.
-	// For any params it must never return less than it did before.
-	VersionOf func(params any) int
+	// History lists the changes that touched some cells only: a fix that
+	// changes the outputs of some configurations adds a Bump whose Applies
+	// accepts their params, so only those cells (and what depends on them)
+	// rerun. A cell's version is computed from it by CellVersion; entries
+	// are never removed or narrowed, so no cell's version ever goes down.
+	History []Bump
 	// NewParams returns a pointer to the stage's params struct, filled with
 	// its defaults. Exported fields carry `toml:"name"` tags; supported field
 	// kinds are bool, int, int64, float64, string, slices of those, and
@@ -117,12 +117,29 @@ func (e *MissingOutputError) Error() string {
 	return "input " + e.Cell + " has no output " + e.Output
 }
 
+// Bump is one entry of a stage's version history: from Version on, the
+// outputs of the cells whose params Applies accepts differ from what
+// earlier versions wrote, for the reason Why.
+type Bump struct {
+	Version int
+	// Applies reports whether the change touched a cell with these
+	// resolved params (the pointer type NewParams returns). It must not
+	// panic on any params the stage accepts.
+	Applies func(params any) bool
+	Why     string
+}
+
 // CellVersion returns the version of the stage's cell with the resolved
-// params: the larger of Version and VersionOf(params), so that bumping
-// Version reruns every cell of the stage, whatever VersionOf says.
+// params: the largest of Version and the Version of every entry of History
+// that applies to params. A maximum does not depend on the entries' order,
+// and a cell touched by several changes takes the newest; bumping Version
+// above every entry reruns every cell of the stage.
 func (s *Stage) CellVersion(params any) int {
-	if s.VersionOf != nil {
-		return max(s.Version, s.VersionOf(params))
+	v := s.Version
+	for _, b := range s.History {
+		if b.Version > v && b.Applies(params) {
+			v = b.Version
+		}
 	}
-	return s.Version
+	return v
 }

@@ -8,14 +8,20 @@
 // from a train record), status.go (a table cell's or figure point's
 // Status: run, ok, n/a, empty, not run or missing, typed, with the text
 // params and outputs hold), figure_spec.go (a figure's layout), network.go (a
-// kept network's tensors) and registry.go (every stage by name, for
-// exec-cell). Which cells exist, and how they are wired from pipeline.toml,
-// is decided by package experiments.
+// kept network's tensors), learner.go (the learner kinds' registry: each
+// kind's defaults, version history, cost, bounds, footprint and metrics, in
+// learner_<kind>.go) and registry.go (every stage by name, for exec-cell).
+// Which cells exist, and how they are wired from pipeline.toml, is decided
+// by package experiments.
 //
 // Every stage's doc comment ends with a "Version history:" block, one item
 // per version: what changed in the outputs. A change of a stage's outputs
-// for unchanged params bumps its Version (or, for some cells only, what its
-// VersionOf returns) and adds an item there.
+// for unchanged params bumps its Version and adds an item there; a change
+// that touches some cells only adds an entry to the stage's History
+// (pipeline.Bump: the version, which params it applies to, why; for train,
+// the learner's History in learner_<kind>.go; for figure, figureHistory),
+// and a cell's version is the largest that applies, whatever the entries'
+// order.
 //
 // Artifact contracts between stages (names are output names; every output
 // is an artifacts tensor unless said otherwise):

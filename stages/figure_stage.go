@@ -103,33 +103,13 @@ type FigureSidecar struct {
 
 // Figure draws one figure from its train cells: "pdf", "png" and "ids".
 //
-// Version history:
-//
-//   - 1: vector PDF, PNG, the LaTeX figure and the point sidecar.
-//   - 2: a series may draw each point at the best of its variants
-//     (select = "best_mean"; the sidecar records the choice). Only the
-//     figures that select are at 2: the others draw as before.
-//   - 3: point labels are placed per panel, clear of every marker and of
-//     each other (moved out with a leader line where crowded), and a
-//     series offset on a log x axis shifts by decades. Only figures with
-//     point labels or such an offset are at 3.
-//   - 4: point labels keep clear of every error bar too (a label was
-//     drawn across its point's horizontal bar). Figures with point labels
-//     are at 4.
-//   - 5: a caption states our numbers where it says [[ours:<series>/<x>]]
-//     (the point's mean and s.d., with its collapsed seeds),
-//     [[seeds:<series>/<x>]] (its seeds' range) and [[nondominated]] (the
-//     points on the frontier), so that it never asserts about the plot
-//     what the data under it contradict. Figures whose caption uses them
-//     are at 5.
-//   - 6: a caption's [[ours:...]] counts the point's severe failures by
-//     the paper's definition (a final accuracy below 60%,
-//     verdict.CountFailures) instead of seeds 10 points below the
-//     median. Figures whose caption states [[ours:...]] are at 6.
+// Version history: 1, vector PDF, PNG, the LaTeX figure and the point
+// sidecar; then figureHistory, whose drawing features raise the figures
+// that use them only (a cell's version is the newest entry that applies).
 var Figure = &pipeline.Stage{
 	Name:      "figure",
 	Version:   1,
-	VersionOf: figureVersion,
+	History:   figureHistory,
 	NewParams: func() any { return &FigureParams{} },
 	Run: func(ctx context.Context, rc *pipeline.RunContext) error {
 		p := rc.Params.(*FigureParams)
@@ -157,34 +137,63 @@ var Figure = &pipeline.Stage{
 	},
 }
 
-// figureVersion is a figure cell's stage version (see Figure's history):
-// the version of the newest drawing feature its layout uses.
-func figureVersion(params any) int {
+// figureHistory is the figure stage's version history after 1: each
+// drawing feature that changed a figure's outputs, and the layouts that
+// use it. The entries' order is free (pipeline.Stage.CellVersion takes the
+// largest that applies).
+var figureHistory = []pipeline.Bump{
+	{Version: 2, Applies: anySeries(func(_ FigPanel, sr FigSeries) bool { return sr.Select != "" }),
+		Why: "a series may draw each point at the best of its variants (select = \"best_mean\"; the " +
+			"sidecar records the choice). Only the figures that select are at 2: the others draw as before."},
+	{Version: 3, Applies: anySeries(func(pn FigPanel, sr FigSeries) bool { return pn.XLog && sr.Offset != 0 }),
+		Why: "point labels are placed per panel, clear of every marker and of each other (moved out " +
+			"with a leader line where crowded), and a series offset on a log x axis shifts by decades. " +
+			"Only figures with such an offset are at 3 (those with point labels are at 4)."},
+	{Version: 4, Applies: anySeries(func(_ FigPanel, sr FigSeries) bool { return sr.ShowLabels }),
+		Why: "point labels keep clear of every error bar too (a label was drawn across its point's " +
+			"horizontal bar). Figures with point labels are at 4."},
+	{Version: 5, Applies: captionHas("[["),
+		Why: "a caption states our numbers where it says [[ours:<series>/<x>]] (the point's mean and " +
+			"s.d., with its collapsed seeds), [[seeds:<series>/<x>]] (its seeds' range) and " +
+			"[[nondominated]] (the points on the frontier), so that it never asserts about the plot " +
+			"what the data under it contradict. Figures whose caption uses them are at 5."},
+	{Version: 6, Applies: captionHas("[[ours:"),
+		Why: "a caption's [[ours:...]] counts the point's severe failures by the paper's definition " +
+			"(a final accuracy below 60%, verdict.CountFailures) instead of seeds 10 points below the " +
+			"median. Figures whose caption states [[ours:...]] are at 6."},
+}
+
+// figureLayout decodes a figure cell's layout; a bad one (which Run
+// reports) raises no version.
+func figureLayout(params any) (FigLayout, bool) {
 	var lay FigLayout
-	if err := json.Unmarshal([]byte(params.(*FigureParams).Layout), &lay); err != nil {
-		return 1 // Run reports the bad layout
-	}
-	v := 1 // Figure.Version
-	if strings.Contains(lay.Caption, "[[") {
-		v = 5
-	}
-	if strings.Contains(lay.Caption, "[[ours:") {
-		v = 6
-	}
-	for _, pn := range lay.Panels {
-		for _, sr := range pn.Series {
-			if sr.Select != "" {
-				v = max(v, 2)
-			}
-			if pn.XLog && sr.Offset != 0 {
-				v = max(v, 3)
-			}
-			if sr.ShowLabels {
-				v = max(v, 4)
+	err := json.Unmarshal([]byte(params.(*FigureParams).Layout), &lay)
+	return lay, err == nil
+}
+
+// anySeries: a figure history entry that applies when f holds for one of
+// the layout's series.
+func anySeries(f func(FigPanel, FigSeries) bool) func(params any) bool {
+	return func(params any) bool {
+		lay, ok := figureLayout(params)
+		for _, pn := range lay.Panels {
+			for _, sr := range pn.Series {
+				if ok && f(pn, sr) {
+					return true
+				}
 			}
 		}
+		return false
 	}
-	return v
+}
+
+// captionHas: a figure history entry that applies when the layout's
+// caption contains s.
+func captionHas(s string) func(params any) bool {
+	return func(params any) bool {
+		lay, ok := figureLayout(params)
+		return ok && strings.Contains(lay.Caption, s)
+	}
 }
 
 // FigureTeX is the figure's LaTeX environment, as main.tex inputs it

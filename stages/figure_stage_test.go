@@ -42,7 +42,7 @@ func TestFigureSelect(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v := figureVersion(&FigureParams{Name: "f", Layout: string(b)}); v != 4 {
+	if v := Figure.CellVersion(&FigureParams{Name: "f", Layout: string(b)}); v != 4 {
 		t.Errorf("a figure that selects, with point labels, is at version %d, want 4", v)
 	}
 	out, _ := runStage(t, Figure, &FigureParams{Name: "f", Layout: string(b)}, in, nil)
@@ -87,7 +87,7 @@ func TestFigureSelect(t *testing.T) {
 	} {
 		lay := FigLayout{Panels: []FigPanel{{XLog: c.xlog, Series: []FigSeries{c.series}}}}
 		b, _ := json.Marshal(lay)
-		if v := figureVersion(&FigureParams{Layout: string(b)}); v != c.want {
+		if v := Figure.CellVersion(&FigureParams{Layout: string(b)}); v != c.want {
 			t.Errorf("series %+v (xlog %v): version %d, want %d", c.series, c.xlog, v, c.want)
 		}
 	}

@@ -2,10 +2,12 @@ package stages
 
 import (
 	"errors"
+	"fmt"
+	"reflect"
 	"strings"
 
 	"repro/core"
-	"repro/core/backprop"
+	"repro/pipeline"
 	"repro/presets"
 )
 
@@ -16,19 +18,29 @@ type LearnerKind string
 
 // The learner kinds (learners registers each).
 const (
-	LearnerLocal LearnerKind = "local" // the local burst-error learner (core)
-	LearnerBP    LearnerKind = "bp"    // the backprop baselines (core/backprop)
+	LearnerLocal LearnerKind = "local" // the local burst-error learner (core; learner_local.go)
+	LearnerBP    LearnerKind = "bp"    // the backprop baselines (core/backprop; learner_bp.go)
 )
 
+// DefaultLearner is the kind of train params that name none.
+const DefaultLearner = LearnerLocal
+
 // Learner is one learner kind's registration: everything the pipeline
-// knows of it. Its config lives in the TrainParams field whose TOML name is
-// the kind ("local", "bp"), which is also its table in an experiment of
-// pipeline.toml and in presets.toml.
+// knows of it. Code outside the registration (the train stage, the
+// experiment matrix, the CLI) asks it and never tests a kind. Its config
+// lives in the TrainParams field whose TOML name is the kind ("local",
+// "bp"), which is also its table in an experiment and a profile of
+// pipeline.toml (experiments.Experiment and Profile have a field of that
+// name) and in presets.toml.
 type Learner struct {
 	Kind LearnerKind
 	// KeepsNetwork: a trained network of this learner can be stored
 	// (train.keep_network), for the spike conversion.
 	KeepsNetwork bool
+	// DefaultPreset names the preset of presets.toml whose config is
+	// NewConfig's (the learner's default system): the site shows a
+	// configuration as its difference from that preset's experiment.
+	DefaultPreset string
 	// NewConfig returns a pointer to the learner's default config.
 	NewConfig func() any
 	// Config returns p's config of this learner, nil when p has none;
@@ -43,9 +55,76 @@ type Learner struct {
 	// task; the local learner records the static protocol (one task of
 	// every class) in its config.
 	SetProtocol func(cfg any, protocol string)
+	// History is the learner's share of the train stage's version history
+	// (Train.History, trainHistory): each entry's Applies is called only
+	// with train params of this kind, whose config may be nil only in
+	// params Validate refuses.
+	History []pipeline.Bump
+	// Cost gives the train stage's cost model its terms for a config
+	// (trainCost).
+	Cost func(cfg any) TrainCost
+	// Bounds are the upper ends of the config's sizes, counts and rates,
+	// by TOML key, which the experiment matrix checks before anything runs
+	// (the learner's Validate checks the lower ends).
+	Bounds map[string]Bound
+	// Footprint gives the memory model of the experiment matrix its terms
+	// for a config (what a train cell holds besides the data set).
+	Footprint func(cfg any) Footprint
+	// Metrics are the metrics (MetricValue's names, without indices) its
+	// results can hold; a table that reads another from a row of this
+	// learner is refused when pipeline.toml loads.
+	Metrics []string
 	// train runs the learner (runTrain); nw is nil unless keep is set.
 	train func(cfg any, in trainInput, keep bool) (res *core.Result, nw *core.Network, err error)
 }
+
+// TrainCost is a learner's terms of the train stage's cost model before
+// any run of an experiment is recorded (trainCost): the CPU seconds of one
+// epoch over the full MNIST stream, measured on a 2-core machine and scaled
+// by the config's network and options, which the stream stride divides;
+// the epochs; and the seconds per epoch the stride does not shrink (an
+// offline night's buffer batches).
+type TrainCost struct {
+	PerEpoch      float64
+	Epochs        int
+	PerEpochFixed float64
+}
+
+// Footprint is what a train cell's memory depends on in a learner's
+// config, besides the data set (experiments' trainMem): the hidden widths,
+// whether skip synapses join layer l to l+2, the copies kept of every
+// weight matrix (weights, feedback twin, velocity or moments, masks,
+// anchor), the largest batch, and the replay buffer's items.
+type Footprint struct {
+	Hidden                []int
+	Skip                  bool
+	Copies, Batch, Buffer int64
+}
+
+// Bound is the largest value a size, count or rate of pipeline.toml may
+// take, and why. The learners' own Validate checks the lower ends (a width
+// >= 1, a rate > 0); these are the upper ends, which the learners leave
+// open. Each maximum is far above anything pipeline.toml uses (the largest
+// value any profile uses is in the comment) and far below what breaks a
+// run: a size that allocates beyond memory or overflows an int, a count
+// that runs for weeks. A configuration that passes them can still ask for
+// more memory than a machine has: the matrix's memory estimate refuses
+// that per cell.
+type Bound struct {
+	Max float64
+	Why string
+}
+
+// Why of the learners' bounds.
+const (
+	whyWidth  = "a sane maximum: a layer 128x the paper's widest (512); memory grows with its square"
+	whyBatch  = "a sane maximum: more than any data set's training samples (60 000), so a batch could never fill"
+	whyBuffer = "a sane maximum: 200x the paper's largest buffer (5000), and 20x the largest training set; the buffer is allocated whole when the run starts"
+	whyEpochs = "a sane maximum: 33x the paper's longest run (30 epochs); more runs for weeks"
+	whyRate   = "a sane maximum: 50x the largest rate the paper uses; larger diverges at the first updates"
+	whyCount  = "a sane maximum: 50x the paper's largest; a cell's time grows with it"
+	whyGain   = "a sane maximum: 100x the largest the paper uses"
+)
 
 // trainInput is what runTrain hands a learner.
 type trainInput struct {
@@ -56,57 +135,9 @@ type trainInput struct {
 }
 
 // learners is the registration point of learner kinds: a new learner adds
-// its entry here (and its config field to TrainParams).
-var learners = []Learner{
-	{
-		Kind: LearnerLocal, KeepsNetwork: true,
-		NewConfig: func() any { c := core.DefaultLocalConfig(); return &c },
-		Config: func(p *TrainParams) any {
-			if p.Local == nil {
-				return nil
-			}
-			return p.Local
-		},
-		SetConfig: func(p *TrainParams, cfg any) { p.Local = cfg.(*core.LocalConfig) },
-		Validate:  func(cfg any) error { return cfg.(*core.LocalConfig).Validate() },
-		SetProtocol: func(cfg any, protocol string) {
-			c := cfg.(*core.LocalConfig)
-			if protocol == "single_pass" {
-				c.Epochs = 1
-			}
-			c.Static = protocol == "static"
-		},
-		train: func(cfg any, in trainInput, keep bool) (*core.Result, *core.Network, error) {
-			c := *cfg.(*core.LocalConfig)
-			if keep {
-				return core.TrainLocalNetwork(c, in.train, in.eval, in.tasks, in.seed, in.hooks)
-			}
-			res, err := core.TrainLocal(c, in.train, in.eval, in.tasks, in.seed, in.hooks)
-			return res, nil, err
-		},
-	},
-	{
-		Kind:      LearnerBP,
-		NewConfig: func() any { c := backprop.DefaultConfig(); return &c },
-		Config: func(p *TrainParams) any {
-			if p.BP == nil {
-				return nil
-			}
-			return p.BP
-		},
-		SetConfig: func(p *TrainParams, cfg any) { p.BP = cfg.(*backprop.Config) },
-		Validate:  func(cfg any) error { return cfg.(*backprop.Config).Validate() },
-		SetProtocol: func(cfg any, protocol string) {
-			if protocol == "single_pass" {
-				cfg.(*backprop.Config).Epochs = 1
-			}
-		},
-		train: func(cfg any, in trainInput, _ bool) (*core.Result, *core.Network, error) {
-			res, err := backprop.Train(*cfg.(*backprop.Config), in.train, in.eval, in.tasks, in.seed, in.hooks)
-			return res, nil, err
-		},
-	},
-}
+// its entry here, from its own file (learner_<kind>.go), and its config
+// field to TrainParams.
+var learners = []Learner{localLearner, bpLearner}
 
 // Learners returns every registered learner, in registration order.
 func Learners() []Learner { return learners }
@@ -130,6 +161,21 @@ func LearnerKinds() string {
 	return strings.Join(names, " or ")
 }
 
+// Records reports whether the learner's results can hold metric (a name
+// MetricValue knows, with or without its indices).
+func (l *Learner) Records(metric string) bool {
+	name := metric
+	if m := metricRe.FindStringSubmatch(metric); m != nil {
+		name = m[1]
+	}
+	for _, x := range l.Metrics {
+		if x == name {
+			return true
+		}
+	}
+	return false
+}
+
 // FieldOf returns the TOML field a learner's validation error names ("" if
 // it is not a core.FieldError).
 func FieldOf(err error) string {
@@ -138,6 +184,41 @@ func FieldOf(err error) string {
 		return fe.Field
 	}
 	return ""
+}
+
+// Clone returns a copy of p that shares no config with it: the learner
+// configs it holds are copied (their slices stay shared; nothing changes
+// them in place).
+func (p *TrainParams) Clone() *TrainParams {
+	c := *p
+	for _, l := range learners {
+		if cfg := l.Config(p); cfg != nil {
+			v := reflect.ValueOf(cfg).Elem()
+			cp := reflect.New(v.Type())
+			cp.Elem().Set(v)
+			l.SetConfig(&c, cp.Interface())
+		}
+	}
+	return &c
+}
+
+// trainHistory is the train stage's version history after version 1: every
+// learner's History, each entry applying only to the cells of its kind. A
+// cell's version is the largest that applies (pipeline.Stage.CellVersion),
+// so neither the entries' order nor the learners' matters.
+func trainHistory() []pipeline.Bump {
+	var out []pipeline.Bump
+	for _, l := range learners {
+		for _, b := range l.History {
+			kind, applies := l.Kind, b.Applies
+			out = append(out, pipeline.Bump{
+				Version: b.Version,
+				Applies: func(params any) bool { return params.(*TrainParams).Learner == kind && applies(params) },
+				Why:     fmt.Sprintf("%s learner: %s", kind, b.Why),
+			})
+		}
+	}
+	return out
 }
 
 // PresetLearners are the learner tables of presets.toml: one per

@@ -75,7 +75,7 @@ func (p *TrainParams) Validate() error {
 	l, ok := LearnerOf(p.Learner)
 	switch {
 	case p.KeepNetwork && !l.KeepsNetwork:
-		return bad("keep_network", p.KeepNetwork, "only the local learner's network can be kept")
+		return bad("keep_network", p.KeepNetwork, "the "+string(p.Learner)+" learner's network cannot be kept")
 	case !ok:
 		return bad("learner", p.Learner, "want "+LearnerKinds())
 	}
@@ -90,77 +90,26 @@ func (p *TrainParams) Validate() error {
 // "stream": a streams cell) and writes "result" (TrainRecord JSON), and with
 // keep_network the trained local network (network.go).
 //
-// Version history (per cell, trainVersion):
-//
-//   - 1: the initial learners.
-//   - 2: local configurations whose W^1 updates took the general update
-//     path, the two-timescale anchor and leaking Adam moments: it computed
-//     c = W^1 o (the input offset's share of the layer-1 drive) from the
-//     weights before the update, so the next forward pass saw W^1 one
-//     update late in that share. Fixed; other configurations never took
-//     that path and keep version 1.
-//   - 3: mirror isolation: its masked waking update counts as a replay call
-//     for the burst baseline, as the reference's local_update decides by the
-//     mask's presence (it had run the waking bookkeeping).
-//   - 4: every local configuration on Adam (masked Adam rows, mirror, soft
-//     rotation, the offline nights and no replay): the first moment is set
-//     to 0 below 1e-30, as the heavy-ball velocity is. Without input it had
-//     decayed into float32's subnormal range, where each operation costs
-//     about a hundred times more; the flushed steps are below 1e-29.
-//   - 5: mirror isolation again runs the waking bookkeeping (burst
-//     baseline, controller EMA) on its masked waking update, undoing 3:
-//     the reference's caller passes replay=False with the mirror's mask,
-//     which overrides the mask-presence default that 3 had followed.
-//   - 2 for every backprop learner: on training data with a per-pixel
-//     background (standardised MNIST: at most a third of the entries differ
-//     from their column's majority value) the input layer computes
-//     W^T x as W^T o + W^T (x - o) and its weight gradient as
-//     o (sum of the rows' gradients) + the sparse rows (core/backprop,
-//     offset.go): the same mathematics, summed in another order, so the
-//     results differ in float32 rounding. Data without such a background
-//     (CIFAR's luminance and V1 features) keep the dense path and the same
-//     bits; they share the version because a cell's version cannot see its
-//     data.
-//   - 3 for the backprop k-WTA learner on the local schedule with rotation
-//     over more than one task (protocols other than static): its
-//     suppression is kept across task boundaries, as the reference's
-//     run_bp_local sets it once before its task loop (run_seq.py:1493) and
-//     only its waking steps rewrite it (1512-1513). It had been cleared at
-//     every task, so the first waking batch of each task ran unsuppressed.
-//     A static run has one task and keeps version 2.
-//   - 6: every local configuration under the adaptive decay controller
-//     (kp_adapt > 0): its sums of |Delta W|, |G| and |W| over a layer are
-//     each four float64 partial sums (synapse j of a row into partial
-//     j mod 4, core's ctrlSums) instead of one running sum in synapse
-//     order, which let the vector kernel add four synapses at once. The
-//     sums round differently in their last bits; lambda, taken to float32,
-//     almost never moves.
-//   - 7: every local configuration whose rotation is gated (the refr_nov,
-//     refr_prog and refr_block gates, the refr_press and refr_frac masks;
-//     core.LocalConfig.GatedRotation), whatever it was before: its result
-//     records GateDuty, the share of waking batches with rotation on, which
-//     cf0d2d84 added without a version bump, so records from before it
-//     lacked the field under the same keys (found by the whole-ledger
-//     recompute of issue 37: 14 records). Accuracies and every other field
-//     are unchanged.
+// Version history: 1, the initial learners, then each learner's History
+// (trainHistory; a cell's version is the newest entry that applies to it).
 var Train = &pipeline.Stage{
-	Name:      "train",
-	Version:   1,
-	VersionOf: trainVersion,
+	Name:    "train",
+	Version: 1,
+	History: trainHistory(),
 	NewParams: func() any {
-		return &TrainParams{Learner: LearnerLocal, Protocol: "sequential", StreamStride: 1, EvalStride: 1}
+		return &TrainParams{Learner: DefaultLearner, Protocol: "sequential", StreamStride: 1, EvalStride: 1}
 	},
 	Run:  runTrain,
 	Cost: trainCost,
 }
 
 // trainCost is the scheduler's cost model of a train cell before any run of
-// its experiment is in the store or the ledger: CPU seconds of one epoch
-// over the full MNIST stream by learner kind (measured on a 2-core
-// machine), scaled by the network's weights against the default system's
-// and by the controller and the relaxation, times the epochs, over the
-// stream stride, plus what the stride does not shrink (loading the data,
-// the setup and the evaluations; an offline night's buffer batches). The
+// its experiment is in the store or the ledger: the learner's CPU seconds of
+// one epoch over the full MNIST stream (Learner.Cost; measured on a 2-core
+// machine, scaled by its config), times the epochs, over the stream stride,
+// plus what the stride does not shrink (loading the data, the setup and the
+// evaluations; the learner's per-epoch extras). Params without a learner
+// config cost the default system's 3.5 s per epoch for 5 epochs. The
 // scheduler's order needs it only roughly; once cells have run, their
 // recorded CPU times replace it, and a record of another config of the
 // same experiment is scaled by it (a smoke cell on 1/20 of the stream from
@@ -168,94 +117,15 @@ var Train = &pipeline.Stage{
 // paper records, and the nights 0.4-0.56).
 func trainCost(params any) float64 {
 	p := params.(*TrainParams)
-	perEpoch, epochs := 3.5, 5 // the default local system: 17.5 s for 5 epochs
-	switch {
-	case p.Learner == LearnerBP && p.BP != nil:
-		epochs = p.BP.Epochs
-		switch {
-		case p.BP.Method == backprop.MethodLocal:
-			perEpoch = 6.7
-		case p.BP.Method == "derpp":
-			perEpoch = 5.4
-		case p.BP.Method == "agem":
-			perEpoch = 3.4
-		default:
-			perEpoch = 1.5
-		}
-	case p.Local != nil:
-		epochs = p.Local.Epochs
-		switch {
-		case len(p.Local.Anchor) > 0:
-			perEpoch = 9
-		case p.Local.Opt == "adam":
-			perEpoch = 5
-		case p.Local.Buffer == 0, p.Local.Schedule == "offline":
-			perEpoch = 1 // no waking replay
-		}
-		// The update and the forward product scale with the weights:
-		// deeper or wider nets (and skip synapses) cost more per sample,
-		// and the adaptive controller stores its layers densely and sums
-		// them in synapse order (about 1.17x on the default widths).
-		perEpoch *= localWeights(p.Local) / localWeights(&defaultLocal)
-		if p.Local.KPAdapt > 0 {
-			perEpoch *= 1.17
-		}
-		// Relaxation settles every batch over T steps: a T = 5 cell of
-		// the substrate ladder takes about 2.85x the CPU of its
-		// single-pass sweep, and T = 20 more again, so the ladder's
-		// longest cells (13-15 min) are not ranked with its shortest.
-		if t := p.Local.RelaxT; t > 0 {
-			perEpoch *= 1 + 0.37*float64(t)
+	c := TrainCost{PerEpoch: 3.5, Epochs: 5}
+	if l, ok := LearnerOf(p.Learner); ok {
+		if cfg := l.Config(p); cfg != nil {
+			c = l.Cost(cfg)
 		}
 	}
-	stride := max(p.StreamStride, 1)
-	fixed := 0.5 // data, setup, evaluations
-	if p.Local != nil && p.Local.Night {
-		fixed += 0.6 * float64(max(epochs, 1)) // a night of buffer batches after every epoch
-	}
-	return perEpoch*float64(max(epochs, 1))/float64(stride) + fixed
-}
-
-// defaultLocal is the default system, the cost model's unit.
-var defaultLocal = core.DefaultLocalConfig()
-
-// localWeights is the cost model's size of a local learner's network: its
-// dense weight count on MNIST's 784 inputs and 10 classes, with the skip
-// synapses into hidden layers 3 and up.
-func localWeights(c *core.LocalConfig) float64 {
-	sizes := append(append([]int{784}, c.Hidden...), 10)
-	n := 0
-	for l := 1; l < len(sizes); l++ {
-		n += sizes[l-1] * sizes[l]
-		if c.Skip && l >= 3 && l < len(sizes)-1 {
-			n += sizes[l-2] * sizes[l]
-		}
-	}
-	return float64(max(n, 1))
-}
-
-// trainVersion is a train cell's version (Train's version history).
-func trainVersion(params any) int {
-	p := params.(*TrainParams)
-	switch {
-	case p.Learner == LearnerBP && p.BP != nil && p.BP.Method == backprop.MethodLocal && p.BP.Rotate && p.Protocol != "static":
-		return 3
-	case p.Learner == LearnerBP:
-		return 2
-	case p.Learner != LearnerLocal || p.Local == nil:
-		return 1
-	case p.Local.GatedRotation():
-		return 7
-	case p.Local.KPAdapt > 0:
-		return 6
-	case p.Local.Mask == "mirror":
-		return 5
-	case p.Local.Opt == "adam":
-		return 4
-	case p.Local.LeakMoments || len(p.Local.Anchor) == 2:
-		return 2
-	}
-	return 1
+	epochs := float64(max(c.Epochs, 1))
+	fixed := 0.5 + c.PerEpochFixed*epochs // data, setup, evaluations
+	return c.PerEpoch*epochs/float64(max(p.StreamStride, 1)) + fixed
 }
 
 func runTrain(ctx context.Context, rc *pipeline.RunContext) error {

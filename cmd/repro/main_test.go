@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -82,5 +83,74 @@ func TestEmptyOrWrongArguments(t *testing.T) {
 				t.Errorf("repro %q: exit %d, stdout %q, stderr %q; want exit %d and %q", tc.args, code, stdout, stderr, tc.code, tc.want)
 			}
 		})
+	}
+}
+
+// TestHelp: '<cmd> --help' prints on stdout and exits 0, as 'repro help
+// <cmd>' does; every command has a description; the exit statuses are
+// documented; a bad flag is still a usage error on stderr.
+func TestHelp(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for _, c := range allCommands() {
+		if strings.TrimSpace(c.long) == "" {
+			t.Errorf("repro help %s: no description", c.name)
+		}
+		want, _, code := reproSplit(t, dir, "help", c.name)
+		if code != 0 {
+			t.Fatalf("repro help %s: exit %d", c.name, code)
+		}
+		for _, flag := range []string{"--help", "-h"} {
+			out, errOut, code := reproSplit(t, dir, c.name, flag)
+			if code != 0 || out != want || errOut != "" {
+				t.Errorf("repro %s %s: exit %d, stderr %q, stdout %q; want exit 0 and %q", c.name, flag, code, errOut, out, want)
+			}
+		}
+	}
+	out, _, code := reproSplit(t, dir, "help")
+	if code != 0 || !strings.Contains(out, "exit status:") || !strings.Contains(out, "130  interrupted") {
+		t.Errorf("repro help: exit %d, no exit statuses:\n%s", code, out)
+	}
+	if out, errOut, code := reproSplit(t, dir, "plan", "--bogus"); code != 2 || out != "" || !strings.Contains(errOut, "usage: repro plan") {
+		t.Errorf("repro plan --bogus: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	// A bare repro asks for nothing: usage on stderr, exit 2; a typo gets a
+	// suggestion.
+	if out, errOut, code := reproSplit(t, dir); code != 2 || out != "" || !strings.Contains(errOut, "usage: repro") {
+		t.Errorf("repro: exit %d, stdout %q, stderr %q; want usage on stderr, exit 2", code, out, errOut)
+	}
+	if _, errOut, code := reproSplit(t, dir, "stauts"); code != 2 || !strings.Contains(errOut, `unknown command "stauts" (did you mean status?)`) {
+		t.Errorf("repro stauts: exit %d, stderr %q", code, errOut)
+	}
+}
+
+func TestDidYouMean(t *testing.T) {
+	names := []string{"status", "show", "plan", "ablation"}
+	for in, want := range map[string]string{
+		"stauts": " (did you mean status?)", "ablaton": " (did you mean ablation?)", "pln": " (did you mean plan?)", "xyzzy": "",
+	} {
+		if got := didYouMean(in, names); got != want {
+			t.Errorf("didYouMean(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// TestVersionAndFlagNames: repro --version names the build, and help
+// writes flags with two dashes, as the README does; a misspelt flag gets a
+// suggestion.
+func TestVersionAndFlagNames(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	out, _, code := reproSplit(t, dir, "--version")
+	if code != 0 || !strings.HasPrefix(out, "repro ") || !strings.Contains(out, runtime.Version()) || !strings.Contains(out, "kernels ") {
+		t.Errorf("repro --version: exit %d, %q", code, out)
+	}
+	help, _, _ := reproSplit(t, dir, "help", "plan")
+	if !strings.Contains(help, "\n  --all\n") || strings.Contains(help, "\n  -all") || !strings.Contains(help, "--only GLOB") {
+		t.Errorf("help plan:\n%s", help)
+	}
+	_, errOut, code := reproSplit(t, dir, "plan", "--profle", "smoke")
+	if code != 2 || !strings.Contains(errOut, "unknown flag --profle (did you mean --profile?)") {
+		t.Errorf("plan --profle: exit %d, %q", code, errOut)
 	}
 }

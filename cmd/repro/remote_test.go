@@ -190,3 +190,52 @@ func TestPushRefreshCLI(t *testing.T) {
 		t.Fatalf("second push --refresh: %s", out)
 	}
 }
+
+// TestLedgerWithoutREADMEIsStillARemote: the committed ledger is refused as
+// a store by its marker alone (its README deleted), by every command that
+// opens a store, and nothing is written into it.
+func TestLedgerWithoutREADMEIsStillARemote(t *testing.T) {
+	t.Parallel()
+	dir := workdir(t, tinyDAG)
+	ledger := filepath.Join(t.TempDir(), "cells")
+	os.MkdirAll(filepath.Join(ledger, "cells", "ab"), 0o755)
+	os.WriteFile(filepath.Join(ledger, "cells", "ab", strings.Repeat("ab", 32)+".json"), []byte("{}"), 0o644)
+	marker, err := os.ReadFile("../../paper/cells/repro-remote")
+	if err != nil {
+		t.Fatalf("the committed ledger has no marker: %v", err)
+	}
+	os.WriteFile(filepath.Join(ledger, "repro-remote"), marker, 0o644)
+	for _, args := range [][]string{{"gc", "--apply"}, {"verify"}, {"plan"}, {"run", "-q"}} {
+		_, errOut, code := reproSplit(t, dir, append(args, "--store", ledger)...)
+		if code != 1 || !strings.Contains(errOut, "it is a repro remote") {
+			t.Errorf("%v --store ledger: exit %d, %q", args, code, errOut)
+		}
+	}
+	ents, _ := os.ReadDir(ledger)
+	if len(ents) != 2 {
+		t.Errorf("the ledger changed: %v", ents)
+	}
+}
+
+// TestRemotePathForeignRefused: a remote whose path names a directory that
+// holds other files (a typo, "/") is refused before any work, at the line
+// of its path, and nothing is written there; push too.
+func TestRemotePathForeignRefused(t *testing.T) {
+	t.Parallel()
+	dir := workdir(t, tinyDAG)
+	nas := filepath.Join(t.TempDir(), "nas")
+	os.MkdirAll(filepath.Join(nas, "sub"), 0o755)
+	os.WriteFile(filepath.Join(nas, "important.txt"), []byte("precious"), 0o644)
+	cfg, _ := os.ReadFile(filepath.Join(dir, "pipeline.toml"))
+	cfg = []byte(strings.Replace(string(cfg), "[synthetic]", "[settings.remotes.ledger]\npath = \""+nas+"\"\n\n[synthetic]", 1))
+	os.WriteFile(filepath.Join(dir, "pipeline.toml"), cfg, 0o644)
+	for _, args := range [][]string{{"plan"}, {"run", "-q"}, {"push"}} {
+		_, errOut, code := reproSplit(t, dir, args...)
+		if code != 1 || !strings.Contains(errOut, "pipeline.toml:5: settings.remotes.ledger.path: remote ledger ("+nas+"): not a repro remote: the directory holds other files (important.txt)") {
+			t.Errorf("%v: exit %d, %q", args, code, errOut)
+		}
+	}
+	if ents, _ := os.ReadDir(nas); len(ents) != 2 {
+		t.Errorf("the directory changed: %v", ents)
+	}
+}

@@ -21,11 +21,6 @@ import (
 // paper directory (paper/site for the default profile).
 const siteSubdir = "site"
 
-// defaultPresets name each learner's default system (core.DefaultLocalConfig
-// and backprop.DefaultConfig): a card shows a configuration as its
-// difference from the experiment of that preset.
-var defaultPresets = map[stages.LearnerKind]string{stages.LearnerLocal: "g16_sgd_refr_s10_w512", stages.LearnerBP: "bp_er_1000"}
-
 func cmdReport() *command {
 	var g globalFlags
 	fs := newFlags("report", &g)
@@ -167,7 +162,10 @@ func siteInput(ctx context.Context, w *workspace, dir string) (*site.Input, erro
 			in.Records[k] = seedRecord(w, m, dataMemo)
 		}
 	}
-	for learner, preset := range defaultPresets {
+	// A card shows a configuration as its difference from the experiment
+	// of its learner's default system (stages.Learner.DefaultPreset).
+	for _, l := range stages.Learners() {
+		learner, preset := l.Kind, l.DefaultPreset
 		for _, x := range w.matrix.Experiments {
 			if x.Learner != learner || x.Preset != preset {
 				continue

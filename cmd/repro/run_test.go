@@ -223,3 +223,42 @@ func (b *lockedBuffer) String() string {
 	defer b.mu.Unlock()
 	return b.b.String()
 }
+
+// TestOnlyMatchingNothingFails: a glob that selects no cell is a usage
+// error naming it, not "nothing to do".
+func TestOnlyMatchingNothingFails(t *testing.T) {
+	t.Parallel()
+	dir := workdir(t, tinyDAG)
+	out, errOut, code := reproSplit(t, dir, "run", "--only", "synth/l9")
+	if code != 2 || !strings.Contains(errOut, `--only "synth/l9" matches no cell of profile default`) || strings.Contains(out, "nothing to do") {
+		t.Fatalf("run --only synth/l9: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	if _, errOut, code := reproSplit(t, dir, "verify", "--recompute", "nope/*"); code != 2 || !strings.Contains(errOut, "matches no cell") {
+		t.Fatalf("verify --recompute nope/*: exit %d, stderr %q", code, errOut)
+	}
+	if out := mustRepro(t, dir, "run", "--only", "synth/l0/c1"); !strings.Contains(out, "ran 1 cell,") {
+		t.Fatalf("run --only synth/l0/c1: %q", out)
+	}
+	// A second --only is refused, not silently preferred to the first.
+	out, errOut, code = reproSplit(t, dir, "run", "--only", "synth/l0/c1", "--only", "synth/l0/c2")
+	if code != 2 || !strings.Contains(errOut, `given twice ("synth/l0/c1", then "synth/l0/c2")`) || strings.Contains(out, "ran ") {
+		t.Fatalf("run --only twice: exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+}
+
+// TestOnlyEmptyIsAnError: --only ” (an unset shell variable) is a usage
+// error, not the whole profile; nothing is stored.
+func TestOnlyEmptyIsAnError(t *testing.T) {
+	t.Parallel()
+	dir := workdir(t, tinyDAG)
+	out, errOut, code := reproSplit(t, dir, "run", "--only", "")
+	if code != 2 || !strings.Contains(errOut, "empty glob (an unset shell variable?)") || strings.Contains(out, "ran ") {
+		t.Fatalf("run --only '': exit %d, stdout %q, stderr %q", code, out, errOut)
+	}
+	if _, errOut, code := reproSplit(t, dir, "verify", "--recompute="); code != 2 || !strings.Contains(errOut, "empty glob") {
+		t.Fatalf("verify --recompute='': exit %d, stderr %q", code, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "store")); !os.IsNotExist(err) {
+		t.Fatalf("a store was made: %v", err)
+	}
+}

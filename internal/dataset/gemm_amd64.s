@@ -1,3 +1,5 @@
+//go:build !purego
+
 #include "textflag.h"
 
 // func kern4x64(c *float32, ldc int, a *float32, lda int, bt *float32, ldb int, k int)

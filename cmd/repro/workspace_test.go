@@ -9,6 +9,42 @@ import (
 	"repro/experiments"
 )
 
+// TestStoreRefusesForeignDirectory: --store naming a directory that holds
+// other files is refused before any work, and leaves it untouched; repro
+// init makes a store there when asked.
+func TestStoreRefusesForeignDirectory(t *testing.T) {
+	t.Parallel()
+	dir := workdir(t, tinyDAG)
+	home := filepath.Join(dir, "home")
+	os.MkdirAll(home, 0o755)
+	os.WriteFile(filepath.Join(home, "thesis.tex"), []byte("x"), 0o644)
+	for _, args := range [][]string{{"run", "--store", home}, {"plan", "--store", home}, {"verify", "--store", home}} {
+		out, errOut, code := reproSplit(t, dir, args...)
+		if code != 1 || !strings.Contains(errOut, "not a repro store") || !strings.Contains(errOut, "repro init --store") {
+			t.Errorf("repro %s: exit %d, stdout %q, stderr %q", strings.Join(args, " "), code, out, errOut)
+		}
+	}
+	if ents, _ := os.ReadDir(home); len(ents) != 1 {
+		t.Fatalf("a refused store directory now holds %d entries", len(ents))
+	}
+	if out := mustRepro(t, dir, "init", "--store", home); !strings.HasPrefix(out, "created store ") {
+		t.Fatalf("init: %q", out)
+	}
+	if out := mustRepro(t, dir, "run", "-q", "--store", home); !strings.Contains(out, "ran 6 cells") {
+		t.Fatalf("run after init: %q", out)
+	}
+	if out := mustRepro(t, dir, "init", "--store", home); !strings.HasPrefix(out, "store ") || !strings.HasSuffix(out, " exists\n") {
+		t.Fatalf("init again: %q", out)
+	}
+	// A new directory and an empty one still become stores by themselves.
+	os.MkdirAll(filepath.Join(dir, "empty"), 0o755)
+	for _, s := range []string{"empty", "fresh/store"} {
+		if out := mustRepro(t, dir, "run", "-q", "--store", s); !strings.Contains(out, "ran 6 cells") {
+			t.Fatalf("run --store %s: %q", s, out)
+		}
+	}
+}
+
 // TestBadConfigFailsAtLoad: a bad value in pipeline.toml makes plan and
 // run fail before any work, naming the file, line and key, and nothing is
 // stored; a profile name that would write outside the work tree is
