@@ -11,6 +11,7 @@ import (
 	"repro/cellid"
 	"repro/internal/dataset"
 	"repro/internal/refruns"
+	"repro/numbers"
 	"repro/pipeline"
 	"repro/stages"
 )
@@ -261,7 +262,7 @@ func (m *Matrix) disputedCells(b *builder, profile string, prof *Profile, rep *p
 		e := m.byName[name]
 		for c, col := range cols {
 			if !need[name+"\x00"+col.id] {
-				ap.Cells = append(ap.Cells, stages.TableCell{Status: stages.Status{Kind: stages.StatusEmpty}})
+				ap.Cells = append(ap.Cells, stages.TableCell{Status: numbers.Status{Kind: numbers.StatusEmpty}})
 				continue
 			}
 			split := cmp.Or(col.split, e.splits(prof)[0])
@@ -275,7 +276,7 @@ func (m *Matrix) disputedCells(b *builder, profile string, prof *Profile, rep *p
 				}
 				inputs = append(inputs, pipeline.CellInput{Name: cellid.Input{Row: r, Col: c, Seed: s}.String(), Cell: in})
 			}
-			ap.Cells = append(ap.Cells, stages.TableCell{Status: stages.Status{Kind: stages.StatusRun}, Seeds: strings.Join(seeds, " "),
+			ap.Cells = append(ap.Cells, stages.TableCell{Status: numbers.Status{Kind: numbers.StatusRun}, Seeds: strings.Join(seeds, " "),
 				Cell: cellid.Train{Experiment: name, Protocol: col.protocol, Eval: cellid.EvalOf(split)}.Prefix()})
 		}
 	}

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"repro/cellid"
+	"repro/numbers"
 	"repro/pipeline"
 	"repro/stages"
 )
@@ -548,7 +549,7 @@ func (m *Matrix) tableOf(b *builder, profile string, prof *Profile, t *TableSpec
 	}
 	// The general tables say "not run" and why, where the older ones
 	// (the paper's own layout) leave such cells blank.
-	render.ShowNotRun = t.general && slices.ContainsFunc(ap.Cells, func(c stages.TableCell) bool { return c.Status.Kind == stages.StatusNotRun })
+	render.ShowNotRun = t.general && slices.ContainsFunc(ap.Cells, func(c stages.TableCell) bool { return c.Status.Kind == numbers.StatusNotRun })
 	for _, c := range t.Compare {
 		ap.Compares = append(ap.Compares, stages.Compare(c))
 	}
@@ -586,24 +587,24 @@ func (t *TableSpec) cellSelection(r, c int) Selection {
 // triangle), or StatusNotRun (the row is declared not run; its experiment
 // is missing, not in this profile, or without the protocol). Every reason
 // is a fact of the config, stable as keys need.
-func (m *Matrix) cellStatus(t *TableSpec, r, c int, sel Selection, profile string) stages.Status {
+func (m *Matrix) cellStatus(t *TableSpec, r, c int, sel Selection, profile string) numbers.Status {
 	row := &t.Rows[r]
 	e := m.byName[sel.Experiment]
 	switch {
 	case slices.Contains(row.NA, t.Columns[c]):
-		return stages.Status{Kind: stages.StatusNA}
+		return numbers.Status{Kind: numbers.StatusNA}
 	case row.NotRun():
-		return stages.NotRun(row.NotRunReason)
+		return numbers.NotRun(row.NotRunReason)
 	case t.Kind == "matrix" && (c < t.Tasks && c > r || c == t.Tasks && r < t.Tasks-1):
-		return stages.Status{Kind: stages.StatusEmpty}
+		return numbers.Status{Kind: numbers.StatusEmpty}
 	case e == nil:
-		return stages.NotRun("no experiment for this cell")
+		return numbers.NotRun("no experiment for this cell")
 	case !e.inProfile(profile):
-		return stages.NotRun(fmt.Sprintf("experiment %s is not in profile %s", sel.Experiment, profile))
+		return numbers.NotRun(fmt.Sprintf("experiment %s is not in profile %s", sel.Experiment, profile))
 	case !slices.Contains(e.Protocols, sel.Protocol):
-		return stages.NotRun(fmt.Sprintf("experiment %s has no protocol %s", sel.Experiment, sel.Protocol))
+		return numbers.NotRun(fmt.Sprintf("experiment %s has no protocol %s", sel.Experiment, sel.Protocol))
 	}
-	return stages.Status{Kind: stages.StatusRun}
+	return numbers.Status{Kind: numbers.StatusRun}
 }
 
 // tableCell is table t's cell (r, c) selecting sel, as the aggregate stage
@@ -623,7 +624,7 @@ func (m *Matrix) tableCell(b *builder, profile string, prof *Profile, t *TableSp
 	if t.general {
 		tc.RelativeTo = t.Column[c].RelativeTo
 	}
-	if tc.Status.Kind != stages.StatusRun {
+	if tc.Status.Kind != numbers.StatusRun {
 		return tc, nil, nil
 	}
 	e := m.byName[sel.Experiment]

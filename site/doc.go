@@ -13,7 +13,7 @@
 //     plot, the cells, keys, configuration (as a difference from the
 //     default system), data digests and code revision, the paper's line
 //     and the command that recomputes it. Its file is
-//     cards/<stages.CardName(ID)>.html.
+//     cards/<numbers.CardName(ID)>.html.
 //   - Index, table pages (tables/<name>.html) and figure pages
 //     (figures/<name>.html), whose every number and point links to a card.
 //

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"repro/internal/latex"
+	"repro/numbers"
 	"repro/stages"
 	"repro/verdict"
 )
@@ -167,7 +168,7 @@ func judgementText(j *verdict.Judgement) string {
 
 // tablePage lays a table out as in the paper: its rows and columns, every
 // number a link to its card, coloured by its verdict.
-func (s *site) tablePage(t *stages.Sidecar) []byte {
+func (s *site) tablePage(t *numbers.Sidecar) []byte {
 	var b strings.Builder
 	fmt.Fprintf(&b, "<h1>Table %s</h1>\n<p class=\"meta\">from <code>%s</code>, profile %s</p>\n", esc(t.Table), esc(t.Source), esc(t.Profile))
 	if t.Stamp != "" {
@@ -212,7 +213,7 @@ func (s *site) tablePage(t *stages.Sidecar) []byte {
 		cls := "notrun"
 		if r, ok := num.verdictOf(); ok {
 			cls = outcomeClass(r.Verdict)
-		} else if n.Status.Is(stages.StatusOK) {
+		} else if n.Status.Is(numbers.StatusOK) {
 			cls = "unjudged"
 		}
 		fmt.Fprintf(&b, "<td class=\"%s\"><a href=\"%s\" title=\"%s\">%s</a></td>", cls, esc(cardHref(n.ID, "../")), esc(n.ID), esc(num.text))
@@ -243,7 +244,7 @@ const legend = `<p class="legend">Verdict: <span class="agree">agrees</span> <sp
 
 // figurePage draws a figure's panels as SVG, every point a link to its
 // card, above the list of its points and the paper's rendering.
-func (s *site) figurePage(f *stages.FigureSidecar) []byte {
+func (s *site) figurePage(f *numbers.FigureSidecar) []byte {
 	var b strings.Builder
 	fmt.Fprintf(&b, "<h1>Figure %s</h1>\n<p class=\"meta\">%s, from <code>%s</code>, profile %s</p>\n", esc(f.Figure), esc(f.Label), esc(f.Source), esc(f.Profile))
 	if f.Stamp != "" {
@@ -263,7 +264,7 @@ func (s *site) figurePage(f *stages.FigureSidecar) []byte {
 	slices.Sort(panels)
 	decl := s.in.FigureDecls[f.Figure]
 	if decl.Caption != "" {
-		fmt.Fprintf(&b, "<p class=\"caption\">%s</p>\n", latex.ToHTML(stages.FillCaption(decl.Caption, f)))
+		fmt.Fprintf(&b, "<p class=\"caption\">%s</p>\n", latex.ToHTML(decl.Caption))
 	}
 	seriesLabel := func(name string) string {
 		if l := decl.Series[name]; l != "" {
@@ -277,7 +278,7 @@ func (s *site) figurePage(f *stages.FigureSidecar) []byte {
 		var here []int
 		isLine := map[int]bool{}
 		for i, p := range all {
-			if p.Panel != pn || !p.Status.Is(stages.StatusOK) || p.Hidden {
+			if p.Panel != pn || !p.Status.Is(numbers.StatusOK) || p.Hidden {
 				continue
 			}
 			si := slices.Index(series, p.Series)
@@ -321,7 +322,7 @@ func (s *site) figurePage(f *stages.FigureSidecar) []byte {
 		cls := "notrun"
 		if r, ok := num.verdictOf(); ok {
 			cls = outcomeClass(r.Verdict)
-		} else if p.Status.Is(stages.StatusOK) {
+		} else if p.Status.Is(numbers.StatusOK) {
 			cls = "unjudged"
 		}
 		fmt.Fprintf(&b, "<tr><td><a href=\"%s\">%s</a></td><td>%d</td><td>%s</td><td>%s</td><td class=\"%s\">%s</td></tr>\n",

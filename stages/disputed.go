@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"repro/numbers"
 	"repro/verdict"
 )
 
@@ -116,7 +117,7 @@ func (s DisputedSide) sample() verdict.Sample { return verdict.Ours(*s.Mean, *s.
 // of p and ours in rec (the "disputed" aggregate: one row per experiment).
 // The rows' tests are one family (Benjamini-Hochberg over this table
 // alone, so the report's other verdicts are as they were without it).
-func JudgeDisputed(p *ReproductionParams, rec *AggregateRecord) ([]DisputedResult, error) {
+func JudgeDisputed(p *ReproductionParams, rec *numbers.AggregateRecord) ([]DisputedResult, error) {
 	pub := map[string]*PublishedValue{}
 	for i := range p.Values {
 		pub[p.Values[i].ID] = &p.Values[i]
@@ -128,20 +129,20 @@ func JudgeDisputed(p *ReproductionParams, rec *AggregateRecord) ([]DisputedResul
 		res := DisputedResult{ID: row.ID, Label: row.Label, Reference: row.Reference, RefScript: row.RefScript, RefValSeed: row.RefValSeed}
 		// Ours.
 		col := cmpOr(row.Column, row.Protocol)
-		a := rec.find(row.Experiment, col)
+		a := rec.Find(row.Experiment, col)
 		if a == nil {
 			return nil, fmt.Errorf("disputed row %s: no cell %s %s in the disputed aggregate", row.ID, row.Experiment, col)
 		}
 		seeds, values := a.Seeds, a.Values
 		if diff {
-			b := rec.find(row.Minus, col)
+			b := rec.Find(row.Minus, col)
 			if b == nil {
 				return nil, fmt.Errorf("disputed row %s: no cell %s %s in the disputed aggregate", row.ID, row.Minus, col)
 			}
-			values, seeds = pairedDiffs(a, b)
+			values, seeds = numbers.PairedDiffs(a, b)
 		}
 		res.Ours = computedSide(seeds, values, diff)
-		if a.Status.Kind != StatusOK {
+		if a.Status.Kind != numbers.StatusOK {
 			res.Ours.Note = a.Status.String()
 		} else if a.N < a.Expected {
 			res.Ours.Note = fmt.Sprintf("n=%d of %d (missing seeds %v)", a.N, a.Expected, a.Missing)

@@ -4,10 +4,11 @@ import (
 	"strings"
 	"testing"
 
+	"repro/numbers"
 	"repro/verdict"
 )
 
-func disputedFixture() (*ReproductionParams, *AggregateRecord) {
+func disputedFixture() (*ReproductionParams, *numbers.AggregateRecord) {
 	sd, lo, hi := 3.5, 0.2, 0.8
 	p := &ReproductionParams{
 		Values: []PublishedValue{
@@ -23,15 +24,15 @@ func disputedFixture() (*ReproductionParams, *AggregateRecord) {
 			{ID: "bpk/compare/rotation", Label: "rotation - none", Experiment: "rot", Minus: "mirror", Protocol: "sequential", RefNote: "none finished"},
 		},
 	}
-	cell := func(exp string, vals ...float64) AggCell {
-		c := AggCell{ID: "disputed/" + exp + "/sequential", Experiment: exp, Protocol: "sequential", Status: Status{Kind: StatusOK}, N: len(vals), Expected: 8, Values: vals}
+	cell := func(exp string, vals ...float64) numbers.AggCell {
+		c := numbers.AggCell{ID: "disputed/" + exp + "/sequential", Experiment: exp, Protocol: "sequential", Status: numbers.Status{Kind: numbers.StatusOK}, N: len(vals), Expected: 8, Values: vals}
 		for i := range vals {
 			c.Seeds = append(c.Seeds, int64(i))
 		}
-		c.Acc = MeanSD(vals)
+		c.Acc = numbers.MeanSD(vals)
 		return c
 	}
-	rec := &AggregateRecord{Table: "disputed", Protocols: []string{"sequential"}, Rows: [][]AggCell{
+	rec := &numbers.AggregateRecord{Table: "disputed", Protocols: []string{"sequential"}, Rows: [][]numbers.AggCell{
 		{cell("mirror", 72, 73, 71, 74, 70, 72, 73, 71)},
 		{cell("rot", 88, 87, 89, 88, 86, 88, 40, 87)},
 	}}

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"repro/numbers"
 	"repro/pipeline"
 	"repro/verdict"
 )
@@ -328,13 +329,13 @@ var Reproduction = &pipeline.Stage{
 	NewParams: func() any { return &ReproductionParams{} },
 	Run: func(ctx context.Context, rc *pipeline.RunContext) error {
 		p := rc.Params.(*ReproductionParams)
-		var recs []*AggregateRecord
+		var recs []*numbers.AggregateRecord
 		for _, t := range p.Tables {
 			b, err := rc.Input(t).Read(ctx, "aggregate")
 			if err != nil {
 				return fmt.Errorf("input %s: %w", t, err)
 			}
-			rec := &AggregateRecord{}
+			rec := &numbers.AggregateRecord{}
 			if err := json.Unmarshal(b, rec); err != nil {
 				return fmt.Errorf("input %s: %w", t, err)
 			}
@@ -345,19 +346,19 @@ var Reproduction = &pipeline.Stage{
 			if err != nil {
 				return fmt.Errorf("input %s: %w", f, err)
 			}
-			side := &FigureSidecar{}
+			side := &numbers.FigureSidecar{}
 			if err := json.Unmarshal(b, side); err != nil {
 				return fmt.Errorf("input %s: %w", f, err)
 			}
-			recs = append(recs, FigureRecord(side))
+			recs = append(recs, numbers.FigureRecord(side))
 		}
-		var disputed *AggregateRecord
+		var disputed *numbers.AggregateRecord
 		if len(p.Disputed) > 0 {
 			b, err := rc.Input(DisputedInput).Read(ctx, "aggregate")
 			if err != nil {
 				return fmt.Errorf("input %s: %w", DisputedInput, err)
 			}
-			disputed = &AggregateRecord{}
+			disputed = &numbers.AggregateRecord{}
 			if err := json.Unmarshal(b, disputed); err != nil {
 				return fmt.Errorf("input %s: %w", DisputedInput, err)
 			}
@@ -376,42 +377,13 @@ var Reproduction = &pipeline.Stage{
 	},
 }
 
-// FigureRecord is a figure's numbers as an aggregate record of one row per
-// point: its y cell, its x cell when the x axis is a measured number
-// (<point>/x), and a margin point's seed-paired difference as a
-// comparison (the minuend and subtrahend cells as <point>/a and
-// <point>/minus, so the pairs can be rebuilt).
-func FigureRecord(side *FigureSidecar) *AggregateRecord {
-	rec := &AggregateRecord{Table: "fig/" + side.Figure}
-	for _, pt := range append(slices.Clone(side.Points), side.Lines...) {
-		var row []AggCell
-		if pt.Diff != nil && pt.YCell != nil && pt.BCell != nil {
-			a := *pt.YCell
-			a.ID = pt.ID + "/a"
-			row = append(row, a, *pt.BCell)
-			c := *pt.Diff
-			c.A, c.B = a.ID, pt.BCell.ID
-			rec.Comparisons = append(rec.Comparisons, c)
-		} else if pt.YCell != nil {
-			row = append(row, *pt.YCell)
-		}
-		if pt.XCell != nil {
-			row = append(row, *pt.XCell)
-		}
-		if len(row) > 0 {
-			rec.Rows = append(rec.Rows, row)
-		}
-	}
-	return rec
-}
-
 // ours is what the report knows of one number of ours.
 type ours struct {
-	cell  *AggCell // a table or figure cell (nil for a comparison)
-	stat  *Stat    // the number's mean and s.d. over cell.N seeds
+	cell  *numbers.AggCell // a table or figure cell (nil for a comparison)
+	stat  *numbers.Stat    // the number's mean and s.d. over cell.N seeds
 	kind  verdict.Kind
-	cmp   *Comparison // a paired difference
-	diffs []float64   // its per-seed differences
+	cmp   *numbers.Comparison // a paired difference
+	diffs []float64           // its per-seed differences
 	// expected is a comparison's seed count as its table runs it.
 	expected int
 	// failures: the number is the cell's count of severe failures.
@@ -427,7 +399,7 @@ type ours struct {
 
 // quantityKey names what a cell measures: its metric (or its other
 // number's) over its runs, by their result digests.
-func quantityKey(x *AggCell, what string) string {
+func quantityKey(x *numbers.AggCell, what string) string {
 	runs := x.Results
 	if len(runs) == 0 {
 		runs = x.TrainCells
@@ -438,14 +410,14 @@ func quantityKey(x *AggCell, what string) string {
 	return what + "|" + x.Metric + "|" + strings.Join(runs, ",")
 }
 
-// numbers indexes every number of recs by ID: each cell's main metric, its
+// ourNumbers indexes every number of recs by ID: each cell's main metric, its
 // forgetting, replay updates, syn-ops fraction and count of failed seeds
 // (<cell>/forgetting, <cell>/replay_updates, <cell>/synops_frac,
 // <cell>/collapsed), and each comparison.
-func numbers(recs []*AggregateRecord) map[string]*ours {
+func ourNumbers(recs []*numbers.AggregateRecord) map[string]*ours {
 	out := map[string]*ours{}
 	for _, rec := range recs {
-		byCell := map[string]*AggCell{}
+		byCell := map[string]*numbers.AggCell{}
 		for r := range rec.Rows {
 			for c := range rec.Rows[r] {
 				x := &rec.Rows[r][c]
@@ -454,7 +426,7 @@ func numbers(recs []*AggregateRecord) map[string]*ours {
 					byCell[x.Experiment+" "+x.Protocol] = x
 				}
 				out[x.ID] = &ours{cell: x, stat: &x.Acc, kind: metricKind(x.Metric), key: quantityKey(x, "")}
-				if x.Status.Kind != StatusOK {
+				if x.Status.Kind != numbers.StatusOK {
 					continue
 				}
 				out[x.ID+"/collapsed"] = &ours{cell: x, stat: &x.Acc, failures: true, key: quantityKey(x, "failures")}
@@ -489,7 +461,7 @@ func numbers(recs []*AggregateRecord) map[string]*ours {
 // every other ID of the same quantity) by the row's runs at every seed of
 // [disputed] (docs/disputed.md): the table's seeds and the added ones,
 // one sample.
-func pool(ns map[string]*ours, rows []DisputedRow, rec *AggregateRecord) {
+func pool(ns map[string]*ours, rows []DisputedRow, rec *numbers.AggregateRecord) {
 	if rec == nil {
 		return
 	}
@@ -500,16 +472,16 @@ func pool(ns map[string]*ours, rows []DisputedRow, rec *AggregateRecord) {
 			continue
 		}
 		col := cmpOr(row.Column, row.Protocol)
-		a := rec.find(row.Experiment, col)
-		if a == nil || a.Status.Kind != StatusOK {
+		a := rec.Find(row.Experiment, col)
+		if a == nil || a.Status.Kind != numbers.StatusOK {
 			continue
 		}
 		if row.Minus != "" {
-			b := rec.find(row.Minus, col)
-			if b == nil || o.cmp == nil || b.Status.Kind != StatusOK {
+			b := rec.Find(row.Minus, col)
+			if b == nil || o.cmp == nil || b.Status.Kind != numbers.StatusOK {
 				continue
 			}
-			d, seeds := pairedDiffs(a, b)
+			d, seeds := numbers.PairedDiffs(a, b)
 			cmp := *o.cmp
 			cmp.Seeds, cmp.N = seeds, len(d)
 			cmp.Diff, _ = verdict.MeanSD(d)
@@ -548,7 +520,7 @@ func pool(ns map[string]*ours, rows []DisputedRow, rec *AggregateRecord) {
 
 // seedDiffs is a - b seed by seed over the seeds both have (nil when
 // either is missing).
-func seedDiffs(a, b *AggCell) []float64 {
+func seedDiffs(a, b *numbers.AggCell) []float64 {
 	if a == nil || b == nil || len(a.Values) != len(a.Seeds) || len(b.Values) != len(b.Seeds) {
 		return nil
 	}
@@ -591,8 +563,8 @@ func group(id string) string {
 // numbers of recs (tables' aggregates and figures' records) and, when p
 // has disputed rows, the disputed runs of disputed (their seeds pooled
 // into the rows they judge; the table of disputed rows judged too).
-func Reproduce(p *ReproductionParams, recs []*AggregateRecord, disputed *AggregateRecord) (*ReproReport, error) {
-	ns := numbers(recs)
+func Reproduce(p *ReproductionParams, recs []*numbers.AggregateRecord, disputed *numbers.AggregateRecord) (*ReproReport, error) {
+	ns := ourNumbers(recs)
 	pool(ns, p.Disputed, disputed)
 	rep := &ReproReport{Profile: p.Profile, Stamp: p.Stamp, NotRun: p.NotRun, PaperNumbers: p.PaperNumbers}
 	sds := printedSDs(p.Values, ns)
@@ -778,7 +750,7 @@ func judgeValue(v *PublishedValue, ns map[string]*ours, sds map[string]printedSD
 			r.Note = string(o.cmp.Status)
 			return r
 		}
-		r.Ours = fmt.Sprintf("%s [%s, %s]", signed1(o.cmp.Diff), signed1(o.cmp.Lo), signed1(o.cmp.Hi))
+		r.Ours = fmt.Sprintf("%s [%s, %s]", numbers.Signed(o.cmp.Diff, 1), numbers.Signed(o.cmp.Lo, 1), numbers.Signed(o.cmp.Hi, 1))
 		n := v.N
 		if n == 0 {
 			n = max(o.expected, len(o.diffs))
@@ -797,7 +769,7 @@ func judgeValue(v *PublishedValue, ns map[string]*ours, sds map[string]printedSD
 		}
 		r.Note = strings.Join(notes, "; ")
 		return r
-	case o.cell.Status.Kind != StatusOK:
+	case o.cell.Status.Kind != numbers.StatusOK:
 		r.Note = o.cell.Status.String()
 		return r
 	}
@@ -815,9 +787,9 @@ func judgeValue(v *PublishedValue, ns map[string]*ours, sds map[string]printedSD
 	if v.Exponent != 0 {
 		d = max(v.Places()-v.Exponent, 0)
 	}
-	r.Ours = fmtN(o.stat.Mean, d)
+	r.Ours = numbers.Fixed(o.stat.Mean, d)
 	if c.N > 1 {
-		r.Ours += " ± " + fmtN(o.stat.SD, d)
+		r.Ours += " ± " + numbers.Fixed(o.stat.SD, d)
 	}
 	if c.N != c.Expected && !o.pooled {
 		notes = append(notes, fmt.Sprintf("n=%d of %d (missing seeds %v)", c.N, c.Expected, c.Missing))
@@ -845,22 +817,22 @@ func judgeValue(v *PublishedValue, ns map[string]*ours, sds map[string]printedSD
 		switch ref := ns[v.NoiseFrom]; {
 		case c.N > 1:
 			pub = pub.BorrowShared(o.stat.SD, c.N-1, "our seeds")
-			notes = append(notes, fmt.Sprintf("the paper's is a single run: its seed noise is our per-run s.d. %s over %d seeds", fmtN(o.stat.SD, d), c.N))
-		case v.NoiseFrom != "" && ref != nil && ref.cell != nil && ref.cell.Status.Kind == StatusOK && ref.cell.N > 1:
+			notes = append(notes, fmt.Sprintf("the paper's is a single run: its seed noise is our per-run s.d. %s over %d seeds", numbers.Fixed(o.stat.SD, d), c.N))
+		case v.NoiseFrom != "" && ref != nil && ref.cell != nil && ref.cell.Status.Kind == numbers.StatusOK && ref.cell.N > 1:
 			sd, df := ref.stat.SD, ref.cell.N-1
 			us = us.Borrow(sd, df, v.NoiseFrom)
 			pub = pub.BorrowShared(sd, df, v.NoiseFrom)
-			notes = append(notes, fmt.Sprintf("a single run on each side, each with the per-run s.d. %s of %s over %d seeds (its declared noise source)", fmtN(sd, d), v.NoiseFrom, ref.cell.N))
+			notes = append(notes, fmt.Sprintf("a single run on each side, each with the per-run s.d. %s of %s over %d seeds (its declared noise source)", numbers.Fixed(sd, d), v.NoiseFrom, ref.cell.N))
 		case v.NoiseFrom != "":
 			notes = append(notes, fmt.Sprintf("a single run on each side: its noise source %s has no spread here", v.NoiseFrom))
 		}
 	case v.SD == nil:
 		if sib, ok := sds[o.key]; ok {
 			pub = pub.Borrow(sib.sd, max(sib.v.N, c.Expected)-1, sib.v.ID)
-			notes = append(notes, fmt.Sprintf("the paper prints no s.d. here: its own s.d. of the same number, %s at paper.tex:%d, is lent to it", fmtN(sib.sd, v.Places()), sib.v.Line))
+			notes = append(notes, fmt.Sprintf("the paper prints no s.d. here: its own s.d. of the same number, %s at paper.tex:%d, is lent to it", numbers.Fixed(sib.sd, v.Places()), sib.v.Line))
 		} else if c.N > 1 {
 			pub = pub.BorrowShared(o.stat.SD, c.N-1, "our seeds")
-			notes = append(notes, fmt.Sprintf("the paper prints no s.d.: our per-run s.d. %s is lent to its mean over %d seeds", fmtN(o.stat.SD, d), n))
+			notes = append(notes, fmt.Sprintf("the paper prints no s.d.: our per-run s.d. %s is lent to its mean over %d seeds", numbers.Fixed(o.stat.SD, d), n))
 		}
 	}
 	j := verdict.Welch(us, pub, kind)
@@ -896,7 +868,7 @@ func judgeSeed(v *PublishedValue, ns map[string]*ours) ReproRow {
 	}
 	d := max(v.Places(), 1)
 	m, sd := verdict.MeanSD(xs)
-	r.Ours = fmt.Sprintf("%s ± %s (n=%d)", fmtN(m, d), fmtN(sd, d), len(xs))
+	r.Ours = fmt.Sprintf("%s ± %s (n=%d)", numbers.Fixed(m, d), numbers.Fixed(sd, d), len(xs))
 	j := verdict.OrderStat(verdict.Ours(m, sd, len(xs)), v.Mean, v.Rank, v.N, verdict.HalfUnit(v.Places(), v.Exponent), kind)
 	r.Judgement = &j
 	what := v.SeedsOf
@@ -917,12 +889,12 @@ func judgeSeed(v *PublishedValue, ns map[string]*ours) ReproRow {
 // differences with v.Minus (the seeds where neither failed), or why there
 // are none.
 func seedValues(v *PublishedValue, ns map[string]*ours) ([]float64, string) {
-	cellOf := func(id string) (*AggCell, string) {
+	cellOf := func(id string) (*numbers.AggCell, string) {
 		o := ns[id]
 		switch {
 		case o == nil || o.cell == nil || o.stat != &o.cell.Acc || o.failures:
 			return nil, "no cell of this profile computes " + id
-		case o.cell.Status.Kind != StatusOK:
+		case o.cell.Status.Kind != numbers.StatusOK:
 			return nil, o.cell.Status.String()
 		case len(o.cell.Values) != len(o.cell.Seeds):
 			return nil, id + ": no per-seed values"
@@ -933,7 +905,7 @@ func seedValues(v *PublishedValue, ns map[string]*ours) ([]float64, string) {
 	if why != "" {
 		return nil, why
 	}
-	var b *AggCell
+	var b *numbers.AggCell
 	if v.Minus != "" {
 		if b, why = cellOf(v.Minus); why != "" {
 			return nil, why
@@ -965,9 +937,9 @@ func restatedText(r *Restatement) string {
 	if r.Text != "" && !strings.ContainsAny(r.Text, `\$`) {
 		return r.Text
 	}
-	s := fmtN(r.Mean, r.Places())
+	s := numbers.Fixed(r.Mean, r.Places())
 	if r.SD != nil {
-		s += " ± " + fmtN(*r.SD, r.Places())
+		s += " ± " + numbers.Fixed(*r.SD, r.Places())
 	}
 	return s
 }
@@ -977,24 +949,15 @@ func publishedText(v *PublishedValue) string {
 	d := v.Places()
 	if v.Lo != nil {
 		e := max(d, 1) // the paper prints its intervals to a tenth
-		return fmt.Sprintf("%s [%s, %s]", signedN(v.Mean, d), signedN(*v.Lo, e), signedN(*v.Hi, e))
+		return fmt.Sprintf("%s [%s, %s]", numbers.Signed(v.Mean, d), numbers.Signed(*v.Lo, e), numbers.Signed(*v.Hi, e))
 	}
 	if v.Exponent != 0 {
 		// a×10^k, as printed.
-		return fmt.Sprintf("%s×10^%d", fmtN(v.Mean/math.Pow(10, float64(v.Exponent)), d), v.Exponent)
+		return fmt.Sprintf("%s×10^%d", numbers.Fixed(v.Mean/math.Pow(10, float64(v.Exponent)), d), v.Exponent)
 	}
-	s := fmtN(v.Mean, d)
+	s := numbers.Fixed(v.Mean, d)
 	if v.SD != nil {
-		s += " ± " + fmtN(*v.SD, d)
-	}
-	return s
-}
-
-// signedN formats x with d decimals and a sign.
-func signedN(x float64, d int) string {
-	s := fmtN(x, d)
-	if !strings.HasPrefix(s, "-") {
-		s = "+" + s
+		s += " ± " + numbers.Fixed(*v.SD, d)
 	}
 	return s
 }
@@ -1075,10 +1038,10 @@ func operand(s string, ns map[string]*ours) (verdict.Operand, string) {
 		case o.cmp != nil && o.cmp.Status.OK() && len(o.diffs) > 0:
 			m, sd := verdict.MeanSD(o.diffs)
 			return verdict.Operand{Mean: m, SD: sd, N: len(o.diffs), Values: o.diffs, Seeds: o.cmp.Seeds}, ""
-		case o.failures && o.cell.Status.Kind == StatusOK:
+		case o.failures && o.cell.Status.Kind == numbers.StatusOK:
 			k := float64(verdict.CountFailures(o.cell.Values))
 			return verdict.Operand{Mean: k}, ""
-		case o.cell != nil && o.cell.Status.Kind == StatusOK:
+		case o.cell != nil && o.cell.Status.Kind == numbers.StatusOK:
 			op := verdict.Operand{Mean: o.stat.Mean, SD: o.stat.SD, N: o.cell.N}
 			if o.stat == &o.cell.Acc && len(o.cell.Values) == len(o.cell.Seeds) {
 				op.Values, op.Seeds = o.cell.Values, o.cell.Seeds
@@ -1102,7 +1065,7 @@ func fmtSig(x float64) string {
 	if x != 0 && math.Abs(x) < 0.05 {
 		return strconv.FormatFloat(x, 'g', 2, 64)
 	}
-	return fmt1(x)
+	return numbers.Fixed(x, 1)
 }
 
 // opMean is an operand's mean, as the claims' details print it.

@@ -5,6 +5,7 @@ import (
 	"strings"
 	"testing"
 
+	"repro/numbers"
 	"repro/verdict"
 )
 
@@ -65,10 +66,10 @@ func TestReproduction(t *testing.T) {
 // unsettled.
 func TestReproduceWideSD(t *testing.T) {
 	t.Parallel()
-	rec := &AggregateRecord{Table: "t", Rows: [][]AggCell{{
-		{ID: "t/a/s", Status: Status{Kind: StatusOK}, N: 6, Expected: 6, Acc: Stat{Mean: 85.4, SD: 12.5}},
-		{ID: "t/b/s", Status: Status{Kind: StatusOK}, N: 6, Expected: 6, Acc: Stat{Mean: 91.7, SD: 0.4}},
-		{ID: "t/c/s", Status: Status{Kind: StatusOK}, N: 6, Expected: 6, Acc: Stat{Mean: 91.6, SD: 3.0}},
+	rec := &numbers.AggregateRecord{Table: "t", Rows: [][]numbers.AggCell{{
+		{ID: "t/a/s", Status: numbers.Status{Kind: numbers.StatusOK}, N: 6, Expected: 6, Acc: numbers.Stat{Mean: 85.4, SD: 12.5}},
+		{ID: "t/b/s", Status: numbers.Status{Kind: numbers.StatusOK}, N: 6, Expected: 6, Acc: numbers.Stat{Mean: 91.7, SD: 0.4}},
+		{ID: "t/c/s", Status: numbers.Status{Kind: numbers.StatusOK}, N: 6, Expected: 6, Acc: numbers.Stat{Mean: 91.6, SD: 3.0}},
 	}}}
 	p := &ReproductionParams{}
 	p.AddPublished(&Published{Value: []PublishedValue{
@@ -76,7 +77,7 @@ func TestReproduceWideSD(t *testing.T) {
 		{ID: "t/b/s", Mean: 91.6, SD: fp(0.3), N: 6, Cite: "y", Line: 2},
 		{ID: "t/c/s", Mean: 91.6, SD: fp(0.3), N: 6, Cite: "z", Line: 3},
 	}})
-	rep, err := Reproduce(p, []*AggregateRecord{rec}, nil)
+	rep, err := Reproduce(p, []*numbers.AggregateRecord{rec}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,11 +97,11 @@ func TestReproduceWideSD(t *testing.T) {
 // such); against our six seeds, with our per-run spread on its side.
 func TestReproduceSingleRun(t *testing.T) {
 	t.Parallel()
-	rec := &AggregateRecord{Table: "t", Rows: [][]AggCell{
-		{{ID: "t/six/acc", Status: Status{Kind: StatusOK}, N: 6, Expected: 6, Acc: Stat{Mean: 68.5, SD: 6.9}}},
-		{{ID: "t/one/acc", Status: Status{Kind: StatusOK}, N: 1, Expected: 1, Acc: Stat{Mean: 66.7}}},
-		{{ID: "t/one/far", Status: Status{Kind: StatusOK}, N: 1, Expected: 1, Acc: Stat{Mean: 10.0}}},
-		{{ID: "t/one/bare", Status: Status{Kind: StatusOK}, N: 1, Expected: 1, Acc: Stat{Mean: 66.7}}},
+	rec := &numbers.AggregateRecord{Table: "t", Rows: [][]numbers.AggCell{
+		{{ID: "t/six/acc", Status: numbers.Status{Kind: numbers.StatusOK}, N: 6, Expected: 6, Acc: numbers.Stat{Mean: 68.5, SD: 6.9}}},
+		{{ID: "t/one/acc", Status: numbers.Status{Kind: numbers.StatusOK}, N: 1, Expected: 1, Acc: numbers.Stat{Mean: 66.7}}},
+		{{ID: "t/one/far", Status: numbers.Status{Kind: numbers.StatusOK}, N: 1, Expected: 1, Acc: numbers.Stat{Mean: 10.0}}},
+		{{ID: "t/one/bare", Status: numbers.Status{Kind: numbers.StatusOK}, N: 1, Expected: 1, Acc: numbers.Stat{Mean: 66.7}}},
 	}}
 	p := &ReproductionParams{}
 	p.AddPublished(&Published{Value: []PublishedValue{
@@ -109,7 +110,7 @@ func TestReproduceSingleRun(t *testing.T) {
 		{ID: "t/one/bare", Mean: 68.6, N: 1, Cite: "c", Line: 3},
 		{ID: "t/six/acc", Mean: 68.0, N: 1, Cite: "d", Line: 4},
 	}})
-	rep, err := Reproduce(p, []*AggregateRecord{rec}, nil)
+	rep, err := Reproduce(p, []*numbers.AggregateRecord{rec}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,15 +136,15 @@ func TestReproduceSingleRun(t *testing.T) {
 // failures (below 60%, the paper's definition) of both sides and Fisher's p.
 func TestReproduceFailures(t *testing.T) {
 	t.Parallel()
-	rec := &AggregateRecord{Table: "t", Rows: [][]AggCell{{
-		{ID: "t/a/s", Status: Status{Kind: StatusOK}, N: 6, Expected: 6, Acc: Stat{Mean: 76.0, SD: 12.8},
+	rec := &numbers.AggregateRecord{Table: "t", Rows: [][]numbers.AggCell{{
+		{ID: "t/a/s", Status: numbers.Status{Kind: numbers.StatusOK}, N: 6, Expected: 6, Acc: numbers.Stat{Mean: 76.0, SD: 12.8},
 			Seeds: []int64{0, 1, 2, 3, 4, 5}, Values: []float64{86.3, 52.5, 57.2, 83.9, 80.6, 85.5}},
 	}}}
 	p := &ReproductionParams{}
 	p.AddPublished(&Published{Value: []PublishedValue{
 		{ID: "t/a/s", Mean: 89.7, SD: fp(0.7), N: 6, Collapsed: ip(0), Cite: "x", Line: 1},
 	}})
-	rep, err := Reproduce(p, []*AggregateRecord{rec}, nil)
+	rep, err := Reproduce(p, []*numbers.AggregateRecord{rec}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,12 +196,12 @@ holds = ["t/a/s ~= t/d/s"]
 	p := &ReproductionParams{}
 	p.AddPublished(pub)
 	seeds := []int64{0, 1, 2}
-	rec := &AggregateRecord{Table: "t", Rows: [][]AggCell{{
-		{ID: "t/a/s", Status: Status{Kind: StatusOK}, N: 3, Expected: 3, Acc: Stat{Mean: 91.7, SD: 0.2}, Seeds: seeds, Values: []float64{91.5, 91.7, 91.9}},
-		{ID: "t/b/s", Status: Status{Kind: StatusOK}, N: 3, Expected: 3, Acc: Stat{Mean: 88.3, SD: 0.2}, Seeds: seeds, Values: []float64{88.1, 88.3, 88.5}},
-		{ID: "t/d/s", Status: Status{Kind: StatusOK}, N: 3, Expected: 3, Acc: Stat{Mean: 90.0, SD: 3}, Seeds: []int64{3, 4, 5}, Values: []float64{87, 90, 93}},
+	rec := &numbers.AggregateRecord{Table: "t", Rows: [][]numbers.AggCell{{
+		{ID: "t/a/s", Status: numbers.Status{Kind: numbers.StatusOK}, N: 3, Expected: 3, Acc: numbers.Stat{Mean: 91.7, SD: 0.2}, Seeds: seeds, Values: []float64{91.5, 91.7, 91.9}},
+		{ID: "t/b/s", Status: numbers.Status{Kind: numbers.StatusOK}, N: 3, Expected: 3, Acc: numbers.Stat{Mean: 88.3, SD: 0.2}, Seeds: seeds, Values: []float64{88.1, 88.3, 88.5}},
+		{ID: "t/d/s", Status: numbers.Status{Kind: numbers.StatusOK}, N: 3, Expected: 3, Acc: numbers.Stat{Mean: 90.0, SD: 3}, Seeds: []int64{3, 4, 5}, Values: []float64{87, 90, 93}},
 	}}}
-	rep, err := Reproduce(p, []*AggregateRecord{rec}, nil)
+	rep, err := Reproduce(p, []*numbers.AggregateRecord{rec}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -251,17 +252,17 @@ func TestLatexEscapeNeq(t *testing.T) {
 func TestReproduceRestatement(t *testing.T) {
 	t.Parallel()
 	runs := []string{"r0", "r1", "r2", "r3", "r4", "r5"}
-	cell := func(id string) AggCell {
-		return AggCell{ID: id, Status: Status{Kind: StatusOK}, N: 6, Expected: 6, Acc: Stat{Mean: 91.7, SD: 0.4}, Results: runs}
+	cell := func(id string) numbers.AggCell {
+		return numbers.AggCell{ID: id, Status: numbers.Status{Kind: numbers.StatusOK}, N: 6, Expected: 6, Acc: numbers.Stat{Mean: 91.7, SD: 0.4}, Results: runs}
 	}
-	rec := &AggregateRecord{Table: "t", Rows: [][]AggCell{{cell("t/a/s"), cell("u/a/s"), cell("v/a/s")}}}
+	rec := &numbers.AggregateRecord{Table: "t", Rows: [][]numbers.AggCell{{cell("t/a/s"), cell("u/a/s"), cell("v/a/s")}}}
 	p := &ReproductionParams{}
 	p.AddPublished(&Published{Value: []PublishedValue{
 		{ID: "t/a/s", Mean: 91.6, SD: fp(0.3), N: 6, Cite: "table", Line: 10},
 		{ID: "u/a/s", Mean: 91.6, SD: fp(0.3), N: 6, Cite: "text", Line: 20},
 		{ID: "v/a/s", Mean: 91.6, N: 6, Cite: "abstract", Line: 30},
 	}})
-	rep, err := Reproduce(p, []*AggregateRecord{rec}, nil)
+	rep, err := Reproduce(p, []*numbers.AggregateRecord{rec}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -292,10 +293,10 @@ func TestReproduceSeed(t *testing.T) {
 	seeds := []int64{0, 1, 2, 3, 4, 5}
 	a := []float64{84.1, 83.0, 9.8, 82.2, 85.0, 58.0}
 	b := []float64{80.0, 82.5, 79.0, 10.1, 81.0, 77.7}
-	rec := &AggregateRecord{Table: "t", Rows: [][]AggCell{{
-		{ID: "t/a/s", Status: Status{Kind: StatusOK}, N: 6, Expected: 6, Seeds: seeds, Values: a, Acc: Stat{Mean: 67.0, SD: 30}},
-		{ID: "t/b/s", Status: Status{Kind: StatusOK}, N: 6, Expected: 6, Seeds: seeds, Values: b, Acc: Stat{Mean: 68.4, SD: 28}},
-		{ID: "t/c/s", Status: Status{Kind: StatusOK}, N: 1, Expected: 1, Seeds: seeds[:1], Values: a[:1], Acc: Stat{Mean: 84.1}},
+	rec := &numbers.AggregateRecord{Table: "t", Rows: [][]numbers.AggCell{{
+		{ID: "t/a/s", Status: numbers.Status{Kind: numbers.StatusOK}, N: 6, Expected: 6, Seeds: seeds, Values: a, Acc: numbers.Stat{Mean: 67.0, SD: 30}},
+		{ID: "t/b/s", Status: numbers.Status{Kind: numbers.StatusOK}, N: 6, Expected: 6, Seeds: seeds, Values: b, Acc: numbers.Stat{Mean: 68.4, SD: 28}},
+		{ID: "t/c/s", Status: numbers.Status{Kind: numbers.StatusOK}, N: 1, Expected: 1, Seeds: seeds[:1], Values: a[:1], Acc: numbers.Stat{Mean: 84.1}},
 	}}}
 	p := &ReproductionParams{}
 	p.AddPublished(&Published{Value: []PublishedValue{
@@ -304,7 +305,7 @@ func TestReproduceSeed(t *testing.T) {
 		{ID: "t/a/s/minus/seed1of3", SeedsOf: "t/a/s", Minus: "t/b/s", Survivors: true, Rank: 1, N: 3, Mean: 0.3, Cite: "x", Line: 3},
 		{ID: "t/c/s/seed1of3", SeedsOf: "t/c/s", Rank: 1, N: 3, Mean: 80, Cite: "x", Line: 4},
 	}})
-	rep, err := Reproduce(p, []*AggregateRecord{rec}, nil)
+	rep, err := Reproduce(p, []*numbers.AggregateRecord{rec}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"repro/internal/latex"
+	"repro/numbers"
 	"repro/verdict"
 )
 
@@ -97,7 +98,7 @@ func ReproductionTeX(rep *ReproReport) string {
 		if r.Restates != "" {
 			v += " (restated)"
 		}
-		fmt.Fprintf(&b, "\\reprocard{%s}{\\texttt{%s}} & %s & %s & %s \\\\\n", CardName(r.ID), breakableID(r.ID), texPM(r.Published), texPM(r.Ours), latexEscape(v))
+		fmt.Fprintf(&b, "\\reprocard{%s}{\\texttt{%s}} & %s & %s & %s \\\\\n", numbers.CardName(r.ID), breakableID(r.ID), texPM(r.Published), texPM(r.Ours), latexEscape(v))
 	}
 	b.WriteString("\\bottomrule\n\\end{longtable}}\n")
 

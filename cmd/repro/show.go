@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"repro/internal/latex"
 	"slices"
 	"strconv"
 	"strings"
@@ -16,6 +15,8 @@ import (
 
 	"repro/cellid"
 	"repro/experiments"
+	"repro/internal/latex"
+	"repro/numbers"
 	"repro/stages"
 	"repro/verdict"
 )
@@ -133,7 +134,7 @@ func runShow(ctx context.Context, e *env, w *workspace, name string, mode showMo
 	return showTable(e, sc)
 }
 
-func showTable(e *env, sc *stages.Sidecar) error {
+func showTable(e *env, sc *numbers.Sidecar) error {
 	if sc.Stamp != "" {
 		fmt.Fprintln(e.stdout, sc.Stamp)
 	}
@@ -155,7 +156,7 @@ func showTable(e *env, sc *stages.Sidecar) error {
 		cell := plainCell(&n)
 		// Not run: the general tables say why (their LaTeX cell reads
 		// "not run"); the simple ones leave the cell blank, as the paper's.
-		if n.Status.Kind == stages.StatusNotRun && strings.Contains(n.Text, "not run") {
+		if n.Status.Kind == numbers.StatusNotRun && strings.Contains(n.Text, "not run") {
 			why := n.Status.Why
 			i := slices.Index(notes, why)
 			if i < 0 {
@@ -185,11 +186,11 @@ func showTable(e *env, sc *stages.Sidecar) error {
 	return nil
 }
 
-func plainCell(n *stages.NumberRef) string {
+func plainCell(n *numbers.NumberRef) string {
 	switch {
-	case n.Status.Kind == stages.StatusNA:
+	case n.Status.Kind == numbers.StatusNA:
 		return "---"
-	case n.Status.Kind != stages.StatusOK:
+	case n.Status.Kind != numbers.StatusOK:
 		return ""
 	}
 	d := 1 // as the table prints it (sidecars before render v6 name no decimals)
@@ -231,7 +232,7 @@ func committedReport(w *workspace) (rep *stages.ReproReport, missing []string, e
 	if !ok {
 		return nil, nil, fmt.Errorf("reproduction cell: params %T", c.Params)
 	}
-	var recs []*stages.AggregateRecord
+	var recs []*numbers.AggregateRecord
 	have := map[string]bool{}
 	for _, t := range rp.Tables {
 		sc, err := experiments.ReadTableSidecar(w.idsPath(t))
@@ -255,19 +256,19 @@ func committedReport(w *workspace) (rep *stages.ReproReport, missing []string, e
 		if err != nil {
 			return nil, nil, err
 		}
-		side := &stages.FigureSidecar{}
+		side := &numbers.FigureSidecar{}
 		if err := json.Unmarshal(b, side); err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", rel(w, w.figurePath(name, "ids.json")), err)
 		}
 		have["fig/"+name] = true
-		recs = append(recs, stages.FigureRecord(side))
+		recs = append(recs, numbers.FigureRecord(side))
 	}
 	if len(recs) == 0 {
 		return nil, missing, fmt.Errorf("no table is committed under %s", rel(w, w.paperPath(tablesSubdir)))
 	}
 	// A value of a table or figure not committed is not run here. The
 	// disputed rows read ours as committed (paper/disputed.json).
-	var disputed *stages.AggregateRecord
+	var disputed *numbers.AggregateRecord
 	if len(rp.Disputed) > 0 {
 		b, err := os.ReadFile(w.paperPath(disputedTo))
 		switch {
@@ -276,7 +277,7 @@ func committedReport(w *workspace) (rep *stages.ReproReport, missing []string, e
 		case err != nil:
 			return nil, nil, err
 		default:
-			disputed = &stages.AggregateRecord{}
+			disputed = &numbers.AggregateRecord{}
 			if err := json.Unmarshal(b, disputed); err != nil {
 				return nil, nil, fmt.Errorf("%s: %w", rel(w, w.paperPath(disputedTo)), err)
 			}
@@ -290,8 +291,8 @@ func committedReport(w *workspace) (rep *stages.ReproReport, missing []string, e
 
 // recordOf is the aggregate record a sidecar was rendered from, as far as
 // the report reads it: the numbers row by row, and the comparisons.
-func recordOf(sc *stages.Sidecar) *stages.AggregateRecord {
-	rec := &stages.AggregateRecord{Table: sc.Table, Comparisons: sc.Comparisons}
+func recordOf(sc *numbers.Sidecar) *numbers.AggregateRecord {
+	rec := &numbers.AggregateRecord{Table: sc.Table, Comparisons: sc.Comparisons}
 	row := 0
 	for _, n := range sc.Numbers {
 		if n.Row != row {
