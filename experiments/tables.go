@@ -13,6 +13,7 @@ import (
 	"repro/cellid"
 	"repro/numbers"
 	"repro/pipeline"
+	"repro/published"
 	"repro/stages"
 )
 
@@ -100,7 +101,7 @@ type TableSpec struct {
 	MaxSeeds   int    `toml:"max_seeds"`
 	Tasks      int    `toml:"tasks"`
 
-	published *stages.Published
+	published *published.File
 	// general is true for tables declared with [[table.column]] or as a
 	// matrix: their aggregate and render cells carry per-cell metrics and
 	// decimals (the older form's keys stay as they were).
@@ -296,7 +297,11 @@ func (m *Matrix) loadPublished(t *TableSpec) error {
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(m.cfg.Dir, path)
 	}
-	pub, err := stages.LoadPublished(path)
+	b, err := pipeline.ReadFileLimit(path, pipeline.MaxConfigBytes)
+	if err != nil {
+		return badField("published", "%v", err)
+	}
+	pub, err := published.Parse(path, string(b))
 	if err != nil {
 		return badField("published", "%v", err)
 	}

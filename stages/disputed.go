@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"repro/numbers"
+	"repro/published"
 	"repro/verdict"
 )
 
@@ -118,7 +119,7 @@ func (s DisputedSide) sample() verdict.Sample { return verdict.Ours(*s.Mean, *s.
 // The rows' tests are one family (Benjamini-Hochberg over this table
 // alone, so the report's other verdicts are as they were without it).
 func JudgeDisputed(p *ReproductionParams, rec *numbers.AggregateRecord) ([]DisputedResult, error) {
-	pub := map[string]*PublishedValue{}
+	pub := map[string]*published.Value{}
 	for i := range p.Values {
 		pub[p.Values[i].ID] = &p.Values[i]
 	}
@@ -161,7 +162,7 @@ func JudgeDisputed(p *ReproductionParams, rec *numbers.AggregateRecord) ([]Dispu
 			}
 			m := v.Mean
 			res.Paper.Mean, res.Paper.SD, res.Paper.Lo, res.Paper.Hi = &m, v.SD, v.Lo, v.Hi
-			res.Paper.Failed, res.Paper.FailedKnown, _ = v.paperFailures(res.Paper.N)
+			res.Paper.Failed, res.Paper.FailedKnown, _ = paperFailures(v, res.Paper.N)
 		} else {
 			res.Paper.Note = "the paper prints no mean for this row"
 		}
@@ -198,7 +199,7 @@ func JudgeDisputed(p *ReproductionParams, rec *numbers.AggregateRecord) ([]Dispu
 // second minus the first), on the means and the collapse counts, by the
 // report's own tests (verdict.Welch, verdict.Paired for a published
 // paired difference, verdict.FailureCount).
-func disputedPairs(res *DisputedResult, v *PublishedValue, diff bool) []DisputedPair {
+func disputedPairs(res *DisputedResult, v *published.Value, diff bool) []DisputedPair {
 	var out []DisputedPair
 	for _, who := range []struct {
 		name string

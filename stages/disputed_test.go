@@ -5,13 +5,14 @@ import (
 	"testing"
 
 	"repro/numbers"
+	"repro/published"
 	"repro/verdict"
 )
 
 func disputedFixture() (*ReproductionParams, *numbers.AggregateRecord) {
 	sd, lo, hi := 3.5, 0.2, 0.8
 	p := &ReproductionParams{
-		Values: []PublishedValue{
+		Values: []published.Value{
 			{ID: "ablation/mirror/sequential", Mean: 79.4, SD: &sd}, // n = 0: the row's own seeds (RowSeeds)
 			{ID: "fig/batch/unmasked-rotation/2/collapsed", Mean: 3, N: 6},
 			{ID: "bpk/compare/rotation", Mean: 0.5, Lo: &lo, Hi: &hi},

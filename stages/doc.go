@@ -3,16 +3,15 @@
 // energy.go, aggregate.go, render.go (render and reproduction, which share
 // the table model), figure_stage.go, and synth.go (synthetic cells that
 // exercise the engine without data). Beside them, what several stages
-// share: tables.go (the table stages' contracts and the published values a
-// reproduction compares with), metrics.go (the numbers a table cell reads
-// from a train record), status.go (a table cell's or figure point's
-// Status: run, ok, n/a, empty, not run or missing, typed, with the text
-// params and outputs hold), figure_spec.go (a figure's layout), network.go (a
-// kept network's tensors), learner.go (the learner kinds' registry: each
-// kind's defaults, version history, cost, bounds, footprint and metrics, in
+// share: metrics.go (the numbers a table cell reads from a train record),
+// figure_spec.go (a figure's layout), network.go (a kept network's
+// tensors), learner.go (the learner kinds' registry: each kind's defaults,
+// version history, cost, bounds, footprint and metrics, in
 // learner_<kind>.go) and registry.go (every stage by name, for exec-cell).
 // Which cells exist, and how they are wired from pipeline.toml, is decided
-// by package experiments.
+// by package experiments. The records the table and figure stages write (a
+// table cell's numbers, the sidecars, statuses) are package numbers'; the
+// paper's published values and claims are package published's.
 //
 // Every stage's doc comment ends with a "Version history:" block, one item
 // per version: what changed in the outputs. A change of a stage's outputs

@@ -11,6 +11,7 @@ import (
 
 	"repro/numbers"
 	"repro/pipeline"
+	"repro/published"
 	"repro/verdict"
 )
 
@@ -21,21 +22,21 @@ type ReproductionParams struct {
 	Tables []string `toml:"tables"` // input names: the tables' aggregate cells
 	// Figures are the input names of the figure cells ("fig:<name>",
 	// output "ids"), whose points are numbers too.
-	Figures []string         `toml:"figures,omitzero"`
-	Values  []PublishedValue `toml:"values"`
-	Stamp   string           `toml:"stamp"`
-	Profile string           `toml:"profile"`
+	Figures []string          `toml:"figures,omitzero"`
+	Values  []published.Value `toml:"values"`
+	Stamp   string            `toml:"stamp"`
+	Profile string            `toml:"profile"`
 	// Claims are the comparisons the paper states.
-	Claims []Claim `toml:"claims,omitzero"`
+	Claims []published.Claim `toml:"claims,omitzero"`
 	// NotRun are the paper's numbers no cell of the profile computes.
-	NotRun []NotRunGroup `toml:"not_run,omitzero"`
+	NotRun []published.NotRunGroup `toml:"not_run,omitzero"`
 	// PaperNumbers is how many numbers the paper states.
 	PaperNumbers int `toml:"paper_numbers,omitzero"`
 	// Disputed are the rows settled by more seeds on both codes
 	// ([disputed] in pipeline.toml); ours come from the input "disputed".
 	Disputed []DisputedRow `toml:"disputed,omitzero"`
 	// Restatements are the paper's numbers that restate a value.
-	Restatements []Restatement `toml:"restatements,omitzero"`
+	Restatements []published.Restatement `toml:"restatements,omitzero"`
 }
 
 // ReproRow is one published number judged against ours.
@@ -189,14 +190,14 @@ func (t ComparisonTally) String() string {
 // CategoryCount is how many of the paper's numbers are not run for one
 // reason.
 type CategoryCount struct {
-	Category NotRunCategory `json:"category"`
-	Count    int            `json:"count"`
+	Category published.NotRunCategory `json:"category"`
+	Count    int                      `json:"count"`
 }
 
 // CategoryCounts is the not-run numbers by category.
 type CategoryCounts []CategoryCount
 
-func (cs *CategoryCounts) add(c NotRunCategory, n int) {
+func (cs *CategoryCounts) add(c published.NotRunCategory, n int) {
 	for i := range *cs {
 		if (*cs)[i].Category == c {
 			(*cs)[i].Count += n
@@ -228,11 +229,11 @@ type GroupTally struct {
 
 // ReproReport is the "report" output of the reproduction cell.
 type ReproReport struct {
-	Profile string        `json:"profile"`
-	Stamp   string        `json:"stamp,omitempty"`
-	Rows    []ReproRow    `json:"rows"`
-	Claims  []ClaimResult `json:"claims,omitempty"`
-	NotRun  []NotRunGroup `json:"not_run_groups,omitempty"`
+	Profile string                  `json:"profile"`
+	Stamp   string                  `json:"stamp,omitempty"`
+	Rows    []ReproRow              `json:"rows"`
+	Claims  []ClaimResult           `json:"claims,omitempty"`
+	NotRun  []published.NotRunGroup `json:"not_run_groups,omitempty"`
 	// Numbers and ClaimTally count the verdicts; Groups per table and
 	// figure (and one "paper only" group for NotRun), in report order.
 	Numbers    Tally `json:"numbers"`
@@ -678,7 +679,7 @@ func Reproduce(p *ReproductionParams, recs []*numbers.AggregateRecord, disputed 
 
 // printingKey is a published value's printing: two values of one
 // quantity printed alike are one comparison.
-func printingKey(v *PublishedValue, n int) string {
+func printingKey(v *published.Value, n int) string {
 	f := func(x *float64) string {
 		if x == nil {
 			return "-"
@@ -689,7 +690,7 @@ func printingKey(v *PublishedValue, n int) string {
 }
 
 // effectiveN is the paper's seed count of v: its own, or the row's.
-func effectiveN(v *PublishedValue, o *ours) int {
+func effectiveN(v *published.Value, o *ours) int {
 	switch {
 	case v.N > 0:
 		return v.N
@@ -702,13 +703,13 @@ func effectiveN(v *PublishedValue, o *ours) int {
 // printedSD is an s.d. the paper prints for a quantity, to lend to its
 // values printed without one.
 type printedSD struct {
-	v  *PublishedValue
+	v  *published.Value
 	sd float64
 }
 
 // printedSDs indexes, by quantity, the first published value that prints
 // an s.d. with its mean.
-func printedSDs(vs []PublishedValue, ns map[string]*ours) map[string]printedSD {
+func printedSDs(vs []published.Value, ns map[string]*ours) map[string]printedSD {
 	out := map[string]printedSD{}
 	for i := range vs {
 		v := &vs[i]
@@ -730,7 +731,7 @@ func printedSDs(vs []PublishedValue, ns map[string]*ours) map[string]printedSD {
 // with or without its interval; a single run (seed noise from our seeds
 // or noise_from, else no noise model); a count of failures; an exact
 // count. The judgement is provisional until the family settles.
-func judgeValue(v *PublishedValue, ns map[string]*ours, sds map[string]printedSD) ReproRow {
+func judgeValue(v *published.Value, ns map[string]*ours, sds map[string]printedSD) ReproRow {
 	if v.SeedsOf != "" {
 		return judgeSeed(v, ns)
 	}
@@ -839,7 +840,7 @@ func judgeValue(v *PublishedValue, ns map[string]*ours, sds map[string]printedSD
 	if o.stat == &c.Acc && c.Metric == "" && kind == verdict.Points && v.Mean > verdict.FailureBelow && len(c.Values) > 1 {
 		// Severe failures (the paper's definition) on each side, where
 		// the paper's count is stated or implied.
-		if k, known, inferred := v.paperFailures(n); known || verdict.CountFailures(c.Values) > 0 {
+		if k, known, inferred := paperFailures(v, n); known || verdict.CountFailures(c.Values) > 0 {
 			j.Failures = verdict.FailureTest(c.Values, k, n, known, inferred)
 		}
 	}
@@ -854,7 +855,7 @@ func judgeValue(v *PublishedValue, ns map[string]*ours, sds map[string]printedSD
 // of the same number (verdict.OrderStat): our seed i draws other initial
 // weights than the paper's seed i, so the runs are compared as draws of
 // one distribution, not seed by seed.
-func judgeSeed(v *PublishedValue, ns map[string]*ours) ReproRow {
+func judgeSeed(v *published.Value, ns map[string]*ours) ReproRow {
 	r := ReproRow{ID: v.ID, Group: group(v.ID), Cite: v.Cite, Line: v.Line, Cause: v.Cause, Published: publishedText(v)}
 	xs, why := seedValues(v, ns)
 	if why != "" {
@@ -888,7 +889,7 @@ func judgeSeed(v *PublishedValue, ns map[string]*ours) ReproRow {
 // that did not fail when v.Survivors says so), or their per-seed
 // differences with v.Minus (the seeds where neither failed), or why there
 // are none.
-func seedValues(v *PublishedValue, ns map[string]*ours) ([]float64, string) {
+func seedValues(v *published.Value, ns map[string]*ours) ([]float64, string) {
 	cellOf := func(id string) (*numbers.AggCell, string) {
 		o := ns[id]
 		switch {
@@ -933,7 +934,7 @@ func seedValues(v *PublishedValue, ns map[string]*ours) ([]float64, string) {
 }
 
 // restatedText is a restatement as the paper prints it.
-func restatedText(r *Restatement) string {
+func restatedText(r *published.Restatement) string {
 	if r.Text != "" && !strings.ContainsAny(r.Text, `\$`) {
 		return r.Text
 	}
@@ -945,7 +946,7 @@ func restatedText(r *Restatement) string {
 }
 
 // publishedText is the published value as the paper prints it.
-func publishedText(v *PublishedValue) string {
+func publishedText(v *published.Value) string {
 	d := v.Places()
 	if v.Lo != nil {
 		e := max(d, 1) // the paper prints its intervals to a tenth
@@ -963,7 +964,7 @@ func publishedText(v *PublishedValue) string {
 }
 
 // judgeClaim judges every condition of claim c on our numbers.
-func judgeClaim(c Claim, ns map[string]*ours) ClaimResult {
+func judgeClaim(c published.Claim, ns map[string]*ours) ClaimResult {
 	cr := ClaimResult{ID: c.ID, Text: c.Text, Cite: c.Cite, Line: c.Line, Cause: c.Cause}
 	kind := verdict.Points
 	if c.Kind != "" {
@@ -971,7 +972,7 @@ func judgeClaim(c Claim, ns map[string]*ours) ClaimResult {
 	}
 	for _, h := range c.Holds {
 		cond := ConditionResult{Text: h}
-		a, op, b, err := parseCondition(h)
+		a, op, b, err := published.ParseCondition(h)
 		if err != nil {
 			cond.Detail = err.Error()
 			cr.Conditions = append(cr.Conditions, cond)
@@ -1072,4 +1073,28 @@ func fmtSig(x float64) string {
 func opMean(s string, ns map[string]*ours) float64 {
 	o, _ := operand(s, ns)
 	return o.Mean
+}
+
+// AddPublished appends the published values and claims of a file to the
+// report's.
+func (rp *ReproductionParams) AddPublished(p *published.File) {
+	rp.Values = append(rp.Values, p.Value...)
+	rp.Claims = append(rp.Claims, p.Claim...)
+	rp.NotRun = append(rp.NotRun, p.NotRun...)
+	rp.Restatements = append(rp.Restatements, p.Restatement...)
+	rp.PaperNumbers += p.PaperNumbers
+}
+
+// paperFailures is the paper's count of severe failures (below
+// verdict.FailureBelow) among the n runs behind v: stated (collapsed), or
+// implied by a mean ± s.d. that leaves no room for one (inferred); known
+// is false when neither says.
+func paperFailures(v *published.Value, n int) (count int, known, inferred bool) {
+	switch {
+	case v.Collapsed != nil:
+		return *v.Collapsed, true, false
+	case v.SD != nil && v.Lo == nil && v.Mean > verdict.FailureBelow && verdict.NoFailuresImplied(v.Mean, *v.SD, verdict.HalfUnit(v.Places(), v.Exponent), n):
+		return 0, true, true
+	}
+	return 0, false, false
 }

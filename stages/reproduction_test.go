@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"repro/numbers"
+	"repro/published"
 	"repro/verdict"
 )
 
@@ -17,13 +18,13 @@ func TestReproduction(t *testing.T) {
 	p, in := tinyAggregate()
 	agg, _ := runStage(t, Aggregate, p, in, nil)
 	rp := &ReproductionParams{Tables: []string{"tiny"}, Profile: "smoke"}
-	rp.AddPublished(&Published{Value: []PublishedValue{
+	rp.AddPublished(&published.File{Value: []published.Value{
 		{ID: "tiny/a/sequential", Mean: 91.7, SD: fp(0.3), N: 3, Cite: "Table tiny, row 1", Line: 1},
 		{ID: "tiny/b/sequential", Mean: 80.0, SD: fp(0.5), N: 3, Cite: "Table tiny, row 2", Line: 2},
 		{ID: "tiny/c/sequential", Mean: 50.0, SD: fp(1), N: 3, Cite: "Table tiny, row 3", Line: 3},
 		{ID: "tiny/compare/a-b", Mean: 4.0, Lo: fp(3.0), Hi: fp(5.0), Cite: "text", Line: 4},
 		{ID: "tiny/gone/static", Mean: 1, Cite: "nowhere", Line: 5},
-	}, NotRun: []NotRunGroup{{What: "an appendix", Lines: []int{10, 20}, Count: 7, Status: "not run", Reason: "not in this profile"}}})
+	}, NotRun: []published.NotRunGroup{{What: "an appendix", Lines: []int{10, 20}, Count: 7, Status: "not run", Reason: "not in this profile"}}})
 	out, order := runStage(t, Reproduction, rp, map[string]outputs{"tiny": agg}, nil)
 	checkGolden(t, "reproduction-tiny", digestLines(out, order))
 	var rep ReproReport
@@ -72,7 +73,7 @@ func TestReproduceWideSD(t *testing.T) {
 		{ID: "t/c/s", Status: numbers.Status{Kind: numbers.StatusOK}, N: 6, Expected: 6, Acc: numbers.Stat{Mean: 91.6, SD: 3.0}},
 	}}}
 	p := &ReproductionParams{}
-	p.AddPublished(&Published{Value: []PublishedValue{
+	p.AddPublished(&published.File{Value: []published.Value{
 		{ID: "t/a/s", Mean: 79.0, SD: fp(3.5), N: 6, Cite: "x", Line: 1},
 		{ID: "t/b/s", Mean: 91.6, SD: fp(0.3), N: 6, Cite: "y", Line: 2},
 		{ID: "t/c/s", Mean: 91.6, SD: fp(0.3), N: 6, Cite: "z", Line: 3},
@@ -104,7 +105,7 @@ func TestReproduceSingleRun(t *testing.T) {
 		{{ID: "t/one/bare", Status: numbers.Status{Kind: numbers.StatusOK}, N: 1, Expected: 1, Acc: numbers.Stat{Mean: 66.7}}},
 	}}
 	p := &ReproductionParams{}
-	p.AddPublished(&Published{Value: []PublishedValue{
+	p.AddPublished(&published.File{Value: []published.Value{
 		{ID: "t/one/acc", Mean: 68.6, N: 1, Cite: "a", Line: 1, NoiseFrom: "t/six/acc"},
 		{ID: "t/one/far", Mean: 68.6, N: 1, Cite: "b", Line: 2, NoiseFrom: "t/six/acc"},
 		{ID: "t/one/bare", Mean: 68.6, N: 1, Cite: "c", Line: 3},
@@ -141,7 +142,7 @@ func TestReproduceFailures(t *testing.T) {
 			Seeds: []int64{0, 1, 2, 3, 4, 5}, Values: []float64{86.3, 52.5, 57.2, 83.9, 80.6, 85.5}},
 	}}}
 	p := &ReproductionParams{}
-	p.AddPublished(&Published{Value: []PublishedValue{
+	p.AddPublished(&published.File{Value: []published.Value{
 		{ID: "t/a/s", Mean: 89.7, SD: fp(0.7), N: 6, Collapsed: ip(0), Cite: "x", Line: 1},
 	}})
 	rep, err := Reproduce(p, []*numbers.AggregateRecord{rec}, nil)
@@ -159,7 +160,7 @@ func TestReproduceFailures(t *testing.T) {
 // seed when the operands share seeds.
 func TestReproduceClaims(t *testing.T) {
 	t.Parallel()
-	pub, err := ParsePublished("p.toml", `
+	pub, err := published.Parse("p.toml", `
 [[claim]]
 id = "a-above-b"
 text = "a above b"
@@ -229,7 +230,7 @@ holds = ["t/a/s ~= t/d/s"]
 		t.Errorf("claim tally %+v", n)
 	}
 	for _, bad := range []string{"holds = [\"a >> b\"]", "holds = []", "holds = [\"a > \"]"} {
-		if _, err := ParsePublished("p.toml", "[[claim]]\nid = \"x\"\ntext = \"t\"\ncite = \"c\"\nline = 1\nquote = \"q\"\n"+bad+"\n"); err == nil {
+		if _, err := published.Parse("p.toml", "[[claim]]\nid = \"x\"\ntext = \"t\"\ncite = \"c\"\nline = 1\nquote = \"q\"\n"+bad+"\n"); err == nil {
 			t.Errorf("%s accepted", bad)
 		}
 	}
@@ -257,7 +258,7 @@ func TestReproduceRestatement(t *testing.T) {
 	}
 	rec := &numbers.AggregateRecord{Table: "t", Rows: [][]numbers.AggCell{{cell("t/a/s"), cell("u/a/s"), cell("v/a/s")}}}
 	p := &ReproductionParams{}
-	p.AddPublished(&Published{Value: []PublishedValue{
+	p.AddPublished(&published.File{Value: []published.Value{
 		{ID: "t/a/s", Mean: 91.6, SD: fp(0.3), N: 6, Cite: "table", Line: 10},
 		{ID: "u/a/s", Mean: 91.6, SD: fp(0.3), N: 6, Cite: "text", Line: 20},
 		{ID: "v/a/s", Mean: 91.6, N: 6, Cite: "abstract", Line: 30},
@@ -299,7 +300,7 @@ func TestReproduceSeed(t *testing.T) {
 		{ID: "t/c/s", Status: numbers.Status{Kind: numbers.StatusOK}, N: 1, Expected: 1, Seeds: seeds[:1], Values: a[:1], Acc: numbers.Stat{Mean: 84.1}},
 	}}}
 	p := &ReproductionParams{}
-	p.AddPublished(&Published{Value: []PublishedValue{
+	p.AddPublished(&published.File{Value: []published.Value{
 		{ID: "t/a/s/seed3of3", SeedsOf: "t/a/s", Survivors: true, Rank: 3, N: 3, Mean: 84.8, Cite: "x", Line: 1},
 		{ID: "t/a/s/seed1of6", SeedsOf: "t/a/s", Rank: 1, N: 6, Mean: 75.5, Cite: "x", Line: 2},
 		{ID: "t/a/s/minus/seed1of3", SeedsOf: "t/a/s", Minus: "t/b/s", Survivors: true, Rank: 1, N: 3, Mean: 0.3, Cite: "x", Line: 3},

@@ -1,4 +1,4 @@
-package stages
+package published
 
 import (
 	"errors"
@@ -89,6 +89,16 @@ func readPaper(t *testing.T) []string {
 	return strings.Split(string(b), "\n")
 }
 
+// loadPaper reads and checks paper/published.toml.
+func loadPaper() (*File, error) {
+	const path = "../paper/published.toml"
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(path, string(b))
+}
+
 // TestPublishedLines checks the transcription of paper/published.toml
 // against the paper: every value's and restatement's printed text (its
 // mean at its decimals, with its sign) is on the line it names, a plotted
@@ -97,7 +107,7 @@ func readPaper(t *testing.T) []string {
 // group of numbers not run spans lines of the paper.
 func TestPublishedLines(t *testing.T) {
 	lines := readPaper(t)
-	pub, err := LoadPublished("../paper/published.toml")
+	pub, err := loadPaper()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +129,7 @@ func TestPublishedLines(t *testing.T) {
 			t.Errorf("%s: %s is not on line %d: %q", what, numbers.Fixed(mean, places), line, l)
 		}
 	}
-	values := map[string]*PublishedValue{}
+	values := map[string]*Value{}
 	for i, v := range pub.Value {
 		values[v.ID] = &pub.Value[i]
 		if v.Plot {
@@ -212,7 +222,7 @@ func isRuleNumber(text string, mean float64, places int) bool {
 // namedLines counts, per line of paper.tex, the values and restatements
 // of pub that print a number by the rule there, and returns with it how
 // many entries print no such number (plotted points, integers, words).
-func namedLines(pub *Published) (named map[int]int, others int) {
+func namedLines(pub *File) (named map[int]int, others int) {
 	named = map[int]int{}
 	for _, v := range pub.Value {
 		if v.Plot || !isRuleNumber(v.Text, v.Mean, v.Places()) {
@@ -240,7 +250,7 @@ func TestPaperCount(t *testing.T) {
 	for _, n := range per {
 		total += n
 	}
-	pub, err := LoadPublished("../paper/published.toml")
+	pub, err := loadPaper()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -269,7 +279,7 @@ func TestPaperCount(t *testing.T) {
 // point and M others") is that sum once restatements are counted.
 func TestPaperAccounted(t *testing.T) {
 	per := paperNumbers(readPaper(t))
-	pub, err := LoadPublished("../paper/published.toml")
+	pub, err := loadPaper()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -410,12 +420,12 @@ const transcriptionSample = 40
 // sample again, and REPRO_TRANSCRIPTION_SAMPLE=0 checks every entry.
 func TestTranscriptionSample(t *testing.T) {
 	lines := readPaper(t)
-	pub, err := LoadPublished("../paper/published.toml")
+	pub, err := loadPaper()
 	if err != nil {
 		t.Fatal(err)
 	}
 	var all []transcribed
-	values := map[string]*PublishedValue{}
+	values := map[string]*Value{}
 	for i, v := range pub.Value {
 		values[v.ID] = &pub.Value[i]
 		if v.Plot || v.Text != "" {
