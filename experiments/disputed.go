@@ -11,6 +11,7 @@ import (
 	"repro/cellid"
 	"repro/internal/dataset"
 	"repro/internal/refruns"
+	"repro/judge"
 	"repro/numbers"
 	"repro/pipeline"
 	"repro/stages"
@@ -218,7 +219,7 @@ func (m *Matrix) disputedCells(b *builder, profile string, prof *Profile, rep *p
 	if !d.inProfile(profile) || rep == nil {
 		return nil
 	}
-	rp := rep.Params.(*stages.ReproductionParams)
+	rp := rep.Params.(*judge.ReproductionParams)
 	// Rows: the experiments; columns: a protocol on the experiment's first
 	// split (named by the protocol), or on a row's own split (named
 	// "<protocol>-split<seed>").
@@ -255,7 +256,7 @@ func (m *Matrix) disputedCells(b *builder, profile string, prof *Profile, rep *p
 	for i, c := range cols {
 		protos[i] = c.id
 	}
-	ap := &stages.AggregateParams{Table: stages.DisputedTable, Rows: exps, Protocols: protos, DefaultSeeds: len(d.Seeds),
+	ap := &stages.AggregateParams{Table: judge.DisputedTable, Rows: exps, Protocols: protos, DefaultSeeds: len(d.Seeds),
 		Resamples: stages.BootstrapResamples, BootstrapSeed: stages.BootstrapSeed}
 	var inputs []pipeline.CellInput
 	for r, name := range exps {
@@ -271,8 +272,8 @@ func (m *Matrix) disputedCells(b *builder, profile string, prof *Profile, rep *p
 				seeds = append(seeds, strconv.FormatInt(seed, 10))
 				in := m.disputedTrainCell(b, profile, e, col.protocol, split, seed,
 					slices.Contains(e.seeds(prof), seed) && slices.Contains(e.splits(prof), split))
-				if !slices.Contains(in.Tables, stages.DisputedTable) {
-					in.Tables = append(in.Tables, stages.DisputedTable)
+				if !slices.Contains(in.Tables, judge.DisputedTable) {
+					in.Tables = append(in.Tables, judge.DisputedTable)
 				}
 				inputs = append(inputs, pipeline.CellInput{Name: cellid.Input{Row: r, Col: c, Seed: s}.String(), Cell: in})
 			}
@@ -280,9 +281,9 @@ func (m *Matrix) disputedCells(b *builder, profile string, prof *Profile, rep *p
 				Cell: cellid.Train{Experiment: name, Protocol: col.protocol, Eval: cellid.EvalOf(split)}.Prefix()})
 		}
 	}
-	agg := &pipeline.Cell{ID: cellid.Aggregate(stages.DisputedTable), Stage: stages.Aggregate, Params: ap, Inputs: inputs, Tables: []string{stages.DisputedTable}}
+	agg := &pipeline.Cell{ID: cellid.Aggregate(judge.DisputedTable), Stage: stages.Aggregate, Params: ap, Inputs: inputs, Tables: []string{judge.DisputedTable}}
 	for _, r := range d.Rows {
-		row := stages.DisputedRow{ID: r.ID, Label: r.Label, Experiment: r.Experiment, Minus: r.Minus, Protocol: r.Protocol, RefNote: r.ReferenceNote,
+		row := judge.DisputedRow{ID: r.ID, Label: r.Label, Experiment: r.Experiment, Minus: r.Minus, Protocol: r.Protocol, RefNote: r.ReferenceNote,
 			RowSeeds: len(m.byName[r.Experiment].seeds(prof))}
 		if c := colOf(r.Experiment, r); c.id != r.Protocol {
 			row.Column = c.id
@@ -310,7 +311,7 @@ func (m *Matrix) disputedCells(b *builder, profile string, prof *Profile, rep *p
 		}
 		rp.Disputed = append(rp.Disputed, row)
 	}
-	rep.Inputs = append(rep.Inputs, pipeline.CellInput{Name: stages.DisputedInput, Cell: agg})
+	rep.Inputs = append(rep.Inputs, pipeline.CellInput{Name: judge.DisputedInput, Cell: agg})
 	return agg
 }
 

@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"repro/cellid"
+	"repro/judge"
 	"repro/numbers"
 	"repro/pipeline"
 	"repro/published"
@@ -494,7 +495,7 @@ func (m *Matrix) tableCells(b *builder, profile string, prof *Profile) ([]*pipel
 		return nil, nil
 	}
 	var out []*pipeline.Cell
-	rp := &stages.ReproductionParams{Stamp: prof.Stamp, Profile: profile}
+	rp := &judge.ReproductionParams{Stamp: prof.Stamp, Profile: profile}
 	var repInputs []pipeline.CellInput
 	pubFiles := map[string]bool{}
 	for _, t := range m.Tables {

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"repro/cellid"
+	"repro/judge"
 	"repro/pipeline"
 	"repro/stages"
 )
@@ -97,7 +98,7 @@ func TestTableCells(t *testing.T) {
 	if rp.ShowNotRun {
 		t.Error("a table of the older form shows its not-run cells (the paper leaves them blank)")
 	}
-	rep := g.Cell("reproduction").Params.(*stages.ReproductionParams)
+	rep := g.Cell("reproduction").Params.(*judge.ReproductionParams)
 	if len(rep.Values) != 1 || rep.Values[0].Mean != 91.7 {
 		t.Errorf("published %+v", rep)
 	}

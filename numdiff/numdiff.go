@@ -3,8 +3,8 @@ package numdiff
 import (
 	"slices"
 
+	"repro/judge"
 	"repro/numbers"
-	"repro/stages"
 	"repro/verdict"
 )
 
@@ -75,7 +75,7 @@ func FromSidecars(tables []*numbers.Sidecar, figures []*numbers.FigureSidecar) *
 
 func cellNumber(id, group string, c *numbers.AggCell) *Number {
 	return &Number{ID: id, Group: group, Status: numbers.CompareStatus(c.Status.String()), Mean: c.Acc.Mean, SD: c.Acc.SD, N: c.N,
-		Seeds: c.Seeds, Values: c.Values, Kind: stages.MetricKind(c.Metric)}
+		Seeds: c.Seeds, Values: c.Values, Kind: judge.MetricKind(c.Metric)}
 }
 
 // cmpNumber is a seed-paired difference a - b: its per-seed differences

@@ -1,16 +1,16 @@
 package site
 
 import (
+	"repro/judge"
 	"repro/numbers"
 	"repro/pipeline"
-	"repro/stages"
 )
 
 // Input is what a site is built from.
 type Input struct {
 	Profile string
 	// Report is the reproduction report (nil: no verdicts are shown).
-	Report  *stages.ReproReport
+	Report  *judge.ReproReport
 	Tables  []*numbers.Sidecar
 	Figures []*numbers.FigureSidecar
 	// Records are the seeds' train records by "<cell ID> <result digest>"

@@ -6,8 +6,8 @@ import (
 	"strings"
 
 	"repro/internal/latex"
+	"repro/judge"
 	"repro/numbers"
-	"repro/stages"
 	"repro/verdict"
 )
 
@@ -26,7 +26,7 @@ func (s *site) index() []byte {
 		}
 		fmt.Fprintf(&b, "<p class=\"summary\">%s</p>\n", esc(rep.Summary()))
 		b.WriteString("<h2>Verdicts</h2>\n<table class=\"tally\"><thead><tr><th></th><th>judged</th><th>agree</th><th>differ</th><th>inconclusive</th><th>not run</th></tr></thead><tbody>\n")
-		tallyRow := func(name, href string, t stages.Tally) {
+		tallyRow := func(name, href string, t judge.Tally) {
 			label := esc(name)
 			if href != "" {
 				label = fmt.Sprintf(`<a href="%s">%s</a>`, esc(href), label)
@@ -92,7 +92,7 @@ func (s *site) index() []byte {
 // disputed writes the report's table of disputed rows (none: nothing):
 // per row the paper, the authors' code rerun here and ours, the three
 // verdicts, and under them the notes with every seed's value.
-func (s *site) disputed(b *strings.Builder, rows []stages.DisputedResult) {
+func (s *site) disputed(b *strings.Builder, rows []judge.DisputedResult) {
 	if len(rows) == 0 {
 		return
 	}

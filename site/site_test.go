@@ -9,8 +9,8 @@ import (
 	"testing"
 
 	"repro/internal/outdir"
+	"repro/judge"
 	"repro/numbers"
-	"repro/stages"
 	"repro/verdict"
 )
 
@@ -174,14 +174,14 @@ func TestIndexDisputed(t *testing.T) {
 	in := FixtureInput(0)
 	mean, sd := 90.1, 0.3
 	j := verdict.Welch(verdict.Ours(88, 1, 12), verdict.Printed(mean, &sd, 3, verdict.HalfUnit(1, 0)), verdict.Points)
-	ours := stages.DisputedSide{N: 12, Mean: ptr(88.0), SD: ptr(1.0), Median: ptr(88.2), Max: ptr(89.5), FailedKnown: true,
+	ours := judge.DisputedSide{N: 12, Mean: ptr(88.0), SD: ptr(1.0), Median: ptr(88.2), Max: ptr(89.5), FailedKnown: true,
 		Seeds: []int64{0, 1}, Values: []float64{87.1, 89.5}}
-	authors := stages.DisputedSide{N: 6, Mean: ptr(40.0), SD: ptr(35.0), Median: ptr(12.0), Max: ptr(85.0), Failed: 4, FailedKnown: true,
+	authors := judge.DisputedSide{N: 6, Mean: ptr(40.0), SD: ptr(35.0), Median: ptr(12.0), Max: ptr(85.0), Failed: 4, FailedKnown: true,
 		Seeds: []int64{0}, Values: []float64{9.9}}
-	in.Report.Disputed = []stages.DisputedResult{
+	in.Report.Disputed = []judge.DisputedResult{
 		{ID: "tab/a/sequential", Label: "system a <sequential>", Reference: "cfg_a", RefScript: "run_seq", Authors: authors, Ours: ours,
-			Paper: stages.DisputedSide{N: 3, Mean: &mean, SD: &sd},
-			Pairs: []stages.DisputedPair{{Name: "authors - paper"}, {Name: "ours - paper", Mean: &j, Outcome: verdict.Differs}, {Name: "ours - authors"}}},
+			Paper: judge.DisputedSide{N: 3, Mean: &mean, SD: &sd},
+			Pairs: []judge.DisputedPair{{Name: "authors - paper"}, {Name: "ours - paper", Mean: &j, Outcome: verdict.Differs}, {Name: "ours - authors"}}},
 		{ID: "nowhere/x", Label: "no card", Ours: ours},
 	}
 	dir := t.TempDir()

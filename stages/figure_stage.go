@@ -14,6 +14,7 @@ import (
 	"repro/cellid"
 	"repro/core"
 	"repro/figure"
+	"repro/internal/latex"
 	"repro/numbers"
 	"repro/pipeline"
 	"repro/verdict"
@@ -146,7 +147,7 @@ func FigureTeX(lay *FigLayout, side *numbers.FigureSidecar) string {
 	}
 	caption := ourCaption(lay.Caption, lay.Name, side)
 	if lay.Stamp != "" {
-		caption = `\textbf{[` + latexEscape(lay.Stamp) + `]} ` + caption
+		caption = `\textbf{[` + latex.Escape(lay.Stamp) + `]} ` + caption
 	}
 	var why []string
 	for _, p := range append(slices.Clone(side.Points), side.Lines...) {
@@ -155,7 +156,7 @@ func FigureTeX(lay *FigLayout, side *numbers.FigureSidecar) string {
 		}
 	}
 	if len(why) > 0 {
-		caption += ` \emph{Not drawn here:} ` + latexEscape(strings.Join(why, "; ")) + "."
+		caption += ` \emph{Not drawn here:} ` + latex.Escape(strings.Join(why, "; ")) + "."
 	}
 	fmt.Fprintf(&b, "\\begin{figure}[t]\n\\centering\n\\includegraphics[width=%s]{%s}\n\\caption{%s}\n", width, lay.Name, caption)
 	if lay.Label != "" {
@@ -494,11 +495,11 @@ func ourCaption(caption, name string, side *numbers.FigureSidecar) string {
 					on = append(on, cmp.Or(p.Label, p.Experiment))
 				}
 			}
-			return latexEscape(strings.Join(on, ", "))
+			return latex.Escape(strings.Join(on, ", "))
 		}
 		p := byID["fig/"+name+"/"+sub[2]]
 		if p == nil || p.Status.Kind != numbers.StatusOK || p.YCell == nil {
-			return "(no such point: " + latexEscape(sub[2]) + ")"
+			return "(no such point: " + latex.Escape(sub[2]) + ")"
 		}
 		c := p.YCell
 		if sub[1] == "seeds" {

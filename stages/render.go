@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"repro/cellid"
+	"repro/internal/latex"
 	"repro/numbers"
 	"repro/pipeline"
 )
@@ -216,7 +217,7 @@ func RenderTable(p *RenderParams, rec *numbers.AggregateRecord) (string, *number
 	if len(notes.why) > 0 {
 		var parts []string
 		for i, why := range notes.why {
-			parts = append(parts, fmt.Sprintf("$^{%s}$\\,%s", notes.letter(i), latexEscape(why)))
+			parts = append(parts, fmt.Sprintf("$^{%s}$\\,%s", notes.letter(i), latex.Escape(why)))
 		}
 		fmt.Fprintf(&b, "\\par\\smallskip{\\scriptsize Not run: %s.\\par}\n", strings.Join(parts, "; "))
 	}
@@ -244,7 +245,7 @@ func (p *RenderParams) writeHead(b *strings.Builder, rec *numbers.AggregateRecor
 		fmt.Fprintf(b, "\\label{%s}\n", p.Label)
 	}
 	if p.Stamp != "" {
-		fmt.Fprintf(b, "\\fbox{\\parbox{0.95\\linewidth}{\\centering\\footnotesize\\textbf{%s}}}\\par\\medskip\n", latexEscape(p.Stamp))
+		fmt.Fprintf(b, "\\fbox{\\parbox{0.95\\linewidth}{\\centering\\footnotesize\\textbf{%s}}}\\par\\medskip\n", latex.Escape(p.Stamp))
 	}
 	if p.Size != "" {
 		b.WriteString(p.Size + "\n")
@@ -363,10 +364,4 @@ func (n *notRunNotes) letter(i int) string {
 		s += strconv.Itoa(i / 26)
 	}
 	return s
-}
-
-// latexEscape escapes the characters LaTeX treats specially in text.
-func latexEscape(s string) string {
-	r := strings.NewReplacer(`\`, `\textbackslash{}`, `&`, `\&`, `%`, `\%`, `$`, `\$`, `#`, `\#`, `_`, `\_`, `{`, `\{`, `}`, `\}`, `~`, `\textasciitilde{}`, `^`, `\textasciicircum{}`, `≠`, `$\neq$`)
-	return r.Replace(s)
 }

@@ -23,6 +23,7 @@ import (
 	"repro/internal/buildstamp"
 	"repro/internal/dataset"
 	"repro/internal/refruns"
+	"repro/judge"
 	"repro/numbers"
 	"repro/pipeline"
 	"repro/stages"
@@ -388,8 +389,8 @@ func crateNumbers(w *workspace, p *pipeline.Plan) ([]crateNumber, error) {
 			put(pt.ID, &source{group: "fig/" + f, cells: cells, producer: cellid.Figure(f), text: pt.Text})
 		}
 	}
-	rows := map[string]*stages.ReproRow{}
-	var disputed map[string]*stages.DisputedResult
+	rows := map[string]*judge.ReproRow{}
+	var disputed map[string]*judge.DisputedResult
 	if rep, _, err := committedReport(w); err == nil {
 		for i := range rep.Rows {
 			r := &rep.Rows[i]
@@ -398,7 +399,7 @@ func crateNumbers(w *workspace, p *pipeline.Plan) ([]crateNumber, error) {
 				order = append(order, r.ID)
 			}
 		}
-		disputed = map[string]*stages.DisputedResult{}
+		disputed = map[string]*judge.DisputedResult{}
 		for i := range rep.Disputed {
 			disputed[rep.Disputed[i].ID] = &rep.Disputed[i]
 		}

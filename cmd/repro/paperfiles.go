@@ -10,6 +10,7 @@ import (
 
 	"repro/artifacts"
 	"repro/cellid"
+	"repro/judge"
 	"repro/numbers"
 	"repro/pipeline"
 	"repro/stages"
@@ -182,8 +183,8 @@ func materialise(ctx context.Context, w *workspace, g *pipeline.Graph) (wrote, m
 	if g.Cell(cellid.Reproduction) != nil {
 		files = append(files, file{cellid.Reproduction, "tex", w.paperPath(reproductionTo)})
 	}
-	if g.Cell(cellid.Aggregate(stages.DisputedTable)) != nil {
-		files = append(files, file{cellid.Aggregate(stages.DisputedTable), "aggregate", w.paperPath(disputedTo)})
+	if g.Cell(cellid.Aggregate(judge.DisputedTable)) != nil {
+		files = append(files, file{cellid.Aggregate(judge.DisputedTable), "aggregate", w.paperPath(disputedTo)})
 	}
 	if len(files) == 0 {
 		return nil, nil, nil // a profile without tables or figures: nothing to plan

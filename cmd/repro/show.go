@@ -16,8 +16,8 @@ import (
 	"repro/cellid"
 	"repro/experiments"
 	"repro/internal/latex"
+	"repro/judge"
 	"repro/numbers"
-	"repro/stages"
 	"repro/verdict"
 )
 
@@ -88,7 +88,7 @@ func runShow(ctx context.Context, e *env, w *workspace, name string, mode showMo
 		if err != nil {
 			return err
 		}
-		rep := &stages.ReproReport{}
+		rep := &judge.ReproReport{}
 		if ok {
 			if err := json.Unmarshal(b, rep); err != nil {
 				return err
@@ -223,12 +223,12 @@ func plainLaTeX(s string) string {
 // from the tables as committed, so a fresh clone can show it without a store.
 // Tables declared but not committed yet are left out with their published
 // values, and listed in missing.
-func committedReport(w *workspace) (rep *stages.ReproReport, missing []string, err error) {
+func committedReport(w *workspace) (rep *judge.ReproReport, missing []string, err error) {
 	c := w.graph.Cell(cellid.Reproduction)
 	if c == nil {
 		return nil, nil, fmt.Errorf("profile %s has no reproduction cell", w.profile)
 	}
-	rp, ok := c.Params.(*stages.ReproductionParams)
+	rp, ok := c.Params.(*judge.ReproductionParams)
 	if !ok {
 		return nil, nil, fmt.Errorf("reproduction cell: params %T", c.Params)
 	}
@@ -273,7 +273,7 @@ func committedReport(w *workspace) (rep *stages.ReproReport, missing []string, e
 		b, err := os.ReadFile(w.paperPath(disputedTo))
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
-			missing = append(missing, stages.DisputedTable)
+			missing = append(missing, judge.DisputedTable)
 		case err != nil:
 			return nil, nil, err
 		default:
@@ -283,7 +283,7 @@ func committedReport(w *workspace) (rep *stages.ReproReport, missing []string, e
 			}
 		}
 	}
-	if rep, err = stages.Reproduce(rp, recs, disputed); err != nil {
+	if rep, err = judge.Reproduce(rp, recs, disputed); err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", rel(w, w.paperPath(disputedTo)), err)
 	}
 	return rep, missing, nil
@@ -308,7 +308,7 @@ func recordOf(sc *numbers.Sidecar) *numbers.AggregateRecord {
 }
 
 // printReport prints the report's summary line, or the report as JSON.
-func printReport(e *env, rep *stages.ReproReport, mode showMode) error {
+func printReport(e *env, rep *judge.ReproReport, mode showMode) error {
 	if !mode.json {
 		_, err := fmt.Fprintln(e.stdout, rep.Summary())
 		return err
@@ -323,7 +323,7 @@ func printReport(e *env, rep *stages.ReproReport, mode showMode) error {
 
 // showReport prints the reproduction report in the terminal: the verdict
 // line and the counts per group first, then the differs, then everything.
-func showReport(e *env, rep *stages.ReproReport) {
+func showReport(e *env, rep *judge.ReproReport) {
 	out := e.stdout
 	if rep.Stamp != "" {
 		fmt.Fprintln(out, rep.Stamp)
@@ -331,7 +331,7 @@ func showReport(e *env, rep *stages.ReproReport) {
 	fmt.Fprintln(out, rep.Summary())
 	tw := tablewriter.NewWriter(out)
 	tw.Header("group", "judged", "agree", "differ", "inconclusive", "not run")
-	add := func(name string, t stages.Tally) {
+	add := func(name string, t judge.Tally) {
 		tw.Append(name, strconv.Itoa(t.Judged), strconv.Itoa(t.Agree), strconv.Itoa(t.Differ), strconv.Itoa(t.Inconclusive), strconv.Itoa(t.NotRun))
 	}
 	for _, g := range rep.Groups {
@@ -340,9 +340,9 @@ func showReport(e *env, rep *stages.ReproReport) {
 	add("numbers", rep.Numbers)
 	add("claims", rep.ClaimTally)
 	tw.Render()
-	fmt.Fprintf(out, "\nThe rule: %s\n", stages.RuleText)
+	fmt.Fprintf(out, "\nThe rule: %s\n", judge.RuleText)
 	if len(rep.Disputed) > 0 {
-		fmt.Fprintf(out, "\nDisputed rows, by seeds on both codes (%d; docs/disputed.md):\n%s", len(rep.Disputed), stages.DisputedText(rep.Disputed))
+		fmt.Fprintf(out, "\nDisputed rows, by seeds on both codes (%d; docs/disputed.md):\n%s", len(rep.Disputed), judge.DisputedText(rep.Disputed))
 	}
 	rows := rep.SortedRows()
 	n := 0
@@ -359,7 +359,7 @@ func showReport(e *env, rep *stages.ReproReport) {
 		}
 		fmt.Fprintf(out, "- %s: paper %s, ours %s: %s. %s.%s Cause: %s. (%s)\n", r.ID, r.Published, r.Ours, r.Judgement.Certificate(), r.Judgement, noteText(r.Note), cause, source(r.Cite, r.Line))
 	}
-	var differ []stages.ClaimResult
+	var differ []judge.ClaimResult
 	for _, c := range rep.Claims {
 		if c.Verdict == verdict.Differs {
 			differ = append(differ, c)
@@ -391,7 +391,7 @@ func showReport(e *env, rep *stages.ReproReport) {
 	}
 }
 
-func showClaims(e *env, cs []stages.ClaimResult) {
+func showClaims(e *env, cs []judge.ClaimResult) {
 	for _, c := range cs {
 		fmt.Fprintf(e.stdout, "%-12s %s: %s (%s)\n", c.Verdict, c.ID, c.Text, source(c.Cite, c.Line))
 		for _, k := range c.Conditions {

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"repro/judge"
 	"repro/numbers"
-	"repro/stages"
 )
 
 // TestPlainCellDecimals: repro show prints a number with the decimals its
@@ -49,7 +49,7 @@ func TestCommittedReportMatchesCommittedTeX(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := stages.ReproductionTeX(rep)
+	got := judge.ReproductionTeX(rep)
 	if *updateReport {
 		// The report's own rendering changed (a reproduction stage version):
 		// the committed report follows the committed tables.

@@ -480,3 +480,13 @@ var texText = strings.NewReplacer(
 )
 
 func escapeTeX(s string) string { return texText.Replace(s) }
+
+// Escape escapes the characters LaTeX treats specially in our own plain
+// text (number IDs, reasons, stamps, verdicts), as the tables, the figures'
+// captions and the reproduction report print it; ≠ is set as math (utf8
+// inputenc has none). What it escapes is not LaTeX: the paper's text, which
+// is, goes through ToPDFQuote.
+func Escape(s string) string { return plainTeX.Replace(s) }
+
+// plainTeX maps the characters Escape escapes.
+var plainTeX = strings.NewReplacer(`\`, `\textbackslash{}`, `&`, `\&`, `%`, `\%`, `$`, `\$`, `#`, `\#`, `_`, `\_`, `{`, `\{`, `}`, `\}`, `~`, `\textasciitilde{}`, `^`, `\textasciicircum{}`, `≠`, `$\neq$`)

@@ -1,7 +1,6 @@
-package stages
+package judge
 
 import (
-	"encoding/json"
 	"strings"
 	"testing"
 
@@ -12,54 +11,6 @@ import (
 
 func fp(x float64) *float64 { return &x }
 func ip(x int) *int         { return &x }
-
-func TestReproduction(t *testing.T) {
-	t.Parallel()
-	p, in := tinyAggregate()
-	agg, _ := runStage(t, Aggregate, p, in, nil)
-	rp := &ReproductionParams{Tables: []string{"tiny"}, Profile: "smoke"}
-	rp.AddPublished(&published.File{Value: []published.Value{
-		{ID: "tiny/a/sequential", Mean: 91.7, SD: fp(0.3), N: 3, Cite: "Table tiny, row 1", Line: 1},
-		{ID: "tiny/b/sequential", Mean: 80.0, SD: fp(0.5), N: 3, Cite: "Table tiny, row 2", Line: 2},
-		{ID: "tiny/c/sequential", Mean: 50.0, SD: fp(1), N: 3, Cite: "Table tiny, row 3", Line: 3},
-		{ID: "tiny/compare/a-b", Mean: 4.0, Lo: fp(3.0), Hi: fp(5.0), Cite: "text", Line: 4},
-		{ID: "tiny/gone/static", Mean: 1, Cite: "nowhere", Line: 5},
-	}, NotRun: []published.NotRunGroup{{What: "an appendix", Lines: []int{10, 20}, Count: 7, Status: "not run", Reason: "not in this profile"}}})
-	out, order := runStage(t, Reproduction, rp, map[string]outputs{"tiny": agg}, nil)
-	checkGolden(t, "reproduction-tiny", digestLines(out, order))
-	var rep ReproReport
-	if err := json.Unmarshal(out["report"], &rep); err != nil {
-		t.Fatal(err)
-	}
-	by := map[string]ReproRow{}
-	for _, r := range rep.Rows {
-		by[r.ID] = r
-	}
-	if r := by["tiny/a/sequential"]; r.Judgement == nil || r.Published != "91.7 ± 0.3" || r.Ours != "91.6 ± 0.3" || r.Line != 1 {
-		t.Errorf("a: %+v", r)
-	}
-	if r := by["tiny/b/sequential"]; r.Verdict != verdict.Differs || !strings.Contains(r.Note, "n=2 of 3") {
-		t.Errorf("b: %+v", r)
-	}
-	if r := by["tiny/c/sequential"]; r.Ours != "" || r.Verdict != verdict.NotRun || !strings.HasPrefix(r.Note, "not run") {
-		t.Errorf("c: %+v", r)
-	}
-	if r := by["tiny/gone/static"]; r.Verdict != verdict.NotRun || !strings.Contains(r.Note, "no cell") {
-		t.Errorf("gone: %+v", r)
-	}
-	// 4 judged (a, b, the comparison) + 2 not run rows + 7 not run in the
-	// appendix.
-	if n := rep.Numbers; n.Judged != 3 || n.NotRun != 9 || n.Total() != 12 {
-		t.Errorf("tally %+v", n)
-	}
-	if s := rep.Summary(); !strings.Contains(s, "numbers: 3 judged") || !strings.Contains(s, "9 not run (12 in all") || !strings.Contains(s, "comparisons: 3 distinct, 1 agree, 1 differ, 1 inconclusive (1 they cannot: the paper's own uncertainty)") {
-		t.Errorf("summary %q", s)
-	}
-	tex := string(out["tex"])
-	if i, j := strings.Index(tex, "reproduction (profile smoke): numbers:"), strings.Index(tex, "Every number"); i < 0 || j < i {
-		t.Errorf("the report does not open with its summary line:\n%s", tex[:min(len(tex), 600)])
-	}
-}
 
 // TestReproduceWideSD: our wide spread is its own test (F) and never
 // borrows the paper's s.d.; a spread that differs after the family's
@@ -236,15 +187,6 @@ holds = ["t/a/s ~= t/d/s"]
 	}
 }
 
-// TestLatexEscapeNeq: a cause that writes [CODE≠PAPER] must not stop
-// pdflatex (utf8 inputenc has no ≠).
-func TestLatexEscapeNeq(t *testing.T) {
-	t.Parallel()
-	if got := latexEscape("[CODE≠PAPER] 5% & more"); got != `[CODE$\neq$PAPER] 5\% \& more` {
-		t.Errorf("latexEscape = %q", got)
-	}
-}
-
 // TestReproduceRestatement: one quantity printed alike on two lines (the
 // same runs behind two IDs) is one comparison: counted once in the family
 // and the comparisons' tally, the second row pointing to the first; a
@@ -281,6 +223,21 @@ func TestReproduceRestatement(t *testing.T) {
 	}
 	if c := rep.Comparisons; c.Distinct != 2 || rep.Numbers.Judged != 3 {
 		t.Errorf("comparisons %+v, numbers judged %d: want 2 distinct of 3", c, rep.Numbers.Judged)
+	}
+}
+
+// TestMetricKind: every metric's kind of number.
+func TestMetricKind(t *testing.T) {
+	t.Parallel()
+	for metric, want := range map[string]verdict.Kind{
+		"": verdict.Points, "acc": verdict.Points, "forgetting": verdict.Points, "gate_duty": verdict.Points, "channel[0]": verdict.Points,
+		"replay_updates": verdict.Relative, "replay_samples": verdict.Relative, "synops_frac": verdict.Relative, "energy.nj": verdict.Relative,
+		"rho[0]": verdict.Relative, "asleep[1]": verdict.Relative, "overlap[0]": verdict.Relative, "lambda[0]": verdict.Relative,
+		"pr[2]": verdict.Relative, "drift.code_change": verdict.Relative, "drift.margin[0]": verdict.Relative,
+	} {
+		if got := MetricKind(metric); got != want {
+			t.Errorf("MetricKind(%q) = %v, want %v", metric, got, want)
+		}
 	}
 }
 

@@ -1,4 +1,4 @@
-package stages
+package judge
 
 import (
 	"fmt"
@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 
+	"repro/internal/latex"
 	"repro/numbers"
 	"repro/published"
 	"repro/verdict"
@@ -327,7 +328,7 @@ func DisputedTeX(rows []DisputedResult) string {
 		fmt.Fprintf(&b, "%s & %s & %s & %s \\\\*\n", label, sideTeX(r.Paper, true), sideTeX(r.Authors, false), sideTeX(r.Ours, false))
 		notes := []string{`\texttt{` + breakableID(r.ID) + `}`}
 		for _, n := range r.Notes() {
-			notes = append(notes, latexEscape(n))
+			notes = append(notes, latex.Escape(n))
 		}
 		fmt.Fprintf(&b, "\\multicolumn{4}{@{\\quad}p{0.95\\linewidth}@{}}{%s} \\\\[2pt]\n", strings.Join(notes, "; "))
 	}
