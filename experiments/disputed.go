@@ -219,7 +219,7 @@ func (m *Matrix) disputedCells(b *builder, profile string, prof *Profile, rep *p
 	if !d.inProfile(profile) || rep == nil {
 		return nil
 	}
-	rp := rep.Params.(*judge.ReproductionParams)
+	rp := rep.Params.(*judge.Params)
 	// Rows: the experiments; columns: a protocol on the experiment's first
 	// split (named by the protocol), or on a row's own split (named
 	// "<protocol>-split<seed>").

@@ -495,7 +495,7 @@ func (m *Matrix) tableCells(b *builder, profile string, prof *Profile) ([]*pipel
 		return nil, nil
 	}
 	var out []*pipeline.Cell
-	rp := &judge.ReproductionParams{Stamp: prof.Stamp, Profile: profile}
+	rp := &judge.Params{Stamp: prof.Stamp, Profile: profile}
 	var repInputs []pipeline.CellInput
 	pubFiles := map[string]bool{}
 	for _, t := range m.Tables {

@@ -115,11 +115,11 @@ func computedSide(seeds []int64, values []float64, difference bool) DisputedSide
 // sample is a computed side as the verdict package takes it.
 func (s DisputedSide) sample() verdict.Sample { return verdict.Ours(*s.Mean, *s.SD, s.N) }
 
-// JudgeDisputed judges every disputed row of p against the paper's values
+// judgeDisputed judges every disputed row of p against the paper's values
 // of p and ours in rec (the "disputed" aggregate: one row per experiment).
 // The rows' tests are one family (Benjamini-Hochberg over this table
 // alone, so the report's other verdicts are as they were without it).
-func JudgeDisputed(p *ReproductionParams, rec *numbers.AggregateRecord) ([]DisputedResult, error) {
+func judgeDisputed(p *Params, rec *numbers.AggregateRecord) ([]DisputedResult, error) {
 	pub := map[string]*published.Value{}
 	for i := range p.Values {
 		pub[p.Values[i].ID] = &p.Values[i]
@@ -310,10 +310,10 @@ func valuesText(s DisputedSide) string {
 	return strings.Join(b, ", ")
 }
 
-// DisputedTeX is the report's table of disputed rows: per row the paper,
+// disputedTeX is the report's table of disputed rows: per row the paper,
 // the authors' code rerun here and ours, then the three verdicts, then the
 // per-seed values of the two reruns.
-func DisputedTeX(rows []DisputedResult) string {
+func disputedTeX(rows []DisputedResult) string {
 	if len(rows) == 0 {
 		return ""
 	}

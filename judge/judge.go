@@ -12,10 +12,12 @@ import (
 	"repro/verdict"
 )
 
-// ReproductionParams are the paper's published values (in the published
-// files' order), its claims and the numbers no cell runs, and the tables
-// and figures whose numbers are judged against them.
-type ReproductionParams struct {
+// Params are what the paper is judged on, the reproduction cell's params
+// (so its key): the paper's published values (in the published files'
+// order), its claims, its restatements and the numbers no cell runs, the
+// disputed rows, and the input names of the tables and figures whose
+// numbers are judged against them.
+type Params struct {
 	Tables []string `toml:"tables"` // input names: the tables' aggregate cells
 	// Figures are the input names of the figure cells ("fig:<name>",
 	// output "ids"), whose points are numbers too.
@@ -36,431 +38,24 @@ type ReproductionParams struct {
 	Restatements []published.Restatement `toml:"restatements,omitzero"`
 }
 
-// ReproRow is one published number judged against ours.
-type ReproRow struct {
-	ID    string `json:"id"`
-	Group string `json:"group"` // the table or figure it belongs to
-	Cite  string `json:"cite,omitempty"`
-	Line  int    `json:"line,omitempty"` // of paper.tex
-	// Published and Ours are the numbers as printed ("" when we have none).
-	Published string `json:"published"`
-	Ours      string `json:"ours"`
-	// Verdict is the three-way verdict, NotRun when we have no number;
-	// Judgement what it rests on (nil when not run).
-	Verdict   verdict.Outcome    `json:"verdict"`
-	Judgement *verdict.Judgement `json:"judgement,omitempty"`
-	// Note says how it was judged when not the plain way (a single run, a
-	// missing seed, why not run); Cause what is known of a difference.
-	Note  string `json:"note,omitempty"`
-	Cause string `json:"cause,omitempty"`
-	// Restates names the row whose comparison this one repeats (the same
-	// quantity printed alike elsewhere): one judgement, counted once.
-	// RestatedAt lists, on that row, the lines that restate it.
-	Restates   string `json:"restates,omitempty"`
-	RestatedAt []int  `json:"restated_at,omitempty"`
-}
-
-// ConditionResult is one condition of a claim, judged.
-type ConditionResult struct {
-	Text      string             `json:"text"`
-	Verdict   verdict.Outcome    `json:"verdict"`
-	Judgement *verdict.Judgement `json:"judgement,omitempty"`
-	// Detail gives the operands' values ("why not run" when not run).
-	Detail string `json:"detail"`
-}
-
-// ClaimResult is one claim of the paper judged on our numbers: agrees when
-// every condition agrees, differs when one differs, not run when an operand
-// has no number here, inconclusive otherwise.
-type ClaimResult struct {
-	ID         string            `json:"id"`
-	Text       string            `json:"text"`
-	Cite       string            `json:"cite"`
-	Line       int               `json:"line"`
-	Verdict    verdict.Outcome   `json:"verdict"`
-	Conditions []ConditionResult `json:"conditions"`
-	// Cause is what is known of a difference (published.toml).
-	Cause string `json:"cause,omitempty"`
-}
-
-// Tally counts verdicts.
-type Tally struct {
-	Judged       int `json:"judged"`
-	Agree        int `json:"agree"`
-	Differ       int `json:"differ"`
-	Inconclusive int `json:"inconclusive"`
-	NotRun       int `json:"not_run"`
-}
-
-// Add counts one outcome.
-func (t *Tally) Add(o verdict.Outcome) {
-	switch o {
-	case verdict.Agrees:
-		t.Agree++
-	case verdict.Differs:
-		t.Differ++
-	case verdict.Inconclusive:
-		t.Inconclusive++
-	default:
-		t.NotRun++
-		return
-	}
-	t.Judged++
-}
-
-// Total is the judged and the not-run.
-func (t Tally) Total() int { return t.Judged + t.NotRun }
-
-// String is the tally as the summary line prints it.
-func (t Tally) String() string {
-	return fmt.Sprintf("%d judged, %d agree, %d differ, %d inconclusive, %d not run", t.Judged, t.Agree, t.Differ, t.Inconclusive, t.NotRun)
-}
-
-// ComparisonTally counts the distinct comparisons (a number restated
-// elsewhere counted once) by outcome, and the inconclusive ones by who
-// could settle them.
-type ComparisonTally struct {
-	Distinct     int `json:"distinct"`
-	Agree        int `json:"agree"`
-	Differ       int `json:"differ"`
-	Inconclusive int `json:"inconclusive"`
-	// Of the inconclusive: more of our seeds would settle them (Settle12
-	// of them at 12 seeds or fewer); no count of our seeds would (the
-	// published value's own uncertainty); single runs without a noise
-	// model; counts of failures over too few runs.
-	BySeeds      int `json:"by_our_seeds"`
-	Settle12     int `json:"by_12_seeds"`
-	Unsettleable int `json:"unsettleable"`
-	NoNoise      int `json:"no_noise_model"`
-	FewRuns      int `json:"few_runs"`
-}
-
-// AddJudgement counts one distinct comparison.
-func (t *ComparisonTally) AddJudgement(j *verdict.Judgement) {
-	t.Distinct++
-	switch j.Outcome {
-	case verdict.Agrees:
-		t.Agree++
-	case verdict.Differs:
-		t.Differ++
-	case verdict.Inconclusive:
-		t.Inconclusive++
-		switch j.Reason {
-		case verdict.MoreSeeds:
-			t.BySeeds++
-			if j.Settle > 0 && j.Settle <= 12 {
-				t.Settle12++
-			}
-		case verdict.PaperUncertain:
-			t.Unsettleable++
-		case verdict.NoNoiseModel:
-			t.NoNoise++
-		case verdict.FewRuns:
-			t.FewRuns++
-		}
-	}
-}
-
-// String is the tally as the summary line prints it (the reasons an
-// inconclusive is one, those that have any).
-func (t ComparisonTally) String() string {
-	var why []string
-	if t.BySeeds > 0 {
-		why = append(why, fmt.Sprintf("%d our seeds would settle, %d of them at 12 or fewer", t.BySeeds, t.Settle12))
-	}
-	if t.Unsettleable > 0 {
-		why = append(why, fmt.Sprintf("%d they cannot: the paper's own uncertainty", t.Unsettleable))
-	}
-	if t.NoNoise > 0 {
-		why = append(why, fmt.Sprintf("%d single runs with no noise model", t.NoNoise))
-	}
-	if t.FewRuns > 0 {
-		why = append(why, fmt.Sprintf("%d failure counts over too few runs", t.FewRuns))
-	}
-	s := fmt.Sprintf("%d distinct, %d agree, %d differ, %d inconclusive", t.Distinct, t.Agree, t.Differ, t.Inconclusive)
-	if len(why) > 0 {
-		s += " (" + strings.Join(why, "; ") + ")"
-	}
-	return s
-}
-
-// CategoryCount is how many of the paper's numbers are not run for one
-// reason.
-type CategoryCount struct {
-	Category published.NotRunCategory `json:"category"`
-	Count    int                      `json:"count"`
-}
-
-// CategoryCounts is the not-run numbers by category.
-type CategoryCounts []CategoryCount
-
-func (cs *CategoryCounts) add(c published.NotRunCategory, n int) {
-	for i := range *cs {
-		if (*cs)[i].Category == c {
-			(*cs)[i].Count += n
-			return
-		}
-	}
-	*cs = append(*cs, CategoryCount{c, n})
-}
-
-// String lists the categories: "38 configuration, 16 CIFAR-100 release
-// absent, ...".
-func (cs CategoryCounts) String() string {
-	var parts []string
-	for _, c := range cs {
-		name := string(c.Category)
-		if name == "" {
-			name = "no category"
-		}
-		parts = append(parts, fmt.Sprintf("%d %s", c.Count, name))
-	}
-	return strings.Join(parts, ", ")
-}
-
-// GroupTally is the tally of one table or figure.
-type GroupTally struct {
-	Group string `json:"group"`
-	Tally
-}
-
-// ReproReport is the "report" output of the reproduction cell.
-type ReproReport struct {
-	Profile string                  `json:"profile"`
-	Stamp   string                  `json:"stamp,omitempty"`
-	Rows    []ReproRow              `json:"rows"`
-	Claims  []ClaimResult           `json:"claims,omitempty"`
-	NotRun  []published.NotRunGroup `json:"not_run_groups,omitempty"`
-	// Numbers and ClaimTally count the verdicts; Groups per table and
-	// figure (and one "paper only" group for NotRun), in report order.
-	Numbers    Tally `json:"numbers"`
-	ClaimTally Tally `json:"claim_tally"`
-	// Comparisons counts the distinct comparisons behind Numbers.
-	Comparisons ComparisonTally `json:"comparisons"`
-	// NotRunByCategory counts the paper's numbers no cell computes, by why
-	// (the [[not_run]] groups' categories), in the order first met.
-	NotRunByCategory CategoryCounts `json:"not_run_by_category,omitempty"`
-	Groups           []GroupTally   `json:"groups"`
-	// PaperNumbers is how many numbers the paper states (0: not counted).
-	PaperNumbers int `json:"paper_numbers,omitempty"`
-	// Disputed is the table of disputed rows (JudgeDisputed).
-	Disputed []DisputedResult `json:"disputed,omitempty"`
-}
-
-// Summary is the report's verdict in one line: the counts of numbers and
-// of claims. `repro show reproduction --summary` prints it, and so does
-// `make paper`, last.
-func (rep *ReproReport) Summary() string {
-	of := ""
-	if n := rep.Numbers.Total(); rep.PaperNumbers > 0 && n >= rep.PaperNumbers {
-		// The paper's count is of numbers printed with a decimal point;
-		// integers, counts in words and plotted points come on top.
-		of = fmt.Sprintf(": the paper's %d with a decimal point and %d others", rep.PaperNumbers, n-rep.PaperNumbers)
-	}
-	nr := ""
-	if len(rep.NotRunByCategory) > 0 {
-		nr = fmt.Sprintf("; not run, by why: %s", rep.NotRunByCategory)
-	}
-	return fmt.Sprintf("reproduction (profile %s): numbers: %s (%d in all%s%s); comparisons: %s; claims: %s (%d in all)",
-		rep.Profile, rep.Numbers, rep.Numbers.Total(), of, nr, rep.Comparisons, rep.ClaimTally, rep.ClaimTally.Total())
-}
-
-// ours is what the report knows of one number of ours.
-type ours struct {
-	cell  *numbers.AggCell // a table or figure cell (nil for a comparison)
-	stat  *numbers.Stat    // the number's mean and s.d. over cell.N seeds
-	kind  verdict.Kind
-	cmp   *numbers.Comparison // a paired difference
-	diffs []float64           // its per-seed differences
-	// expected is a comparison's seed count as its table runs it.
-	expected int
-	// failures: the number is the cell's count of severe failures.
-	failures bool
-	// key names the quantity: the same metric of the same runs, whatever
-	// table or figure shows it (a restatement of one number is one
-	// comparison).
-	key string
-	// pooled says the values are the disputed rows' seeds, not the
-	// table's.
-	pooled bool
-}
-
-// quantityKey names what a cell measures: its metric (or its other
-// number's) over its runs, by their result digests.
-func quantityKey(x *numbers.AggCell, what string) string {
-	runs := x.Results
-	if len(runs) == 0 {
-		runs = x.TrainCells
-	}
-	if len(runs) == 0 {
-		runs = []string{"cell " + x.ID}
-	}
-	return what + "|" + x.Metric + "|" + strings.Join(runs, ",")
-}
-
-// ourNumbers indexes every number of recs by ID: each cell's main metric, its
-// forgetting, replay updates, syn-ops fraction and count of failed seeds
-// (<cell>/forgetting, <cell>/replay_updates, <cell>/synops_frac,
-// <cell>/collapsed), and each comparison.
-func ourNumbers(recs []*numbers.AggregateRecord) map[string]*ours {
-	out := map[string]*ours{}
-	for _, rec := range recs {
-		byCell := map[string]*numbers.AggCell{}
-		for r := range rec.Rows {
-			for c := range rec.Rows[r] {
-				x := &rec.Rows[r][c]
-				byCell[x.ID] = x
-				if x.Experiment != "" {
-					byCell[x.Experiment+" "+x.Protocol] = x
-				}
-				out[x.ID] = &ours{cell: x, stat: &x.Acc, kind: metricKind(x.Metric), key: quantityKey(x, "")}
-				if x.Status.Kind != numbers.StatusOK {
-					continue
-				}
-				out[x.ID+"/collapsed"] = &ours{cell: x, stat: &x.Acc, failures: true, key: quantityKey(x, "failures")}
-				out[x.ID+"/forgetting"] = &ours{cell: x, stat: &x.Forgetting, kind: verdict.Points, key: quantityKey(x, "forgetting")}
-				out[x.ID+"/replay_updates"] = &ours{cell: x, stat: &x.Replay, kind: verdict.Relative, key: quantityKey(x, "replay_updates")}
-				if x.SynOps != nil {
-					out[x.ID+"/synops_frac"] = &ours{cell: x, stat: x.SynOps, kind: verdict.Relative, key: quantityKey(x, "synops")}
-				}
-			}
-		}
-		for i := range rec.Comparisons {
-			c := &rec.Comparisons[i]
-			a, b := byCell[c.A], byCell[c.B]
-			if a == nil || b == nil {
-				a, b = byCell[c.A+" "+c.Protocol], byCell[c.B+" "+c.Protocol]
-			}
-			o := &ours{cmp: c, diffs: seedDiffs(a, b), kind: verdict.Points, key: "compare|" + c.ID}
-			if a != nil {
-				o.kind = metricKind(a.Metric) // a difference is of its operands' kind
-			}
-			if a != nil && b != nil {
-				o.expected = min(a.Expected, b.Expected)
-				o.key = "compare|" + quantityKey(a, "") + "|" + quantityKey(b, "")
-			}
-			out[c.ID] = o
-		}
-	}
-	return out
-}
-
-// pool replaces, for each disputed row, the number of ours it judges (and
-// every other ID of the same quantity) by the row's runs at every seed of
-// [disputed] (docs/disputed.md): the table's seeds and the added ones,
-// one sample.
-func pool(ns map[string]*ours, rows []DisputedRow, rec *numbers.AggregateRecord) {
-	if rec == nil {
-		return
-	}
-	pooled := map[string]*ours{} // by quantity key
-	for _, row := range rows {
-		o := ns[row.ID]
-		if o == nil {
-			continue
-		}
-		col := cmpOr(row.Column, row.Protocol)
-		a := rec.Find(row.Experiment, col)
-		if a == nil || a.Status.Kind != numbers.StatusOK {
-			continue
-		}
-		if row.Minus != "" {
-			b := rec.Find(row.Minus, col)
-			if b == nil || o.cmp == nil || b.Status.Kind != numbers.StatusOK {
-				continue
-			}
-			d, seeds := numbers.PairedDiffs(a, b)
-			cmp := *o.cmp
-			cmp.Seeds, cmp.N = seeds, len(d)
-			cmp.Diff, _ = verdict.MeanSD(d)
-			pooled[o.key] = &ours{cmp: &cmp, diffs: d, kind: o.kind, expected: o.expected, key: o.key, pooled: true}
-			continue
-		}
-		if o.cell == nil || o.stat != &o.cell.Acc {
-			continue
-		}
-		x := *a
-		pooled[o.key] = &ours{cell: &x, stat: &x.Acc, kind: o.kind, key: o.key, pooled: true}
-	}
-	for id, o := range ns {
-		p := pooled[o.key]
-		if o.failures {
-			// A count of failures pools with the accuracies it counts.
-			p = pooled[strings.TrimPrefix(o.key, "failures")]
-		}
-		if p == nil || p.cell == nil && o.failures {
-			continue
-		}
-		q := *p
-		q.failures, q.key = o.failures, o.key
-		if q.cmp != nil {
-			c := *q.cmp
-			c.ID = id
-			q.cmp = &c
-		} else {
-			x := *q.cell
-			x.ID = id
-			q.cell, q.stat = &x, &x.Acc
-		}
-		ns[id] = &q
-	}
-}
-
-// seedDiffs is a - b seed by seed over the seeds both have (nil when
-// either is missing).
-func seedDiffs(a, b *numbers.AggCell) []float64 {
-	if a == nil || b == nil || len(a.Values) != len(a.Seeds) || len(b.Values) != len(b.Seeds) {
-		return nil
-	}
-	var d []float64
-	for i, s := range a.Seeds {
-		if j := slices.Index(b.Seeds, s); j >= 0 {
-			d = append(d, a.Values[i]-b.Values[j])
-		}
-	}
-	return d
-}
-
-// MetricKind is the kind of number a cell's metric is (Metric "" is the
-// final accuracy): energies and counts are relative, accuracies, shares
-// and duties points. The reproduction report judges with it; so does
-// `repro diff` when it asks whether a number moved beyond its seed noise.
-func MetricKind(metric string) verdict.Kind { return metricKind(metric) }
-
-// metricKind is the kind of number a metric is: energies and counts are
-// relative, and so are the mechanism diagnostics (channel widths, asleep
-// fractions, overlaps, realised decays, participation ratios, drift rates),
-// whose published values are small fractions or rates that a margin of one
-// point would never tell apart; accuracies, shares and duties (x100) are
-// points. A count that no randomness touches is declared exact by its
-// published entry (kind = "exact").
-func metricKind(metric string) verdict.Kind {
-	for _, p := range []string{"energy.nj", "replay_updates", "replay_samples", "waking_batches", "synops", "dense_macs",
-		"rho[", "asleep[", "overlap[", "lambda[", "pr[", "drift."} {
-		if strings.HasPrefix(metric, p) {
-			return verdict.Relative
-		}
-	}
-	return verdict.Points
-}
-
-// group is the table or figure a number ID belongs to.
-func group(id string) string {
-	parts := strings.SplitN(id, "/", 3)
-	if parts[0] == "fig" && len(parts) > 1 {
-		return "fig/" + parts[1]
-	}
-	return parts[0]
+// AddPublished appends the published values and claims of a file to the
+// report's.
+func (rp *Params) AddPublished(p *published.File) {
+	rp.Values = append(rp.Values, p.Value...)
+	rp.Claims = append(rp.Claims, p.Claim...)
+	rp.NotRun = append(rp.NotRun, p.NotRun...)
+	rp.Restatements = append(rp.Restatements, p.Restatement...)
+	rp.PaperNumbers += p.PaperNumbers
 }
 
 // Reproduce judges every published value and claim of p against the
 // numbers of recs (tables' aggregates and figures' records) and, when p
 // has disputed rows, the disputed runs of disputed (their seeds pooled
 // into the rows they judge; the table of disputed rows judged too).
-func Reproduce(p *ReproductionParams, recs []*numbers.AggregateRecord, disputed *numbers.AggregateRecord) (*ReproReport, error) {
+func Reproduce(p *Params, recs []*numbers.AggregateRecord, disputed *numbers.AggregateRecord) (*Report, error) {
 	ns := ourNumbers(recs)
 	pool(ns, p.Disputed, disputed)
-	rep := &ReproReport{Profile: p.Profile, Stamp: p.Stamp, NotRun: p.NotRun, PaperNumbers: p.PaperNumbers}
+	rep := &Report{Profile: p.Profile, Stamp: p.Stamp, NotRun: p.NotRun, PaperNumbers: p.PaperNumbers}
 	sds := printedSDs(p.Values, ns)
 	var fam, claimFam verdict.Family
 	// One comparison per quantity and printing: a restatement shares
@@ -499,7 +94,7 @@ func Reproduce(p *ReproductionParams, recs []*numbers.AggregateRecord, disputed 
 		if !ok {
 			continue // ParsePublished checks that it names a value
 		}
-		r := ReproRow{ID: st.Of, Group: group(st.Of), Cite: st.Cite, Line: st.Line, Cause: rep.Rows[at].Cause, Restates: st.Of,
+		r := Row{ID: st.Of, Group: group(st.Of), Cite: st.Cite, Line: st.Line, Cause: rep.Rows[at].Cause, Restates: st.Of,
 			Published: restatedText(&st), Ours: rep.Rows[at].Ours, Note: rep.Rows[at].Note}
 		rep.Rows[at].RestatedAt = append(rep.Rows[at].RestatedAt, st.Line)
 		rep.Rows = append(rep.Rows, r)
@@ -563,7 +158,7 @@ func Reproduce(p *ReproductionParams, recs []*numbers.AggregateRecord, disputed 
 	}
 	if len(p.Disputed) > 0 && disputed != nil {
 		var err error
-		if rep.Disputed, err = JudgeDisputed(p, disputed); err != nil {
+		if rep.Disputed, err = judgeDisputed(p, disputed); err != nil {
 			return nil, err
 		}
 	}
@@ -624,12 +219,12 @@ func printedSDs(vs []published.Value, ns map[string]*ours) map[string]printedSD 
 // with or without its interval; a single run (seed noise from our seeds
 // or noise_from, else no noise model); a count of failures; an exact
 // count. The judgement is provisional until the family settles.
-func judgeValue(v *published.Value, ns map[string]*ours, sds map[string]printedSD) ReproRow {
+func judgeValue(v *published.Value, ns map[string]*ours, sds map[string]printedSD) Row {
 	if v.SeedsOf != "" {
 		return judgeSeed(v, ns)
 	}
 	o := ns[v.ID]
-	r := ReproRow{ID: v.ID, Group: group(v.ID), Cite: v.Cite, Line: v.Line, Cause: v.Cause, Published: publishedText(v)}
+	r := Row{ID: v.ID, Group: group(v.ID), Cite: v.Cite, Line: v.Line, Cause: v.Cause, Published: publishedText(v)}
 	half := verdict.HalfUnit(v.Places(), v.Exponent)
 	var notes []string
 	if o != nil && o.pooled {
@@ -748,8 +343,8 @@ func judgeValue(v *published.Value, ns map[string]*ours, sds map[string]printedS
 // of the same number (verdict.OrderStat): our seed i draws other initial
 // weights than the paper's seed i, so the runs are compared as draws of
 // one distribution, not seed by seed.
-func judgeSeed(v *published.Value, ns map[string]*ours) ReproRow {
-	r := ReproRow{ID: v.ID, Group: group(v.ID), Cite: v.Cite, Line: v.Line, Cause: v.Cause, Published: publishedText(v)}
+func judgeSeed(v *published.Value, ns map[string]*ours) Row {
+	r := Row{ID: v.ID, Group: group(v.ID), Cite: v.Cite, Line: v.Line, Cause: v.Cause, Published: publishedText(v)}
 	xs, why := seedValues(v, ns)
 	if why != "" {
 		r.Note = why
@@ -966,16 +561,6 @@ func fmtSig(x float64) string {
 func opMean(s string, ns map[string]*ours) float64 {
 	o, _ := operand(s, ns)
 	return o.Mean
-}
-
-// AddPublished appends the published values and claims of a file to the
-// report's.
-func (rp *ReproductionParams) AddPublished(p *published.File) {
-	rp.Values = append(rp.Values, p.Value...)
-	rp.Claims = append(rp.Claims, p.Claim...)
-	rp.NotRun = append(rp.NotRun, p.NotRun...)
-	rp.Restatements = append(rp.Restatements, p.Restatement...)
-	rp.PaperNumbers += p.PaperNumbers
 }
 
 // paperFailures is the paper's count of severe failures (below

@@ -23,7 +23,7 @@ func TestReproduceWideSD(t *testing.T) {
 		{ID: "t/b/s", Status: numbers.Status{Kind: numbers.StatusOK}, N: 6, Expected: 6, Acc: numbers.Stat{Mean: 91.7, SD: 0.4}},
 		{ID: "t/c/s", Status: numbers.Status{Kind: numbers.StatusOK}, N: 6, Expected: 6, Acc: numbers.Stat{Mean: 91.6, SD: 3.0}},
 	}}}
-	p := &ReproductionParams{}
+	p := &Params{}
 	p.AddPublished(&published.File{Value: []published.Value{
 		{ID: "t/a/s", Mean: 79.0, SD: fp(3.5), N: 6, Cite: "x", Line: 1},
 		{ID: "t/b/s", Mean: 91.6, SD: fp(0.3), N: 6, Cite: "y", Line: 2},
@@ -55,7 +55,7 @@ func TestReproduceSingleRun(t *testing.T) {
 		{{ID: "t/one/far", Status: numbers.Status{Kind: numbers.StatusOK}, N: 1, Expected: 1, Acc: numbers.Stat{Mean: 10.0}}},
 		{{ID: "t/one/bare", Status: numbers.Status{Kind: numbers.StatusOK}, N: 1, Expected: 1, Acc: numbers.Stat{Mean: 66.7}}},
 	}}
-	p := &ReproductionParams{}
+	p := &Params{}
 	p.AddPublished(&published.File{Value: []published.Value{
 		{ID: "t/one/acc", Mean: 68.6, N: 1, Cite: "a", Line: 1, NoiseFrom: "t/six/acc"},
 		{ID: "t/one/far", Mean: 68.6, N: 1, Cite: "b", Line: 2, NoiseFrom: "t/six/acc"},
@@ -92,7 +92,7 @@ func TestReproduceFailures(t *testing.T) {
 		{ID: "t/a/s", Status: numbers.Status{Kind: numbers.StatusOK}, N: 6, Expected: 6, Acc: numbers.Stat{Mean: 76.0, SD: 12.8},
 			Seeds: []int64{0, 1, 2, 3, 4, 5}, Values: []float64{86.3, 52.5, 57.2, 83.9, 80.6, 85.5}},
 	}}}
-	p := &ReproductionParams{}
+	p := &Params{}
 	p.AddPublished(&published.File{Value: []published.Value{
 		{ID: "t/a/s", Mean: 89.7, SD: fp(0.7), N: 6, Collapsed: ip(0), Cite: "x", Line: 1},
 	}})
@@ -145,7 +145,7 @@ holds = ["t/a/s ~= t/d/s"]
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &ReproductionParams{}
+	p := &Params{}
 	p.AddPublished(pub)
 	seeds := []int64{0, 1, 2}
 	rec := &numbers.AggregateRecord{Table: "t", Rows: [][]numbers.AggCell{{
@@ -199,7 +199,7 @@ func TestReproduceRestatement(t *testing.T) {
 		return numbers.AggCell{ID: id, Status: numbers.Status{Kind: numbers.StatusOK}, N: 6, Expected: 6, Acc: numbers.Stat{Mean: 91.7, SD: 0.4}, Results: runs}
 	}
 	rec := &numbers.AggregateRecord{Table: "t", Rows: [][]numbers.AggCell{{cell("t/a/s"), cell("u/a/s"), cell("v/a/s")}}}
-	p := &ReproductionParams{}
+	p := &Params{}
 	p.AddPublished(&published.File{Value: []published.Value{
 		{ID: "t/a/s", Mean: 91.6, SD: fp(0.3), N: 6, Cite: "table", Line: 10},
 		{ID: "u/a/s", Mean: 91.6, SD: fp(0.3), N: 6, Cite: "text", Line: 20},
@@ -256,7 +256,7 @@ func TestReproduceSeed(t *testing.T) {
 		{ID: "t/b/s", Status: numbers.Status{Kind: numbers.StatusOK}, N: 6, Expected: 6, Seeds: seeds, Values: b, Acc: numbers.Stat{Mean: 68.4, SD: 28}},
 		{ID: "t/c/s", Status: numbers.Status{Kind: numbers.StatusOK}, N: 1, Expected: 1, Seeds: seeds[:1], Values: a[:1], Acc: numbers.Stat{Mean: 84.1}},
 	}}}
-	p := &ReproductionParams{}
+	p := &Params{}
 	p.AddPublished(&published.File{Value: []published.Value{
 		{ID: "t/a/s/seed3of3", SeedsOf: "t/a/s", Survivors: true, Rank: 3, N: 3, Mean: 84.8, Cite: "x", Line: 1},
 		{ID: "t/a/s/seed1of6", SeedsOf: "t/a/s", Rank: 1, N: 6, Mean: 75.5, Cite: "x", Line: 2},
@@ -267,7 +267,7 @@ func TestReproduceSeed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	by := map[string]ReproRow{}
+	by := map[string]Row{}
 	for _, r := range rep.Rows {
 		by[r.ID] = r
 	}

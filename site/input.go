@@ -10,7 +10,7 @@ import (
 type Input struct {
 	Profile string
 	// Report is the reproduction report (nil: no verdicts are shown).
-	Report  *judge.ReproReport
+	Report  *judge.Report
 	Tables  []*numbers.Sidecar
 	Figures []*numbers.FigureSidecar
 	// Records are the seeds' train records by "<cell ID> <result digest>"

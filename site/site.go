@@ -34,7 +34,7 @@ type number struct {
 	cmp   *numbers.Comparison
 	// rows are the verdicts on it and on its other numbers
 	// (<id>/forgetting, ...), the first on the number itself if judged.
-	rows []*judge.ReproRow
+	rows []*judge.Row
 	sel  *numbers.FigSelection
 }
 
@@ -48,7 +48,7 @@ type site struct {
 	in      *Input
 	nums    map[string]*number
 	order   []string // number IDs in page order
-	byRow   map[string]*judge.ReproRow
+	byRow   map[string]*judge.Row
 	files   map[string][]byte
 	tableOf map[string]*numbers.Sidecar
 }
@@ -153,7 +153,7 @@ func (s *site) write(dir string) error {
 }
 
 func newSite(in *Input) *site {
-	s := &site{in: in, nums: map[string]*number{}, byRow: map[string]*judge.ReproRow{}, files: map[string][]byte{}, tableOf: map[string]*numbers.Sidecar{}}
+	s := &site{in: in, nums: map[string]*number{}, byRow: map[string]*judge.Row{}, files: map[string][]byte{}, tableOf: map[string]*numbers.Sidecar{}}
 	add := func(n *number) {
 		if s.nums[n.id] == nil {
 			s.order = append(s.order, n.id)
@@ -219,7 +219,7 @@ func newSite(in *Input) *site {
 				add(n)
 			}
 			if n.id == r.ID {
-				n.rows = append([]*judge.ReproRow{r}, n.rows...)
+				n.rows = append([]*judge.Row{r}, n.rows...)
 			} else {
 				n.rows = append(n.rows, r)
 			}
@@ -273,7 +273,7 @@ func outcomeClass(o verdict.Outcome) string {
 }
 
 // verdictOf is the verdict on a number itself (not on its other numbers).
-func (n *number) verdictOf() (*judge.ReproRow, bool) {
+func (n *number) verdictOf() (*judge.Row, bool) {
 	if len(n.rows) > 0 && n.rows[0].ID == n.id {
 		return n.rows[0], true
 	}

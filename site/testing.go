@@ -58,16 +58,16 @@ func FixtureInput(shift float64) *Input {
 	fig := &numbers.FigureSidecar{Figure: "sweep", Label: "fig:sweep", Profile: "paper", Source: "figure/sweep",
 		Points: []numbers.FigurePoint{pt("fig/sweep/ours/100", "ours", 100, y1, false), pt("fig/sweep/ours/1000", "ours", 1000, y2, false)},
 		Lines:  []numbers.FigurePoint{pt("fig/sweep/line/b", "reference", 0, y2, true)}}
-	judged := func(id string, ours numbers.AggCell, pub, pubSD float64, k verdict.Kind) judge.ReproRow {
+	judged := func(id string, ours numbers.AggCell, pub, pubSD float64, k verdict.Kind) judge.Row {
 		j := verdict.Welch(verdict.Ours(ours.Acc.Mean, ours.Acc.SD, ours.N), verdict.Printed(pub, &pubSD, 3, verdict.HalfUnit(1, 0)), k)
-		return judge.ReproRow{ID: id, Group: "tab", Cite: "Table tab:tab, row 1", Line: 100, Published: fmt.Sprintf("%.1f ± %.1f", pub, pubSD),
+		return judge.Row{ID: id, Group: "tab", Cite: "Table tab:tab, row 1", Line: 100, Published: fmt.Sprintf("%.1f ± %.1f", pub, pubSD),
 			Ours: fmt.Sprintf("%.1f ± %.1f", ours.Acc.Mean, ours.Acc.SD), Judgement: &j}
 	}
-	rows := []judge.ReproRow{judged("tab/a/sequential", a1, 90.1, 0.3, verdict.Points), judged("tab/b/sequential", b1, 70, 0.3, verdict.Points)}
+	rows := []judge.Row{judged("tab/a/sequential", a1, 90.1, 0.3, verdict.Points), judged("tab/b/sequential", b1, 70, 0.3, verdict.Points)}
 	fg := a1
 	fg.Acc = fg.Forgetting
 	rows = append(rows, judged("tab/a/sequential/forgetting", fg, 5.1, 0.4, verdict.Points),
-		judge.ReproRow{ID: "tab/b/static", Group: "tab", Published: "93.0", Verdict: verdict.NotRun, Note: "not run: no data"})
+		judge.Row{ID: "tab/b/static", Group: "tab", Published: "93.0", Verdict: verdict.NotRun, Note: "not run: no data"})
 	var fam verdict.Family
 	for i := range rows {
 		if rows[i].Judgement != nil {
@@ -75,7 +75,7 @@ func FixtureInput(shift float64) *Input {
 		}
 	}
 	fam.Settle()
-	rep := &judge.ReproReport{Profile: "paper", Rows: rows}
+	rep := &judge.Report{Profile: "paper", Rows: rows}
 	for i := range rows {
 		if rows[i].Judgement != nil {
 			rows[i].Verdict = rows[i].Judgement.Outcome

@@ -24,18 +24,18 @@ import (
 //
 // aggregate/<table> (Aggregate): inputs "rXXcYsZ", the train cell of seed
 // index Z in row XX, column Y; output "aggregate", canonical JSON
-// (AggregateRecord): per table cell the seeds, their final accuracy x100,
-// mean and sample s.d., forgetting and replay counts, the missing seeds and
-// the result digests; and the seed-paired bootstrap intervals of the
-// differences the paper states.
+// (numbers.AggregateRecord): per table cell the seeds, their final
+// accuracy x100, mean and sample s.d., forgetting and replay counts, the
+// missing seeds and the result digests; and the seed-paired bootstrap
+// intervals of the differences the paper states.
 //
 // render/<table> (Render): input "aggregate"; outputs "tex" (the booktabs
 // table, one comment per row naming its number IDs) and "ids" (JSON
-// Sidecar: every number with its row, column and provenance). `repro run`
-// copies them to paper/tables/<table>.tex and .ids.json.
+// numbers.Sidecar: every number with its row, column and provenance).
+// `repro run` copies them to paper/tables/<table>.tex and .ids.json.
 //
 // reproduction (Reproduction): one input per table, named by the table;
-// outputs "tex" (paper/reproduction.tex) and "report" (JSON ReproReport):
+// outputs "tex" (paper/reproduction.tex) and "report" (JSON judge.Report):
 // every number against the paper's published value (paper/published.toml).
 //
 // Which cells a table reads, and how they are named, is decided by package

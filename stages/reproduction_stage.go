@@ -13,7 +13,7 @@ import (
 // Reproduction judges every published number and claim against the
 // numbers of the tables (inputs: one aggregate cell per table, named by the
 // table) and figures (inputs "fig:<name>": the figure cells' "ids").
-// Outputs: "tex" (paper/reproduction.tex) and "report" (JSON ReproReport).
+// Outputs: "tex" (paper/reproduction.tex) and "report" (JSON judge.Report).
 //
 // Version history:
 //
@@ -69,9 +69,9 @@ import (
 var Reproduction = &pipeline.Stage{
 	Name:      "reproduction",
 	Version:   19,
-	NewParams: func() any { return &judge.ReproductionParams{} },
+	NewParams: func() any { return &judge.Params{} },
 	Run: func(ctx context.Context, rc *pipeline.RunContext) error {
-		p := rc.Params.(*judge.ReproductionParams)
+		p := rc.Params.(*judge.Params)
 		var recs []*numbers.AggregateRecord
 		for _, t := range p.Tables {
 			b, err := rc.Input(t).Read(ctx, "aggregate")
@@ -114,7 +114,7 @@ var Reproduction = &pipeline.Stage{
 		if err != nil {
 			return err
 		}
-		rc.Put("tex", []byte(judge.ReproductionTeX(rep)))
+		rc.Put("tex", []byte(rep.TeX()))
 		rc.Put("report", append(b, '\n'))
 		return nil
 	},

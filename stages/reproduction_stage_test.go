@@ -16,7 +16,7 @@ func TestReproduction(t *testing.T) {
 	t.Parallel()
 	p, in := tinyAggregate()
 	agg, _ := runStage(t, Aggregate, p, in, nil)
-	rp := &judge.ReproductionParams{Tables: []string{"tiny"}, Profile: "smoke"}
+	rp := &judge.Params{Tables: []string{"tiny"}, Profile: "smoke"}
 	rp.AddPublished(&published.File{Value: []published.Value{
 		{ID: "tiny/a/sequential", Mean: 91.7, SD: fp(0.3), N: 3, Cite: "Table tiny, row 1", Line: 1},
 		{ID: "tiny/b/sequential", Mean: 80.0, SD: fp(0.5), N: 3, Cite: "Table tiny, row 2", Line: 2},
@@ -26,11 +26,11 @@ func TestReproduction(t *testing.T) {
 	}, NotRun: []published.NotRunGroup{{What: "an appendix", Lines: []int{10, 20}, Count: 7, Status: "not run", Reason: "not in this profile"}}})
 	out, order := runStage(t, Reproduction, rp, map[string]outputs{"tiny": agg}, nil)
 	checkGolden(t, "reproduction-tiny", digestLines(out, order))
-	var rep judge.ReproReport
+	var rep judge.Report
 	if err := json.Unmarshal(out["report"], &rep); err != nil {
 		t.Fatal(err)
 	}
-	by := map[string]judge.ReproRow{}
+	by := map[string]judge.Row{}
 	for _, r := range rep.Rows {
 		by[r.ID] = r
 	}

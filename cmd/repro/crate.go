@@ -389,7 +389,7 @@ func crateNumbers(w *workspace, p *pipeline.Plan) ([]crateNumber, error) {
 			put(pt.ID, &source{group: "fig/" + f, cells: cells, producer: cellid.Figure(f), text: pt.Text})
 		}
 	}
-	rows := map[string]*judge.ReproRow{}
+	rows := map[string]*judge.Row{}
 	var disputed map[string]*judge.DisputedResult
 	if rep, _, err := committedReport(w); err == nil {
 		for i := range rep.Rows {

@@ -88,7 +88,7 @@ func runShow(ctx context.Context, e *env, w *workspace, name string, mode showMo
 		if err != nil {
 			return err
 		}
-		rep := &judge.ReproReport{}
+		rep := &judge.Report{}
 		if ok {
 			if err := json.Unmarshal(b, rep); err != nil {
 				return err
@@ -223,12 +223,12 @@ func plainLaTeX(s string) string {
 // from the tables as committed, so a fresh clone can show it without a store.
 // Tables declared but not committed yet are left out with their published
 // values, and listed in missing.
-func committedReport(w *workspace) (rep *judge.ReproReport, missing []string, err error) {
+func committedReport(w *workspace) (rep *judge.Report, missing []string, err error) {
 	c := w.graph.Cell(cellid.Reproduction)
 	if c == nil {
 		return nil, nil, fmt.Errorf("profile %s has no reproduction cell", w.profile)
 	}
-	rp, ok := c.Params.(*judge.ReproductionParams)
+	rp, ok := c.Params.(*judge.Params)
 	if !ok {
 		return nil, nil, fmt.Errorf("reproduction cell: params %T", c.Params)
 	}
@@ -308,7 +308,7 @@ func recordOf(sc *numbers.Sidecar) *numbers.AggregateRecord {
 }
 
 // printReport prints the report's summary line, or the report as JSON.
-func printReport(e *env, rep *judge.ReproReport, mode showMode) error {
+func printReport(e *env, rep *judge.Report, mode showMode) error {
 	if !mode.json {
 		_, err := fmt.Fprintln(e.stdout, rep.Summary())
 		return err
@@ -323,7 +323,7 @@ func printReport(e *env, rep *judge.ReproReport, mode showMode) error {
 
 // showReport prints the reproduction report in the terminal: the verdict
 // line and the counts per group first, then the differs, then everything.
-func showReport(e *env, rep *judge.ReproReport) {
+func showReport(e *env, rep *judge.Report) {
 	out := e.stdout
 	if rep.Stamp != "" {
 		fmt.Fprintln(out, rep.Stamp)

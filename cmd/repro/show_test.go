@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 
-	"repro/judge"
 	"repro/numbers"
 )
 
@@ -49,7 +48,7 @@ func TestCommittedReportMatchesCommittedTeX(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := judge.ReproductionTeX(rep)
+	got := rep.TeX()
 	if *updateReport {
 		// The report's own rendering changed (a reproduction stage version):
 		// the committed report follows the committed tables.
