@@ -56,13 +56,28 @@ func Reproduce(p *Params, recs []*numbers.AggregateRecord, disputed *numbers.Agg
 	ns := ourNumbers(recs)
 	pool(ns, p.Disputed, disputed)
 	rep := &Report{Profile: p.Profile, Stamp: p.Stamp, NotRun: p.NotRun, PaperNumbers: p.PaperNumbers}
-	sds := printedSDs(p.Values, ns)
-	var fam, claimFam verdict.Family
-	// One comparison per quantity and printing: a restatement shares
-	// the judgement of the first value that prints it.
+	rep.judgeValues(p.Values, ns)
+	rep.addRestatements(p.Restatements)
+	rep.judgeClaims(p.Claims, ns)
+	rep.count(p.NotRun)
+	if len(p.Disputed) > 0 && disputed != nil {
+		var err error
+		if rep.Disputed, err = judgeDisputed(p, disputed); err != nil {
+			return nil, err
+		}
+	}
+	return rep, nil
+}
+
+// judgeValues adds a row per published value, judged against ns, the
+// values one family: one comparison per quantity and printing (a value
+// printed alike elsewhere restates the first that prints it, and shares
+// its judgement).
+func (rep *Report) judgeValues(vs []published.Value, ns map[string]*ours) {
+	sds := printedSDs(vs, ns)
 	first := map[string]int{}
-	for i := range p.Values {
-		v := &p.Values[i]
+	for i := range vs {
+		v := &vs[i]
 		r := judgeValue(v, ns, sds)
 		if o := ns[v.ID]; o != nil && r.Judgement != nil {
 			k := o.key + "|" + printingKey(v, effectiveN(v, o))
@@ -75,24 +90,29 @@ func Reproduce(p *Params, recs []*numbers.AggregateRecord, disputed *numbers.Agg
 		}
 		rep.Rows = append(rep.Rows, r)
 	}
+	var fam verdict.Family
 	for i := range rep.Rows {
 		if j := rep.Rows[i].Judgement; j != nil && rep.Rows[i].Restates == "" {
 			fam.Add(j)
 		}
 	}
 	fam.Settle()
-	// The paper's restatements ([[restatement]]): rows of their value's
-	// number, each with its own line, sharing its judgement.
+}
+
+// addRestatements adds the paper's restatements ([[restatement]]): rows of
+// their value's number, each with its own line, sharing its judgement (as
+// does every row that restates another).
+func (rep *Report) addRestatements(sts []published.Restatement) {
 	byID := map[string]int{}
 	for i := range rep.Rows {
 		if _, ok := byID[rep.Rows[i].ID]; !ok {
 			byID[rep.Rows[i].ID] = i
 		}
 	}
-	for _, st := range p.Restatements {
+	for _, st := range sts {
 		at, ok := byID[st.Of]
 		if !ok {
-			continue // ParsePublished checks that it names a value
+			continue // published.Parse checks that it names a value
 		}
 		r := Row{ID: st.Of, Group: group(st.Of), Cite: st.Cite, Line: st.Line, Cause: rep.Rows[at].Cause, Restates: st.Of,
 			Published: restatedText(&st), Ours: rep.Rows[at].Ours, Note: rep.Rows[at].Note}
@@ -111,17 +131,30 @@ func Reproduce(p *Params, recs []*numbers.AggregateRecord, disputed *numbers.Agg
 			}
 		}
 	}
-	for _, c := range p.Claims {
+}
+
+// judgeClaims adds every claim, judged against ns, their conditions one
+// family.
+func (rep *Report) judgeClaims(cs []published.Claim, ns map[string]*ours) {
+	for _, c := range cs {
 		rep.Claims = append(rep.Claims, judgeClaim(c, ns))
 	}
+	var fam verdict.Family
 	for i := range rep.Claims {
 		for k := range rep.Claims[i].Conditions {
 			if j := rep.Claims[i].Conditions[k].Judgement; j != nil {
-				claimFam.Add(j)
+				fam.Add(j)
 			}
 		}
 	}
-	claimFam.Settle()
+	fam.Settle()
+}
+
+// count sets every row's and claim's verdict from its settled judgement
+// and counts them: the numbers (with notRun, the paper's numbers no cell
+// computes, as one "paper only" group), per group in report order, the
+// distinct comparisons and the claims.
+func (rep *Report) count(notRun []published.NotRunGroup) {
 	groups := map[string]*GroupTally{}
 	var order []string
 	tally := func(g string) *GroupTally {
@@ -142,7 +175,7 @@ func Reproduce(p *Params, recs []*numbers.AggregateRecord, disputed *numbers.Agg
 			rep.Comparisons.AddJudgement(r.Judgement)
 		}
 	}
-	for _, g := range p.NotRun {
+	for _, g := range notRun {
 		t := tally("paper only")
 		t.NotRun += g.Count
 		rep.Numbers.NotRun += g.Count
@@ -156,13 +189,6 @@ func Reproduce(p *Params, recs []*numbers.AggregateRecord, disputed *numbers.Agg
 	for _, g := range order {
 		rep.Groups = append(rep.Groups, *groups[g])
 	}
-	if len(p.Disputed) > 0 && disputed != nil {
-		var err error
-		if rep.Disputed, err = judgeDisputed(p, disputed); err != nil {
-			return nil, err
-		}
-	}
-	return rep, nil
 }
 
 // printingKey is a published value's printing: two values of one

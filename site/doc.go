@@ -5,9 +5,10 @@
 // Nouns:
 //
 //   - Input: the typed results the site is built from (the reproduction
-//     report, the tables' and figures' sidecars, the seeds' records, the
+//     report, judge.Report; the tables' and figures' sidecars,
+//     numbers.Sidecar and numbers.FigureSidecar; the seeds' records, the
 //     default configurations). The site reads these; it never parses
-//     rendered text.
+//     rendered text, and it imports no stage: it reads judgements.
 //   - Card: the page of one number or plotted point: ours against the
 //     paper's with the verdict and its statistics, the seeds as a strip
 //     plot, the cells, keys, configuration (as a difference from the

@@ -15,6 +15,9 @@
 //
 // A cross-reference to a label the document lacks (the paper's appendices)
 // is written as its kind and name (App. “probes”), never as a raw label.
+//
+// Escape is the other way in: our own plain text (IDs, reasons, stamps,
+// verdicts) escaped for LaTeX, for the tables, captions and the report.
 package latex
 
 import (
