@@ -314,7 +314,7 @@ func judgeValue(v *published.Value, ns map[string]*ours, sds map[string]printedS
 	}
 	kind := o.kind
 	if v.Kind != "" {
-		kind, _ = verdict.ParseKind(v.Kind) // checked by ParsePublished
+		kind, _ = verdict.ParseKind(v.Kind) // checked by published.Parse
 	}
 	us := verdict.Ours(o.stat.Mean, o.stat.SD, c.N)
 	n := v.N
@@ -379,7 +379,7 @@ func judgeSeed(v *published.Value, ns map[string]*ours) Row {
 	o := ns[v.SeedsOf]
 	kind := o.kind
 	if v.Kind != "" {
-		kind, _ = verdict.ParseKind(v.Kind) // checked by ParsePublished
+		kind, _ = verdict.ParseKind(v.Kind) // checked by published.Parse
 	}
 	d := max(v.Places(), 1)
 	m, sd := verdict.MeanSD(xs)
@@ -482,7 +482,7 @@ func judgeClaim(c published.Claim, ns map[string]*ours) ClaimResult {
 	cr := ClaimResult{ID: c.ID, Text: c.Text, Cite: c.Cite, Line: c.Line, Cause: c.Cause}
 	kind := verdict.Points
 	if c.Kind != "" {
-		kind, _ = verdict.ParseKind(c.Kind) // checked by ParsePublished
+		kind, _ = verdict.ParseKind(c.Kind) // checked by published.Parse
 	}
 	for _, h := range c.Holds {
 		cond := ConditionResult{Text: h}
