@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"repro/cellid"
+	"repro/judge"
 	"repro/pipeline"
 	"repro/stages"
 )
@@ -158,7 +159,7 @@ func (m *Matrix) trainCells(b *builder, profile string, prof *Profile) error {
 // numbers.
 func judgeFigures(cs, figs []*pipeline.Cell) {
 	for _, c := range cs {
-		rp, ok := c.Params.(*stages.ReproductionParams)
+		rp, ok := c.Params.(*judge.Params)
 		if !ok || c.ID != cellid.Reproduction {
 			continue
 		}

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"repro/cellid"
+	"repro/numbers"
 	"repro/pipeline"
 	"repro/stages"
 )
@@ -224,7 +225,7 @@ func notRunCells(ap *stages.AggregateParams, blockedOn map[[2]int][]string) *sta
 	var out *stages.AggregateParams
 	for k, roots := range blockedOn {
 		i := k[0]*nc + k[1]
-		if i >= len(ap.Cells) || ap.Cells[i].Status.Kind != stages.StatusRun || len(roots) != len(strings.Fields(ap.Cells[i].Seeds)) {
+		if i >= len(ap.Cells) || ap.Cells[i].Status.Kind != numbers.StatusRun || len(roots) != len(strings.Fields(ap.Cells[i].Seeds)) {
 			continue
 		}
 		if slices.Contains(roots, "") {
@@ -247,4 +248,4 @@ func notRunCells(ap *stages.AggregateParams, blockedOn map[[2]int][]string) *sta
 // BlockedStatus is the status of a table cell or figure point none of
 // whose cells can run because cell root failed: not run, "blocked by
 // <root>".
-func BlockedStatus(root string) stages.Status { return stages.NotRun("blocked by " + root) }
+func BlockedStatus(root string) numbers.Status { return numbers.NotRun("blocked by " + root) }

@@ -3,6 +3,7 @@ package experiments
 import (
 	"testing"
 
+	"repro/numbers"
 	"repro/stages"
 )
 
@@ -13,10 +14,10 @@ import (
 func TestNotRunCells(t *testing.T) {
 	t.Parallel()
 	run := func(seeds string) stages.TableCell {
-		return stages.TableCell{Status: stages.Status{Kind: stages.StatusRun}, Seeds: seeds, Cell: "train/x"}
+		return stages.TableCell{Status: numbers.Status{Kind: numbers.StatusRun}, Seeds: seeds, Cell: "train/x"}
 	}
 	ap := &stages.AggregateParams{Table: "t", Rows: []string{"a", "b"}, Protocols: []string{"s", "x"},
-		Cells: []stages.TableCell{run("0 1"), run("0 1"), run("0 1"), {Status: stages.Status{Kind: stages.StatusNA}}}}
+		Cells: []stages.TableCell{run("0 1"), run("0 1"), run("0 1"), {Status: numbers.Status{Kind: numbers.StatusNA}}}}
 	got := notRunCells(ap, map[[2]int][]string{
 		{0, 0}: {"download/cifar100", "download/cifar100"}, // every seed blocked
 		{0, 1}: {"download/cifar100", ""},                  // one seed failed itself
@@ -26,9 +27,9 @@ func TestNotRunCells(t *testing.T) {
 	if got == ap {
 		t.Fatal("notRunCells marked nothing")
 	}
-	want := []stages.Status{
-		stages.NotRun("blocked by download/cifar100"),
-		{Kind: stages.StatusRun}, {Kind: stages.StatusRun}, {Kind: stages.StatusNA},
+	want := []numbers.Status{
+		numbers.NotRun("blocked by download/cifar100"),
+		{Kind: numbers.StatusRun}, {Kind: numbers.StatusRun}, {Kind: numbers.StatusNA},
 	}
 	for i, c := range got.Cells {
 		if c.Status != want[i] {
@@ -38,7 +39,7 @@ func TestNotRunCells(t *testing.T) {
 	if c := got.Cells[0]; c.Seeds != "" || c.Cell != "" {
 		t.Errorf("blocked cell keeps its seeds %q and cell %q", c.Seeds, c.Cell)
 	}
-	if ap.Cells[0].Status.Kind != stages.StatusRun {
+	if ap.Cells[0].Status.Kind != numbers.StatusRun {
 		t.Error("notRunCells changed its argument")
 	}
 	if same := notRunCells(ap, map[[2]int][]string{{0, 1}: {"", ""}}); same != ap {

@@ -11,6 +11,8 @@ import (
 	"repro/cellid"
 	"repro/internal/dataset"
 	"repro/internal/refruns"
+	"repro/judge"
+	"repro/numbers"
 	"repro/pipeline"
 	"repro/stages"
 )
@@ -217,7 +219,7 @@ func (m *Matrix) disputedCells(b *builder, profile string, prof *Profile, rep *p
 	if !d.inProfile(profile) || rep == nil {
 		return nil
 	}
-	rp := rep.Params.(*stages.ReproductionParams)
+	rp := rep.Params.(*judge.Params)
 	// Rows: the experiments; columns: a protocol on the experiment's first
 	// split (named by the protocol), or on a row's own split (named
 	// "<protocol>-split<seed>").
@@ -254,14 +256,14 @@ func (m *Matrix) disputedCells(b *builder, profile string, prof *Profile, rep *p
 	for i, c := range cols {
 		protos[i] = c.id
 	}
-	ap := &stages.AggregateParams{Table: stages.DisputedTable, Rows: exps, Protocols: protos, DefaultSeeds: len(d.Seeds),
+	ap := &stages.AggregateParams{Table: judge.DisputedTable, Rows: exps, Protocols: protos, DefaultSeeds: len(d.Seeds),
 		Resamples: stages.BootstrapResamples, BootstrapSeed: stages.BootstrapSeed}
 	var inputs []pipeline.CellInput
 	for r, name := range exps {
 		e := m.byName[name]
 		for c, col := range cols {
 			if !need[name+"\x00"+col.id] {
-				ap.Cells = append(ap.Cells, stages.TableCell{Status: stages.Status{Kind: stages.StatusEmpty}})
+				ap.Cells = append(ap.Cells, stages.TableCell{Status: numbers.Status{Kind: numbers.StatusEmpty}})
 				continue
 			}
 			split := cmp.Or(col.split, e.splits(prof)[0])
@@ -270,18 +272,18 @@ func (m *Matrix) disputedCells(b *builder, profile string, prof *Profile, rep *p
 				seeds = append(seeds, strconv.FormatInt(seed, 10))
 				in := m.disputedTrainCell(b, profile, e, col.protocol, split, seed,
 					slices.Contains(e.seeds(prof), seed) && slices.Contains(e.splits(prof), split))
-				if !slices.Contains(in.Tables, stages.DisputedTable) {
-					in.Tables = append(in.Tables, stages.DisputedTable)
+				if !slices.Contains(in.Tables, judge.DisputedTable) {
+					in.Tables = append(in.Tables, judge.DisputedTable)
 				}
 				inputs = append(inputs, pipeline.CellInput{Name: cellid.Input{Row: r, Col: c, Seed: s}.String(), Cell: in})
 			}
-			ap.Cells = append(ap.Cells, stages.TableCell{Status: stages.Status{Kind: stages.StatusRun}, Seeds: strings.Join(seeds, " "),
+			ap.Cells = append(ap.Cells, stages.TableCell{Status: numbers.Status{Kind: numbers.StatusRun}, Seeds: strings.Join(seeds, " "),
 				Cell: cellid.Train{Experiment: name, Protocol: col.protocol, Eval: cellid.EvalOf(split)}.Prefix()})
 		}
 	}
-	agg := &pipeline.Cell{ID: cellid.Aggregate(stages.DisputedTable), Stage: stages.Aggregate, Params: ap, Inputs: inputs, Tables: []string{stages.DisputedTable}}
+	agg := &pipeline.Cell{ID: cellid.Aggregate(judge.DisputedTable), Stage: stages.Aggregate, Params: ap, Inputs: inputs, Tables: []string{judge.DisputedTable}}
 	for _, r := range d.Rows {
-		row := stages.DisputedRow{ID: r.ID, Label: r.Label, Experiment: r.Experiment, Minus: r.Minus, Protocol: r.Protocol, RefNote: r.ReferenceNote,
+		row := judge.DisputedRow{ID: r.ID, Label: r.Label, Experiment: r.Experiment, Minus: r.Minus, Protocol: r.Protocol, RefNote: r.ReferenceNote,
 			RowSeeds: len(m.byName[r.Experiment].seeds(prof))}
 		if c := colOf(r.Experiment, r); c.id != r.Protocol {
 			row.Column = c.id
@@ -309,7 +311,7 @@ func (m *Matrix) disputedCells(b *builder, profile string, prof *Profile, rep *p
 		}
 		rp.Disputed = append(rp.Disputed, row)
 	}
-	rep.Inputs = append(rep.Inputs, pipeline.CellInput{Name: stages.DisputedInput, Cell: agg})
+	rep.Inputs = append(rep.Inputs, pipeline.CellInput{Name: judge.DisputedInput, Cell: agg})
 	return agg
 }
 

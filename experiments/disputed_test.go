@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"repro/cellid"
+	"repro/judge"
 	"repro/pipeline"
 	"repro/stages"
 )
@@ -99,12 +100,12 @@ func TestDisputedCells(t *testing.T) {
 	rep := g.Cell(cellid.Reproduction)
 	found := false
 	for _, in := range rep.Inputs {
-		found = found || in.Name == stages.DisputedInput && in.Cell == agg
+		found = found || in.Name == judge.DisputedInput && in.Cell == agg
 	}
 	if !found {
 		t.Error("the reproduction cell does not read aggregate/disputed")
 	}
-	rows := rep.Params.(*stages.ReproductionParams).Disputed
+	rows := rep.Params.(*judge.Params).Disputed
 	if len(rows) != 1 || len(rows[0].RefAcc) != 2 || rows[0].RefAcc[1] != 92.10 || rows[0].RefSeeds[1] != 2 {
 		t.Errorf("reproduction's disputed rows = %+v", rows)
 	}
@@ -222,7 +223,7 @@ reference_script = "run_mnist"
 			if err != nil {
 				t.Fatal(err)
 			}
-			rows := g.Cell(cellid.Reproduction).Params.(*stages.ReproductionParams).Disputed
+			rows := g.Cell(cellid.Reproduction).Params.(*judge.Params).Disputed
 			want := 81.91
 			if tc.name == "run_seq_test" {
 				want = 92.10
@@ -272,7 +273,7 @@ reference_note = "none run on split 2"
 			t.Errorf("cell %s: %v, want a new cell that keeps a diverged run", id, c)
 		}
 	}
-	rows := g.Cell(cellid.Reproduction).Params.(*stages.ReproductionParams).Disputed
+	rows := g.Cell(cellid.Reproduction).Params.(*judge.Params).Disputed
 	if len(rows) != 2 || rows[0].Column != "" || rows[1].Column != "sequential-split4321" {
 		t.Errorf("reproduction's disputed rows = %+v", rows)
 	}
@@ -289,7 +290,7 @@ reference_note = "none run on split 2"
 	if err != nil {
 		t.Fatal(err)
 	}
-	rows = g.Cell(cellid.Reproduction).Params.(*stages.ReproductionParams).Disputed
+	rows = g.Cell(cellid.Reproduction).Params.(*judge.Params).Disputed
 	if len(rows) != 2 || rows[0].RefValSeed != 0 || len(rows[0].RefAcc) != 2 ||
 		rows[1].RefValSeed != 4321 || len(rows[1].RefAcc) != 1 || rows[1].RefAcc[0] != 40 || rows[1].RefSeeds[0] != 5 {
 		t.Errorf("rows on split 1 and split 2 with the authors' runs = %+v", rows)

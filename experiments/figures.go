@@ -12,6 +12,7 @@ import (
 
 	"repro/cellid"
 	"repro/figure"
+	"repro/numbers"
 	"repro/pipeline"
 	"repro/stages"
 )
@@ -440,7 +441,7 @@ func (r *figResolver) figureLayout(f *FigureSpec) (*stages.FigLayout, error) {
 // experiment may be missing).
 func (r *figResolver) line(p, l int, ln *FigureLine, needs string) (stages.FigLine, error) {
 	out := stages.FigLine{Label: ln.Label, Dashed: ln.Dashed, Color: ln.Color, Value: ln.Value,
-		Status: stages.Status{Kind: stages.StatusRun}}
+		Status: numbers.Status{Kind: numbers.StatusRun}}
 	if ln.Value != nil {
 		out.ID = fmt.Sprintf("fig/%s/line/%s", r.fig, strconv.FormatFloat(*ln.Value, 'g', -1, 64))
 		return out, nil
@@ -467,17 +468,17 @@ type figResolver struct {
 //
 // An energy metric (stages.IsEnergyMetric) reads the experiment's energy
 // cells instead of its train cells.
-func (r *figResolver) ref(name, protocol, metric string, input cellid.FigureInput, needs string) (*stages.CellRef, stages.Status, error) {
+func (r *figResolver) ref(name, protocol, metric string, input cellid.FigureInput, needs string) (*stages.CellRef, numbers.Status, error) {
 	e := r.m.byName[name]
 	switch {
 	case e == nil && needs != "":
-		return nil, stages.NotRun(needs), nil
+		return nil, numbers.NotRun(needs), nil
 	case e == nil:
-		return nil, stages.Status{}, fmt.Errorf("%s: figure %s: no experiment %q", r.m.cfg.Path, r.fig, name)
+		return nil, numbers.Status{}, fmt.Errorf("%s: figure %s: no experiment %q", r.m.cfg.Path, r.fig, name)
 	case !e.inProfile(r.profile):
-		return nil, stages.NotRun(fmt.Sprintf("experiment %s is not in profile %s", name, r.profile)), nil
+		return nil, numbers.NotRun(fmt.Sprintf("experiment %s is not in profile %s", name, r.profile)), nil
 	case !slices.Contains(e.Protocols, protocol):
-		return nil, stages.NotRun(fmt.Sprintf("experiment %s has no protocol %s", name, protocol)), nil
+		return nil, numbers.NotRun(fmt.Sprintf("experiment %s has no protocol %s", name, protocol)), nil
 	}
 	eval := cellid.EvalOf(e.splits(r.prof)[0])
 	prefix := cellid.Train{Experiment: name, Protocol: protocol, Eval: eval}.Prefix()
@@ -495,7 +496,7 @@ func (r *figResolver) ref(name, protocol, metric string, input cellid.FigureInpu
 		}
 		tc := r.byID[id]
 		if tc == nil {
-			return nil, stages.Status{}, fmt.Errorf("%s: figure %s: no cell %s", r.m.cfg.Path, r.fig, id)
+			return nil, numbers.Status{}, fmt.Errorf("%s: figure %s: no cell %s", r.m.cfg.Path, r.fig, id)
 		}
 		if tag := "fig/" + r.fig; !slices.Contains(tc.Tables, tag) {
 			tc.Tables = append(tc.Tables, tag)
@@ -505,7 +506,7 @@ func (r *figResolver) ref(name, protocol, metric string, input cellid.FigureInpu
 		r.inputs = append(r.inputs, pipeline.CellInput{Name: in.String(), Cell: tc})
 	}
 	ref.Seeds = strings.Join(parts, " ")
-	return ref, stages.Status{Kind: stages.StatusRun}, nil
+	return ref, numbers.Status{Kind: numbers.StatusRun}, nil
 }
 
 // series resolves series s of panel p: its drawing options with their
@@ -537,7 +538,7 @@ func (r *figResolver) series(p, s int, sr *FigureSeries, pn *FigurePanel) (stage
 		}
 		in := cellid.FigureInput{Panel: p, Series: s, Point: i, Role: 'y'}
 		var y *stages.CellRef
-		var status stages.Status
+		var status numbers.Status
 		var err error
 		if sr.Select != "" {
 			pt.Variants, status, err = r.variants(name, protocol, sr.Variants, in, needs)
@@ -588,7 +589,7 @@ func (r *figResolver) series(p, s int, sr *FigureSeries, pn *FigurePanel) (stage
 // variants resolves the candidates of one point of a selected series:
 // experiment name-<variant> for each variant, its inputs numbered by
 // variant (1-based). The point runs when every candidate does.
-func (r *figResolver) variants(name, protocol string, variants []string, in cellid.FigureInput, needs string) ([]*stages.CellRef, stages.Status, error) {
+func (r *figResolver) variants(name, protocol string, variants []string, in cellid.FigureInput, needs string) ([]*stages.CellRef, numbers.Status, error) {
 	var refs []*stages.CellRef
 	for v, suffix := range variants {
 		in.Variant = v + 1
@@ -598,7 +599,7 @@ func (r *figResolver) variants(name, protocol string, variants []string, in cell
 		}
 		refs = append(refs, ref)
 	}
-	return refs, stages.Status{Kind: stages.StatusRun}, nil
+	return refs, numbers.Status{Kind: numbers.StatusRun}, nil
 }
 
 // energySeries resolves the points of a series of accuracy against

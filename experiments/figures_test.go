@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"repro/numbers"
 	"repro/pipeline"
 	"repro/stages"
 )
@@ -64,7 +65,7 @@ func TestFigureCells(t *testing.T) {
 	if m := lay.Panels[0].Series[1]; m.Resamples != stages.BootstrapResamples || m.Points[0].B == nil || m.Points[0].B.Seeds != "0 1" {
 		t.Errorf("margin series %+v", m)
 	}
-	if p := lay.Panels[1].Series[0].Points[0]; p.Status != stages.NotRun("a feature") || p.ID != "fig/f/absent/2" {
+	if p := lay.Panels[1].Series[0].Points[0]; p.Status != numbers.NotRun("a feature") || p.ID != "fig/f/absent/2" {
 		t.Errorf("missing point %+v", p)
 	}
 	if tc := g.Cell("train/z/static/split7/seed0"); !strings.Contains(strings.Join(tc.Tables, " "), "fig/f") {
@@ -119,7 +120,7 @@ func TestEnergyFigureSeries(t *testing.T) {
 	var ids []string
 	for _, p := range sp.Points {
 		ids = append(ids, p.ID)
-		if p.Status.Kind != stages.StatusRun || p.Y == nil || p.XC == nil || p.XC.Input != p.Y.Input || p.XC.Prefix != p.Y.Prefix ||
+		if p.Status.Kind != numbers.StatusRun || p.Y == nil || p.XC == nil || p.XC.Input != p.Y.Input || p.XC.Prefix != p.Y.Prefix ||
 			!strings.HasPrefix(p.Y.Prefix, "energy/full/static/") || !strings.HasPrefix(p.Y.Metric, "energy.acc@spike") || !strings.HasPrefix(p.XC.Metric, "energy.nj@spike") {
 			t.Errorf("point %+v (y %+v, x %+v)", p, p.Y, p.XC)
 		}
@@ -168,7 +169,7 @@ func TestSelectFigureSeries(t *testing.T) {
 		t.Fatalf("series %s select %q, %d points", sr.Name, sr.Select, len(sr.Points))
 	}
 	p := sr.Points[1]
-	if p.ID != "fig/appfigs/bp-er/cfeat-bp-er-w512" || p.Y != nil || p.Status.Kind != stages.StatusRun || len(p.Variants) != 2 ||
+	if p.ID != "fig/appfigs/bp-er/cfeat-bp-er-w512" || p.Y != nil || p.Status.Kind != numbers.StatusRun || len(p.Variants) != 2 ||
 		p.Variants[0].Experiment != "cfeat-bp-er-w512-lr3e4" || p.Variants[1].Experiment != "cfeat-bp-er-w512-lr1e3" ||
 		p.Variants[1].Input.String() != "p0s0i1v2y0" || p.Variants[1].Seeds != "0 1 2" {
 		t.Errorf("point %+v (variants %+v)", p, p.Variants)

@@ -4,22 +4,22 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"repro/numbers"
 	"repro/pipeline"
-	"repro/stages"
 )
 
 // ReadTableSidecar reads a table's committed sidecar
 // (paper/tables/<table>.ids.json): every number of the table with its ID,
 // place, text and the cells and digests it came from.
-func ReadTableSidecar(path string) (*stages.Sidecar, error) {
-	return readJSON[stages.Sidecar](path)
+func ReadTableSidecar(path string) (*numbers.Sidecar, error) {
+	return readJSON[numbers.Sidecar](path)
 }
 
 // ReadFigureSidecar reads a figure's committed sidecar
 // (paper/figures/<name>.ids.json): every plotted point with its ID, seeds
 // and digests.
-func ReadFigureSidecar(path string) (*stages.FigureSidecar, error) {
-	return readJSON[stages.FigureSidecar](path)
+func ReadFigureSidecar(path string) (*numbers.FigureSidecar, error) {
+	return readJSON[numbers.FigureSidecar](path)
 }
 
 // maxSidecarBytes bounds a committed sidecar: 64 MiB, about 450x the

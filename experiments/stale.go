@@ -7,6 +7,7 @@ import (
 
 	"repro/artifacts"
 	"repro/cellid"
+	"repro/numbers"
 	"repro/pipeline"
 	"repro/stages"
 )
@@ -16,9 +17,9 @@ import (
 // would change because their train cells would rerun.
 
 // DiffNumbers names the numbers whose rendered text differs.
-func DiffNumbers(old, cur *stages.Sidecar) []string {
+func DiffNumbers(old, cur *numbers.Sidecar) []string {
 	var out []string
-	curBy := map[string]*stages.NumberRef{}
+	curBy := map[string]*numbers.NumberRef{}
 	for i := range cur.Numbers {
 		curBy[cur.Numbers[i].ID] = &cur.Numbers[i]
 	}
@@ -38,7 +39,7 @@ func DiffNumbers(old, cur *stages.Sidecar) []string {
 			out = append(out, fmt.Sprintf("%s (row %d, column %d): new, would render %q", c.ID, c.Row, c.Column, c.Text))
 		}
 	}
-	oldCmp := map[string]stages.Comparison{}
+	oldCmp := map[string]numbers.Comparison{}
 	for _, c := range old.Comparisons {
 		oldCmp[c.ID] = c
 	}
@@ -55,7 +56,7 @@ func signedRound(x float64) string { return fmt.Sprintf("%+.1f", x) }
 
 // CompareText shows a comparison as its rounded difference and interval,
 // or why it is not computed (ok false: absent).
-func CompareText(c stages.Comparison, ok bool) string {
+func CompareText(c numbers.Comparison, ok bool) string {
 	switch {
 	case !ok:
 		return "absent"
@@ -71,7 +72,7 @@ func CompareText(c stages.Comparison, ok bool) string {
 // plan would run is judged by verdict (given the planned cell and the
 // committed result digest): stale, or merely not computed here; notHere
 // names the numbers all of whose such cells are the latter.
-func StaleInputs(g *pipeline.Graph, p *pipeline.Plan, table string, old *stages.Sidecar, verdict func(pc *pipeline.PlannedCell, result string) (stale bool, why string)) (out, notHere []string) {
+func StaleInputs(g *pipeline.Graph, p *pipeline.Plan, table string, old *numbers.Sidecar, verdict func(pc *pipeline.PlannedCell, result string) (stale bool, why string)) (out, notHere []string) {
 	want := currentCells(g, table)
 	for _, n := range old.Numbers {
 		var why, absent []string
@@ -171,10 +172,10 @@ func currentCells(g *pipeline.Graph, table string) map[string][]string {
 // would rerun because the config changed, or hold another result than the
 // committed figure used (stale), and the train cells merely not computed
 // here (notHere).
-func StalePoints(p *pipeline.Plan, old *stages.FigureSidecar, verdict func(pc *pipeline.PlannedCell, result string) (stale bool, why string)) (stale, notHere []string) {
+func StalePoints(p *pipeline.Plan, old *numbers.FigureSidecar, verdict func(pc *pipeline.PlannedCell, result string) (stale bool, why string)) (stale, notHere []string) {
 	for _, pt := range append(old.Points, old.Lines...) {
 		var why []string
-		for _, c := range []*stages.AggCell{pt.YCell, pt.XCell, pt.BCell} {
+		for _, c := range []*numbers.AggCell{pt.YCell, pt.XCell, pt.BCell} {
 			if c == nil {
 				continue
 			}
@@ -205,9 +206,9 @@ func StalePoints(p *pipeline.Plan, old *stages.FigureSidecar, verdict func(pc *p
 
 // DiffPoints names the points of a figure that were added, dropped, or
 // would be drawn differently.
-func DiffPoints(old, cur *stages.FigureSidecar) []string {
+func DiffPoints(old, cur *numbers.FigureSidecar) []string {
 	var out []string
-	curBy := map[string]stages.FigurePoint{}
+	curBy := map[string]numbers.FigurePoint{}
 	for _, c := range append(cur.Points, cur.Lines...) {
 		curBy[c.ID] = c
 	}

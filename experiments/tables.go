@@ -11,7 +11,10 @@ import (
 	"strings"
 
 	"repro/cellid"
+	"repro/judge"
+	"repro/numbers"
 	"repro/pipeline"
+	"repro/published"
 	"repro/stages"
 )
 
@@ -99,7 +102,7 @@ type TableSpec struct {
 	MaxSeeds   int    `toml:"max_seeds"`
 	Tasks      int    `toml:"tasks"`
 
-	published *stages.Published
+	published *published.File
 	// general is true for tables declared with [[table.column]] or as a
 	// matrix: their aggregate and render cells carry per-cell metrics and
 	// decimals (the older form's keys stay as they were).
@@ -295,7 +298,11 @@ func (m *Matrix) loadPublished(t *TableSpec) error {
 	if !filepath.IsAbs(path) {
 		path = filepath.Join(m.cfg.Dir, path)
 	}
-	pub, err := stages.LoadPublished(path)
+	b, err := pipeline.ReadFileLimit(path, pipeline.MaxConfigBytes)
+	if err != nil {
+		return badField("published", "%v", err)
+	}
+	pub, err := published.Parse(path, string(b))
 	if err != nil {
 		return badField("published", "%v", err)
 	}
@@ -488,7 +495,7 @@ func (m *Matrix) tableCells(b *builder, profile string, prof *Profile) ([]*pipel
 		return nil, nil
 	}
 	var out []*pipeline.Cell
-	rp := &stages.ReproductionParams{Stamp: prof.Stamp, Profile: profile}
+	rp := &judge.Params{Stamp: prof.Stamp, Profile: profile}
 	var repInputs []pipeline.CellInput
 	pubFiles := map[string]bool{}
 	for _, t := range m.Tables {
@@ -548,7 +555,7 @@ func (m *Matrix) tableOf(b *builder, profile string, prof *Profile, t *TableSpec
 	}
 	// The general tables say "not run" and why, where the older ones
 	// (the paper's own layout) leave such cells blank.
-	render.ShowNotRun = t.general && slices.ContainsFunc(ap.Cells, func(c stages.TableCell) bool { return c.Status.Kind == stages.StatusNotRun })
+	render.ShowNotRun = t.general && slices.ContainsFunc(ap.Cells, func(c stages.TableCell) bool { return c.Status.Kind == numbers.StatusNotRun })
 	for _, c := range t.Compare {
 		ap.Compares = append(ap.Compares, stages.Compare(c))
 	}
@@ -586,24 +593,24 @@ func (t *TableSpec) cellSelection(r, c int) Selection {
 // triangle), or StatusNotRun (the row is declared not run; its experiment
 // is missing, not in this profile, or without the protocol). Every reason
 // is a fact of the config, stable as keys need.
-func (m *Matrix) cellStatus(t *TableSpec, r, c int, sel Selection, profile string) stages.Status {
+func (m *Matrix) cellStatus(t *TableSpec, r, c int, sel Selection, profile string) numbers.Status {
 	row := &t.Rows[r]
 	e := m.byName[sel.Experiment]
 	switch {
 	case slices.Contains(row.NA, t.Columns[c]):
-		return stages.Status{Kind: stages.StatusNA}
+		return numbers.Status{Kind: numbers.StatusNA}
 	case row.NotRun():
-		return stages.NotRun(row.NotRunReason)
+		return numbers.NotRun(row.NotRunReason)
 	case t.Kind == "matrix" && (c < t.Tasks && c > r || c == t.Tasks && r < t.Tasks-1):
-		return stages.Status{Kind: stages.StatusEmpty}
+		return numbers.Status{Kind: numbers.StatusEmpty}
 	case e == nil:
-		return stages.NotRun("no experiment for this cell")
+		return numbers.NotRun("no experiment for this cell")
 	case !e.inProfile(profile):
-		return stages.NotRun(fmt.Sprintf("experiment %s is not in profile %s", sel.Experiment, profile))
+		return numbers.NotRun(fmt.Sprintf("experiment %s is not in profile %s", sel.Experiment, profile))
 	case !slices.Contains(e.Protocols, sel.Protocol):
-		return stages.NotRun(fmt.Sprintf("experiment %s has no protocol %s", sel.Experiment, sel.Protocol))
+		return numbers.NotRun(fmt.Sprintf("experiment %s has no protocol %s", sel.Experiment, sel.Protocol))
 	}
-	return stages.Status{Kind: stages.StatusRun}
+	return numbers.Status{Kind: numbers.StatusRun}
 }
 
 // tableCell is table t's cell (r, c) selecting sel, as the aggregate stage
@@ -623,7 +630,7 @@ func (m *Matrix) tableCell(b *builder, profile string, prof *Profile, t *TableSp
 	if t.general {
 		tc.RelativeTo = t.Column[c].RelativeTo
 	}
-	if tc.Status.Kind != stages.StatusRun {
+	if tc.Status.Kind != numbers.StatusRun {
 		return tc, nil, nil
 	}
 	e := m.byName[sel.Experiment]

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"repro/cellid"
+	"repro/judge"
 	"repro/pipeline"
 	"repro/stages"
 )
@@ -22,7 +23,7 @@ split_seeds = [7]
 	TestExperiment{Name: "x", Protocols: []string{"sequential", "static"}, Section: []string{"lr = 3e-5"}},
 	TestExperiment{Name: "y", Protocols: []string{"sequential"}, Extra: []string{"max_seeds = 2"}},
 	TestExperiment{Name: "z", Protocols: []string{"static"}},
-) + "# ---- tables (stages/tables.go) ----\n" + TestTable{
+) + "# ---- tables (experiments/tables.go) ----\n" + TestTable{
 	Head: `name = "t"; caption = "c"; header = "h"; columns = ["sequential", "static"]; titles = ["S", "I"]; bold = ["sequential"]; param = "bp.lr"; param_title = "lr"; published = "pub.toml"`,
 	Rows: []string{
 		`experiment = "x"; label = "X"`,
@@ -97,7 +98,7 @@ func TestTableCells(t *testing.T) {
 	if rp.ShowNotRun {
 		t.Error("a table of the older form shows its not-run cells (the paper leaves them blank)")
 	}
-	rep := g.Cell("reproduction").Params.(*stages.ReproductionParams)
+	rep := g.Cell("reproduction").Params.(*judge.Params)
 	if len(rep.Values) != 1 || rep.Values[0].Mean != 91.7 {
 		t.Errorf("published %+v", rep)
 	}

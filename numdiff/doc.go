@@ -10,7 +10,9 @@
 //     or the sidecars a store holds), by number ID, with the tables and
 //     figures they came from.
 //   - Number: one table cell, figure point or seed-paired difference: its
-//     mean, s.d. and per-seed values, and its kind (verdict.Kind).
+//     mean, s.d. and per-seed values, and its kind (verdict.Kind, as
+//     judge.MetricKind decides it), read from the sidecars of package
+//     numbers.
 //   - Move: a number that differs between two builds, with the judgement
 //     of after against before.
 package numdiff

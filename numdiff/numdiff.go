@@ -3,7 +3,8 @@ package numdiff
 import (
 	"slices"
 
-	"repro/stages"
+	"repro/judge"
+	"repro/numbers"
 	"repro/verdict"
 )
 
@@ -13,7 +14,7 @@ type Number struct {
 	Group string // table name, or fig/<name>
 	// Status is "ok" or why there is no value (the sidecar's): a cell's
 	// status as it prints, or a comparison's.
-	Status stages.CompareStatus
+	Status numbers.CompareStatus
 	Mean   float64
 	SD     float64
 	N      int
@@ -31,11 +32,11 @@ type Build struct {
 
 // FromSidecars indexes the numbers of rendered tables and figures: every
 // table cell and comparison, every figure point (its plotted cell).
-func FromSidecars(tables []*stages.Sidecar, figures []*stages.FigureSidecar) *Build {
+func FromSidecars(tables []*numbers.Sidecar, figures []*numbers.FigureSidecar) *Build {
 	b := &Build{Numbers: map[string]*Number{}}
 	for _, t := range tables {
 		b.Groups = append(b.Groups, t.Table)
-		byExp := map[string]*stages.AggCell{}
+		byExp := map[string]*numbers.AggCell{}
 		for i := range t.Numbers {
 			n := &t.Numbers[i]
 			byExp[n.ID] = &n.AggCell
@@ -54,7 +55,7 @@ func FromSidecars(tables []*stages.Sidecar, figures []*stages.FigureSidecar) *Bu
 	for _, f := range figures {
 		g := "fig/" + f.Figure
 		b.Groups = append(b.Groups, g)
-		for _, list := range [][]stages.FigurePoint{f.Points, f.Lines} {
+		for _, list := range [][]numbers.FigurePoint{f.Points, f.Lines} {
 			for i := range list {
 				p := &list[i]
 				switch {
@@ -64,7 +65,7 @@ func FromSidecars(tables []*stages.Sidecar, figures []*stages.FigureSidecar) *Bu
 				case p.YCell != nil:
 					b.Numbers[p.ID] = cellNumber(p.ID, g, p.YCell)
 				default:
-					b.Numbers[p.ID] = &Number{ID: p.ID, Group: g, Status: stages.CompareStatus(p.Status.String())}
+					b.Numbers[p.ID] = &Number{ID: p.ID, Group: g, Status: numbers.CompareStatus(p.Status.String())}
 				}
 			}
 		}
@@ -72,14 +73,14 @@ func FromSidecars(tables []*stages.Sidecar, figures []*stages.FigureSidecar) *Bu
 	return b
 }
 
-func cellNumber(id, group string, c *stages.AggCell) *Number {
-	return &Number{ID: id, Group: group, Status: stages.CompareStatus(c.Status.String()), Mean: c.Acc.Mean, SD: c.Acc.SD, N: c.N,
-		Seeds: c.Seeds, Values: c.Values, Kind: stages.MetricKind(c.Metric)}
+func cellNumber(id, group string, c *numbers.AggCell) *Number {
+	return &Number{ID: id, Group: group, Status: numbers.CompareStatus(c.Status.String()), Mean: c.Acc.Mean, SD: c.Acc.SD, N: c.N,
+		Seeds: c.Seeds, Values: c.Values, Kind: judge.MetricKind(c.Metric)}
 }
 
 // cmpNumber is a seed-paired difference a - b: its per-seed differences
 // over the seeds both have, when the cells are at hand.
-func cmpNumber(group string, c *stages.Comparison, a, b *stages.AggCell) *Number {
+func cmpNumber(group string, c *numbers.Comparison, a, b *numbers.AggCell) *Number {
 	n := &Number{ID: c.ID, Group: group, Status: c.Status, Mean: c.Diff, N: c.N, Seeds: c.Seeds, Kind: verdict.Points}
 	if !c.Status.OK() || a == nil || b == nil {
 		return n

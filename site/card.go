@@ -6,8 +6,8 @@ import (
 	"strconv"
 	"strings"
 
+	"repro/numbers"
 	"repro/pipeline"
-	"repro/stages"
 )
 
 // card is the page of one number: ours against the paper's with the
@@ -72,7 +72,7 @@ func (s *site) card(n *number) []byte {
 	if sel := n.sel; sel != nil {
 		var cands []string
 		for _, c := range sel.Candidates {
-			if !c.Status.Is(stages.StatusOK) {
+			if !c.Status.Is(numbers.StatusOK) {
 				cands = append(cands, c.Experiment+" "+c.Status.String())
 				continue
 			}
@@ -130,7 +130,7 @@ func (s *site) seeds(b *strings.Builder, rc roleCell, pub *float64, revs map[str
 		what = c.Metric
 	}
 	fmt.Fprintf(b, "<h2>%s</h2>\n<p>experiment <code>%s</code>, protocol %s: %s", esc(title), esc(c.Experiment), esc(c.Protocol), esc(what))
-	if !c.Status.Is(stages.StatusOK) {
+	if !c.Status.Is(numbers.StatusOK) {
 		fmt.Fprintf(b, " — %s</p>\n", esc(c.Status.String()))
 		return
 	}
@@ -323,11 +323,11 @@ func noRecord(n *number) string {
 	for _, rc := range n.cells {
 		st := rc.cell.Status
 		switch {
-		case st.Is(stages.StatusOK):
+		case st.Is(numbers.StatusOK):
 			continue
-		case st.Is(stages.StatusNA):
+		case st.Is(numbers.StatusNA):
 			return "not applicable: the paper's table has no value here (\"---\"), so nothing is computed for it."
-		case st.Is(stages.StatusEmpty):
+		case st.Is(numbers.StatusEmpty):
 			return "blank by the table's layout: nothing is computed for it."
 		}
 		text := st.String()

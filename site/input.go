@@ -1,17 +1,18 @@
 package site
 
 import (
+	"repro/judge"
+	"repro/numbers"
 	"repro/pipeline"
-	"repro/stages"
 )
 
 // Input is what a site is built from.
 type Input struct {
 	Profile string
 	// Report is the reproduction report (nil: no verdicts are shown).
-	Report  *stages.ReproReport
-	Tables  []*stages.Sidecar
-	Figures []*stages.FigureSidecar
+	Report  *judge.Report
+	Tables  []*numbers.Sidecar
+	Figures []*numbers.FigureSidecar
 	// Records are the seeds' train records by "<cell ID> <result digest>"
 	// (a seed without one shows its digest only).
 	Records map[string]*SeedRecord
@@ -62,7 +63,9 @@ type TableDecl struct {
 
 // FigureDecl is what pipeline.toml declares of a figure for its reader.
 type FigureDecl struct {
-	Caption string      // LaTeX
+	// Caption is LaTeX, its references to our numbers filled from the
+	// figure's sidecar as the PDF's caption has them.
+	Caption string
 	Panels  []PanelDecl // by the sidecar's Panel - 1
 	// Series are the series' labels (LaTeX) by series name.
 	Series map[string]string

@@ -6,7 +6,8 @@ import (
 	"strings"
 
 	"repro/internal/latex"
-	"repro/stages"
+	"repro/judge"
+	"repro/numbers"
 	"repro/verdict"
 )
 
@@ -25,7 +26,7 @@ func (s *site) index() []byte {
 		}
 		fmt.Fprintf(&b, "<p class=\"summary\">%s</p>\n", esc(rep.Summary()))
 		b.WriteString("<h2>Verdicts</h2>\n<table class=\"tally\"><thead><tr><th></th><th>judged</th><th>agree</th><th>differ</th><th>inconclusive</th><th>not run</th></tr></thead><tbody>\n")
-		tallyRow := func(name, href string, t stages.Tally) {
+		tallyRow := func(name, href string, t judge.Tally) {
 			label := esc(name)
 			if href != "" {
 				label = fmt.Sprintf(`<a href="%s">%s</a>`, esc(href), label)
@@ -91,7 +92,7 @@ func (s *site) index() []byte {
 // disputed writes the report's table of disputed rows (none: nothing):
 // per row the paper, the authors' code rerun here and ours, the three
 // verdicts, and under them the notes with every seed's value.
-func (s *site) disputed(b *strings.Builder, rows []stages.DisputedResult) {
+func (s *site) disputed(b *strings.Builder, rows []judge.DisputedResult) {
 	if len(rows) == 0 {
 		return
 	}
@@ -167,7 +168,7 @@ func judgementText(j *verdict.Judgement) string {
 
 // tablePage lays a table out as in the paper: its rows and columns, every
 // number a link to its card, coloured by its verdict.
-func (s *site) tablePage(t *stages.Sidecar) []byte {
+func (s *site) tablePage(t *numbers.Sidecar) []byte {
 	var b strings.Builder
 	fmt.Fprintf(&b, "<h1>Table %s</h1>\n<p class=\"meta\">from <code>%s</code>, profile %s</p>\n", esc(t.Table), esc(t.Source), esc(t.Profile))
 	if t.Stamp != "" {
@@ -212,7 +213,7 @@ func (s *site) tablePage(t *stages.Sidecar) []byte {
 		cls := "notrun"
 		if r, ok := num.verdictOf(); ok {
 			cls = outcomeClass(r.Verdict)
-		} else if n.Status.Is(stages.StatusOK) {
+		} else if n.Status.Is(numbers.StatusOK) {
 			cls = "unjudged"
 		}
 		fmt.Fprintf(&b, "<td class=\"%s\"><a href=\"%s\" title=\"%s\">%s</a></td>", cls, esc(cardHref(n.ID, "../")), esc(n.ID), esc(num.text))
@@ -243,7 +244,7 @@ const legend = `<p class="legend">Verdict: <span class="agree">agrees</span> <sp
 
 // figurePage draws a figure's panels as SVG, every point a link to its
 // card, above the list of its points and the paper's rendering.
-func (s *site) figurePage(f *stages.FigureSidecar) []byte {
+func (s *site) figurePage(f *numbers.FigureSidecar) []byte {
 	var b strings.Builder
 	fmt.Fprintf(&b, "<h1>Figure %s</h1>\n<p class=\"meta\">%s, from <code>%s</code>, profile %s</p>\n", esc(f.Figure), esc(f.Label), esc(f.Source), esc(f.Profile))
 	if f.Stamp != "" {
@@ -263,7 +264,7 @@ func (s *site) figurePage(f *stages.FigureSidecar) []byte {
 	slices.Sort(panels)
 	decl := s.in.FigureDecls[f.Figure]
 	if decl.Caption != "" {
-		fmt.Fprintf(&b, "<p class=\"caption\">%s</p>\n", latex.ToHTML(stages.FillCaption(decl.Caption, f)))
+		fmt.Fprintf(&b, "<p class=\"caption\">%s</p>\n", latex.ToHTML(decl.Caption))
 	}
 	seriesLabel := func(name string) string {
 		if l := decl.Series[name]; l != "" {
@@ -277,7 +278,7 @@ func (s *site) figurePage(f *stages.FigureSidecar) []byte {
 		var here []int
 		isLine := map[int]bool{}
 		for i, p := range all {
-			if p.Panel != pn || !p.Status.Is(stages.StatusOK) || p.Hidden {
+			if p.Panel != pn || !p.Status.Is(numbers.StatusOK) || p.Hidden {
 				continue
 			}
 			si := slices.Index(series, p.Series)
@@ -321,7 +322,7 @@ func (s *site) figurePage(f *stages.FigureSidecar) []byte {
 		cls := "notrun"
 		if r, ok := num.verdictOf(); ok {
 			cls = outcomeClass(r.Verdict)
-		} else if p.Status.Is(stages.StatusOK) {
+		} else if p.Status.Is(numbers.StatusOK) {
 			cls = "unjudged"
 		}
 		fmt.Fprintf(&b, "<tr><td><a href=\"%s\">%s</a></td><td>%d</td><td>%s</td><td>%s</td><td class=\"%s\">%s</td></tr>\n",

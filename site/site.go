@@ -9,7 +9,8 @@ import (
 
 	"repro/artifacts"
 	"repro/internal/outdir"
-	"repro/stages"
+	"repro/judge"
+	"repro/numbers"
 	"repro/verdict"
 )
 
@@ -30,16 +31,16 @@ type number struct {
 	// cells are the seeds behind it, with their role (y, x, minus) for a
 	// figure point; cmp a seed-paired difference.
 	cells []roleCell
-	cmp   *stages.Comparison
+	cmp   *numbers.Comparison
 	// rows are the verdicts on it and on its other numbers
 	// (<id>/forgetting, ...), the first on the number itself if judged.
-	rows []*stages.ReproRow
-	sel  *stages.FigSelection
+	rows []*judge.Row
+	sel  *numbers.FigSelection
 }
 
 type roleCell struct {
 	role string
-	cell *stages.AggCell
+	cell *numbers.AggCell
 }
 
 // site is the model every page is written from.
@@ -47,9 +48,9 @@ type site struct {
 	in      *Input
 	nums    map[string]*number
 	order   []string // number IDs in page order
-	byRow   map[string]*stages.ReproRow
+	byRow   map[string]*judge.Row
 	files   map[string][]byte
-	tableOf map[string]*stages.Sidecar
+	tableOf map[string]*numbers.Sidecar
 }
 
 // Owner is the rule of a site folder (package outdir): Build writes only
@@ -90,7 +91,7 @@ func Build(dir string, in *Input) (Stats, error) {
 	}
 	cards := 0
 	for _, id := range s.order {
-		s.files["cards/"+stages.CardName(id)+".html"] = s.card(s.nums[id])
+		s.files["cards/"+numbers.CardName(id)+".html"] = s.card(s.nums[id])
 		cards++
 	}
 	st := Stats{Files: len(s.files), Cards: cards}
@@ -152,7 +153,7 @@ func (s *site) write(dir string) error {
 }
 
 func newSite(in *Input) *site {
-	s := &site{in: in, nums: map[string]*number{}, byRow: map[string]*stages.ReproRow{}, files: map[string][]byte{}, tableOf: map[string]*stages.Sidecar{}}
+	s := &site{in: in, nums: map[string]*number{}, byRow: map[string]*judge.Row{}, files: map[string][]byte{}, tableOf: map[string]*numbers.Sidecar{}}
 	add := func(n *number) {
 		if s.nums[n.id] == nil {
 			s.order = append(s.order, n.id)
@@ -191,12 +192,12 @@ func newSite(in *Input) *site {
 		}
 	}
 	for _, f := range in.Figures {
-		for _, list := range [][]stages.FigurePoint{f.Points, f.Lines} {
+		for _, list := range [][]numbers.FigurePoint{f.Points, f.Lines} {
 			for i := range list {
 				p := &list[i]
 				n := &number{id: p.ID, group: "fig/" + f.Figure, page: "figures/" + f.Figure + ".html", text: p.Text, sel: p.Selection,
 					where: fmt.Sprintf("figure %s, panel %d, series %s, experiment %s", f.Figure, p.Panel, p.Series, p.Experiment), cmp: p.Diff}
-				if !p.Status.Is(stages.StatusOK) {
+				if !p.Status.Is(numbers.StatusOK) {
 					n.text = p.Status.String()
 				}
 				for _, rc := range []roleCell{{"y", p.YCell}, {"x", p.XCell}, {"minus", p.BCell}} {
@@ -218,7 +219,7 @@ func newSite(in *Input) *site {
 				add(n)
 			}
 			if n.id == r.ID {
-				n.rows = append([]*stages.ReproRow{r}, n.rows...)
+				n.rows = append([]*judge.Row{r}, n.rows...)
 			} else {
 				n.rows = append(n.rows, r)
 			}
@@ -245,7 +246,7 @@ func (s *site) owner(id string) *number {
 }
 
 // findCell is the table cell of experiment (or cell ID) x under protocol.
-func findCell(t *stages.Sidecar, x, protocol string) *stages.AggCell {
+func findCell(t *numbers.Sidecar, x, protocol string) *numbers.AggCell {
 	for i := range t.Numbers {
 		n := &t.Numbers[i]
 		if n.ID == x || n.Experiment == x && n.Protocol == protocol {
@@ -256,7 +257,7 @@ func findCell(t *stages.Sidecar, x, protocol string) *stages.AggCell {
 }
 
 // cardHref is the link to id's card from a page dir levels below the root.
-func cardHref(id string, up string) string { return up + "cards/" + stages.CardName(id) + ".html" }
+func cardHref(id string, up string) string { return up + "cards/" + numbers.CardName(id) + ".html" }
 
 // outcomeClass is the CSS class of a verdict.
 func outcomeClass(o verdict.Outcome) string {
@@ -272,7 +273,7 @@ func outcomeClass(o verdict.Outcome) string {
 }
 
 // verdictOf is the verdict on a number itself (not on its other numbers).
-func (n *number) verdictOf() (*stages.ReproRow, bool) {
+func (n *number) verdictOf() (*judge.Row, bool) {
 	if len(n.rows) > 0 && n.rows[0].ID == n.id {
 		return n.rows[0], true
 	}

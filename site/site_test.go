@@ -2,16 +2,16 @@ package site
 
 import (
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"repro/internal/outdir"
-	"repro/stages"
+	"repro/judge"
+	"repro/numbers"
 	"repro/verdict"
-
-	"fmt"
 )
 
 func buildFixture(t *testing.T) (string, Stats) {
@@ -54,19 +54,19 @@ func TestBuildLinksEveryNumber(t *testing.T) {
 	}
 	ids = append(ids, in.Tables[0].Comparisons[0].ID)
 	for _, id := range ids {
-		if !strings.Contains(tab, `href="../cards/`+stages.CardName(id)+`.html"`) {
+		if !strings.Contains(tab, `href="../cards/`+numbers.CardName(id)+`.html"`) {
 			t.Errorf("tables/tab.html does not link %s", id)
 		}
 	}
 	for _, p := range append(in.Figures[0].Points, in.Figures[0].Lines...) {
 		ids = append(ids, p.ID)
 		// Twice: the plotted point and its row in the list.
-		if c := strings.Count(fig, `href="../cards/`+stages.CardName(p.ID)+`.html"`); c != 2 {
+		if c := strings.Count(fig, `href="../cards/`+numbers.CardName(p.ID)+`.html"`); c != 2 {
 			t.Errorf("figures/sweep.html links %s %d times, want 2 (plot and list)", p.ID, c)
 		}
 	}
 	for _, id := range ids {
-		if _, err := os.Stat(filepath.Join(dir, "cards", stages.CardName(id)+".html")); err != nil {
+		if _, err := os.Stat(filepath.Join(dir, "cards", numbers.CardName(id)+".html")); err != nil {
 			t.Errorf("no card for %s: %v", id, err)
 		}
 	}
@@ -174,14 +174,14 @@ func TestIndexDisputed(t *testing.T) {
 	in := FixtureInput(0)
 	mean, sd := 90.1, 0.3
 	j := verdict.Welch(verdict.Ours(88, 1, 12), verdict.Printed(mean, &sd, 3, verdict.HalfUnit(1, 0)), verdict.Points)
-	ours := stages.DisputedSide{N: 12, Mean: ptr(88.0), SD: ptr(1.0), Median: ptr(88.2), Max: ptr(89.5), FailedKnown: true,
+	ours := judge.DisputedSide{N: 12, Mean: ptr(88.0), SD: ptr(1.0), Median: ptr(88.2), Max: ptr(89.5), FailedKnown: true,
 		Seeds: []int64{0, 1}, Values: []float64{87.1, 89.5}}
-	authors := stages.DisputedSide{N: 6, Mean: ptr(40.0), SD: ptr(35.0), Median: ptr(12.0), Max: ptr(85.0), Failed: 4, FailedKnown: true,
+	authors := judge.DisputedSide{N: 6, Mean: ptr(40.0), SD: ptr(35.0), Median: ptr(12.0), Max: ptr(85.0), Failed: 4, FailedKnown: true,
 		Seeds: []int64{0}, Values: []float64{9.9}}
-	in.Report.Disputed = []stages.DisputedResult{
+	in.Report.Disputed = []judge.DisputedResult{
 		{ID: "tab/a/sequential", Label: "system a <sequential>", Reference: "cfg_a", RefScript: "run_seq", Authors: authors, Ours: ours,
-			Paper: stages.DisputedSide{N: 3, Mean: &mean, SD: &sd},
-			Pairs: []stages.DisputedPair{{Name: "authors - paper"}, {Name: "ours - paper", Mean: &j, Outcome: verdict.Differs}, {Name: "ours - authors"}}},
+			Paper: judge.DisputedSide{N: 3, Mean: &mean, SD: &sd},
+			Pairs: []judge.DisputedPair{{Name: "authors - paper"}, {Name: "ours - paper", Mean: &j, Outcome: verdict.Differs}, {Name: "ours - authors"}}},
 		{ID: "nowhere/x", Label: "no card", Ours: ours},
 	}
 	dir := t.TempDir()
@@ -190,7 +190,7 @@ func TestIndexDisputed(t *testing.T) {
 	}
 	index := read(t, filepath.Join(dir, "index.html"))
 	for _, want := range []string{`<h2 id="disputed">Disputed rows`, "system a &lt;sequential&gt;",
-		`<a href="cards/` + stages.CardName("tab/a/sequential") + `.html">tab/a/sequential</a>`,
+		`<a href="cards/` + numbers.CardName("tab/a/sequential") + `.html">tab/a/sequential</a>`,
 		"90.1 ± 0.3, n=3", "40.0 ± 35.0, n=6, med 12.0, 4 failed", "88.0 ± 1.0, n=12, med 88.2, 0 failed",
 		`ours - paper: <span class="differ">differs</span>`, `authors - paper: <span class="notrun">not judged</span>`,
 		"authors&#39; config cfg_a (run_seq.py --val, the held-out split)", "ours per seed: s0 87.1, s1 89.5",
@@ -301,7 +301,7 @@ func TestCardNotRun(t *testing.T) {
 			in := FixtureInput(0)
 			for i := range in.Tables[0].Numbers {
 				if n := &in.Tables[0].Numbers[i]; n.ID == "tab/b/static" {
-					n.Status = stages.NotRun(c.status)
+					n.Status = numbers.NotRun(c.status)
 				}
 			}
 			dir := filepath.Join(t.TempDir(), "site")

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"repro/numbers"
 )
 
 // stripPlot is a small SVG of one number's seeds: a dot per seed value
@@ -41,7 +43,7 @@ func stripPlot(seeds []int64, values []float64, mean, sd float64, pub *float64) 
 		px := x(*pub)
 		fmt.Fprintf(&b, `<path d="M%.1f 9 l6 8 l-6 8 l-6 -8 z" class="pub"><title>paper %.3f</title></path>`, px, *pub)
 	}
-	fmt.Fprintf(&b, `<text x="%.0f" y="42" class="axis">%s</text><text x="%.0f" y="42" text-anchor="end" class="axis">%s</text>`, pad, fmtN(lo, 2), w-pad, fmtN(hi, 2))
+	fmt.Fprintf(&b, `<text x="%.0f" y="42" class="axis">%s</text><text x="%.0f" y="42" text-anchor="end" class="axis">%s</text>`, pad, numbers.Fixed(lo, 2), w-pad, numbers.Fixed(hi, 2))
 	b.WriteString(`</svg>`)
 	return b.String()
 }

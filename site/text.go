@@ -3,10 +3,9 @@ package site
 import (
 	"html"
 	"strconv"
-	"strings"
 
 	"repro/internal/latex"
-	"repro/stages"
+	"repro/numbers"
 )
 
 // esc escapes s for HTML text and attribute values.
@@ -19,31 +18,22 @@ func esc(s string) string { return html.EscapeString(s) }
 // (those come typed from the sidecars).
 func plainLabel(s string) string { return latex.ToText(s) }
 
-// fmtN formats x with d decimals, without a negative zero.
-func fmtN(x float64, d int) string {
-	s := strconv.FormatFloat(x, 'f', d, 64)
-	if strings.Trim(s, "-0.") == "" {
-		return strings.TrimPrefix(s, "-")
-	}
-	return s
-}
-
 // cellValue is a table or figure cell as the site prints it: mean ± s.d.
 // at the table's decimals, or what stands for a number that is not there.
-func cellValue(c *stages.AggCell, decimals int) string {
+func cellValue(c *numbers.AggCell, decimals int) string {
 	switch {
 	case c == nil:
 		return ""
-	case c.Status.Is(stages.StatusNA):
+	case c.Status.Is(numbers.StatusNA):
 		return "—"
-	case c.Status.Is(stages.StatusMissing):
+	case c.Status.Is(numbers.StatusMissing):
 		return "n=0"
-	case !c.Status.Is(stages.StatusOK):
+	case !c.Status.Is(numbers.StatusOK):
 		return "not run"
 	}
-	s := fmtN(c.Acc.Mean, decimals)
+	s := numbers.Fixed(c.Acc.Mean, decimals)
 	if c.N > 1 {
-		s += " ± " + fmtN(c.Acc.SD, decimals)
+		s += " ± " + numbers.Fixed(c.Acc.SD, decimals)
 	}
 	if c.N != c.Expected {
 		s += " (n=" + strconv.Itoa(c.N) + ")"

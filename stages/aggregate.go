@@ -16,7 +16,36 @@ import (
 
 	"repro/cellid"
 	"repro/core"
+	"repro/numbers"
 	"repro/pipeline"
+)
+
+// The paper's tables are three stages on top of the train cells:
+//
+// aggregate/<table> (Aggregate): inputs "rXXcYsZ", the train cell of seed
+// index Z in row XX, column Y; output "aggregate", canonical JSON
+// (numbers.AggregateRecord): per table cell the seeds, their final
+// accuracy x100, mean and sample s.d., forgetting and replay counts, the
+// missing seeds and the result digests; and the seed-paired bootstrap
+// intervals of the differences the paper states.
+//
+// render/<table> (Render): input "aggregate"; outputs "tex" (the booktabs
+// table, one comment per row naming its number IDs) and "ids" (JSON
+// numbers.Sidecar: every number with its row, column and provenance).
+// `repro run` copies them to paper/tables/<table>.tex and .ids.json.
+//
+// reproduction (Reproduction): one input per table, named by the table;
+// outputs "tex" (paper/reproduction.tex) and "report" (JSON judge.Report):
+// every number against the paper's published value (paper/published.toml).
+//
+// Which cells a table reads, and how they are named, is decided by package
+// experiments (the [[table]] declarations of pipeline.toml).
+
+// Bootstrap settings of every comparison: the issue's 10,000 resamples and a
+// fixed seed, so the intervals are reproducible bit for bit.
+const (
+	BootstrapResamples = 10000
+	BootstrapSeed      = 20260101
 )
 
 // AggregateParams lay out one table for the aggregate stage.
@@ -38,7 +67,7 @@ type AggregateParams struct {
 type TableCell struct {
 	// Status is StatusRun, StatusNA (rendered ---), StatusEmpty (blank by
 	// layout) or StatusNotRun (blank); its text enters the cell's key.
-	Status Status `toml:"status"`
+	Status numbers.Status `toml:"status"`
 	// Seeds are the cell's expected seeds, space-separated; its input
 	// "rXXcYsZ" is seed index Z of row XX, column Y.
 	Seeds string `toml:"seeds,omitzero"`
@@ -60,75 +89,6 @@ type Compare struct {
 	A        string `toml:"a"`
 	B        string `toml:"b"`
 	Protocol string `toml:"protocol"`
-}
-
-// Stat is a mean and sample standard deviation (ddof 1; 0 when N < 2).
-type Stat struct {
-	Mean float64 `json:"mean"`
-	SD   float64 `json:"sd"`
-}
-
-// AggCell is one number of a table: the seeds behind it and their summary.
-type AggCell struct {
-	ID         string `json:"id"` // <table>/<experiment>/<protocol>
-	Experiment string `json:"experiment"`
-	Protocol   string `json:"protocol"`
-	// Status is StatusOK, StatusNA, StatusEmpty, StatusNotRun, or
-	// StatusMissing when no expected seed has a result.
-	Status   Status  `json:"status"`
-	N        int     `json:"n"`
-	Expected int     `json:"expected"`
-	Seeds    []int64 `json:"seeds,omitempty"`
-	Missing  []int64 `json:"missing,omitempty"`
-	// Acc is the final accuracy x100; Forgetting x100; Replay the replay
-	// micro-batches applied.
-	Acc        Stat `json:"acc"`
-	Forgetting Stat `json:"forgetting"`
-	Replay     Stat `json:"replay_updates"`
-	// SynOps is the fraction of the dense MLP's synaptic operations per
-	// forward pass, over the seeds whose result records it (nil when none
-	// does, so aggregates of older records keep their bytes).
-	SynOps *Stat `json:"synops_frac,omitempty"`
-	// Metric is what Acc and Values hold when it is not the final accuracy
-	// (stages/metrics.go).
-	Metric     string    `json:"metric,omitempty"`
-	Values     []float64 `json:"values,omitempty"` // per seed, final accuracy x100
-	TrainCells []string  `json:"train_cells,omitempty"`
-	Results    []string  `json:"result_digests,omitempty"` // sha256 of each seed's result
-}
-
-// Comparison is a seed-paired difference a - b of final accuracy x100.
-type Comparison struct {
-	ID       string        `json:"id"` // <table>/compare/<id>
-	A        string        `json:"a"`
-	B        string        `json:"b"`
-	Protocol string        `json:"protocol"`
-	N        int           `json:"n"` // seeds both have
-	Seeds    []int64       `json:"seeds,omitempty"`
-	Diff     float64       `json:"diff"`
-	Lo       float64       `json:"lo"`
-	Hi       float64       `json:"hi"`
-	Status   CompareStatus `json:"status"` // CompareOK or why not computed
-}
-
-// CompareStatus is a comparison's status: CompareOK, or the sentence that
-// says why it was not computed.
-type CompareStatus string
-
-// CompareOK is the status of a comparison computed over its common seeds.
-const CompareOK CompareStatus = "ok"
-
-// OK says whether the comparison was computed.
-func (s CompareStatus) OK() bool { return s == CompareOK }
-
-// AggregateRecord is the "aggregate" output of an aggregate cell.
-type AggregateRecord struct {
-	Table        string       `json:"table"`
-	DefaultSeeds int          `json:"default_seeds"`
-	Protocols    []string     `json:"protocols"`
-	Rows         [][]AggCell  `json:"rows"`
-	Comparisons  []Comparison `json:"comparisons"`
-	Resamples    int          `json:"resamples"`
 }
 
 // Aggregate summarises one table's train cells (inputs "rXXcYsZ", see
@@ -153,16 +113,16 @@ func runAggregate(ctx context.Context, rc *pipeline.RunContext) error {
 	if len(p.Cells) != len(p.Rows)*len(p.Protocols) {
 		return fmt.Errorf("aggregate.cells: %d cells, want %d rows x %d columns", len(p.Cells), len(p.Rows), len(p.Protocols))
 	}
-	rec := &AggregateRecord{Table: p.Table, DefaultSeeds: p.DefaultSeeds, Protocols: p.Protocols, Resamples: p.Resamples}
+	rec := &numbers.AggregateRecord{Table: p.Table, DefaultSeeds: p.DefaultSeeds, Protocols: p.Protocols, Resamples: p.Resamples}
 	for r, exp := range p.Rows {
-		var row []AggCell
+		var row []numbers.AggCell
 		for c, protocol := range p.Protocols {
 			tc := p.Cells[r*len(p.Protocols)+c]
-			cell := AggCell{ID: p.Table + "/" + exp + "/" + protocol, Experiment: exp, Protocol: protocol, Status: tc.Status}
+			cell := numbers.AggCell{ID: p.Table + "/" + exp + "/" + protocol, Experiment: exp, Protocol: protocol, Status: tc.Status}
 			if tc.Metric != "acc" {
 				cell.Metric = tc.Metric
 			}
-			if cell.Status.Kind == StatusRun {
+			if cell.Status.Kind == numbers.StatusRun {
 				if err := fillCell(ctx, rc, &cell, func(s int) string { return cellid.Input{Row: r, Col: c, Seed: s}.String() }, tc.Seeds, tc.Cell); err != nil {
 					return fmt.Errorf("%s: %w", cell.ID, err)
 				}
@@ -176,7 +136,7 @@ func runAggregate(ctx context.Context, rc *pipeline.RunContext) error {
 	}
 	rng := core.NewRNG(p.BootstrapSeed, core.StreamBootstrap)
 	for _, c := range p.Compares {
-		rec.Comparisons = append(rec.Comparisons, rec.compare(p.Table, c, p.Resamples, rng))
+		rec.Comparisons = append(rec.Comparisons, compare(rec, p.Table, c, p.Resamples, rng))
 	}
 	b, err := json.MarshalIndent(rec, "", " ")
 	if err != nil {
@@ -189,23 +149,23 @@ func runAggregate(ctx context.Context, rc *pipeline.RunContext) error {
 // compare computes the seed-paired difference c of rec's cells, its
 // bootstrap interval from resamples draws of rng, or why it is not
 // computed.
-func (rec *AggregateRecord) compare(table string, c Compare, resamples int, rng *core.RNG) Comparison {
-	out := Comparison{ID: table + "/compare/" + c.ID, A: c.A, B: c.B, Protocol: c.Protocol}
-	a, b := rec.find(out.A, out.Protocol), rec.find(out.B, out.Protocol)
+func compare(rec *numbers.AggregateRecord, table string, c Compare, resamples int, rng *core.RNG) numbers.Comparison {
+	out := numbers.Comparison{ID: table + "/compare/" + c.ID, A: c.A, B: c.B, Protocol: c.Protocol}
+	a, b := rec.Find(out.A, out.Protocol), rec.Find(out.B, out.Protocol)
 	switch {
 	case a == nil || b == nil:
 		out.Status = "no such cell"
 	case a.N == 0 || b.N == 0:
 		out.Status = "not computed: a cell has no seeds"
 	default:
-		diffs, seeds := pairedDiffs(a, b)
+		diffs, seeds := numbers.PairedDiffs(a, b)
 		out.Seeds, out.N = seeds, len(seeds)
 		if out.N == 0 {
 			out.Status = "not computed: no common seed"
 			break
 		}
 		out.Diff, out.Lo, out.Hi = PairedBootstrap(diffs, resamples, rng)
-		out.Status = CompareOK
+		out.Status = numbers.CompareOK
 	}
 	return out
 }
@@ -216,7 +176,7 @@ func (rec *AggregateRecord) compare(table string, c Compare, resamples int, rng 
 // propagated). The reference's means are taken before any division, so a
 // reference may be relative to itself (its mean becomes 1). A cell whose
 // reference has no result becomes missing, with the reason.
-func relativeCells(rec *AggregateRecord, p *AggregateParams) error {
+func relativeCells(rec *numbers.AggregateRecord, p *AggregateParams) error {
 	nc := len(rec.Protocols)
 	means := make([]float64, len(p.Cells))
 	for i := range p.Cells {
@@ -233,40 +193,17 @@ func relativeCells(rec *AggregateRecord, p *AggregateParams) error {
 		j := r*nc + i%nc
 		cell, ref := &rec.Rows[i/nc][i%nc], &rec.Rows[j/nc][j%nc]
 		cell.Metric = cmp.Or(cell.Metric, "acc") + " / " + ref.ID
-		if cell.Status.Kind != StatusOK {
+		if cell.Status.Kind != numbers.StatusOK {
 			continue
 		}
-		if ref.Status.Kind != StatusOK || means[j] == 0 {
-			cell.Status = Missing("the reference " + ref.ID + " has no result")
+		if ref.Status.Kind != numbers.StatusOK || means[j] == 0 {
+			cell.Status = numbers.Missing("the reference " + ref.ID + " has no result")
 			continue
 		}
 		for k := range cell.Values {
 			cell.Values[k] /= means[j]
 		}
-		cell.Acc = MeanSD(cell.Values)
-	}
-	return nil
-}
-
-func (rec *AggregateRecord) find(exp, protocol string) *AggCell {
-	for r := range rec.Rows {
-		for c := range rec.Rows[r] {
-			if x := &rec.Rows[r][c]; x.Experiment == exp && x.Protocol == protocol {
-				return x
-			}
-		}
-	}
-	return nil
-}
-
-// Cell returns the cell with the given number ID, or nil.
-func (rec *AggregateRecord) Cell(id string) *AggCell {
-	for r := range rec.Rows {
-		for c := range rec.Rows[r] {
-			if rec.Rows[r][c].ID == id {
-				return &rec.Rows[r][c]
-			}
-		}
+		cell.Acc = numbers.MeanSD(cell.Values)
 	}
 	return nil
 }
@@ -275,7 +212,7 @@ func (rec *AggregateRecord) Cell(id string) *AggCell {
 // from input inputOf(s). A seed the cell has no input
 // for (a failed or missing train cell, in a degraded aggregate) is listed in
 // Missing, never dropped silently.
-func fillCell(ctx context.Context, rc *pipeline.RunContext, cell *AggCell, inputOf func(seedIndex int) string, seedList, prefix string) error {
+func fillCell(ctx context.Context, rc *pipeline.RunContext, cell *numbers.AggCell, inputOf func(seedIndex int) string, seedList, prefix string) error {
 	var acc, fgt, rep, syn []float64
 	for s, f := range strings.Fields(seedList) {
 		seed, err := strconv.ParseInt(f, 10, 64)
@@ -339,43 +276,16 @@ func fillCell(ctx context.Context, rc *pipeline.RunContext, cell *AggCell, input
 	}
 	cell.N = len(acc)
 	cell.Values = acc
-	cell.Acc, cell.Forgetting, cell.Replay = MeanSD(acc), MeanSD(fgt), MeanSD(rep)
+	cell.Acc, cell.Forgetting, cell.Replay = numbers.MeanSD(acc), numbers.MeanSD(fgt), numbers.MeanSD(rep)
 	if len(syn) > 0 {
-		s := MeanSD(syn)
+		s := numbers.MeanSD(syn)
 		cell.SynOps = &s
 	}
-	cell.Status = Status{Kind: StatusOK}
+	cell.Status = numbers.Status{Kind: numbers.StatusOK}
 	if cell.N == 0 {
-		cell.Status = Missing("no seed has a result")
+		cell.Status = numbers.Missing("no seed has a result")
 	}
 	return nil
-}
-
-// MeanSD returns the mean and the sample standard deviation (ddof 1) of x;
-// SD is 0 when len(x) < 2 and both are 0 for an empty x.
-func MeanSD(x []float64) Stat {
-	switch len(x) {
-	case 0:
-		return Stat{}
-	case 1:
-		return Stat{Mean: x[0]}
-	}
-	m, s := stat.MeanStdDev(x, nil)
-	return Stat{Mean: m, SD: s}
-}
-
-// pairedDiffs returns a.Values - b.Values over the seeds both cells have,
-// in a's seed order.
-func pairedDiffs(a, b *AggCell) ([]float64, []int64) {
-	var d []float64
-	var seeds []int64
-	for i, s := range a.Seeds {
-		if j := slices.Index(b.Seeds, s); j >= 0 {
-			d = append(d, a.Values[i]-b.Values[j])
-			seeds = append(seeds, s)
-		}
-	}
-	return d, seeds
 }
 
 // PairedBootstrap returns the mean of the paired differences d and the

@@ -3,37 +3,15 @@ package stages
 import (
 	"encoding/json"
 	"math"
+	"slices"
+	"strings"
 	"testing"
 
 	"repro/cellid"
 	"repro/core"
+	"repro/numbers"
+	"repro/pipeline"
 )
-
-func TestMeanSD(t *testing.T) {
-	t.Parallel()
-	// Values computed by hand: sd = sqrt(sum (x - m)^2 / (n - 1)).
-	cases := []struct {
-		name     string
-		x        []float64
-		mean, sd float64
-	}{
-		{"empty", nil, 0, 0},
-		{"one seed", []float64{91.6}, 91.6, 0},
-		{"1..4", []float64{1, 2, 3, 4}, 2.5, math.Sqrt(5.0 / 3)},
-		{"three seeds", []float64{91.2, 91.9, 91.7}, 91.6, math.Sqrt(0.26 / 2)},
-		{"constant", []float64{19.4, 19.4, 19.4}, 19.4, 0},
-	}
-	for _, c := range cases {
-		t.Run(c.name, func(t *testing.T) {
-			t.Parallel()
-			got := MeanSD(c.x)
-			// Tolerance 1e-9: a few roundings of numbers near 100.
-			if math.Abs(got.Mean-c.mean) > 1e-9 || math.Abs(got.SD-c.sd) > 1e-9 {
-				t.Errorf("MeanSD(%v) = %+v, want mean %v sd %v", c.x, got, c.mean, c.sd)
-			}
-		})
-	}
-}
 
 func TestPairedBootstrap(t *testing.T) {
 	t.Parallel()
@@ -69,7 +47,7 @@ func TestPairedBootstrap(t *testing.T) {
 		d[i] = 0.5 + rng.NormFloat64()
 	}
 	m, lo, hi := PairedBootstrap(d, 10000, core.NewRNG(3, core.StreamBootstrap))
-	sd := MeanSD(d).SD
+	sd := numbers.MeanSD(d).SD
 	width, want := hi-lo, 2*1.96*sd/math.Sqrt(50)
 	if lo >= m || hi <= m || math.Abs(width-want) > 0.15*want {
 		t.Errorf("normal: %v [%v, %v], width %v, want about %v", m, lo, hi, width, want)
@@ -96,12 +74,12 @@ func tinyAggregate() (*AggregateParams, map[string]outputs) {
 	p.Rows = []string{"a", "b", "c"}
 	p.Protocols = []string{"sequential", "static"}
 	p.Cells = []TableCell{
-		{Status: Status{Kind: StatusRun}, Seeds: "0 1 2", Cell: "train/a/sequential/split1"},
-		{Status: Status{Kind: StatusRun}, Seeds: "0 1 2", Cell: "train/a/static/split1"},
-		{Status: Status{Kind: StatusRun}, Seeds: "0 1 2", Cell: "train/b/sequential/split1"},
-		{Status: Status{Kind: StatusNA}},
-		{Status: NotRun(`no experiment "c" in pipeline.toml`)},
-		{Status: NotRun("x")},
+		{Status: numbers.Status{Kind: numbers.StatusRun}, Seeds: "0 1 2", Cell: "train/a/sequential/split1"},
+		{Status: numbers.Status{Kind: numbers.StatusRun}, Seeds: "0 1 2", Cell: "train/a/static/split1"},
+		{Status: numbers.Status{Kind: numbers.StatusRun}, Seeds: "0 1 2", Cell: "train/b/sequential/split1"},
+		{Status: numbers.Status{Kind: numbers.StatusNA}},
+		{Status: numbers.NotRun(`no experiment "c" in pipeline.toml`)},
+		{Status: numbers.NotRun("x")},
 	}
 	p.Compares = []Compare{{ID: "a-b", A: "a", B: "b", Protocol: "sequential"}, {ID: "a-c", A: "a", B: "c", Protocol: "sequential"}}
 	in := map[string]outputs{}
@@ -121,7 +99,7 @@ func TestAggregate(t *testing.T) {
 	t.Parallel()
 	p, in := tinyAggregate()
 	out, order := runStage(t, Aggregate, p, in, nil)
-	var rec AggregateRecord
+	var rec numbers.AggregateRecord
 	if err := json.Unmarshal(out["aggregate"], &rec); err != nil {
 		t.Fatal(err)
 	}
@@ -136,10 +114,10 @@ func TestAggregate(t *testing.T) {
 	if b.TrainCells[1] != "train/b/sequential/split1/seed2" {
 		t.Errorf("row b train cells %v", b.TrainCells)
 	}
-	if s := rec.Cell("tiny/b/static").Status; s.Kind != StatusNA {
+	if s := rec.Cell("tiny/b/static").Status; s.Kind != numbers.StatusNA {
 		t.Errorf("b static: status %q", s)
 	}
-	if s := rec.Cell("tiny/c/sequential").Status; s.Kind != StatusNotRun {
+	if s := rec.Cell("tiny/c/sequential").Status; s.Kind != numbers.StatusNotRun {
 		t.Errorf("c sequential: status %q", s)
 	}
 	// a - b paired over seeds 0 and 2: (91.6 - 88.0) and (91.9 - 87.4).
@@ -164,7 +142,7 @@ func TestAggregateSynOps(t *testing.T) {
 		in[cellid.Input{Row: 0, Col: 0, Seed: s}.String()] = outputs{"result": b}
 	}
 	out, _ := runStage(t, Aggregate, p, in, nil)
-	var rec AggregateRecord
+	var rec numbers.AggregateRecord
 	if err := json.Unmarshal(out["aggregate"], &rec); err != nil {
 		t.Fatal(err)
 	}
@@ -187,9 +165,9 @@ func TestAggregateRelative(t *testing.T) {
 	for i, ref := range []string{"a", "b", "a", "b", "a", ""} {
 		p.Cells[i].RelativeTo = ref
 	}
-	p.Cells[3] = TableCell{Status: Status{Kind: StatusRun}, Seeds: "0", Cell: "train/b/static/split1", RelativeTo: "b"}
+	p.Cells[3] = TableCell{Status: numbers.Status{Kind: numbers.StatusRun}, Seeds: "0", Cell: "train/b/static/split1", RelativeTo: "b"}
 	out, _ := runStage(t, Aggregate, p, in, nil)
-	var rec AggregateRecord
+	var rec numbers.AggregateRecord
 	if err := json.Unmarshal(out["aggregate"], &rec); err != nil {
 		t.Fatal(err)
 	}
@@ -201,10 +179,42 @@ func TestAggregateRelative(t *testing.T) {
 	if b.Metric != "acc / tiny/a/sequential" {
 		t.Errorf("metric %q", b.Metric)
 	}
-	if s := rec.Cell("tiny/a/static").Status; s != Missing("the reference tiny/b/static has no result") {
+	if s := rec.Cell("tiny/a/static").Status; s != numbers.Missing("the reference tiny/b/static has no result") {
 		t.Errorf("a/static status %q", s)
 	}
-	if s := rec.Cell("tiny/c/sequential").Status; s.Kind != StatusNotRun {
+	if s := rec.Cell("tiny/c/sequential").Status; s.Kind != numbers.StatusNotRun {
 		t.Errorf("c/sequential status %q", s)
+	}
+}
+
+// TestStatusKeepsBytes: a table cell's status enters params (and so the
+// aggregate's key) and the aggregate's JSON output as the same string as
+// before it was typed.
+func TestStatusKeepsBytes(t *testing.T) {
+	t.Parallel()
+	p := &AggregateParams{Table: "t", Rows: []string{"a"}, Protocols: []string{"s", "x", "y"}, Cells: []TableCell{
+		{Status: numbers.Status{Kind: numbers.StatusRun}, Seeds: "0", Cell: "train/a/s"},
+		{Status: numbers.Status{Kind: numbers.StatusNA}},
+		{Status: numbers.NotRun(`no "c"`)},
+	}}
+	ps, err := pipeline.EncodeParams("aggregate", p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const want = `aggregate.cells [{cell = "train/a/s", seeds = "0", status = "run"}, {status = "n/a"}, {status = "not run: no \"c\""}]`
+	if got := pipeline.ParamsText(ps); !slices.Contains(strings.Split(got, "\n"), want) {
+		t.Errorf("params:\n%s\nwant the line\n%s", got, want)
+	}
+	var back AggregateParams
+	if err := pipeline.DecodeParams("aggregate", ps, &back); err != nil || back.Cells[2] != p.Cells[2] || back.Cells[0] != p.Cells[0] {
+		t.Errorf("DecodeParams = %+v, %v", back.Cells, err)
+	}
+	b, err := json.Marshal(numbers.AggCell{ID: "t/a/s", Status: numbers.Missing("no seed has a result")})
+	if err != nil || !json.Valid(b) || !strings.Contains(string(b), `"status":"missing: no seed has a result"`) {
+		t.Errorf("AggCell JSON = %s, %v", b, err)
+	}
+	var c numbers.AggCell
+	if err := json.Unmarshal([]byte(`{"status": "reworded"}`), &c); err == nil {
+		t.Error("an AggCell with an unknown status decoded")
 	}
 }

@@ -1,18 +1,21 @@
 // Package stages holds every stage of the paper's DAG, one file per stage:
 // download.go, prepare.go, v1.go, split.go, streams.go, train.go, spike.go,
-// energy.go, aggregate.go, render.go (render and reproduction, which share
-// the table model), figure_stage.go, and synth.go (synthetic cells that
-// exercise the engine without data). Beside them, what several stages
-// share: tables.go (the table stages' contracts and the published values a
-// reproduction compares with), metrics.go (the numbers a table cell reads
-// from a train record), status.go (a table cell's or figure point's
-// Status: run, ok, n/a, empty, not run or missing, typed, with the text
-// params and outputs hold), figure_spec.go (a figure's layout), network.go (a
-// kept network's tensors), learner.go (the learner kinds' registry: each
-// kind's defaults, version history, cost, bounds, footprint and metrics, in
-// learner_<kind>.go) and registry.go (every stage by name, for exec-cell).
-// Which cells exist, and how they are wired from pipeline.toml, is decided
-// by package experiments.
+// energy.go, aggregate.go, render.go, figure_stage.go,
+// reproduction_stage.go and synth.go (synthetic cells that exercise the
+// engine without data). Beside them, what several stages share:
+// learner.go (the learner kinds' registry: each kind's defaults, version
+// history, cost, bounds, footprint and metrics, in learner_<kind>.go),
+// metrics.go (the numbers a table cell reads from a train record),
+// render_card.go (a printed number's link to its card in the report site),
+// figure_spec.go (a figure's layout), network.go (a kept network's
+// tensors) and registry.go (every stage by name, for exec-cell).
+//
+// What the stages hand on, and what they call, lives below them: the
+// records the table and figure stages write (a table cell's numbers, the
+// sidecars, the statuses) are package numbers'; the paper's published
+// values and claims package published's; the judging of the paper, which
+// the reproduction stage runs, package judge's. Which cells exist, and how
+// they are wired from pipeline.toml, is decided by package experiments.
 //
 // Every stage's doc comment ends with a "Version history:" block, one item
 // per version: what changed in the outputs. A change of a stage's outputs
@@ -70,8 +73,8 @@
 // its params and its inputs' bytes (synth.go).
 //
 // aggregate/<table>: the table's train records summarised per cell
-// (AggregateRecord JSON); render/<table>: the LaTeX table ("tex") and its
-// number-ID sidecar ("ids"); reproduction: every number against the paper
-// ("tex", "report"); figure/<name>: "pdf", "png", "tex" and the point
-// sidecar "ids".
+// (numbers.AggregateRecord JSON); render/<table>: the LaTeX table ("tex")
+// and its number-ID sidecar ("ids", numbers.Sidecar); reproduction: every
+// number against the paper ("tex", "report": judge.Report); figure/<name>:
+// "pdf", "png", "tex" and the point sidecar "ids" (numbers.FigureSidecar).
 package stages

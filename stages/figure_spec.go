@@ -1,6 +1,9 @@
 package stages
 
-import "repro/cellid"
+import (
+	"repro/cellid"
+	"repro/numbers"
+)
 
 // A figure cell's params carry its layout (FigLayout) as canonical JSON:
 // what figureData draws, every point resolved to the cells it reads.
@@ -78,15 +81,15 @@ type FigSeries struct {
 
 // FigPointRef is one point to compute: its cells, per role.
 type FigPointRef struct {
-	ID         string   `json:"id"`
-	Experiment string   `json:"experiment"`
-	Label      string   `json:"label,omitempty"`
-	X          float64  `json:"x,omitempty"` // XKind value
-	Status     Status   `json:"status"`      // StatusRun or StatusNotRun
-	NoMean     bool     `json:"no_mean,omitempty"`
-	Y          *CellRef `json:"y,omitempty"`
-	XC         *CellRef `json:"xc,omitempty"` // XKind protocol or energy
-	B          *CellRef `json:"b,omitempty"`  // the subtrahend of a margin
+	ID         string         `json:"id"`
+	Experiment string         `json:"experiment"`
+	Label      string         `json:"label,omitempty"`
+	X          float64        `json:"x,omitempty"` // XKind value
+	Status     numbers.Status `json:"status"`      // StatusRun or StatusNotRun
+	NoMean     bool           `json:"no_mean,omitempty"`
+	Y          *CellRef       `json:"y,omitempty"`
+	XC         *CellRef       `json:"xc,omitempty"` // XKind protocol or energy
+	B          *CellRef       `json:"b,omitempty"`  // the subtrahend of a margin
 	// Variants are the candidates of a point of a Select series (Y is
 	// then nil: the figure cell picks one).
 	Variants []*CellRef `json:"variants,omitempty"`
@@ -111,11 +114,11 @@ type CellRef struct {
 // FigLine is one horizontal reference line: at an experiment's mean or at
 // a value.
 type FigLine struct {
-	ID     string   `json:"id"`
-	Label  string   `json:"label,omitempty"`
-	Dashed bool     `json:"dashed,omitempty"`
-	Color  int      `json:"color,omitempty"`
-	Value  *float64 `json:"value,omitempty"`
-	Status Status   `json:"status"`
-	Ref    *CellRef `json:"ref,omitempty"`
+	ID     string         `json:"id"`
+	Label  string         `json:"label,omitempty"`
+	Dashed bool           `json:"dashed,omitempty"`
+	Color  int            `json:"color,omitempty"`
+	Value  *float64       `json:"value,omitempty"`
+	Status numbers.Status `json:"status"`
+	Ref    *CellRef       `json:"ref,omitempty"`
 }

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"repro/cellid"
+	"repro/numbers"
 )
 
 // TestFigureSelect: a point drawn at the best of its variants plots the
@@ -23,7 +24,7 @@ func TestFigureSelect(t *testing.T) {
 	sr := FigSeries{Name: "s", XKind: "value", Errors: "sd", Select: "best_mean", ShowLabels: true}
 	in := map[string]outputs{}
 	for i, pv := range acc {
-		pt := FigPointRef{ID: "fig/f/s/" + string(rune('a'+i)), Experiment: "e" + string(rune('a'+i)), X: float64(i + 1), Status: Status{Kind: StatusRun}, Label: "p"}
+		pt := FigPointRef{ID: "fig/f/s/" + string(rune('a'+i)), Experiment: "e" + string(rune('a'+i)), X: float64(i + 1), Status: numbers.Status{Kind: numbers.StatusRun}, Label: "p"}
 		for v, seeds := range pv {
 			name := pt.Experiment + "-" + string(rune('1'+v))
 			ref := &CellRef{Experiment: name, Protocol: "sequential", Prefix: "train/" + name + "/sequential/split1", Seeds: "0 1",
@@ -46,7 +47,7 @@ func TestFigureSelect(t *testing.T) {
 		t.Errorf("a figure that selects, with point labels, is at version %d, want 4", v)
 	}
 	out, _ := runStage(t, Figure, &FigureParams{Name: "f", Layout: string(b)}, in, nil)
-	var side FigureSidecar
+	var side numbers.FigureSidecar
 	if err := json.Unmarshal(out["ids"], &side); err != nil {
 		t.Fatal(err)
 	}
@@ -58,18 +59,18 @@ func TestFigureSelect(t *testing.T) {
 	for i, w := range want {
 		p := side.Points[i]
 		sel := p.Selection
-		if p.Status.Kind != StatusOK || sel == nil || sel.Rule != "best_mean" || sel.Chosen != w.chosen || p.Experiment != w.chosen || p.YCell.Experiment != w.chosen ||
+		if p.Status.Kind != numbers.StatusOK || sel == nil || sel.Rule != "best_mean" || sel.Chosen != w.chosen || p.Experiment != w.chosen || p.YCell.Experiment != w.chosen ||
 			math.Abs(p.Y-w.y) > 1e-9 || len(sel.Candidates) != 2 {
 			t.Fatalf("point %d: %+v, selection %+v; want %s at %v", i, p, sel, w.chosen, w.y)
 		}
 		for v, m := range w.means {
 			// Means of two accuracies x100: exact to rounding.
-			if c := sel.Candidates[v]; math.Abs(c.Mean-m) > 1e-9 || c.N != 2 || c.Status.Kind != StatusOK {
+			if c := sel.Candidates[v]; math.Abs(c.Mean-m) > 1e-9 || c.N != 2 || c.Status.Kind != numbers.StatusOK {
 				t.Errorf("point %d candidate %d: %+v, want mean %v over 2 seeds", i, v, c, m)
 			}
 		}
 	}
-	if p := side.Points[2]; p.Status.Kind != StatusMissing || p.Experiment != "ec-2" || p.Selection.Chosen != "" {
+	if p := side.Points[2]; p.Status.Kind != numbers.StatusMissing || p.Experiment != "ec-2" || p.Selection.Chosen != "" {
 		t.Errorf("point with a variant missing: %+v, selection %+v", p, p.Selection)
 	}
 	// Each drawing feature raises the version of the figures that use it
@@ -99,10 +100,10 @@ func TestFigureSelect(t *testing.T) {
 func TestOurCaption(t *testing.T) {
 	t.Parallel()
 	yes, no := true, false
-	side := &FigureSidecar{Figure: "b", Points: []FigurePoint{
-		{ID: "fig/b/iso/2", Status: Status{Kind: StatusOK}, Label: "isolated", Dominant: &yes, YCell: &AggCell{N: 6, Acc: Stat{Mean: 76.01, SD: 12.77},
+	side := &numbers.FigureSidecar{Figure: "b", Points: []numbers.FigurePoint{
+		{ID: "fig/b/iso/2", Status: numbers.Status{Kind: numbers.StatusOK}, Label: "isolated", Dominant: &yes, YCell: &numbers.AggCell{N: 6, Acc: numbers.Stat{Mean: 76.01, SD: 12.77},
 			Values: []float64{86.3, 52.5, 57.2, 83.9, 80.6, 85.5}}},
-		{ID: "fig/b/unm/2", Status: Status{Kind: StatusOK}, Experiment: "unmasked", Dominant: &no, YCell: &AggCell{N: 6, Acc: Stat{Mean: 83.0, SD: 3.0},
+		{ID: "fig/b/unm/2", Status: numbers.Status{Kind: numbers.StatusOK}, Experiment: "unmasked", Dominant: &no, YCell: &numbers.AggCell{N: 6, Acc: numbers.Stat{Mean: 83.0, SD: 3.0},
 			Values: []float64{77.8, 86.9, 84, 83, 82, 84.3}}},
 	}}
 	got := ourCaption("A [[ours:iso/2]] (seeds [[seeds:iso/2]]), B [[ours:unm/2]]; front: [[nondominated]]; [[ours:gone/4]].", "b", side)

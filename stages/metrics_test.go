@@ -4,7 +4,6 @@ import (
 	"testing"
 
 	"repro/core"
-	"repro/verdict"
 )
 
 func TestMetricValue(t *testing.T) {
@@ -37,20 +36,6 @@ func TestMetricValue(t *testing.T) {
 	for _, bad := range []string{"rho", "nope", "acc[1]", "channel[3]"} {
 		if ValidMetric(bad) == nil {
 			t.Errorf("ValidMetric(%s) accepted", bad)
-		}
-	}
-}
-
-func TestMetricKind(t *testing.T) {
-	t.Parallel()
-	for metric, want := range map[string]verdict.Kind{
-		"": verdict.Points, "acc": verdict.Points, "forgetting": verdict.Points, "gate_duty": verdict.Points, "channel[0]": verdict.Points,
-		"replay_updates": verdict.Relative, "replay_samples": verdict.Relative, "synops_frac": verdict.Relative, "energy.nj": verdict.Relative,
-		"rho[0]": verdict.Relative, "asleep[1]": verdict.Relative, "overlap[0]": verdict.Relative, "lambda[0]": verdict.Relative,
-		"pr[2]": verdict.Relative, "drift.code_change": verdict.Relative, "drift.margin[0]": verdict.Relative,
-	} {
-		if got := MetricKind(metric); got != want {
-			t.Errorf("MetricKind(%q) = %v, want %v", metric, got, want)
 		}
 	}
 }

@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"repro/cellid"
+	"repro/internal/latex"
+	"repro/numbers"
 	"repro/pipeline"
 )
 
@@ -62,7 +64,7 @@ type RenderCell struct {
 }
 
 // check reports a layout that does not fit rec's rows and columns.
-func (p *RenderParams) check(rec *AggregateRecord) error {
+func (p *RenderParams) check(rec *numbers.AggregateRecord) error {
 	if len(p.Rows) != len(rec.Rows) || len(p.Columns) != len(rec.Protocols) {
 		return fmt.Errorf("render %s: %d rows and %d columns for a table of %d and %d", p.Table, len(p.Rows), len(p.Columns), len(rec.Rows), len(rec.Protocols))
 	}
@@ -72,34 +74,6 @@ func (p *RenderParams) check(rec *AggregateRecord) error {
 		}
 	}
 	return nil
-}
-
-// NumberRef is one rendered number, as the sidecar ("ids" output) lists it:
-// where it is in the table and what it came from.
-type NumberRef struct {
-	ID       string `json:"id"`
-	Row      int    `json:"row"`    // 1-based, data rows of the table
-	Column   int    `json:"column"` // 1-based, protocol columns
-	Label    string `json:"label"`
-	Protocol string `json:"protocol"`
-	Param    string `json:"param,omitempty"` // the row's param column (LaTeX)
-	Text     string `json:"text"`            // the LaTeX cell
-	// Decimals is how many decimals the cell prints (nil in sidecars
-	// before render version 6).
-	Decimals *int `json:"decimals,omitempty"`
-	AggCell
-}
-
-// Sidecar is the "ids" output of a render cell: every number of the
-// rendered table with its provenance (train cells and result digests).
-type Sidecar struct {
-	Table       string       `json:"table"`
-	Profile     string       `json:"profile"`
-	Stamp       string       `json:"stamp,omitempty"`
-	Source      string       `json:"source"` // the aggregate cell
-	ParamTitle  string       `json:"param_title,omitempty"`
-	Numbers     []NumberRef  `json:"numbers"`
-	Comparisons []Comparison `json:"comparisons"`
 }
 
 // Render writes one table as LaTeX ("tex", booktabs) and its sidecar
@@ -129,7 +103,7 @@ var Render = &pipeline.Stage{
 		if err != nil {
 			return fmt.Errorf("input aggregate: %w", err)
 		}
-		var rec AggregateRecord
+		var rec numbers.AggregateRecord
 		if err := json.Unmarshal(b, &rec); err != nil {
 			return fmt.Errorf("input aggregate: %w", err)
 		}
@@ -147,42 +121,21 @@ var Render = &pipeline.Stage{
 	},
 }
 
-// fmt1 formats x with one decimal, without a negative zero.
-func fmt1(x float64) string { return fmtN(x, 1) }
-
-// fmtN formats x with d decimals, without a negative zero.
-func fmtN(x float64, d int) string {
-	s := strconv.FormatFloat(x, 'f', d, 64)
-	if strings.Trim(s, "-0.") == "" {
-		return strings.TrimPrefix(s, "-")
-	}
-	return s
-}
-
-// signed1 formats x with one decimal and a sign: +0.5, -7.0.
-func signed1(x float64) string {
-	s := fmt1(x)
-	if !strings.HasPrefix(s, "-") {
-		s = "+" + s
-	}
-	return s
-}
-
 // cellText renders one table cell: --- (not applicable), blank (not run,
 // or "empty": a cell the layout leaves blank, as above a matrix's diagonal), $m\pm s$, bold when best, with n when it differs from the
 // row's expected seed count.
-func cellText(c *AggCell, bold bool, decimals int, meanOnly bool) string {
+func cellText(c *numbers.AggCell, bold bool, decimals int, meanOnly bool) string {
 	switch {
-	case c.Status.Kind == StatusNA:
+	case c.Status.Kind == numbers.StatusNA:
 		return "---"
-	case c.Status.Kind == StatusMissing:
+	case c.Status.Kind == numbers.StatusMissing:
 		return `{\scriptsize($n{=}0$)}`
-	case c.Status.Kind != StatusOK:
+	case c.Status.Kind != numbers.StatusOK:
 		return ""
 	}
-	body := fmtN(c.Acc.Mean, decimals)
+	body := numbers.Fixed(c.Acc.Mean, decimals)
 	if c.N > 1 && !meanOnly {
-		body += `\pm` + fmtN(c.Acc.SD, decimals)
+		body += `\pm` + numbers.Fixed(c.Acc.SD, decimals)
 	}
 	if bold {
 		body = `\mathbf{` + body + `}`
@@ -198,21 +151,21 @@ func cellText(c *AggCell, bold bool, decimals int, meanOnly bool) string {
 // the best displayed mean among the competing rows: not a reference row,
 // every expected seed present, and the table's default seed count (rows run
 // on fewer seeds by design are shown but do not compete).
-func bestRows(p *RenderParams, rec *AggregateRecord) map[[2]int]bool {
+func bestRows(p *RenderParams, rec *numbers.AggregateRecord) map[[2]int]bool {
 	out := map[[2]int]bool{}
 	for c, col := range p.Columns {
 		if !col.Bold {
 			continue
 		}
 		shown := func(r int) float64 {
-			v, _ := strconv.ParseFloat(fmtN(rec.Rows[r][c].Acc.Mean, p.Rows[r].Cells[c].Decimals), 64)
+			v, _ := strconv.ParseFloat(numbers.Fixed(rec.Rows[r][c].Acc.Mean, p.Rows[r].Cells[c].Decimals), 64)
 			return v
 		}
 		best := math.Inf(-1)
 		var cand []int
 		for r := range rec.Rows {
 			x := &rec.Rows[r][c]
-			if p.Rows[r].Reference || x.Status.Kind != StatusOK || x.N != x.Expected || x.N < rec.DefaultSeeds {
+			if p.Rows[r].Reference || x.Status.Kind != numbers.StatusOK || x.N != x.Expected || x.N < rec.DefaultSeeds {
 				continue
 			}
 			cand = append(cand, r)
@@ -229,7 +182,7 @@ func bestRows(p *RenderParams, rec *AggregateRecord) map[[2]int]bool {
 
 // boldRule is the caption's sentence stating bestRows's rule, for the
 // columns that have bold values ("" when none has).
-func boldRule(p *RenderParams, rec *AggregateRecord) string {
+func boldRule(p *RenderParams, rec *numbers.AggregateRecord) string {
 	var cols []string
 	for _, col := range p.Columns {
 		if col.Bold {
@@ -251,11 +204,11 @@ func boldRule(p *RenderParams, rec *AggregateRecord) string {
 }
 
 // RenderTable renders rec with layout p: the .tex text and its sidecar.
-func RenderTable(p *RenderParams, rec *AggregateRecord) (string, *Sidecar, error) {
+func RenderTable(p *RenderParams, rec *numbers.AggregateRecord) (string, *numbers.Sidecar, error) {
 	if err := p.check(rec); err != nil {
 		return "", nil, err
 	}
-	side := &Sidecar{Table: p.Table, Profile: p.Profile, Stamp: p.Stamp, Source: cellid.Aggregate(rec.Table), ParamTitle: p.ParamTitle, Comparisons: rec.Comparisons}
+	side := &numbers.Sidecar{Table: p.Table, Profile: p.Profile, Stamp: p.Stamp, Source: cellid.Aggregate(rec.Table), ParamTitle: p.ParamTitle, Comparisons: rec.Comparisons}
 	var b strings.Builder
 	p.writeHead(&b, rec)
 	notes, more := p.writeRows(&b, rec, side)
@@ -264,13 +217,13 @@ func RenderTable(p *RenderParams, rec *AggregateRecord) (string, *Sidecar, error
 	if len(notes.why) > 0 {
 		var parts []string
 		for i, why := range notes.why {
-			parts = append(parts, fmt.Sprintf("$^{%s}$\\,%s", notes.letter(i), latexEscape(why)))
+			parts = append(parts, fmt.Sprintf("$^{%s}$\\,%s", notes.letter(i), latex.Escape(why)))
 		}
 		fmt.Fprintf(&b, "\\par\\smallskip{\\scriptsize Not run: %s.\\par}\n", strings.Join(parts, "; "))
 	}
 	for _, c := range rec.Comparisons {
 		if c.Status.OK() {
-			fmt.Fprintf(&b, "%% %s: %s - %s (%s, %d paired seeds): %s [%s, %s]\n", c.ID, c.A, c.B, c.Protocol, c.N, signed1(c.Diff), signed1(c.Lo), signed1(c.Hi))
+			fmt.Fprintf(&b, "%% %s: %s - %s (%s, %d paired seeds): %s [%s, %s]\n", c.ID, c.A, c.B, c.Protocol, c.N, numbers.Signed(c.Diff, 1), numbers.Signed(c.Lo, 1), numbers.Signed(c.Hi, 1))
 		} else {
 			fmt.Fprintf(&b, "%% %s: %s - %s (%s): %s\n", c.ID, c.A, c.B, c.Protocol, c.Status)
 		}
@@ -281,7 +234,7 @@ func RenderTable(p *RenderParams, rec *AggregateRecord) (string, *Sidecar, error
 
 // writeHead writes the table's opening comment, caption, label, stamp and
 // the tabular's head row.
-func (p *RenderParams) writeHead(b *strings.Builder, rec *AggregateRecord) {
+func (p *RenderParams) writeHead(b *strings.Builder, rec *numbers.AggregateRecord) {
 	fmt.Fprintf(b, "%% %s.tex: generated by repro (render/%s, profile %s) from aggregate/%s. Do not edit:\n", p.Table, p.Table, p.Profile, rec.Table)
 	fmt.Fprintf(b, "%% change pipeline.toml and run `make paper`. Each row's comment gives its number IDs;\n")
 	fmt.Fprintf(b, "%% `repro why paper/tables/%s.tex:<row>:<column>` or `repro why <ID>` traces a number.\n", p.Table)
@@ -292,7 +245,7 @@ func (p *RenderParams) writeHead(b *strings.Builder, rec *AggregateRecord) {
 		fmt.Fprintf(b, "\\label{%s}\n", p.Label)
 	}
 	if p.Stamp != "" {
-		fmt.Fprintf(b, "\\fbox{\\parbox{0.95\\linewidth}{\\centering\\footnotesize\\textbf{%s}}}\\par\\medskip\n", latexEscape(p.Stamp))
+		fmt.Fprintf(b, "\\fbox{\\parbox{0.95\\linewidth}{\\centering\\footnotesize\\textbf{%s}}}\\par\\medskip\n", latex.Escape(p.Stamp))
 	}
 	if p.Size != "" {
 		b.WriteString(p.Size + "\n")
@@ -314,7 +267,7 @@ func (p *RenderParams) writeHead(b *strings.Builder, rec *AggregateRecord) {
 // writeRows writes the table's data rows, each with a comment naming its
 // number IDs, adds every number to side, and returns the reasons of the
 // cells shown as not run.
-func (p *RenderParams) writeRows(b *strings.Builder, rec *AggregateRecord, side *Sidecar) (*notRunNotes, *moreSeeds) {
+func (p *RenderParams) writeRows(b *strings.Builder, rec *numbers.AggregateRecord, side *numbers.Sidecar) (*notRunNotes, *moreSeeds) {
 	best := bestRows(p, rec)
 	notes := &notRunNotes{}
 	more := &moreSeeds{}
@@ -332,12 +285,12 @@ func (p *RenderParams) writeRows(b *strings.Builder, rec *AggregateRecord, side 
 		var ids []string
 		for c, x := range row {
 			txt := cellText(&x, best[[2]int{r, c}], layout.Cells[c].Decimals, layout.Cells[c].MeanOnly)
-			if x.Status.Kind == StatusNotRun && x.Status.Why != "" && p.ShowNotRun {
+			if x.Status.Kind == numbers.StatusNotRun && x.Status.Why != "" && p.ShowNotRun {
 				txt = `{\scriptsize not run$^{` + notes.mark(x.Status.Why) + `}$}`
 			}
 			fields = append(fields, cardLink(&x, txt)+more.mark(&x, rec.DefaultSeeds))
 			dec := layout.Cells[c].Decimals
-			side.Numbers = append(side.Numbers, NumberRef{ID: x.ID, Row: r + 1, Column: c + 1, Label: layout.Label, Protocol: x.Protocol, Param: param, Text: txt, Decimals: &dec, AggCell: x})
+			side.Numbers = append(side.Numbers, numbers.NumberRef{ID: x.ID, Row: r + 1, Column: c + 1, Label: layout.Label, Protocol: x.Protocol, Param: param, Text: txt, Decimals: &dec, AggCell: x})
 			ids = append(ids, x.ID+rowNote(&x))
 		}
 		line := strings.TrimRight(strings.Join(fields, " & "), " ")
@@ -355,8 +308,8 @@ type moreSeeds struct{ counts []int }
 var daggers = []string{`\dagger`, `\ddagger`, `\dagger\dagger`, `\ddagger\ddagger`}
 
 // mark returns the mark of x's seed count ("" when it is not above def).
-func (m *moreSeeds) mark(x *AggCell, def int) string {
-	if x.Status.Kind != StatusOK || def == 0 || x.N <= def {
+func (m *moreSeeds) mark(x *numbers.AggCell, def int) string {
+	if x.Status.Kind != numbers.StatusOK || def == 0 || x.N <= def {
 		return ""
 	}
 	i := slices.Index(m.counts, x.N)
@@ -381,11 +334,11 @@ func (m *moreSeeds) write(b *strings.Builder) {
 
 // rowNote is what a row's comment says of a number beside its ID: the
 // seeds it lacks, or why it has no value.
-func rowNote(x *AggCell) string {
+func rowNote(x *numbers.AggCell) string {
 	switch {
-	case x.Status.Kind == StatusOK && len(x.Missing) > 0:
+	case x.Status.Kind == numbers.StatusOK && len(x.Missing) > 0:
 		return fmt.Sprintf(" (n=%d of %d; missing seeds %v)", x.N, x.Expected, x.Missing)
-	case x.Status.Kind != StatusOK && x.Status.Kind != StatusNA && x.Status.Kind != StatusEmpty:
+	case x.Status.Kind != numbers.StatusOK && x.Status.Kind != numbers.StatusNA && x.Status.Kind != numbers.StatusEmpty:
 		return " (" + x.Status.String() + ")"
 	}
 	return ""
@@ -411,10 +364,4 @@ func (n *notRunNotes) letter(i int) string {
 		s += strconv.Itoa(i / 26)
 	}
 	return s
-}
-
-// latexEscape escapes the characters LaTeX treats specially in text.
-func latexEscape(s string) string {
-	r := strings.NewReplacer(`\`, `\textbackslash{}`, `&`, `\&`, `%`, `\%`, `$`, `\$`, `#`, `\#`, `_`, `\_`, `{`, `\{`, `}`, `\}`, `~`, `\textasciitilde{}`, `^`, `\textasciicircum{}`, `≠`, `$\neq$`)
-	return r.Replace(s)
 }

@@ -1,21 +1,16 @@
 package stages
 
-import "strings"
-
-// CardName is the file name (without .html) of a number's card in the
-// report site: its ID with each / as a dot (IDs have no dots, so no two
-// numbers share a name).
-func CardName(id string) string { return strings.ReplaceAll(id, "/", ".") }
+import "repro/numbers"
 
 // cardLink wraps a printed table cell in \reprocard{<card name>}{<cell>},
 // which paper/main.tex (CardMacro) makes a hyperlink to the number's card
 // in the report site (`repro report`). Only a number links: a blank cell,
 // "---" (not applicable), "not run" and "n=0" stay as they are.
-func cardLink(x *AggCell, text string) string {
-	if !x.Status.Is(StatusOK) || text == "" {
+func cardLink(x *numbers.AggCell, text string) string {
+	if !x.Status.Is(numbers.StatusOK) || text == "" {
 		return text
 	}
-	return `\reprocard{` + CardName(x.ID) + `}{` + text + `}`
+	return `\reprocard{` + numbers.CardName(x.ID) + `}{` + text + `}`
 }
 
 // cardFallback opens every rendered table: a document that does not link

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"repro/numbers"
 )
 
 func tinyRender() *RenderParams {
@@ -41,7 +43,7 @@ func TestRender(t *testing.T) {
 			t.Errorf("tex lacks %q:\n%s", want, tex)
 		}
 	}
-	var sc Sidecar
+	var sc numbers.Sidecar
 	if err := json.Unmarshal(out["ids"], &sc); err != nil {
 		t.Fatal(err)
 	}
@@ -55,9 +57,9 @@ func TestRender(t *testing.T) {
 // blank (TestRender's row c).
 func TestRenderShowNotRun(t *testing.T) {
 	t.Parallel()
-	rec := &AggregateRecord{Table: "tiny", Protocols: []string{"sequential", "static"}, Rows: [][]AggCell{
-		{{ID: "tiny/a/sequential", Status: NotRun("download cifar100: no network & no mirror")}, {ID: "tiny/a/static", Status: Status{Kind: StatusNA}}},
-		{{ID: "tiny/b/sequential", Status: NotRun("no preset")}, {ID: "tiny/b/static", Status: NotRun("download cifar100: no network & no mirror")}},
+	rec := &numbers.AggregateRecord{Table: "tiny", Protocols: []string{"sequential", "static"}, Rows: [][]numbers.AggCell{
+		{{ID: "tiny/a/sequential", Status: numbers.NotRun("download cifar100: no network & no mirror")}, {ID: "tiny/a/static", Status: numbers.Status{Kind: numbers.StatusNA}}},
+		{{ID: "tiny/b/sequential", Status: numbers.NotRun("no preset")}, {ID: "tiny/b/static", Status: numbers.NotRun("download cifar100: no network & no mirror")}},
 	}}
 	p := tinyRender()
 	p.Rows = p.Rows[:2]
@@ -86,10 +88,10 @@ func TestRenderShowNotRun(t *testing.T) {
 // numbers on the profile's seeds or fewer are not.
 func TestRenderMoreSeeds(t *testing.T) {
 	t.Parallel()
-	ok := func(id string, n int) AggCell {
-		return AggCell{ID: id, Status: Status{Kind: StatusOK}, N: n, Expected: n, Acc: Stat{Mean: 90, SD: 1}}
+	ok := func(id string, n int) numbers.AggCell {
+		return numbers.AggCell{ID: id, Status: numbers.Status{Kind: numbers.StatusOK}, N: n, Expected: n, Acc: numbers.Stat{Mean: 90, SD: 1}}
 	}
-	rec := &AggregateRecord{Table: "tiny", DefaultSeeds: 6, Protocols: []string{"sequential", "static"}, Rows: [][]AggCell{
+	rec := &numbers.AggregateRecord{Table: "tiny", DefaultSeeds: 6, Protocols: []string{"sequential", "static"}, Rows: [][]numbers.AggCell{
 		{ok("tiny/a/sequential", 12), ok("tiny/a/static", 3)},
 		{ok("tiny/b/sequential", 6), ok("tiny/b/static", 24)},
 	}}
@@ -120,28 +122,28 @@ func TestRenderMoreSeeds(t *testing.T) {
 
 func TestBestRows(t *testing.T) {
 	t.Parallel()
-	cell := func(m float64, n, exp int) AggCell {
-		return AggCell{Status: Status{Kind: StatusOK}, N: n, Expected: exp, Acc: Stat{Mean: m}}
+	cell := func(m float64, n, exp int) numbers.AggCell {
+		return numbers.AggCell{Status: numbers.Status{Kind: numbers.StatusOK}, N: n, Expected: exp, Acc: numbers.Stat{Mean: m}}
 	}
 	cases := []struct {
 		name string
-		col  []AggCell
+		col  []numbers.AggCell
 		ref  []bool
 		want []int
 	}{
-		{"max", []AggCell{cell(91.6, 6, 6), cell(91.5, 6, 6)}, nil, []int{0}},
-		{"fewer seeds by design do not compete", []AggCell{cell(91.6, 6, 6), cell(91.8, 3, 3)}, nil, []int{0}},
-		{"a missing seed does not compete", []AggCell{cell(91.6, 6, 6), cell(91.8, 5, 6)}, nil, []int{0}},
-		{"a settled row on more seeds competes", []AggCell{cell(91.6, 6, 6), cell(91.8, 12, 12)}, nil, []int{1}},
-		{"reference rows do not compete", []AggCell{cell(91.6, 6, 6), cell(92.0, 6, 6)}, []bool{false, true}, []int{0}},
-		{"ties after rounding", []AggCell{cell(91.64, 6, 6), cell(91.56, 6, 6), cell(91.0, 6, 6)}, nil, []int{0, 1}},
+		{"max", []numbers.AggCell{cell(91.6, 6, 6), cell(91.5, 6, 6)}, nil, []int{0}},
+		{"fewer seeds by design do not compete", []numbers.AggCell{cell(91.6, 6, 6), cell(91.8, 3, 3)}, nil, []int{0}},
+		{"a missing seed does not compete", []numbers.AggCell{cell(91.6, 6, 6), cell(91.8, 5, 6)}, nil, []int{0}},
+		{"a settled row on more seeds competes", []numbers.AggCell{cell(91.6, 6, 6), cell(91.8, 12, 12)}, nil, []int{1}},
+		{"reference rows do not compete", []numbers.AggCell{cell(91.6, 6, 6), cell(92.0, 6, 6)}, []bool{false, true}, []int{0}},
+		{"ties after rounding", []numbers.AggCell{cell(91.64, 6, 6), cell(91.56, 6, 6), cell(91.0, 6, 6)}, nil, []int{0, 1}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			t.Parallel()
-			rec := &AggregateRecord{DefaultSeeds: 6, Protocols: []string{"sequential"}}
+			rec := &numbers.AggregateRecord{DefaultSeeds: 6, Protocols: []string{"sequential"}}
 			for _, x := range c.col {
-				rec.Rows = append(rec.Rows, []AggCell{x})
+				rec.Rows = append(rec.Rows, []numbers.AggCell{x})
 			}
 			p := &RenderParams{Columns: []RenderColumn{{Bold: true}}}
 			for r := range c.col {
@@ -157,18 +159,5 @@ func TestBestRows(t *testing.T) {
 				}
 			}
 		})
-	}
-}
-
-func TestCiteTeX(t *testing.T) {
-	for _, tc := range []struct{ in, want string }{
-		{"Table tab:ablation, row 1 'full system', column Sequential", "Table~\\ref{tab:ablation}, row 1 `full system', column Sequential"},
-		{"subsection X (after tab:bpk): rotation's price", "subsection X (after Table~\\ref{tab:bpk}): rotation's price"},
-		{"'a_b' 50%", "`a\\_b' 50\\%"},
-		{"no label", "no label"},
-	} {
-		if got := citeTeX(tc.in); got != tc.want {
-			t.Errorf("citeTeX(%q) = %q, want %q", tc.in, got, tc.want)
-		}
 	}
 }

@@ -23,6 +23,8 @@ import (
 	"repro/internal/buildstamp"
 	"repro/internal/dataset"
 	"repro/internal/refruns"
+	"repro/judge"
+	"repro/numbers"
 	"repro/pipeline"
 	"repro/stages"
 )
@@ -329,7 +331,7 @@ type crateNumber struct {
 func crateNumbers(w *workspace, p *pipeline.Plan) ([]crateNumber, error) {
 	type source struct {
 		group    string
-		cells    []*stages.AggCell
+		cells    []*numbers.AggCell
 		producer string // the cell that wrote it
 		text     string
 	}
@@ -349,14 +351,14 @@ func crateNumbers(w *workspace, p *pipeline.Plan) ([]crateNumber, error) {
 		if err != nil {
 			return nil, err
 		}
-		byExp := map[string]*stages.AggCell{}
+		byExp := map[string]*numbers.AggCell{}
 		for i := range sc.Numbers {
 			n := &sc.Numbers[i]
-			put(n.ID, &source{group: t, cells: []*stages.AggCell{&n.AggCell}, producer: cellid.Render(t), text: plainCell(n)})
+			put(n.ID, &source{group: t, cells: []*numbers.AggCell{&n.AggCell}, producer: cellid.Render(t), text: plainCell(n)})
 			byExp[n.Experiment+"/"+n.Protocol] = &n.AggCell
 		}
 		for _, c := range sc.Comparisons {
-			var cells []*stages.AggCell
+			var cells []*numbers.AggCell
 			for _, x := range []string{c.A, c.B} {
 				if a := byExp[x+"/"+c.Protocol]; a != nil {
 					cells = append(cells, a)
@@ -378,8 +380,8 @@ func crateNumbers(w *workspace, p *pipeline.Plan) ([]crateNumber, error) {
 			return nil, err
 		}
 		for _, pt := range append(slices.Clone(sc.Points), sc.Lines...) {
-			var cells []*stages.AggCell
-			for _, c := range []*stages.AggCell{pt.YCell, pt.XCell, pt.BCell} {
+			var cells []*numbers.AggCell
+			for _, c := range []*numbers.AggCell{pt.YCell, pt.XCell, pt.BCell} {
 				if c != nil {
 					cells = append(cells, c)
 				}
@@ -387,8 +389,8 @@ func crateNumbers(w *workspace, p *pipeline.Plan) ([]crateNumber, error) {
 			put(pt.ID, &source{group: "fig/" + f, cells: cells, producer: cellid.Figure(f), text: pt.Text})
 		}
 	}
-	rows := map[string]*stages.ReproRow{}
-	var disputed map[string]*stages.DisputedResult
+	rows := map[string]*judge.Row{}
+	var disputed map[string]*judge.DisputedResult
 	if rep, _, err := committedReport(w); err == nil {
 		for i := range rep.Rows {
 			r := &rep.Rows[i]
@@ -397,7 +399,7 @@ func crateNumbers(w *workspace, p *pipeline.Plan) ([]crateNumber, error) {
 				order = append(order, r.ID)
 			}
 		}
-		disputed = map[string]*stages.DisputedResult{}
+		disputed = map[string]*judge.DisputedResult{}
 		for i := range rep.Disputed {
 			disputed[rep.Disputed[i].ID] = &rep.Disputed[i]
 		}
@@ -423,7 +425,7 @@ func crateNumbers(w *workspace, p *pipeline.Plan) ([]crateNumber, error) {
 				n.Producer = pc.Manifest.Key
 			}
 			for _, c := range s.cells {
-				if c.Status.Kind != stages.StatusOK {
+				if c.Status.Kind != numbers.StatusOK {
 					continue
 				}
 				for i, tc := range c.TrainCells {

@@ -17,7 +17,7 @@ import (
 
 	"repro/crate"
 	"repro/experiments"
-	"repro/stages"
+	"repro/numbers"
 )
 
 // crateSample is how many numbers TestCrateFreshClone draws: each is
@@ -234,7 +234,7 @@ func TestCrateFreshClone(t *testing.T) {
 			continue
 		}
 		for _, n := range sc.Numbers {
-			if n.Status.Kind == stages.StatusOK && verdicts[n.ID] != "" {
+			if n.Status.Kind == numbers.StatusOK && verdicts[n.ID] != "" {
 				cands = append(cands, n.ID)
 			}
 		}
@@ -245,7 +245,7 @@ func TestCrateFreshClone(t *testing.T) {
 			continue
 		}
 		for _, p := range sc.Points {
-			if p.Status.Kind == stages.StatusOK && p.YCell != nil && verdicts[p.ID] != "" {
+			if p.Status.Kind == numbers.StatusOK && p.YCell != nil && verdicts[p.ID] != "" {
 				cands = append(cands, p.ID)
 			}
 		}

@@ -10,8 +10,8 @@ import (
 	"slices"
 	"strings"
 
+	"repro/numbers"
 	"repro/numdiff"
-	"repro/stages"
 )
 
 func cmdDiff() *command {
@@ -106,8 +106,8 @@ func gitNote(msg string) string {
 // git commit rev (a full hash, resolveRevision) commits; name is the build
 // as the user gave it, for messages.
 func loadBuild(ctx context.Context, w *workspace, rev, name string) (*numdiff.Build, error) {
-	var tables []*stages.Sidecar
-	var figures []*stages.FigureSidecar
+	var tables []*numbers.Sidecar
+	var figures []*numbers.FigureSidecar
 	if rev == "store" {
 		p, err := w.planHere()
 		if err != nil {
@@ -135,7 +135,7 @@ func loadBuild(ctx context.Context, w *workspace, rev, name string) (*numdiff.Bu
 			return nil, err
 		}
 		if ok {
-			sc := &stages.Sidecar{}
+			sc := &numbers.Sidecar{}
 			if err := json.Unmarshal(b, sc); err != nil {
 				return nil, fmt.Errorf("%s:%s: %w", name, rel(w, w.idsPath(t)), err)
 			}
@@ -148,7 +148,7 @@ func loadBuild(ctx context.Context, w *workspace, rev, name string) (*numdiff.Bu
 			return nil, err
 		}
 		if ok {
-			sc := &stages.FigureSidecar{}
+			sc := &numbers.FigureSidecar{}
 			if err := json.Unmarshal(b, sc); err != nil {
 				return nil, fmt.Errorf("%s:%s: %w", name, rel(w, w.figurePath(f, "ids.json")), err)
 			}

@@ -9,9 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"repro/stages"
-
 	"repro/experiments"
+	"repro/numbers"
 )
 
 // figureTestConfig is one figure of every kind over real MNIST: backprop
@@ -133,11 +132,11 @@ func TestFiguresEndToEnd(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var sc stages.FigureSidecar
+	var sc numbers.FigureSidecar
 	if err := json.Unmarshal(b, &sc); err != nil {
 		t.Fatal(err)
 	}
-	got := map[string]stages.FigurePoint{}
+	got := map[string]numbers.FigurePoint{}
 	for _, p := range append(sc.Points, sc.Lines...) {
 		got[p.ID] = p
 	}

@@ -10,6 +10,8 @@ import (
 
 	"repro/artifacts"
 	"repro/cellid"
+	"repro/judge"
+	"repro/numbers"
 	"repro/pipeline"
 	"repro/stages"
 )
@@ -102,8 +104,8 @@ func (w *workspace) figureNames() []string {
 
 // currentFigure returns the sidecar the store holds for a figure under the
 // current config, or ok false with the reason it is not computed.
-func currentFigure(ctx context.Context, w *workspace, p *pipeline.Plan, name string) (*stages.FigureSidecar, bool, string, error) {
-	return storedJSON[stages.FigureSidecar](ctx, w, p, cellid.Figure(name), "ids")
+func currentFigure(ctx context.Context, w *workspace, p *pipeline.Plan, name string) (*numbers.FigureSidecar, bool, string, error) {
+	return storedJSON[numbers.FigureSidecar](ctx, w, p, cellid.Figure(name), "ids")
 }
 
 // tableNames lists the tables of the graph (its render cells), in order.
@@ -142,8 +144,8 @@ func cellOutput(ctx context.Context, w *workspace, p *pipeline.Plan, id, output 
 
 // currentSidecar returns the sidecar the store holds for a table under the
 // current config, or ok false with the reason it is not computed.
-func currentSidecar(ctx context.Context, w *workspace, p *pipeline.Plan, table string) (*stages.Sidecar, bool, string, error) {
-	return storedJSON[stages.Sidecar](ctx, w, p, cellid.Render(table), "ids")
+func currentSidecar(ctx context.Context, w *workspace, p *pipeline.Plan, table string) (*numbers.Sidecar, bool, string, error) {
+	return storedJSON[numbers.Sidecar](ctx, w, p, cellid.Render(table), "ids")
 }
 
 // storedJSON decodes a JSON output of a cached planned cell, or returns ok
@@ -181,8 +183,8 @@ func materialise(ctx context.Context, w *workspace, g *pipeline.Graph) (wrote, m
 	if g.Cell(cellid.Reproduction) != nil {
 		files = append(files, file{cellid.Reproduction, "tex", w.paperPath(reproductionTo)})
 	}
-	if g.Cell(cellid.Aggregate(stages.DisputedTable)) != nil {
-		files = append(files, file{cellid.Aggregate(stages.DisputedTable), "aggregate", w.paperPath(disputedTo)})
+	if g.Cell(cellid.Aggregate(judge.DisputedTable)) != nil {
+		files = append(files, file{cellid.Aggregate(judge.DisputedTable), "aggregate", w.paperPath(disputedTo)})
 	}
 	if len(files) == 0 {
 		return nil, nil, nil // a profile without tables or figures: nothing to plan

@@ -7,11 +7,13 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
 	"repro/artifacts"
 	"repro/experiments"
+	"repro/numbers"
 	"repro/pipeline"
 	"repro/site"
 	"repro/stages"
@@ -115,6 +117,9 @@ func siteInput(ctx context.Context, w *workspace, dir string) (*site.Input, erro
 	in.FigureDecls = map[string]site.FigureDecl{}
 	for _, f := range w.matrix.Figures {
 		d := site.FigureDecl{Caption: f.Caption, Series: map[string]string{}}
+		if i := slices.IndexFunc(in.Figures, func(sc *numbers.FigureSidecar) bool { return sc.Figure == f.Name }); i >= 0 {
+			d.Caption = stages.FillCaption(f.Caption, in.Figures[i])
+		}
 		for _, p := range f.Panels {
 			d.Panels = append(d.Panels, site.PanelDecl{Title: p.Title, XLabel: p.XLabel, YLabel: p.YLabel, XLog: p.XLog, Categories: p.Categories})
 			for _, sr := range p.Series {
@@ -182,16 +187,16 @@ func siteInput(ctx context.Context, w *workspace, dir string) (*site.Input, erro
 }
 
 // siteCells is every table and figure cell of in.
-func siteCells(in *site.Input) []*stages.AggCell {
-	var out []*stages.AggCell
+func siteCells(in *site.Input) []*numbers.AggCell {
+	var out []*numbers.AggCell
 	for _, t := range in.Tables {
 		for i := range t.Numbers {
 			out = append(out, &t.Numbers[i].AggCell)
 		}
 	}
 	for _, f := range in.Figures {
-		for _, p := range append(append([]stages.FigurePoint{}, f.Points...), f.Lines...) {
-			for _, c := range []*stages.AggCell{p.YCell, p.XCell, p.BCell} {
+		for _, p := range append(append([]numbers.FigurePoint{}, f.Points...), f.Lines...) {
+			for _, c := range []*numbers.AggCell{p.YCell, p.XCell, p.BCell} {
 				if c != nil {
 					out = append(out, c)
 				}

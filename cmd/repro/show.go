@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
-	"repro/internal/latex"
 	"slices"
 	"strconv"
 	"strings"
@@ -16,7 +15,9 @@ import (
 
 	"repro/cellid"
 	"repro/experiments"
-	"repro/stages"
+	"repro/internal/latex"
+	"repro/judge"
+	"repro/numbers"
 	"repro/verdict"
 )
 
@@ -87,7 +88,7 @@ func runShow(ctx context.Context, e *env, w *workspace, name string, mode showMo
 		if err != nil {
 			return err
 		}
-		rep := &stages.ReproReport{}
+		rep := &judge.Report{}
 		if ok {
 			if err := json.Unmarshal(b, rep); err != nil {
 				return err
@@ -133,7 +134,7 @@ func runShow(ctx context.Context, e *env, w *workspace, name string, mode showMo
 	return showTable(e, sc)
 }
 
-func showTable(e *env, sc *stages.Sidecar) error {
+func showTable(e *env, sc *numbers.Sidecar) error {
 	if sc.Stamp != "" {
 		fmt.Fprintln(e.stdout, sc.Stamp)
 	}
@@ -155,7 +156,7 @@ func showTable(e *env, sc *stages.Sidecar) error {
 		cell := plainCell(&n)
 		// Not run: the general tables say why (their LaTeX cell reads
 		// "not run"); the simple ones leave the cell blank, as the paper's.
-		if n.Status.Kind == stages.StatusNotRun && strings.Contains(n.Text, "not run") {
+		if n.Status.Kind == numbers.StatusNotRun && strings.Contains(n.Text, "not run") {
 			why := n.Status.Why
 			i := slices.Index(notes, why)
 			if i < 0 {
@@ -185,11 +186,11 @@ func showTable(e *env, sc *stages.Sidecar) error {
 	return nil
 }
 
-func plainCell(n *stages.NumberRef) string {
+func plainCell(n *numbers.NumberRef) string {
 	switch {
-	case n.Status.Kind == stages.StatusNA:
+	case n.Status.Kind == numbers.StatusNA:
 		return "---"
-	case n.Status.Kind != stages.StatusOK:
+	case n.Status.Kind != numbers.StatusOK:
 		return ""
 	}
 	d := 1 // as the table prints it (sidecars before render v6 name no decimals)
@@ -222,16 +223,16 @@ func plainLaTeX(s string) string {
 // from the tables as committed, so a fresh clone can show it without a store.
 // Tables declared but not committed yet are left out with their published
 // values, and listed in missing.
-func committedReport(w *workspace) (rep *stages.ReproReport, missing []string, err error) {
+func committedReport(w *workspace) (rep *judge.Report, missing []string, err error) {
 	c := w.graph.Cell(cellid.Reproduction)
 	if c == nil {
 		return nil, nil, fmt.Errorf("profile %s has no reproduction cell", w.profile)
 	}
-	rp, ok := c.Params.(*stages.ReproductionParams)
+	rp, ok := c.Params.(*judge.Params)
 	if !ok {
 		return nil, nil, fmt.Errorf("reproduction cell: params %T", c.Params)
 	}
-	var recs []*stages.AggregateRecord
+	var recs []*numbers.AggregateRecord
 	have := map[string]bool{}
 	for _, t := range rp.Tables {
 		sc, err := experiments.ReadTableSidecar(w.idsPath(t))
@@ -255,34 +256,34 @@ func committedReport(w *workspace) (rep *stages.ReproReport, missing []string, e
 		if err != nil {
 			return nil, nil, err
 		}
-		side := &stages.FigureSidecar{}
+		side := &numbers.FigureSidecar{}
 		if err := json.Unmarshal(b, side); err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", rel(w, w.figurePath(name, "ids.json")), err)
 		}
 		have["fig/"+name] = true
-		recs = append(recs, stages.FigureRecord(side))
+		recs = append(recs, numbers.FigureRecord(side))
 	}
 	if len(recs) == 0 {
 		return nil, missing, fmt.Errorf("no table is committed under %s", rel(w, w.paperPath(tablesSubdir)))
 	}
 	// A value of a table or figure not committed is not run here. The
 	// disputed rows read ours as committed (paper/disputed.json).
-	var disputed *stages.AggregateRecord
+	var disputed *numbers.AggregateRecord
 	if len(rp.Disputed) > 0 {
 		b, err := os.ReadFile(w.paperPath(disputedTo))
 		switch {
 		case errors.Is(err, fs.ErrNotExist):
-			missing = append(missing, stages.DisputedTable)
+			missing = append(missing, judge.DisputedTable)
 		case err != nil:
 			return nil, nil, err
 		default:
-			disputed = &stages.AggregateRecord{}
+			disputed = &numbers.AggregateRecord{}
 			if err := json.Unmarshal(b, disputed); err != nil {
 				return nil, nil, fmt.Errorf("%s: %w", rel(w, w.paperPath(disputedTo)), err)
 			}
 		}
 	}
-	if rep, err = stages.Reproduce(rp, recs, disputed); err != nil {
+	if rep, err = judge.Reproduce(rp, recs, disputed); err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", rel(w, w.paperPath(disputedTo)), err)
 	}
 	return rep, missing, nil
@@ -290,8 +291,8 @@ func committedReport(w *workspace) (rep *stages.ReproReport, missing []string, e
 
 // recordOf is the aggregate record a sidecar was rendered from, as far as
 // the report reads it: the numbers row by row, and the comparisons.
-func recordOf(sc *stages.Sidecar) *stages.AggregateRecord {
-	rec := &stages.AggregateRecord{Table: sc.Table, Comparisons: sc.Comparisons}
+func recordOf(sc *numbers.Sidecar) *numbers.AggregateRecord {
+	rec := &numbers.AggregateRecord{Table: sc.Table, Comparisons: sc.Comparisons}
 	row := 0
 	for _, n := range sc.Numbers {
 		if n.Row != row {
@@ -307,7 +308,7 @@ func recordOf(sc *stages.Sidecar) *stages.AggregateRecord {
 }
 
 // printReport prints the report's summary line, or the report as JSON.
-func printReport(e *env, rep *stages.ReproReport, mode showMode) error {
+func printReport(e *env, rep *judge.Report, mode showMode) error {
 	if !mode.json {
 		_, err := fmt.Fprintln(e.stdout, rep.Summary())
 		return err
@@ -322,7 +323,7 @@ func printReport(e *env, rep *stages.ReproReport, mode showMode) error {
 
 // showReport prints the reproduction report in the terminal: the verdict
 // line and the counts per group first, then the differs, then everything.
-func showReport(e *env, rep *stages.ReproReport) {
+func showReport(e *env, rep *judge.Report) {
 	out := e.stdout
 	if rep.Stamp != "" {
 		fmt.Fprintln(out, rep.Stamp)
@@ -330,7 +331,7 @@ func showReport(e *env, rep *stages.ReproReport) {
 	fmt.Fprintln(out, rep.Summary())
 	tw := tablewriter.NewWriter(out)
 	tw.Header("group", "judged", "agree", "differ", "inconclusive", "not run")
-	add := func(name string, t stages.Tally) {
+	add := func(name string, t judge.Tally) {
 		tw.Append(name, strconv.Itoa(t.Judged), strconv.Itoa(t.Agree), strconv.Itoa(t.Differ), strconv.Itoa(t.Inconclusive), strconv.Itoa(t.NotRun))
 	}
 	for _, g := range rep.Groups {
@@ -339,9 +340,9 @@ func showReport(e *env, rep *stages.ReproReport) {
 	add("numbers", rep.Numbers)
 	add("claims", rep.ClaimTally)
 	tw.Render()
-	fmt.Fprintf(out, "\nThe rule: %s\n", stages.RuleText)
+	fmt.Fprintf(out, "\nThe rule: %s\n", judge.RuleText)
 	if len(rep.Disputed) > 0 {
-		fmt.Fprintf(out, "\nDisputed rows, by seeds on both codes (%d; docs/disputed.md):\n%s", len(rep.Disputed), stages.DisputedText(rep.Disputed))
+		fmt.Fprintf(out, "\nDisputed rows, by seeds on both codes (%d; docs/disputed.md):\n%s", len(rep.Disputed), judge.DisputedText(rep.Disputed))
 	}
 	rows := rep.SortedRows()
 	n := 0
@@ -358,7 +359,7 @@ func showReport(e *env, rep *stages.ReproReport) {
 		}
 		fmt.Fprintf(out, "- %s: paper %s, ours %s: %s. %s.%s Cause: %s. (%s)\n", r.ID, r.Published, r.Ours, r.Judgement.Certificate(), r.Judgement, noteText(r.Note), cause, source(r.Cite, r.Line))
 	}
-	var differ []stages.ClaimResult
+	var differ []judge.ClaimResult
 	for _, c := range rep.Claims {
 		if c.Verdict == verdict.Differs {
 			differ = append(differ, c)
@@ -390,7 +391,7 @@ func showReport(e *env, rep *stages.ReproReport) {
 	}
 }
 
-func showClaims(e *env, cs []stages.ClaimResult) {
+func showClaims(e *env, cs []judge.ClaimResult) {
 	for _, c := range cs {
 		fmt.Fprintf(e.stdout, "%-12s %s: %s (%s)\n", c.Verdict, c.ID, c.Text, source(c.Cite, c.Line))
 		for _, k := range c.Conditions {

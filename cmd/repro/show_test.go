@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"repro/stages"
+	"repro/numbers"
 )
 
 // TestPlainCellDecimals: repro show prints a number with the decimals its
@@ -25,8 +25,8 @@ func TestPlainCellDecimals(t *testing.T) {
 		{&none, 16885, 0, "16885 ± 0"},
 		{nil, 91.64, 0.43, "91.6 ± 0.4"},
 	} {
-		n := &stages.NumberRef{Decimals: tc.dec}
-		n.Status.Kind = stages.StatusOK
+		n := &numbers.NumberRef{Decimals: tc.dec}
+		n.Status.Kind = numbers.StatusOK
 		n.N, n.Expected = 6, 6
 		n.Acc.Mean, n.Acc.SD = tc.mean, tc.sd
 		if got := plainCell(n); got != tc.want {
@@ -48,7 +48,7 @@ func TestCommittedReportMatchesCommittedTeX(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := stages.ReproductionTeX(rep)
+	got := rep.TeX()
 	if *updateReport {
 		// The report's own rendering changed (a reproduction stage version):
 		// the committed report follows the committed tables.

@@ -8,13 +8,14 @@ import (
 	"io"
 	"path/filepath"
 	"regexp"
-	"repro/internal/latex"
 	"slices"
 	"strconv"
 	"strings"
 
 	"repro/artifacts"
 	"repro/experiments"
+	"repro/internal/latex"
+	"repro/numbers"
 	"repro/pipeline"
 	"repro/stages"
 )
@@ -207,9 +208,9 @@ func whyNumber(ctx context.Context, e *env, w *workspace, arg string) (bool, err
 	}
 	tables := w.tableNames()
 	var table string
-	var sc *stages.Sidecar
-	var num *stages.NumberRef
-	var cmp *stages.Comparison
+	var sc *numbers.Sidecar
+	var num *numbers.NumberRef
+	var cmp *numbers.Comparison
 	p, err := w.planHere()
 	if err != nil {
 		return true, err
@@ -283,7 +284,7 @@ func whyNumber(ctx context.Context, e *env, w *workspace, arg string) (bool, err
 
 // numberAt finds the number at loc (<row>:<column>) of the committed table
 // file (its sidecar beside it), for whyNumber's <path>.tex:<row>:<column>.
-func numberAt(arg, file, loc string) (table string, sc *stages.Sidecar, num *stages.NumberRef, err error) {
+func numberAt(arg, file, loc string) (table string, sc *numbers.Sidecar, num *numbers.NumberRef, err error) {
 	table = filepath.Base(file)
 	rowS, colS, ok := strings.Cut(loc, ":")
 	if !ok {
@@ -310,7 +311,7 @@ func numberAt(arg, file, loc string) (table string, sc *stages.Sidecar, num *sta
 
 // printNumber prints one number's provenance: its cells, seeds, result
 // digests, configuration, data split and code revision.
-func printNumber(e *env, w *workspace, p *pipeline.Plan, sc *stages.Sidecar, n *stages.NumberRef) {
+func printNumber(e *env, w *workspace, p *pipeline.Plan, sc *numbers.Sidecar, n *numbers.NumberRef) {
 	out := e.stdout
 	if n.Text == "" {
 		// A blank table cell: say so, and why, rather than "= " and nothing.
@@ -325,9 +326,9 @@ func printNumber(e *env, w *workspace, p *pipeline.Plan, sc *stages.Sidecar, n *
 // printCell prints the seeds behind one table or figure cell: each seed's
 // value, train cell, result digest, key, code revision and data, and the
 // configuration once.
-func printCell(e *env, w *workspace, p *pipeline.Plan, n *stages.AggCell) {
+func printCell(e *env, w *workspace, p *pipeline.Plan, n *numbers.AggCell) {
 	out := e.stdout
-	if n.Status.Kind != stages.StatusOK {
+	if n.Status.Kind != numbers.StatusOK {
 		fmt.Fprintf(out, "  %s\n", n.Status)
 		return
 	}
@@ -448,8 +449,8 @@ func whyFigurePoint(ctx context.Context, e *env, w *workspace, arg string) error
 		}
 		fmt.Fprintf(e.stdout, "(figure %s is not rendered for the current config; showing the committed %s)\n", name, rel(w, w.figurePath(name, "ids.json")))
 	}
-	var pt *stages.FigurePoint
-	for _, list := range [][]stages.FigurePoint{sc.Points, sc.Lines} {
+	var pt *numbers.FigurePoint
+	for _, list := range [][]numbers.FigurePoint{sc.Points, sc.Lines} {
 		for i := range list {
 			if list[i].ID == arg {
 				pt = &list[i]
@@ -466,7 +467,7 @@ func whyFigurePoint(ctx context.Context, e *env, w *workspace, arg string) error
 	out := e.stdout
 	fmt.Fprintf(out, "point %s = %s\n", pt.ID, pt.Text)
 	fmt.Fprintf(out, "  figure %s (%s, profile %s), panel %d, series %s, experiment %s; from %s\n", sc.Figure, sc.Label, sc.Profile, pt.Panel, pt.Series, pt.Experiment, sc.Source)
-	if pt.Status.Kind != stages.StatusOK {
+	if pt.Status.Kind != numbers.StatusOK {
 		fmt.Fprintf(out, "  %s\n", pt.Status)
 	} else {
 		fmt.Fprintf(out, "  drawn at x = %.4f, y = %.4f; bars (%s) y [%.4f, %.4f]", pt.X, pt.Y, pt.Errors, pt.YLo, pt.YHi)
@@ -478,7 +479,7 @@ func whyFigurePoint(ctx context.Context, e *env, w *workspace, arg string) error
 	if sel := pt.Selection; sel != nil {
 		var cands []string
 		for _, c := range sel.Candidates {
-			if c.Status.Kind != stages.StatusOK {
+			if c.Status.Kind != numbers.StatusOK {
 				cands = append(cands, c.Experiment+" "+c.Status.String())
 				continue
 			}
@@ -491,7 +492,7 @@ func whyFigurePoint(ctx context.Context, e *env, w *workspace, arg string) error
 	}
 	for _, c := range []struct {
 		role string
-		cell *stages.AggCell
+		cell *numbers.AggCell
 	}{{"y", pt.YCell}, {"x", pt.XCell}, {"minus", pt.BCell}} {
 		if c.cell == nil {
 			continue
@@ -571,7 +572,7 @@ func whyNames(w *workspace) []string {
 	}
 	for _, f := range w.figureNames() {
 		if sc, err := experiments.ReadFigureSidecar(w.figurePath(f, "ids.json")); err == nil {
-			for _, p := range append(append([]stages.FigurePoint{}, sc.Points...), sc.Lines...) {
+			for _, p := range append(append([]numbers.FigurePoint{}, sc.Points...), sc.Lines...) {
 				names = append(names, p.ID)
 			}
 		}

@@ -15,6 +15,9 @@
 //
 // A cross-reference to a label the document lacks (the paper's appendices)
 // is written as its kind and name (App. “probes”), never as a raw label.
+//
+// Escape is the other way in: our own plain text (IDs, reasons, stamps,
+// verdicts) escaped for LaTeX, for the tables, captions and the report.
 package latex
 
 import (
@@ -480,3 +483,13 @@ var texText = strings.NewReplacer(
 )
 
 func escapeTeX(s string) string { return texText.Replace(s) }
+
+// Escape escapes the characters LaTeX treats specially in our own plain
+// text (number IDs, reasons, stamps, verdicts), as the tables, the figures'
+// captions and the reproduction report print it; ≠ is set as math (utf8
+// inputenc has none). What it escapes is not LaTeX: the paper's text, which
+// is, goes through ToPDFQuote.
+func Escape(s string) string { return plainTeX.Replace(s) }
+
+// plainTeX maps the characters Escape escapes.
+var plainTeX = strings.NewReplacer(`\`, `\textbackslash{}`, `&`, `\&`, `%`, `\%`, `$`, `\$`, `#`, `\#`, `_`, `\_`, `{`, `\{`, `}`, `\}`, `~`, `\textasciitilde{}`, `^`, `\textasciicircum{}`, `≠`, `$\neq$`)

@@ -149,3 +149,12 @@ func TestEveryPaperString(t *testing.T) {
 		t.Errorf("%d of %d strings in all", bad, len(ss))
 	}
 }
+
+// TestEscapeNeq: a cause that writes [CODE≠PAPER] must not stop
+// pdflatex (utf8 inputenc has no ≠).
+func TestEscapeNeq(t *testing.T) {
+	t.Parallel()
+	if got := Escape("[CODE≠PAPER] 5% & more"); got != `[CODE$\neq$PAPER] 5\% \& more` {
+		t.Errorf("Escape = %q", got)
+	}
+}

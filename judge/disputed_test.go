@@ -1,16 +1,18 @@
-package stages
+package judge
 
 import (
 	"strings"
 	"testing"
 
+	"repro/numbers"
+	"repro/published"
 	"repro/verdict"
 )
 
-func disputedFixture() (*ReproductionParams, *AggregateRecord) {
+func disputedFixture() (*Params, *numbers.AggregateRecord) {
 	sd, lo, hi := 3.5, 0.2, 0.8
-	p := &ReproductionParams{
-		Values: []PublishedValue{
+	p := &Params{
+		Values: []published.Value{
 			{ID: "ablation/mirror/sequential", Mean: 79.4, SD: &sd}, // n = 0: the row's own seeds (RowSeeds)
 			{ID: "fig/batch/unmasked-rotation/2/collapsed", Mean: 3, N: 6},
 			{ID: "bpk/compare/rotation", Mean: 0.5, Lo: &lo, Hi: &hi},
@@ -23,15 +25,15 @@ func disputedFixture() (*ReproductionParams, *AggregateRecord) {
 			{ID: "bpk/compare/rotation", Label: "rotation - none", Experiment: "rot", Minus: "mirror", Protocol: "sequential", RefNote: "none finished"},
 		},
 	}
-	cell := func(exp string, vals ...float64) AggCell {
-		c := AggCell{ID: "disputed/" + exp + "/sequential", Experiment: exp, Protocol: "sequential", Status: Status{Kind: StatusOK}, N: len(vals), Expected: 8, Values: vals}
+	cell := func(exp string, vals ...float64) numbers.AggCell {
+		c := numbers.AggCell{ID: "disputed/" + exp + "/sequential", Experiment: exp, Protocol: "sequential", Status: numbers.Status{Kind: numbers.StatusOK}, N: len(vals), Expected: 8, Values: vals}
 		for i := range vals {
 			c.Seeds = append(c.Seeds, int64(i))
 		}
-		c.Acc = MeanSD(vals)
+		c.Acc = numbers.MeanSD(vals)
 		return c
 	}
-	rec := &AggregateRecord{Table: "disputed", Protocols: []string{"sequential"}, Rows: [][]AggCell{
+	rec := &numbers.AggregateRecord{Table: "disputed", Protocols: []string{"sequential"}, Rows: [][]numbers.AggCell{
 		{cell("mirror", 72, 73, 71, 74, 70, 72, 73, 71)},
 		{cell("rot", 88, 87, 89, 88, 86, 88, 40, 87)},
 	}}
@@ -41,7 +43,7 @@ func disputedFixture() (*ReproductionParams, *AggregateRecord) {
 func TestJudgeDisputed(t *testing.T) {
 	t.Parallel()
 	p, rec := disputedFixture()
-	rows, err := JudgeDisputed(p, rec)
+	rows, err := judgeDisputed(p, rec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -97,14 +99,14 @@ func TestJudgeDisputed(t *testing.T) {
 		t.Errorf("difference row without the authors' runs = %+v", diff)
 	}
 
-	tex := DisputedTeX(rows)
+	tex := disputedTeX(rows)
 	for _, want := range []string{"Disputed rows", "mirror & ", "\\texttt{ablation/\\allowbreak{}mirror/\\allowbreak{}sequential}", "authors per seed: s0 79.7", "3 failed", "authors - paper: not judged"} {
 		if !strings.Contains(tex, want) {
-			t.Errorf("DisputedTeX lacks %q", want)
+			t.Errorf("disputedTeX lacks %q", want)
 		}
 	}
-	if DisputedTeX(nil) != "" {
-		t.Error("DisputedTeX(nil) is not empty")
+	if disputedTeX(nil) != "" {
+		t.Error("disputedTeX(nil) is not empty")
 	}
 }
 
@@ -112,8 +114,8 @@ func TestJudgeDisputedMissingCell(t *testing.T) {
 	t.Parallel()
 	p, rec := disputedFixture()
 	p.Disputed[0].Experiment = "absent"
-	if _, err := JudgeDisputed(p, rec); err == nil || !strings.Contains(err.Error(), "no cell absent sequential") {
-		t.Errorf("JudgeDisputed with a missing cell: error %v", err)
+	if _, err := judgeDisputed(p, rec); err == nil || !strings.Contains(err.Error(), "no cell absent sequential") {
+		t.Errorf("judgeDisputed with a missing cell: error %v", err)
 	}
 }
 
@@ -124,14 +126,14 @@ func TestJudgeDisputedColumn(t *testing.T) {
 	p, rec := disputedFixture()
 	p.Disputed = p.Disputed[:1]
 	p.Disputed[0].Column = "sequential-split4321"
-	if _, err := JudgeDisputed(p, rec); err == nil || !strings.Contains(err.Error(), "no cell mirror sequential-split4321") {
+	if _, err := judgeDisputed(p, rec); err == nil || !strings.Contains(err.Error(), "no cell mirror sequential-split4321") {
 		t.Errorf("no such column: error %v", err)
 	}
 	c := rec.Rows[0][0]
 	c.Protocol, c.Values = "sequential-split4321", []float64{60, 61, 62}
 	c.Seeds, c.N = c.Seeds[:3], 3
 	rec.Rows[0] = append(rec.Rows[0], c)
-	rows, err := JudgeDisputed(p, rec)
+	rows, err := judgeDisputed(p, rec)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,7 +142,7 @@ func TestJudgeDisputedColumn(t *testing.T) {
 	}
 	// The authors' runs of that split say so (run_seq.py --val-seed).
 	p.Disputed[0].RefValSeed = 4321
-	if rows, err = JudgeDisputed(p, rec); err != nil {
+	if rows, err = judgeDisputed(p, rec); err != nil {
 		t.Fatal(err)
 	}
 	want := "(run_seq.py --val --val-seed 4321, the held-out split of seed 4321)"
@@ -177,7 +179,7 @@ func TestDisputedFailures(t *testing.T) {
 	if want := "authors' config v6_spiketrain8 (run_mnist.py, the official test set)"; !strings.Contains(notes, want) {
 		t.Errorf("notes lack %q:\n%s", want, notes)
 	}
-	if tex := DisputedTeX([]DisputedResult{r}); !strings.Contains(tex, `med 13.0, 4 failed`) {
-		t.Errorf("DisputedTeX: no failure count:\n%s", tex)
+	if tex := disputedTeX([]DisputedResult{r}); !strings.Contains(tex, `med 13.0, 4 failed`) {
+		t.Errorf("disputedTeX: no failure count:\n%s", tex)
 	}
 }

@@ -1,4 +1,4 @@
-package stages
+package judge
 
 import (
 	"fmt"
@@ -6,6 +6,9 @@ import (
 	"slices"
 	"strings"
 
+	"repro/internal/latex"
+	"repro/numbers"
+	"repro/published"
 	"repro/verdict"
 )
 
@@ -112,12 +115,12 @@ func computedSide(seeds []int64, values []float64, difference bool) DisputedSide
 // sample is a computed side as the verdict package takes it.
 func (s DisputedSide) sample() verdict.Sample { return verdict.Ours(*s.Mean, *s.SD, s.N) }
 
-// JudgeDisputed judges every disputed row of p against the paper's values
+// judgeDisputed judges every disputed row of p against the paper's values
 // of p and ours in rec (the "disputed" aggregate: one row per experiment).
 // The rows' tests are one family (Benjamini-Hochberg over this table
 // alone, so the report's other verdicts are as they were without it).
-func JudgeDisputed(p *ReproductionParams, rec *AggregateRecord) ([]DisputedResult, error) {
-	pub := map[string]*PublishedValue{}
+func judgeDisputed(p *Params, rec *numbers.AggregateRecord) ([]DisputedResult, error) {
+	pub := map[string]*published.Value{}
 	for i := range p.Values {
 		pub[p.Values[i].ID] = &p.Values[i]
 	}
@@ -128,20 +131,20 @@ func JudgeDisputed(p *ReproductionParams, rec *AggregateRecord) ([]DisputedResul
 		res := DisputedResult{ID: row.ID, Label: row.Label, Reference: row.Reference, RefScript: row.RefScript, RefValSeed: row.RefValSeed}
 		// Ours.
 		col := cmpOr(row.Column, row.Protocol)
-		a := rec.find(row.Experiment, col)
+		a := rec.Find(row.Experiment, col)
 		if a == nil {
 			return nil, fmt.Errorf("disputed row %s: no cell %s %s in the disputed aggregate", row.ID, row.Experiment, col)
 		}
 		seeds, values := a.Seeds, a.Values
 		if diff {
-			b := rec.find(row.Minus, col)
+			b := rec.Find(row.Minus, col)
 			if b == nil {
 				return nil, fmt.Errorf("disputed row %s: no cell %s %s in the disputed aggregate", row.ID, row.Minus, col)
 			}
-			values, seeds = pairedDiffs(a, b)
+			values, seeds = numbers.PairedDiffs(a, b)
 		}
 		res.Ours = computedSide(seeds, values, diff)
-		if a.Status.Kind != StatusOK {
+		if a.Status.Kind != numbers.StatusOK {
 			res.Ours.Note = a.Status.String()
 		} else if a.N < a.Expected {
 			res.Ours.Note = fmt.Sprintf("n=%d of %d (missing seeds %v)", a.N, a.Expected, a.Missing)
@@ -160,7 +163,7 @@ func JudgeDisputed(p *ReproductionParams, rec *AggregateRecord) ([]DisputedResul
 			}
 			m := v.Mean
 			res.Paper.Mean, res.Paper.SD, res.Paper.Lo, res.Paper.Hi = &m, v.SD, v.Lo, v.Hi
-			res.Paper.Failed, res.Paper.FailedKnown, _ = v.paperFailures(res.Paper.N)
+			res.Paper.Failed, res.Paper.FailedKnown, _ = paperFailures(v, res.Paper.N)
 		} else {
 			res.Paper.Note = "the paper prints no mean for this row"
 		}
@@ -197,7 +200,7 @@ func JudgeDisputed(p *ReproductionParams, rec *AggregateRecord) ([]DisputedResul
 // second minus the first), on the means and the collapse counts, by the
 // report's own tests (verdict.Welch, verdict.Paired for a published
 // paired difference, verdict.FailureCount).
-func disputedPairs(res *DisputedResult, v *PublishedValue, diff bool) []DisputedPair {
+func disputedPairs(res *DisputedResult, v *published.Value, diff bool) []DisputedPair {
 	var out []DisputedPair
 	for _, who := range []struct {
 		name string
@@ -307,10 +310,10 @@ func valuesText(s DisputedSide) string {
 	return strings.Join(b, ", ")
 }
 
-// DisputedTeX is the report's table of disputed rows: per row the paper,
+// disputedTeX is the report's table of disputed rows: per row the paper,
 // the authors' code rerun here and ours, then the three verdicts, then the
 // per-seed values of the two reruns.
-func DisputedTeX(rows []DisputedResult) string {
+func disputedTeX(rows []DisputedResult) string {
 	if len(rows) == 0 {
 		return ""
 	}
@@ -325,7 +328,7 @@ func DisputedTeX(rows []DisputedResult) string {
 		fmt.Fprintf(&b, "%s & %s & %s & %s \\\\*\n", label, sideTeX(r.Paper, true), sideTeX(r.Authors, false), sideTeX(r.Ours, false))
 		notes := []string{`\texttt{` + breakableID(r.ID) + `}`}
 		for _, n := range r.Notes() {
-			notes = append(notes, latexEscape(n))
+			notes = append(notes, latex.Escape(n))
 		}
 		fmt.Fprintf(&b, "\\multicolumn{4}{@{\\quad}p{0.95\\linewidth}@{}}{%s} \\\\[2pt]\n", strings.Join(notes, "; "))
 	}

@@ -1,4 +1,4 @@
-package stages
+package published
 
 import (
 	"errors"
@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"repro/numbers"
 )
 
 // paperTeX is the paper's source beside the work tree: ../shared/spec in
@@ -40,7 +42,7 @@ var paperTeX = func() string {
 // number.
 func printedAt(l string, x float64, d int) []int {
 	l = notNumbers.ReplaceAllStringFunc(l, func(m string) string { return strings.Repeat(" ", len(m)) })
-	txt := fmtN(x, d)
+	txt := numbers.Fixed(x, d)
 	neg := strings.HasPrefix(txt, "-")
 	txt = strings.TrimPrefix(txt, "-")
 	re := regexp.MustCompile(`(^|[^\d.])(` + regexp.QuoteMeta(txt) + `)($|[^\d])`)
@@ -87,6 +89,16 @@ func readPaper(t *testing.T) []string {
 	return strings.Split(string(b), "\n")
 }
 
+// loadPaper reads and checks paper/published.toml.
+func loadPaper() (*File, error) {
+	const path = "../paper/published.toml"
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return Parse(path, string(b))
+}
+
 // TestPublishedLines checks the transcription of paper/published.toml
 // against the paper: every value's and restatement's printed text (its
 // mean at its decimals, with its sign) is on the line it names, a plotted
@@ -95,7 +107,7 @@ func readPaper(t *testing.T) []string {
 // group of numbers not run spans lines of the paper.
 func TestPublishedLines(t *testing.T) {
 	lines := readPaper(t)
-	pub, err := LoadPublished("../paper/published.toml")
+	pub, err := loadPaper()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,10 +126,10 @@ func TestPublishedLines(t *testing.T) {
 			return
 		}
 		if len(printedAt(l, mean, places)) == 0 {
-			t.Errorf("%s: %s is not on line %d: %q", what, fmtN(mean, places), line, l)
+			t.Errorf("%s: %s is not on line %d: %q", what, numbers.Fixed(mean, places), line, l)
 		}
 	}
-	values := map[string]*PublishedValue{}
+	values := map[string]*Value{}
 	for i, v := range pub.Value {
 		values[v.ID] = &pub.Value[i]
 		if v.Plot {
@@ -135,8 +147,8 @@ func TestPublishedLines(t *testing.T) {
 		// it, reads the same (91.62 restated as 91.6 is; 91.6 as 91.7 is
 		// not).
 		v := values[r.Of]
-		if p := min(r.Places(), v.Places()); fmtN(v.Mean, p) != fmtN(r.Mean, p) {
-			t.Errorf("%s: %s does not restate the value's %s", what, fmtN(r.Mean, r.Places()), fmtN(v.Mean, v.Places()))
+		if p := min(r.Places(), v.Places()); numbers.Fixed(v.Mean, p) != numbers.Fixed(r.Mean, p) {
+			t.Errorf("%s: %s does not restate the value's %s", what, numbers.Fixed(r.Mean, r.Places()), numbers.Fixed(v.Mean, v.Places()))
 		}
 	}
 	for _, c := range pub.Claim {
@@ -202,7 +214,7 @@ func paperNumbers(lines []string) map[int]int {
 // points are judged too, but come on top of the paper's count.
 func isRuleNumber(text string, mean float64, places int) bool {
 	if text == "" {
-		text = fmtN(mean, places)
+		text = numbers.Fixed(mean, places)
 	}
 	return regexp.MustCompile(`\d+\.\d+`).MatchString(text)
 }
@@ -210,7 +222,7 @@ func isRuleNumber(text string, mean float64, places int) bool {
 // namedLines counts, per line of paper.tex, the values and restatements
 // of pub that print a number by the rule there, and returns with it how
 // many entries print no such number (plotted points, integers, words).
-func namedLines(pub *Published) (named map[int]int, others int) {
+func namedLines(pub *File) (named map[int]int, others int) {
 	named = map[int]int{}
 	for _, v := range pub.Value {
 		if v.Plot || !isRuleNumber(v.Text, v.Mean, v.Places()) {
@@ -238,7 +250,7 @@ func TestPaperCount(t *testing.T) {
 	for _, n := range per {
 		total += n
 	}
-	pub, err := LoadPublished("../paper/published.toml")
+	pub, err := loadPaper()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -267,7 +279,7 @@ func TestPaperCount(t *testing.T) {
 // point and M others") is that sum once restatements are counted.
 func TestPaperAccounted(t *testing.T) {
 	per := paperNumbers(readPaper(t))
-	pub, err := LoadPublished("../paper/published.toml")
+	pub, err := loadPaper()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -346,7 +358,7 @@ func boundIs(printed string, x float64) bool {
 	if _, frac, ok := strings.Cut(s, "."); ok {
 		d = len(frac)
 	}
-	return fmtN(x, d) == s
+	return numbers.Fixed(x, d) == s
 }
 
 // checkPrinted checks one entry's mean, s.d., interval and n against its
@@ -359,7 +371,7 @@ func boundIs(printed string, x float64) bool {
 func checkPrinted(e transcribed, l, next string) string {
 	ends := printedAt(l, e.mean, e.places)
 	if len(ends) == 0 {
-		return fmt.Sprintf("%s is not on the line", fmtN(e.mean, e.places))
+		return fmt.Sprintf("%s is not on the line", numbers.Fixed(e.mean, e.places))
 	}
 	var why []string
 	for _, end := range ends {
@@ -369,9 +381,9 @@ func checkPrinted(e transcribed, l, next string) string {
 		case e.sd == nil && m != nil:
 			why = append(why, fmt.Sprintf("the line prints an s.d. %s the entry does not have", m[1]))
 		case e.sd != nil && m == nil:
-			why = append(why, fmt.Sprintf("the entry's s.d. %s is not printed after the mean", fmtN(*e.sd, e.places)))
-		case e.sd != nil && m[1] != fmtN(*e.sd, e.places):
-			why = append(why, fmt.Sprintf("s.d. %s, the line prints %s", fmtN(*e.sd, e.places), m[1]))
+			why = append(why, fmt.Sprintf("the entry's s.d. %s is not printed after the mean", numbers.Fixed(*e.sd, e.places)))
+		case e.sd != nil && m[1] != numbers.Fixed(*e.sd, e.places):
+			why = append(why, fmt.Sprintf("s.d. %s, the line prints %s", numbers.Fixed(*e.sd, e.places), m[1]))
 		}
 		if why == nil {
 			break
@@ -383,7 +395,7 @@ func checkPrinted(e transcribed, l, next string) string {
 			found = found || boundIs(iv[1], *e.lo) && boundIs(iv[2], *e.hi)
 		}
 		if !found {
-			why = append(why, fmt.Sprintf("the interval [%s, %s] is not on the line or the next", fmtN(*e.lo, e.places), fmtN(*e.hi, e.places)))
+			why = append(why, fmt.Sprintf("the interval [%s, %s] is not on the line or the next", numbers.Fixed(*e.lo, e.places), numbers.Fixed(*e.hi, e.places)))
 		}
 	}
 	words := map[int]bool{}
@@ -408,12 +420,12 @@ const transcriptionSample = 40
 // sample again, and REPRO_TRANSCRIPTION_SAMPLE=0 checks every entry.
 func TestTranscriptionSample(t *testing.T) {
 	lines := readPaper(t)
-	pub, err := LoadPublished("../paper/published.toml")
+	pub, err := loadPaper()
 	if err != nil {
 		t.Fatal(err)
 	}
 	var all []transcribed
-	values := map[string]*PublishedValue{}
+	values := map[string]*Value{}
 	for i, v := range pub.Value {
 		values[v.ID] = &pub.Value[i]
 		if v.Plot || v.Text != "" {

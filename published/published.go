@@ -1,4 +1,4 @@
-package stages
+package published
 
 import (
 	"fmt"
@@ -8,47 +8,18 @@ import (
 
 	"github.com/BurntSushi/toml"
 
-	"repro/pipeline"
 	"repro/verdict"
 )
 
-// The paper's tables are three stages on top of the train cells:
-//
-// aggregate/<table> (Aggregate): inputs "rXXcYsZ", the train cell of seed
-// index Z in row XX, column Y; output "aggregate", canonical JSON
-// (AggregateRecord): per table cell the seeds, their final accuracy x100,
-// mean and sample s.d., forgetting and replay counts, the missing seeds and
-// the result digests; and the seed-paired bootstrap intervals of the
-// differences the paper states.
-//
-// render/<table> (Render): input "aggregate"; outputs "tex" (the booktabs
-// table, one comment per row naming its number IDs) and "ids" (JSON
-// Sidecar: every number with its row, column and provenance). `repro run`
-// copies them to paper/tables/<table>.tex and .ids.json.
-//
-// reproduction (Reproduction): one input per table, named by the table;
-// outputs "tex" (paper/reproduction.tex) and "report" (JSON ReproReport):
-// every number against the paper's published value (paper/published.toml).
-//
-// Which cells a table reads, and how they are named, is decided by package
-// experiments (the [[table]] declarations of pipeline.toml).
-
-// Bootstrap settings of every comparison: the issue's 10,000 resamples and a
-// fixed seed, so the intervals are reproducible bit for bit.
-const (
-	BootstrapResamples = 10000
-	BootstrapSeed      = 20260101
-)
-
-// Published is the paper's published values (paper/published.toml), each
-// cited to its table and row.
-type Published struct {
+// File is one file of the paper's published values (paper/published.toml),
+// each cited to its line of paper.tex.
+type File struct {
 	// PaperNumbers is how many numbers the paper states, by the rule of
 	// docs/verdicts.md (a test recounts them in paper.tex).
-	PaperNumbers int              `toml:"paper_numbers"`
-	Value        []PublishedValue `toml:"value"`
-	Claim        []Claim          `toml:"claim"`
-	NotRun       []NotRunGroup    `toml:"not_run"`
+	PaperNumbers int           `toml:"paper_numbers"`
+	Value        []Value       `toml:"value"`
+	Claim        []Claim       `toml:"claim"`
+	NotRun       []NotRunGroup `toml:"not_run"`
 	// Restatement are the paper's numbers that print again a value judged
 	// elsewhere: one verdict, several lines.
 	Restatement []Restatement `toml:"restatement"`
@@ -64,7 +35,7 @@ type Restatement struct {
 	Line int    `toml:"line"`
 	Cite string `toml:"cite"`
 	// Mean, SD, Decimals and Text are as the line prints them, read as
-	// for a value (PublishedValue).
+	// for a value (Value).
 	Mean     float64  `toml:"mean"`
 	SD       *float64 `toml:"sd"`
 	Decimals *int     `toml:"decimals"`
@@ -108,7 +79,7 @@ const (
 	NotRunRange NotRunCategory = "range over unnamed cells"
 	// NotRunSeed: a failed run's value (below verdict.FailureBelow) that
 	// the paper prints by itself. Its other single runs are judged
-	// (PublishedValue.SeedsOf: against the normal fitted to ours); a
+	// (Value.SeedsOf: against the normal fitted to ours); a
 	// failure is no draw of that normal, and the row's count of failures
 	// is judged by itself.
 	NotRunSeed NotRunCategory = "single seed of a row"
@@ -164,8 +135,8 @@ type Claim struct {
 
 var claimOps = []string{">=", "<=", "~=", ">", "<"}
 
-// parseCondition splits "a OP b" into its operands and operator.
-func parseCondition(c string) (a, op, b string, err error) {
+// ParseCondition splits "a OP b" into its operands and operator.
+func ParseCondition(c string) (a, op, b string, err error) {
 	for _, o := range claimOps {
 		if x, y, ok := strings.Cut(c, " "+o+" "); ok {
 			a, b = strings.TrimSpace(x), strings.TrimSpace(y)
@@ -178,9 +149,9 @@ func parseCondition(c string) (a, op, b string, err error) {
 	return "", "", "", fmt.Errorf("condition %q: want \"ID OP ID\" or \"ID OP number\" with OP one of >= <= ~= > <", c)
 }
 
-// PublishedValue is one published number: a table cell (mean ± sd over n
+// Value is one published number: a table cell (mean ± sd over n
 // seeds) or a stated paired difference (mean [lo, hi]).
-type PublishedValue struct {
+type Value struct {
 	ID   string   `toml:"id"`
 	Mean float64  `toml:"mean"`
 	SD   *float64 `toml:"sd"`
@@ -239,7 +210,7 @@ type PublishedValue struct {
 
 // checkSeed checks the fields of a value that is one of the paper's runs
 // (seeds_of, rank, survivors, minus).
-func (v *PublishedValue) checkSeed() error {
+func (v *Value) checkSeed() error {
 	if v.SeedsOf == "" {
 		if v.Rank != 0 || v.Survivors || v.Minus != "" {
 			return fmt.Errorf("rank, survivors and minus go with seeds_of")
@@ -258,41 +229,18 @@ func (v *PublishedValue) checkSeed() error {
 }
 
 // Places is the number of decimals the paper prints v with.
-func (v *PublishedValue) Places() int {
+func (v *Value) Places() int {
 	if v.Decimals == nil {
 		return 1
 	}
 	return *v.Decimals
 }
 
-// paperFailures is the paper's count of severe failures (below
-// verdict.FailureBelow) among the n runs behind v: stated (collapsed), or
-// implied by a mean ± s.d. that leaves no room for one (inferred); known
-// is false when neither says.
-func (v *PublishedValue) paperFailures(n int) (count int, known, inferred bool) {
-	switch {
-	case v.Collapsed != nil:
-		return *v.Collapsed, true, false
-	case v.SD != nil && v.Lo == nil && v.Mean > verdict.FailureBelow && verdict.NoFailuresImplied(v.Mean, *v.SD, verdict.HalfUnit(v.Places(), v.Exponent), n):
-		return 0, true, true
-	}
-	return 0, false, false
-}
-
-// LoadPublished reads and checks a published-values file.
-func LoadPublished(path string) (*Published, error) {
-	b, err := pipeline.ReadFileLimit(path, pipeline.MaxConfigBytes)
-	if err != nil {
-		return nil, err
-	}
-	return ParsePublished(path, string(b))
-}
-
-// ParsePublished decodes and checks the content src of a published-values
+// Parse decodes and checks the content src of a published-values
 // file (path names it in errors): known keys only, unique IDs, a cite for
 // every value, lo and hi together.
-func ParsePublished(path, src string) (*Published, error) {
-	p := &Published{}
+func Parse(path, src string) (*File, error) {
+	p := &File{}
 	md, err := toml.Decode(src, p)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
@@ -350,7 +298,7 @@ func ParsePublished(path, src string) (*Published, error) {
 		}
 		claims[c.ID] = true
 		for _, h := range c.Holds {
-			if _, _, _, err := parseCondition(h); err != nil {
+			if _, _, _, err := ParseCondition(h); err != nil {
 				return nil, fmt.Errorf("%s: claim %s: %w", path, c.ID, err)
 			}
 		}
@@ -380,14 +328,4 @@ func ParsePublished(path, src string) (*Published, error) {
 		}
 	}
 	return p, nil
-}
-
-// AddPublished appends the published values and claims of a file to the
-// report's.
-func (rp *ReproductionParams) AddPublished(p *Published) {
-	rp.Values = append(rp.Values, p.Value...)
-	rp.Claims = append(rp.Claims, p.Claim...)
-	rp.NotRun = append(rp.NotRun, p.NotRun...)
-	rp.Restatements = append(rp.Restatements, p.Restatement...)
-	rp.PaperNumbers += p.PaperNumbers
 }

@@ -1,63 +1,16 @@
-package stages
+package judge
 
 import (
-	"encoding/json"
 	"strings"
 	"testing"
 
+	"repro/numbers"
+	"repro/published"
 	"repro/verdict"
 )
 
 func fp(x float64) *float64 { return &x }
 func ip(x int) *int         { return &x }
-
-func TestReproduction(t *testing.T) {
-	t.Parallel()
-	p, in := tinyAggregate()
-	agg, _ := runStage(t, Aggregate, p, in, nil)
-	rp := &ReproductionParams{Tables: []string{"tiny"}, Profile: "smoke"}
-	rp.AddPublished(&Published{Value: []PublishedValue{
-		{ID: "tiny/a/sequential", Mean: 91.7, SD: fp(0.3), N: 3, Cite: "Table tiny, row 1", Line: 1},
-		{ID: "tiny/b/sequential", Mean: 80.0, SD: fp(0.5), N: 3, Cite: "Table tiny, row 2", Line: 2},
-		{ID: "tiny/c/sequential", Mean: 50.0, SD: fp(1), N: 3, Cite: "Table tiny, row 3", Line: 3},
-		{ID: "tiny/compare/a-b", Mean: 4.0, Lo: fp(3.0), Hi: fp(5.0), Cite: "text", Line: 4},
-		{ID: "tiny/gone/static", Mean: 1, Cite: "nowhere", Line: 5},
-	}, NotRun: []NotRunGroup{{What: "an appendix", Lines: []int{10, 20}, Count: 7, Status: "not run", Reason: "not in this profile"}}})
-	out, order := runStage(t, Reproduction, rp, map[string]outputs{"tiny": agg}, nil)
-	checkGolden(t, "reproduction-tiny", digestLines(out, order))
-	var rep ReproReport
-	if err := json.Unmarshal(out["report"], &rep); err != nil {
-		t.Fatal(err)
-	}
-	by := map[string]ReproRow{}
-	for _, r := range rep.Rows {
-		by[r.ID] = r
-	}
-	if r := by["tiny/a/sequential"]; r.Judgement == nil || r.Published != "91.7 ± 0.3" || r.Ours != "91.6 ± 0.3" || r.Line != 1 {
-		t.Errorf("a: %+v", r)
-	}
-	if r := by["tiny/b/sequential"]; r.Verdict != verdict.Differs || !strings.Contains(r.Note, "n=2 of 3") {
-		t.Errorf("b: %+v", r)
-	}
-	if r := by["tiny/c/sequential"]; r.Ours != "" || r.Verdict != verdict.NotRun || !strings.HasPrefix(r.Note, "not run") {
-		t.Errorf("c: %+v", r)
-	}
-	if r := by["tiny/gone/static"]; r.Verdict != verdict.NotRun || !strings.Contains(r.Note, "no cell") {
-		t.Errorf("gone: %+v", r)
-	}
-	// 4 judged (a, b, the comparison) + 2 not run rows + 7 not run in the
-	// appendix.
-	if n := rep.Numbers; n.Judged != 3 || n.NotRun != 9 || n.Total() != 12 {
-		t.Errorf("tally %+v", n)
-	}
-	if s := rep.Summary(); !strings.Contains(s, "numbers: 3 judged") || !strings.Contains(s, "9 not run (12 in all") || !strings.Contains(s, "comparisons: 3 distinct, 1 agree, 1 differ, 1 inconclusive (1 they cannot: the paper's own uncertainty)") {
-		t.Errorf("summary %q", s)
-	}
-	tex := string(out["tex"])
-	if i, j := strings.Index(tex, "reproduction (profile smoke): numbers:"), strings.Index(tex, "Every number"); i < 0 || j < i {
-		t.Errorf("the report does not open with its summary line:\n%s", tex[:min(len(tex), 600)])
-	}
-}
 
 // TestReproduceWideSD: our wide spread is its own test (F) and never
 // borrows the paper's s.d.; a spread that differs after the family's
@@ -65,18 +18,18 @@ func TestReproduction(t *testing.T) {
 // unsettled.
 func TestReproduceWideSD(t *testing.T) {
 	t.Parallel()
-	rec := &AggregateRecord{Table: "t", Rows: [][]AggCell{{
-		{ID: "t/a/s", Status: Status{Kind: StatusOK}, N: 6, Expected: 6, Acc: Stat{Mean: 85.4, SD: 12.5}},
-		{ID: "t/b/s", Status: Status{Kind: StatusOK}, N: 6, Expected: 6, Acc: Stat{Mean: 91.7, SD: 0.4}},
-		{ID: "t/c/s", Status: Status{Kind: StatusOK}, N: 6, Expected: 6, Acc: Stat{Mean: 91.6, SD: 3.0}},
+	rec := &numbers.AggregateRecord{Table: "t", Rows: [][]numbers.AggCell{{
+		{ID: "t/a/s", Status: numbers.Status{Kind: numbers.StatusOK}, N: 6, Expected: 6, Acc: numbers.Stat{Mean: 85.4, SD: 12.5}},
+		{ID: "t/b/s", Status: numbers.Status{Kind: numbers.StatusOK}, N: 6, Expected: 6, Acc: numbers.Stat{Mean: 91.7, SD: 0.4}},
+		{ID: "t/c/s", Status: numbers.Status{Kind: numbers.StatusOK}, N: 6, Expected: 6, Acc: numbers.Stat{Mean: 91.6, SD: 3.0}},
 	}}}
-	p := &ReproductionParams{}
-	p.AddPublished(&Published{Value: []PublishedValue{
+	p := &Params{}
+	p.AddPublished(&published.File{Value: []published.Value{
 		{ID: "t/a/s", Mean: 79.0, SD: fp(3.5), N: 6, Cite: "x", Line: 1},
 		{ID: "t/b/s", Mean: 91.6, SD: fp(0.3), N: 6, Cite: "y", Line: 2},
 		{ID: "t/c/s", Mean: 91.6, SD: fp(0.3), N: 6, Cite: "z", Line: 3},
 	}})
-	rep, err := Reproduce(p, []*AggregateRecord{rec}, nil)
+	rep, err := Reproduce(p, []*numbers.AggregateRecord{rec}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -96,20 +49,20 @@ func TestReproduceWideSD(t *testing.T) {
 // such); against our six seeds, with our per-run spread on its side.
 func TestReproduceSingleRun(t *testing.T) {
 	t.Parallel()
-	rec := &AggregateRecord{Table: "t", Rows: [][]AggCell{
-		{{ID: "t/six/acc", Status: Status{Kind: StatusOK}, N: 6, Expected: 6, Acc: Stat{Mean: 68.5, SD: 6.9}}},
-		{{ID: "t/one/acc", Status: Status{Kind: StatusOK}, N: 1, Expected: 1, Acc: Stat{Mean: 66.7}}},
-		{{ID: "t/one/far", Status: Status{Kind: StatusOK}, N: 1, Expected: 1, Acc: Stat{Mean: 10.0}}},
-		{{ID: "t/one/bare", Status: Status{Kind: StatusOK}, N: 1, Expected: 1, Acc: Stat{Mean: 66.7}}},
+	rec := &numbers.AggregateRecord{Table: "t", Rows: [][]numbers.AggCell{
+		{{ID: "t/six/acc", Status: numbers.Status{Kind: numbers.StatusOK}, N: 6, Expected: 6, Acc: numbers.Stat{Mean: 68.5, SD: 6.9}}},
+		{{ID: "t/one/acc", Status: numbers.Status{Kind: numbers.StatusOK}, N: 1, Expected: 1, Acc: numbers.Stat{Mean: 66.7}}},
+		{{ID: "t/one/far", Status: numbers.Status{Kind: numbers.StatusOK}, N: 1, Expected: 1, Acc: numbers.Stat{Mean: 10.0}}},
+		{{ID: "t/one/bare", Status: numbers.Status{Kind: numbers.StatusOK}, N: 1, Expected: 1, Acc: numbers.Stat{Mean: 66.7}}},
 	}}
-	p := &ReproductionParams{}
-	p.AddPublished(&Published{Value: []PublishedValue{
+	p := &Params{}
+	p.AddPublished(&published.File{Value: []published.Value{
 		{ID: "t/one/acc", Mean: 68.6, N: 1, Cite: "a", Line: 1, NoiseFrom: "t/six/acc"},
 		{ID: "t/one/far", Mean: 68.6, N: 1, Cite: "b", Line: 2, NoiseFrom: "t/six/acc"},
 		{ID: "t/one/bare", Mean: 68.6, N: 1, Cite: "c", Line: 3},
 		{ID: "t/six/acc", Mean: 68.0, N: 1, Cite: "d", Line: 4},
 	}})
-	rep, err := Reproduce(p, []*AggregateRecord{rec}, nil)
+	rep, err := Reproduce(p, []*numbers.AggregateRecord{rec}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -135,15 +88,15 @@ func TestReproduceSingleRun(t *testing.T) {
 // failures (below 60%, the paper's definition) of both sides and Fisher's p.
 func TestReproduceFailures(t *testing.T) {
 	t.Parallel()
-	rec := &AggregateRecord{Table: "t", Rows: [][]AggCell{{
-		{ID: "t/a/s", Status: Status{Kind: StatusOK}, N: 6, Expected: 6, Acc: Stat{Mean: 76.0, SD: 12.8},
+	rec := &numbers.AggregateRecord{Table: "t", Rows: [][]numbers.AggCell{{
+		{ID: "t/a/s", Status: numbers.Status{Kind: numbers.StatusOK}, N: 6, Expected: 6, Acc: numbers.Stat{Mean: 76.0, SD: 12.8},
 			Seeds: []int64{0, 1, 2, 3, 4, 5}, Values: []float64{86.3, 52.5, 57.2, 83.9, 80.6, 85.5}},
 	}}}
-	p := &ReproductionParams{}
-	p.AddPublished(&Published{Value: []PublishedValue{
+	p := &Params{}
+	p.AddPublished(&published.File{Value: []published.Value{
 		{ID: "t/a/s", Mean: 89.7, SD: fp(0.7), N: 6, Collapsed: ip(0), Cite: "x", Line: 1},
 	}})
-	rep, err := Reproduce(p, []*AggregateRecord{rec}, nil)
+	rep, err := Reproduce(p, []*numbers.AggregateRecord{rec}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,7 +111,7 @@ func TestReproduceFailures(t *testing.T) {
 // seed when the operands share seeds.
 func TestReproduceClaims(t *testing.T) {
 	t.Parallel()
-	pub, err := ParsePublished("p.toml", `
+	pub, err := published.Parse("p.toml", `
 [[claim]]
 id = "a-above-b"
 text = "a above b"
@@ -192,15 +145,15 @@ holds = ["t/a/s ~= t/d/s"]
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := &ReproductionParams{}
+	p := &Params{}
 	p.AddPublished(pub)
 	seeds := []int64{0, 1, 2}
-	rec := &AggregateRecord{Table: "t", Rows: [][]AggCell{{
-		{ID: "t/a/s", Status: Status{Kind: StatusOK}, N: 3, Expected: 3, Acc: Stat{Mean: 91.7, SD: 0.2}, Seeds: seeds, Values: []float64{91.5, 91.7, 91.9}},
-		{ID: "t/b/s", Status: Status{Kind: StatusOK}, N: 3, Expected: 3, Acc: Stat{Mean: 88.3, SD: 0.2}, Seeds: seeds, Values: []float64{88.1, 88.3, 88.5}},
-		{ID: "t/d/s", Status: Status{Kind: StatusOK}, N: 3, Expected: 3, Acc: Stat{Mean: 90.0, SD: 3}, Seeds: []int64{3, 4, 5}, Values: []float64{87, 90, 93}},
+	rec := &numbers.AggregateRecord{Table: "t", Rows: [][]numbers.AggCell{{
+		{ID: "t/a/s", Status: numbers.Status{Kind: numbers.StatusOK}, N: 3, Expected: 3, Acc: numbers.Stat{Mean: 91.7, SD: 0.2}, Seeds: seeds, Values: []float64{91.5, 91.7, 91.9}},
+		{ID: "t/b/s", Status: numbers.Status{Kind: numbers.StatusOK}, N: 3, Expected: 3, Acc: numbers.Stat{Mean: 88.3, SD: 0.2}, Seeds: seeds, Values: []float64{88.1, 88.3, 88.5}},
+		{ID: "t/d/s", Status: numbers.Status{Kind: numbers.StatusOK}, N: 3, Expected: 3, Acc: numbers.Stat{Mean: 90.0, SD: 3}, Seeds: []int64{3, 4, 5}, Values: []float64{87, 90, 93}},
 	}}}
-	rep, err := Reproduce(p, []*AggregateRecord{rec}, nil)
+	rep, err := Reproduce(p, []*numbers.AggregateRecord{rec}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,18 +181,9 @@ holds = ["t/a/s ~= t/d/s"]
 		t.Errorf("claim tally %+v", n)
 	}
 	for _, bad := range []string{"holds = [\"a >> b\"]", "holds = []", "holds = [\"a > \"]"} {
-		if _, err := ParsePublished("p.toml", "[[claim]]\nid = \"x\"\ntext = \"t\"\ncite = \"c\"\nline = 1\nquote = \"q\"\n"+bad+"\n"); err == nil {
+		if _, err := published.Parse("p.toml", "[[claim]]\nid = \"x\"\ntext = \"t\"\ncite = \"c\"\nline = 1\nquote = \"q\"\n"+bad+"\n"); err == nil {
 			t.Errorf("%s accepted", bad)
 		}
-	}
-}
-
-// TestLatexEscapeNeq: a cause that writes [CODE≠PAPER] must not stop
-// pdflatex (utf8 inputenc has no ≠).
-func TestLatexEscapeNeq(t *testing.T) {
-	t.Parallel()
-	if got := latexEscape("[CODE≠PAPER] 5% & more"); got != `[CODE$\neq$PAPER] 5\% \& more` {
-		t.Errorf("latexEscape = %q", got)
 	}
 }
 
@@ -251,17 +195,17 @@ func TestLatexEscapeNeq(t *testing.T) {
 func TestReproduceRestatement(t *testing.T) {
 	t.Parallel()
 	runs := []string{"r0", "r1", "r2", "r3", "r4", "r5"}
-	cell := func(id string) AggCell {
-		return AggCell{ID: id, Status: Status{Kind: StatusOK}, N: 6, Expected: 6, Acc: Stat{Mean: 91.7, SD: 0.4}, Results: runs}
+	cell := func(id string) numbers.AggCell {
+		return numbers.AggCell{ID: id, Status: numbers.Status{Kind: numbers.StatusOK}, N: 6, Expected: 6, Acc: numbers.Stat{Mean: 91.7, SD: 0.4}, Results: runs}
 	}
-	rec := &AggregateRecord{Table: "t", Rows: [][]AggCell{{cell("t/a/s"), cell("u/a/s"), cell("v/a/s")}}}
-	p := &ReproductionParams{}
-	p.AddPublished(&Published{Value: []PublishedValue{
+	rec := &numbers.AggregateRecord{Table: "t", Rows: [][]numbers.AggCell{{cell("t/a/s"), cell("u/a/s"), cell("v/a/s")}}}
+	p := &Params{}
+	p.AddPublished(&published.File{Value: []published.Value{
 		{ID: "t/a/s", Mean: 91.6, SD: fp(0.3), N: 6, Cite: "table", Line: 10},
 		{ID: "u/a/s", Mean: 91.6, SD: fp(0.3), N: 6, Cite: "text", Line: 20},
 		{ID: "v/a/s", Mean: 91.6, N: 6, Cite: "abstract", Line: 30},
 	}})
-	rep, err := Reproduce(p, []*AggregateRecord{rec}, nil)
+	rep, err := Reproduce(p, []*numbers.AggregateRecord{rec}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -282,6 +226,21 @@ func TestReproduceRestatement(t *testing.T) {
 	}
 }
 
+// TestMetricKind: every metric's kind of number.
+func TestMetricKind(t *testing.T) {
+	t.Parallel()
+	for metric, want := range map[string]verdict.Kind{
+		"": verdict.Points, "acc": verdict.Points, "forgetting": verdict.Points, "gate_duty": verdict.Points, "channel[0]": verdict.Points,
+		"replay_updates": verdict.Relative, "replay_samples": verdict.Relative, "synops_frac": verdict.Relative, "energy.nj": verdict.Relative,
+		"rho[0]": verdict.Relative, "asleep[1]": verdict.Relative, "overlap[0]": verdict.Relative, "lambda[0]": verdict.Relative,
+		"pr[2]": verdict.Relative, "drift.code_change": verdict.Relative, "drift.margin[0]": verdict.Relative,
+	} {
+		if got := MetricKind(metric); got != want {
+			t.Errorf("MetricKind(%q) = %v, want %v", metric, got, want)
+		}
+	}
+}
+
 // TestReproduceSeed: a run the paper prints by itself is judged against
 // the normal fitted to our runs of its row (among the runs that did not
 // fail when survivors says so; as per-seed differences with minus, over
@@ -292,23 +251,23 @@ func TestReproduceSeed(t *testing.T) {
 	seeds := []int64{0, 1, 2, 3, 4, 5}
 	a := []float64{84.1, 83.0, 9.8, 82.2, 85.0, 58.0}
 	b := []float64{80.0, 82.5, 79.0, 10.1, 81.0, 77.7}
-	rec := &AggregateRecord{Table: "t", Rows: [][]AggCell{{
-		{ID: "t/a/s", Status: Status{Kind: StatusOK}, N: 6, Expected: 6, Seeds: seeds, Values: a, Acc: Stat{Mean: 67.0, SD: 30}},
-		{ID: "t/b/s", Status: Status{Kind: StatusOK}, N: 6, Expected: 6, Seeds: seeds, Values: b, Acc: Stat{Mean: 68.4, SD: 28}},
-		{ID: "t/c/s", Status: Status{Kind: StatusOK}, N: 1, Expected: 1, Seeds: seeds[:1], Values: a[:1], Acc: Stat{Mean: 84.1}},
+	rec := &numbers.AggregateRecord{Table: "t", Rows: [][]numbers.AggCell{{
+		{ID: "t/a/s", Status: numbers.Status{Kind: numbers.StatusOK}, N: 6, Expected: 6, Seeds: seeds, Values: a, Acc: numbers.Stat{Mean: 67.0, SD: 30}},
+		{ID: "t/b/s", Status: numbers.Status{Kind: numbers.StatusOK}, N: 6, Expected: 6, Seeds: seeds, Values: b, Acc: numbers.Stat{Mean: 68.4, SD: 28}},
+		{ID: "t/c/s", Status: numbers.Status{Kind: numbers.StatusOK}, N: 1, Expected: 1, Seeds: seeds[:1], Values: a[:1], Acc: numbers.Stat{Mean: 84.1}},
 	}}}
-	p := &ReproductionParams{}
-	p.AddPublished(&Published{Value: []PublishedValue{
+	p := &Params{}
+	p.AddPublished(&published.File{Value: []published.Value{
 		{ID: "t/a/s/seed3of3", SeedsOf: "t/a/s", Survivors: true, Rank: 3, N: 3, Mean: 84.8, Cite: "x", Line: 1},
 		{ID: "t/a/s/seed1of6", SeedsOf: "t/a/s", Rank: 1, N: 6, Mean: 75.5, Cite: "x", Line: 2},
 		{ID: "t/a/s/minus/seed1of3", SeedsOf: "t/a/s", Minus: "t/b/s", Survivors: true, Rank: 1, N: 3, Mean: 0.3, Cite: "x", Line: 3},
 		{ID: "t/c/s/seed1of3", SeedsOf: "t/c/s", Rank: 1, N: 3, Mean: 80, Cite: "x", Line: 4},
 	}})
-	rep, err := Reproduce(p, []*AggregateRecord{rec}, nil)
+	rep, err := Reproduce(p, []*numbers.AggregateRecord{rec}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	by := map[string]ReproRow{}
+	by := map[string]Row{}
 	for _, r := range rep.Rows {
 		by[r.ID] = r
 	}

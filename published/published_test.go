@@ -1,4 +1,4 @@
-package stages
+package published
 
 import (
 	"reflect"
@@ -8,7 +8,7 @@ import (
 	"github.com/BurntSushi/toml"
 )
 
-const tablesTestPublished = `
+const fileTestPublished = `
 [[value]]
 id = "t/x/sequential"
 mean = 91.7
@@ -18,7 +18,7 @@ cite = "Table t, row 1"
 line = 1
 `
 
-const tablesTestRestatement = `
+const fileTestRestatement = `
 [[restatement]]
 of = "t/x/sequential"
 line = 7
@@ -27,7 +27,7 @@ mean = 91.7
 sd = 0.4
 `
 
-const tablesTestNotRun = `
+const fileTestNotRun = `
 [[not_run]]
 what = "timings"
 lines = [3, 4]
@@ -37,18 +37,18 @@ category = "machine-specific timing"
 reason = "the authors' machine"
 `
 
-// TestParsePublishedChecks: a file with restatements and categorised
+// TestParseChecks: a file with restatements and categorised
 // not-run groups is accepted, and each way of getting them wrong is
 // refused with an error naming the file and the entry.
-func TestParsePublishedChecks(t *testing.T) {
+func TestParseChecks(t *testing.T) {
 	t.Parallel()
-	ok := tablesTestPublished + tablesTestRestatement + tablesTestNotRun
-	p, err := ParsePublished("p.toml", ok)
+	ok := fileTestPublished + fileTestRestatement + fileTestNotRun
+	p, err := Parse("p.toml", ok)
 	if err != nil {
-		t.Fatalf("ParsePublished(valid) = %v", err)
+		t.Fatalf("Parse(valid) = %v", err)
 	}
 	if len(p.Restatement) != 1 || p.Restatement[0].Of != "t/x/sequential" || p.NotRun[0].Category != NotRunTiming {
-		t.Errorf("ParsePublished(valid) = %+v, want one restatement and a timing group", p)
+		t.Errorf("Parse(valid) = %+v, want one restatement and a timing group", p)
 	}
 	for _, tc := range []struct {
 		name, old, new, want string
@@ -66,24 +66,24 @@ func TestParsePublishedChecks(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			src := strings.Replace(ok, tc.old, tc.new, 1)
-			_, err := ParsePublished("p.toml", src)
+			_, err := Parse("p.toml", src)
 			if err == nil || !strings.Contains(err.Error(), "p.toml: "+tc.want) {
-				t.Errorf("ParsePublished = %v, want an error containing %q", err, "p.toml: "+tc.want)
+				t.Errorf("Parse = %v, want an error containing %q", err, "p.toml: "+tc.want)
 			}
 		})
 	}
 }
 
-// FuzzParsePublished: the decoder never panics, and what it accepts
+// FuzzParse: the decoder never panics, and what it accepts
 // survives a round trip through TOML unchanged.
-func FuzzParsePublished(f *testing.F) {
-	f.Add(tablesTestPublished)
+func FuzzParse(f *testing.F) {
+	f.Add(fileTestPublished)
 	f.Add("[[value]]\nid = \"a/compare/x\"\nmean = -7.0\nlo = -8.9\nhi = -5.2\ncite = \"text\"\nline = 3\n")
 	f.Add("[[value]]\nid = \"a\"\nmean = 1.0\nlo = 0.5\ncite = \"x\"\nline = 2\ndecimals = 0\n")
 	f.Add("[[value]]\nid = \"a\"\nmean = nan\ncite = \"x\"\n")
-	f.Add(tablesTestPublished + tablesTestRestatement + tablesTestNotRun)
+	f.Add(fileTestPublished + fileTestRestatement + fileTestNotRun)
 	f.Fuzz(func(t *testing.T, src string) {
-		p, err := ParsePublished("fuzz.toml", src)
+		p, err := Parse("fuzz.toml", src)
 		if err != nil {
 			return
 		}
@@ -91,7 +91,7 @@ func FuzzParsePublished(f *testing.F) {
 		if err := toml.NewEncoder(&b).Encode(p); err != nil {
 			t.Fatalf("encode: %v", err)
 		}
-		q, err := ParsePublished("fuzz.toml", b.String())
+		q, err := Parse("fuzz.toml", b.String())
 		if err != nil {
 			t.Fatalf("re-decode of %q: %v", b.String(), err)
 		}
