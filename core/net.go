@@ -34,10 +34,16 @@ type net struct {
 	ebar        [][]float32 // burst baseline per hidden layer
 	kappa       float32
 	t           int // update calls so far (Adam's shared step counter)
-	// generalOnly disables the SGD fast path (tests compare the two).
+	// generalOnly sends every update call to the general path (no fast
+	// path of fastpath.go) and decayRows to its scalar loop: tests compare
+	// the two.
 	generalOnly bool
-	sub         substrate  // substrate switches (all off by default)
-	mode        localModes // the config's modes, resolved
+	// pathCalls counts the layer update calls per entry of fastPaths, and
+	// at numFastPaths those of the general path (a diagnostic: tests read
+	// which paths a configuration takes).
+	pathCalls [numFastPaths + 1]int
+	sub       substrate  // substrate switches (all off by default)
+	mode      localModes // the config's modes, resolved
 }
 
 // sheet returns the coordinates of n units on a side x side grid (hidden

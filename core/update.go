@@ -156,8 +156,8 @@ func (nt *net) newLayerCall(cfg *LocalConfig, p *pass, l int, op *optim, m *laye
 
 // updateLayer performs one layer's share of an update call: the burst
 // baseline, the plasticity signal as per-row terms, then the optimiser
-// step with decay, anchor, clamp and re-mask on a fast path or the general
-// one.
+// step with decay, anchor, clamp and re-mask on the fast path whose guard
+// admits the call (fastpath.go) or the general one.
 func (nt *net) updateLayer(cfg *LocalConfig, p *pass, c *layerCall) {
 	// [CODE≠PAPER] The paper's Eq. (kp) uses eps^l; the code (followed
 	// here) uses the re-bounded kappa tanh(eps/kappa), minus the burst
@@ -168,6 +168,7 @@ func (nt *net) updateLayer(cfg *LocalConfig, p *pass, c *layerCall) {
 	nt.buildTerms(p, c)
 	if !nt.fastUpdate(cfg, c) {
 		nt.generalUpdate(cfg, c)
+		nt.pathCalls[numFastPaths]++
 	}
 }
 
@@ -292,41 +293,6 @@ func (nt *net) buildBurstTerms(p *pass, c *layerCall, visitAll bool, inv float32
 			}
 		}
 	}
-}
-
-// fastUpdate runs the call on a row fast path if one computes exactly
-// what the general path would, and reports whether it did.
-func (nt *net) fastUpdate(cfg *LocalConfig, c *layerCall) bool {
-	ly, op := c.ly, c.op
-	if nt.generalOnly {
-		return false
-	}
-	// Masked Adam's vector row step (confined or leaking moments) needs
-	// Dale signs on a twin layer; heavy-ball has no leaking fast path.
-	fast := !op.leak
-	if op.adam {
-		fast = ly.fb == nil || ly.sign != nil
-	}
-	// Transport (L2 on a twin layer) and a Dale-exempt twin take the
-	// general path.
-	fast = fast && !nt.sub.transport && !ly.fbNoDale
-	switch {
-	case !fast:
-		return false
-	case !c.ctrl && !c.anchor && ly.absent == nil:
-		if op.adam {
-			nt.adamRows(ly, c.preL, c.m, op, c.wd, c.lam, c.pre)
-		} else {
-			nt.sgdRows(ly, c.preL, c.m, op, c.wd, c.lam, c.pre)
-		}
-	case c.anchor && c.m == nil && !c.ctrl && !op.adam && ly.absent == nil:
-		nt.anchorRows(ly, c.preL, op, c.wd, c.lam, c.pre)
-	case c.ctrl && !c.anchor && !op.adam && c.wd == 0 && ly.fb != nil && ly.dense():
-		nt.ctrlRows(cfg, ly, c.m, op, c.pre, c.replay)
-	default:
-		return false
-	}
-	return true
 }
 
 // generalUpdate is the general path: the gradient accumulated per synapse
@@ -671,8 +637,9 @@ func (ly *layer) decayRowsScalar(m *layerMask, lam float32, clampB bool) {
 // ctrlRows is the fast path of updateLayer for heavy-ball SGD under the
 // adaptive decay controller on a dense layer with a twin (no anchor, no
 // coupled L2): the optimiser pass row by row (kernels.CtrlStepRow, which also
-// gathers the controller's sums), the controller, then its decay pass. It
-// computes exactly what the general path computes.
+// gathers the controller's sums), the controller, then its decay pass. On
+// the calls ctrlRowsGuard admits it computes exactly what the general path
+// computes.
 func (nt *net) ctrlRows(cfg *LocalConfig, ly *layer, m *layerMask, op *optim, pre []float32, replay bool) {
 	k := kernels.NewCtrlCoef(op.mu, op.eta)
 	var sums kernels.CtrlSums
@@ -704,8 +671,8 @@ func (nt *net) ctrlRows(cfg *LocalConfig, ly *layer, m *layerMask, op *optim, pr
 // two-timescale anchor (an unmasked waking call) and a fixed decay: per row
 // the optimiser step (W^1: the vector row step), then per synapse the
 // decay, the anchor and the Dale clamp in finishSyn's order; then the
-// biases' anchor and the column copy. It computes exactly what the
-// general path computes.
+// biases' anchor and the column copy. On the calls anchorRowsGuard admits
+// it computes exactly what the general path computes.
 func (nt *net) anchorRows(ly *layer, preL int, op *optim, wd, lam float32, pre []float32) {
 	mu, eta := op.mu, op.eta
 	first := ly.anchorFirst
@@ -863,8 +830,9 @@ func (ly *layer) anchorRowGo(w, fb, ws, bsl []float32, col []int32, lam float32,
 
 // sgdRows is the fast path of updateLayer for heavy-ball SGD with a fixed
 // decay and no anchor: one pass per row doing the optimiser step, the decay,
-// the Dale clamp, the column-order copy and (layer 1) c = W^1 o. It computes
-// exactly what the general path computes.
+// the Dale clamp, the column-order copy and (layer 1) c = W^1 o. On the
+// calls sgdRowsGuard admits it computes exactly what the general path
+// computes.
 func (nt *net) sgdRows(ly *layer, preL int, m *layerMask, op *optim, wd, lam float32, pre []float32) {
 	mu, eta := op.mu, op.eta
 	// The vector twin step needs a decay and Dale signs (always so for
@@ -1022,7 +990,8 @@ func (ly *layer) rowGrad(i int, pre []float32) []float32 {
 // adamRows is the fast path of updateLayer for masked Adam (confined or
 // leaking moments) with a fixed decay and no anchor, on a layer without a
 // twin or with Dale signs: the vector row step of kernels.AdamRow, with the column
-// copy. It computes exactly what the general path computes.
+// copy. On the calls adamRowsGuard admits it computes exactly what the
+// general path computes.
 func (nt *net) adamRows(ly *layer, preL int, m *layerMask, op *optim, wd, lam float32, pre []float32) {
 	k := kernels.NewAdamCoef(op.b1, op.b2, op.bc1, op.bc2, op.eta, op.eps, wd, lam, op.leak)
 	var frozenPre []int32 // nil where m marks no awake pre units
