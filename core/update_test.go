@@ -258,8 +258,10 @@ func TestDaleInit(t *testing.T) {
 	}
 }
 
-// TestFastPathMatchesGeneral: the fused SGD fast path and the general
-// per-synapse path give bit-identical runs, masks and mirror included.
+// TestFastPathMatchesGeneral: the fast paths (fastpath.go) and the general
+// per-synapse path give bit-identical runs, masks and mirror included, on
+// tiny data, for configurations beyond the presets' too
+// (TestFastPathEveryPreset runs the presets).
 func TestFastPathMatchesGeneral(t *testing.T) {
 	t.Parallel()
 	for _, mask := range []string{"refractory", "mirror", "none", "adam", "adam-leak", "adam-readout-only",
