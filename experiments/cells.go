@@ -81,9 +81,10 @@ func (b *builder) stream(ds, protocol string, splitSeed int64) *pipeline.Cell {
 
 // Build turns the matrix into the DAG of cells of one profile: the
 // synthetic cells if the file has any, every experiment's data and train
-// cells, the spike and energy cells of [spike], every table's aggregate
-// and render cells with the reproduction report on top, and every
-// figure's cell.
+// cells, the cells of the stages' sections on top of them (sections: the
+// spike and energy cells of [spike]), every table's aggregate and render
+// cells with the reproduction report on top (and the cells it reads of the
+// sections with report cells: [disputed]), and every figure's cell.
 func (m *Matrix) Build(profile string) (*pipeline.Graph, error) {
 	var cells []*pipeline.Cell
 	if m.synth != nil {
@@ -102,8 +103,13 @@ func (m *Matrix) Build(profile string) (*pipeline.Graph, error) {
 		if err := m.trainCells(b, name, prof); err != nil {
 			return nil, err
 		}
-		if err := m.spikeCells(b, name, prof); err != nil {
-			return nil, err
+		for _, s := range sections {
+			if s.cells == nil {
+				continue
+			}
+			if err := s.cells(m, b, name, prof); err != nil {
+				return nil, err
+			}
 		}
 		cs, err := m.tableCells(b, name, prof)
 		if err != nil {
@@ -117,6 +123,21 @@ func (m *Matrix) Build(profile string) (*pipeline.Graph, error) {
 		cells = append(append(append(cells, b.cells...), cs...), fs...)
 	}
 	return pipeline.NewGraph(cells)
+}
+
+// reportCells adds the cells of the sections the reproduction cell rep
+// reads (section.report), in order, and returns those that sit beside it.
+func (m *Matrix) reportCells(b *builder, profile string, prof *Profile, rep *pipeline.Cell) []*pipeline.Cell {
+	var out []*pipeline.Cell
+	for _, s := range sections {
+		if s.report == nil {
+			continue
+		}
+		if c := s.report(m, b, profile, prof, rep); c != nil {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // trainCell returns the train cell of one experiment, protocol, evaluation

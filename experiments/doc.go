@@ -36,9 +36,9 @@
 //	sha256 = {"train.bin" = "...", "test.bin" = "..."}  # read from the data mirror only
 //	                                # (a small subset for tests); the digests are in the keys
 //
-//	[spike]                         # networks converted to spiking inference and priced (SpikeConfig)
-//	[disputed]                      # rows settled by 12 seeds of ours beside the authors' code's
-//	[[disputed.row]]                # (Disputed; docs/disputed.md)
+//	[spike]                         # the stages' own sections (sections, in matrix.go), each
+//	[disputed]                      # documented in its file: spike.go (SpikeConfig), disputed.go
+//	                                # (Disputed; docs/disputed.md)
 //
 // Load decodes and validates all of it before any cell exists: every
 // learner config an experiment resolves to, under every profile it runs

@@ -131,11 +131,54 @@ type Matrix struct {
 	synth       *stages.SynthConfig
 	byName      map[string]*Experiment
 	presets     *presets.Set // the reference configs experiments name
-	spike       *SpikeConfig // [spike], nil without one
-	disputed    *Disputed    // [disputed], nil without one
+	// The stages' sections (sections), nil when the file has none.
+	spike    *SpikeConfig // [spike]
+	disputed *Disputed    // [disputed]
 	// releases are the declared releases ([release.NAME]) as download
 	// members ("<member> <sha256>", sorted), by data set.
 	releases map[string][]string
+}
+
+// A section is a stage's own table of pipeline.toml, whose cells sit on
+// top of the experiments' train cells: [spike] (spike.go), [disputed]
+// (disputed.go). Its schema, its checks and its cells are in the stage's
+// file of this package; its decoded value is a field of Matrix. A new
+// stage with a section adds, besides its own files, that field and its
+// entry in sections, both here.
+type section struct {
+	key string // the table's name in pipeline.toml
+	// load decodes and checks the table, when the file has it, after
+	// [[experiment]] and [[table]]: before [[figure]] for a section with
+	// cells (a figure may read them), after it for one with report cells.
+	load func(m *Matrix) error
+	// cells adds the section's cells under a profile to b, after the
+	// train cells and before the tables' (a table may read them).
+	cells func(m *Matrix, b *builder, profile string, prof *Profile) error
+	// report, instead of cells, adds cells that the reproduction cell rep
+	// reads and wires them into rep; it returns the cell that sits beside
+	// rep (nil: none).
+	report func(m *Matrix, b *builder, profile string, prof *Profile, rep *pipeline.Cell) *pipeline.Cell
+}
+
+// sections are the stages' sections, in the order Load decodes them and
+// Build adds their cells (within each of the two places above).
+var sections = []section{
+	{key: "spike", load: (*Matrix).loadSpike, cells: (*Matrix).spikeCells},
+	{key: "disputed", load: (*Matrix).loadDisputed, report: (*Matrix).disputedCells},
+}
+
+// loadSections loads, in order, the sections the file has: those with
+// report cells (report), or the others.
+func (m *Matrix) loadSections(report bool) error {
+	for _, s := range sections {
+		if _, ok := m.cfg.Section(s.key); !ok || (s.report != nil) != report {
+			continue
+		}
+		if err := s.load(m); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // nameRe is what profile, experiment and table names may be: they become
@@ -177,13 +220,13 @@ func Load(cfg *pipeline.Config) (*Matrix, error) {
 	if err := m.loadTables(); err != nil {
 		return nil, err
 	}
-	if err := m.loadSpike(); err != nil {
+	if err := m.loadSections(false); err != nil {
 		return nil, err
 	}
 	if err := m.loadFigures(); err != nil {
 		return nil, err
 	}
-	if err := m.loadDisputed(); err != nil {
+	if err := m.loadSections(true); err != nil {
 		return nil, err
 	}
 	if err := cfg.Finish(); err != nil {

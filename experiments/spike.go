@@ -37,7 +37,7 @@ type SpikeConfig struct {
 	MACPJ       float64  `toml:"mac_pj"`
 }
 
-// loadSpike decodes and checks [spike], if present.
+// loadSpike decodes and checks [spike] (its entry in sections).
 func (m *Matrix) loadSpike() error {
 	cfg := m.cfg
 	sec, ok := cfg.Section("spike")

@@ -512,9 +512,7 @@ func (m *Matrix) tableCells(b *builder, profile string, prof *Profile) ([]*pipel
 		}
 	}
 	rep := &pipeline.Cell{ID: cellid.Reproduction, Stage: stages.Reproduction, Params: rp, Inputs: repInputs, Tables: rp.Tables}
-	if agg := m.disputedCells(b, profile, prof, rep); agg != nil {
-		out = append(out, agg)
-	}
+	out = append(out, m.reportCells(b, profile, prof, rep)...)
 	return append(out, rep), nil
 }
 

@@ -1,8 +1,8 @@
-// Package stages holds every stage of the paper's DAG, one file per stage:
-// download.go, prepare.go, v1.go, split.go, streams.go, train.go, spike.go,
-// energy.go, aggregate.go, render.go, figure_stage.go,
-// reproduction_stage.go and synth.go (synthetic cells that exercise the
-// engine without data). Beside them, what several stages share:
+// Package stages holds every stage of the paper's DAG, one file per stage
+// (download.go, prepare.go, ..., synth.go: synthetic cells that exercise
+// the engine without data), all listed in registry.go. A stage's doc
+// comment states its contract: its inputs, its outputs and its version
+// history. Beside them, what several stages share:
 // learner.go (the learner kinds' registry: each kind's defaults, version
 // history, cost, bounds, footprint and metrics, in learner_<kind>.go),
 // metrics.go (the numbers a table cell reads from a train record),
@@ -26,8 +26,11 @@
 // and a cell's version is the largest that applies, whatever the entries'
 // order.
 //
-// Artifact contracts between stages (names are output names; every output
-// is an artifacts tensor unless said otherwise):
+// The artifact contracts between the stages, gathered (names are output
+// names; every output is an artifacts tensor unless said otherwise). A
+// stage's own doc comment is its contract: a new stage states its outputs
+// there and needs no line here (the lines of spike and energy only point
+// to theirs):
 //
 // download/<dataset>: the release files, verified against their published
 // SHA-256, one output per file, named by the file's base name
