@@ -176,7 +176,3 @@ func Energy(t Train) string { return "energy" + strings.TrimPrefix(t.String(), "
 func EnergyPrefix(trainPrefix string) string {
 	return "energy" + strings.TrimPrefix(trainPrefix, "train")
 }
-
-// Count names the count cell of a train Prefix's seeds:
-// count/<experiment>/<protocol>/<eval>.
-func Count(trainPrefix string) string { return "count" + strings.TrimPrefix(trainPrefix, "train") }

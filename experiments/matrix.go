@@ -132,9 +132,8 @@ type Matrix struct {
 	byName      map[string]*Experiment
 	presets     *presets.Set // the reference configs experiments name
 	// The stages' sections (sections), nil when the file has none.
-	spike    *SpikeConfig   // [spike]
-	disputed *Disputed      // [disputed]
-	scratch  *ScratchConfig // [scratch]
+	spike    *SpikeConfig // [spike]
+	disputed *Disputed    // [disputed]
 	// releases are the declared releases ([release.NAME]) as download
 	// members ("<member> <sha256>", sorted), by data set.
 	releases map[string][]string
@@ -165,7 +164,6 @@ type section struct {
 // Build adds their cells (within each of the two places above).
 var sections = []section{
 	{key: "spike", load: (*Matrix).loadSpike, cells: (*Matrix).spikeCells},
-	{key: "scratch", load: (*Matrix).loadScratch, cells: (*Matrix).scratchCells},
 	{key: "disputed", load: (*Matrix).loadDisputed, report: (*Matrix).disputedCells},
 }
 

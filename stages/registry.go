@@ -4,7 +4,7 @@ import "repro/pipeline"
 
 // all lists every stage, in DAG order.
 func all() []*pipeline.Stage {
-	return []*pipeline.Stage{Download, Prepare, V1, Split, Streams, Train, Spike, Energy, Count, Synth, Aggregate, Render, Reproduction, Figure}
+	return []*pipeline.Stage{Download, Prepare, V1, Split, Streams, Train, Spike, Energy, Synth, Aggregate, Render, Reproduction, Figure}
 }
 
 // Stages returns every stage this binary knows, by name (what exec-cell
