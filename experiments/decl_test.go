@@ -52,7 +52,10 @@ func TestDeclFieldErrors(t *testing.T) {
 		{"line protocol", `protocol = "static"` + "\n[[figure.panel]]", "protocol = \"iid\"\n[[figure.panel]]", "figure f.panel[0].line[0].protocol", `protocol = "iid"`, `"iid": want sequential`},
 		{"table bold", `bold = ["sequential"]`, `bold = ["single_pass"]`, "table t.bold", `bold = ["single_pass"]`, `"single_pass" is not a column`},
 		{"table row cells", `cells = { static = "z" }`, `cells = { iid = "z" }`, "table t.row[1].cells", `cells = { iid = "z" }`, `"iid" is not a column`},
-		{"table row settle", `cells = { static = "z" }`, `settle = ["static"]`, "table t.row[1].settle", `settle = ["static"]`, `"static" is not a [[table.column]] id`},
+		{"table row settle", `cells = { static = "z" }`, `settle = ["iid"]`, "table t.row[1].settle", `settle = ["iid"]`, `"iid" is not a [[table.column]] id`},
+		{"table row settle experiment", `cells = { static = "z" }`, `settle = ["static"]`, "table t.row[1].settle", `settle = ["static"]`, `experiment "y" is not marked settle = true`},
+		{"table columns retired", `bold = ["sequential"]`, "bold = [\"sequential\"]\ncolumns = [\"sequential\"]", "table t.columns", `columns = ["sequential"]`, "declare each column as a [[table.column]]"},
+		{"table column id", `id = "static"`, `id = "sequential"`, "table t.column[1].id", `id = "sequential"`, `"sequential": want a unique name`},
 		{"table compare", `b = "y"`, `b = "w"`, "table t.compare[0]", "[[table.compare]]", "must both be rows"},
 		// The review's probes: NaN, infinities and huge numbers in any
 		// float of a declaration, a huge size and a long name, each at

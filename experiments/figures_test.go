@@ -79,7 +79,7 @@ func TestFigureSpecErrors(t *testing.T) {
 		"name":       {`name = "f"`, `name = "F f"`, "figure F f.name"},
 		"no x":       {`x = "param:bp.lr"`, ``, "series[0].xs"},
 		"bad x":      {`x = "param:bp.lr"`, `x = "width"`, "series[0].x"},
-		"protocol":   {`protocol = "static"`, `protocol = "stat"`, "line[0].protocol"},
+		"protocol":   {`experiment = "z"` + "\nprotocol = \"static\"", `experiment = "z"` + "\nprotocol = \"stat\"", "line[0].protocol"},
 		"errors":     {`errors = "bootstrap"`, `errors = "ci"`, `series[1].errors: "ci": want sd, bootstrap or none`},
 		"legend":     {`xlog = true`, `xlog = true` + "\nlegend = \"top\"", `panel[0].legend: "top": want tl, tr, bl, br, below or none`},
 		"minus":      {`minus = ["y"]`, `minus = ["y", "x"]`, "series[1].minus"},

@@ -76,7 +76,7 @@ func TestGeneralTables(t *testing.T) {
 			t.Errorf("aggregate/%s relative_to %s, want %s", table, got, want)
 		}
 	}
-	// A general table says "not run" where the older form is blank.
+	// A table with a cell not run says so; one without has no note.
 	for table, want := range map[string]bool{"nr": true, "val": false} {
 		if got := g.Cell("render/" + table).Params.(*stages.RenderParams).ShowNotRun; got != want {
 			t.Errorf("render/%s show_not_run %v, want %v", table, got, want)

@@ -27,8 +27,9 @@ stream_stride = 20
 	TestExperiment{Name: "full", Learner: "local", Preset: "g16_sgd_refr_s10_w512", Protocols: []string{"sequential", "static", "single_pass"}, Section: []string{"eta = 0.2"}},
 	TestExperiment{Name: "middle", Learner: "local", Protocols: []string{"sequential", "static"}, Extra: []string{"max_seeds = 2"}},
 	TestExperiment{Name: "bp-er", Preset: "bp_er_1000", Protocols: []string{"sequential"}, Section: []string{"lr = 1e-3"}},
-) + TestTable{Head: `name = "t"; caption = "c"; header = "h"; columns = ["sequential"]; titles = ["S"]`,
-	Rows: []string{`experiment = "full"; label = "F"`, `experiment = "bp-er"; label = "B"`}}.TOML()
+) + TestTable{Head: `name = "t"; caption = "c"; header = "h"`,
+	Columns: []string{`id = "sequential"; title = "S"`},
+	Rows:    []string{`experiment = "full"; label = "F"`, `experiment = "bp-er"; label = "B"`}}.TOML()
 
 func loadMatrix(src string) (*Matrix, error) {
 	cfg, err := pipeline.ParseConfig("pipeline.toml", src)
@@ -122,7 +123,7 @@ func TestLoadRejects(t *testing.T) {
 		{`dataset = "mnist"
 protocols = ["sequential", "static"]`, `dataset = "mnsit"
 protocols = ["sequential", "static"]`, 24, `experiment middle.dataset: "mnsit" is not one of`},
-		{`experiment = "bp-er"`, `experiment = "bp-err"`, 47, `table t.row[1].experiment: no experiment "bp-err"`},
+		{`experiment = "bp-er"`, `experiment = "bp-err"`, 48, `table t.row[1].experiment: no experiment "bp-err"`},
 	}
 	for _, c := range cases {
 		t.Run(c.to, func(t *testing.T) {

@@ -8,7 +8,7 @@ import (
 )
 
 // releaseConfig adds a CIFAR-100 experiment and a declared CIFAR-100
-// release (its table at line 56) to matrixConfig.
+// release (its table at line 57) to matrixConfig.
 var releaseConfig = matrixConfig + "\n" + TestExperiments(TestExperiment{Name: "c100", Dataset: "cifar100", Protocols: []string{"sequential"}}) + `[release.cifar100.sha256]
 "train.bin" = "1111111111111111111111111111111111111111111111111111111111111111"
 "test.bin" = "2222222222222222222222222222222222222222222222222222222222222222"
@@ -32,7 +32,7 @@ func TestDeclaredRelease(t *testing.T) {
 func TestDeclaredReleaseErrors(t *testing.T) {
 	t.Parallel()
 	cases := []struct{ from, to, want string }{
-		{"[release.cifar100.sha256]", "[release.svhn.sha256]", `pipeline.toml:56: release.svhn: unknown data set "svhn"`},
+		{"[release.cifar100.sha256]", "[release.svhn.sha256]", `pipeline.toml:57: release.svhn: unknown data set "svhn"`},
 		{"[release.cifar100.sha256]", "[release.mnist.sha256]", `release.mnist: mnist: a declared release needs an archive release`},
 		{`"test.bin" = "2222`, `"tests.bin" = "2222`, `release.cifar100: cifar100: declared release lacks member test.bin`},
 		{`= "1111111111111111111111111111111111111111111111111111111111111111"`, `= "11"`, `member train.bin: "11" is not a hex SHA-256`},

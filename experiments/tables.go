@@ -19,27 +19,43 @@ import (
 )
 
 // TableSpec is one [[table]] entry of pipeline.toml: the layout of one of
-// the paper's tables, with every cell named by an experiment and a protocol.
+// the paper's tables. Every column is a [[table.column]]; a cell selects an
+// experiment (the row's; a column's, for a column group; or the row's
+// cells entry for that column), a protocol, an evaluation set and a
+// metric, each from its row or its column (not both):
 //
 //	[[table]]
-//	name = "bpk"                          # paper/tables/bpk.tex; number IDs bpk/<experiment>/<protocol>
+//	name = "bpk"                          # paper/tables/bpk.tex; number IDs bpk/<row id>/<column id>
 //	label = "tab:bpk"
 //	caption = '...'                       # LaTeX, verbatim
 //	size = '\small'                       # optional LaTeX before the tabular
 //	header = 'BP $+$ \kwta{}'             # title of the label column
-//	columns = ["sequential", "static", "single_pass"]
-//	titles = ['Sequential', 'i.i.d.\ (static)', 'Seq., single pass']
-//	bold = ["sequential", "single_pass"]  # columns whose best mean is bold
+//	bold = ["sequential", "single_pass"]  # columns (their ids) whose best mean is bold
 //	param = "bp.lr"                       # optional: a column showing this train param ...
 //	param_title = "lr"                    # ... under this title
 //	published = "paper/published.toml"    # the paper's values (relative to pipeline.toml)
+//	[[table.column]]
+//	id = "static"                         # a unique name
+//	title = 'i.i.d.\ (static)'
+//	experiment = "controller"             # optional: a column group's experiment
+//	protocol = "static"                   # optional (default sequential)
+//	eval = "test"                         # optional: test (the development set), split<seed>,
+//	                                      #   or heldout (the profile's first split, the default)
+//	metric = "rho[0]"                     # optional (default acc; stages/metrics.go)
+//	inference = "spike8"                  # with an energy metric only: spike<T>, dense or event
+//	decimals = 2                          # optional (default 1)
+//	max_seeds = 3                         # optional: at most the profile's first 3 seeds
+//	relative_to = "dense-bp"              # optional: each cell over this row's mean in the column
 //	[[table.row]]
 //	experiment = "bpk-interleaved"        # an [[experiment]] name (a misspelt one is an error)
+//	id = "full-static"                    # optional (default: the experiment); unique
 //	label = 'interleaved replay (unmasked)'
+//	protocol = "static"                   # optional: eval, metric, decimals, max_seeds likewise
 //	na = ["static"]                       # optional: cells that do not apply (rendered ---)
 //	midrule = true                        # optional: \midrule above this row
 //	reference = true                      # optional: never bold, no param (a reference row)
 //	cells = {static = "bp-static"}        # optional: another experiment for one column
+//	settle = ["seq"]                      # optional: columns where the row runs its settle seeds
 //	not_run = "why"                       # optional: the row cannot run yet; renders "not run: why"
 //	[[table.compare]]                     # a seed-paired bootstrap CI of a difference
 //	id = "rotation-seq"                   # number ID bpk/compare/rotation-seq
@@ -47,32 +63,15 @@ import (
 //	b = "bpk-interleaved"
 //	protocol = "sequential"               # a column ID
 //
-// The general form declares its columns instead of columns/titles. A cell
-// selects an experiment (the row's; a column's, for a column group; or the
-// row's cells entry for that column), a protocol, an evaluation set and a
-// metric, each from its row or its column (not both):
-//
-//	[[table.column]]
-//	id = "dev"                            # number IDs <table>/<row id>/<column id>
-//	title = 'development set'
-//	experiment = "controller"             # optional: a column group's experiment
-//	protocol = "static"                   # optional (default sequential)
-//	eval = "test"                         # optional: test (the development set), split<seed>,
-//	                                      #   or heldout (the profile's first split, the default)
-//	metric = "rho[0]"                     # optional (default acc; stages/metrics.go)
-//	decimals = 2                          # optional (default 1)
-//	max_seeds = 3                         # optional: at most the profile's first 3 seeds
-//	relative_to = "dense-bp"              # optional: each cell over this row's mean in the column
-//	[[table.row]]
-//	id = "full-static"                    # optional (default: the experiment); unique
-//	experiment = "full"
-//	protocol = "static"                   # eval, metric, decimals, max_seeds likewise
-//
-// A train cell a table selects that its experiment does not run by itself
-// (another split, the development set) is added to the graph. A matrix
-// table (kind = "matrix") is the accuracy matrix of one experiment: row i
-// after task i, column j accuracy on task j (mean over seeds, element-wise),
-// blank above the diagonal, and the forgetting F beside the last row:
+// A cell that is not run (its row is declared not run, its experiment is
+// not in the profile or lacks the protocol, or a cell it needs failed)
+// prints "not run" with a lettered note under the table giving the
+// reason. A train cell a table selects that its experiment does not run
+// by itself (another split, the development set) is added to the graph. A
+// matrix table (kind = "matrix") is the accuracy matrix of one experiment:
+// row i after task i, column j accuracy on task j (mean over seeds,
+// element-wise), blank above the diagonal, and the forgetting F beside the
+// last row; its columns and rows are declared for it (expandMatrix):
 //
 //	[[table]]
 //	kind = "matrix"
@@ -85,15 +84,13 @@ type TableSpec struct {
 	Caption    string         `toml:"caption"`
 	Size       string         `toml:"size"`
 	Header     string         `toml:"header"`
-	Columns    []string       `toml:"columns"`
-	Titles     []string       `toml:"titles"`
 	Bold       []string       `toml:"bold"`
 	Param      string         `toml:"param"`
 	ParamTitle string         `toml:"param_title"`
 	Published  string         `toml:"published"`
+	Column     []TableColumn  `toml:"column"`
 	Rows       []TableRow     `toml:"row"`
 	Compare    []TableCompare `toml:"compare"`
-	Column     []TableColumn  `toml:"column"`
 	// A matrix table (Kind "matrix") of one experiment.
 	Kind       string `toml:"kind"`
 	Experiment string `toml:"experiment"`
@@ -101,15 +98,16 @@ type TableSpec struct {
 	Eval       string `toml:"eval"`
 	MaxSeeds   int    `toml:"max_seeds"`
 	Tasks      int    `toml:"tasks"`
+	// RetiredColumns and RetiredTitles are the keys of the form whose
+	// columns were protocols (columns = [...], titles = [...]): decoded
+	// only to refuse them with a message that says what replaces them.
+	RetiredColumns []string `toml:"columns"`
+	RetiredTitles  []string `toml:"titles"`
 
 	published *published.File
-	// general is true for tables declared with [[table.column]] or as a
-	// matrix: their aggregate and render cells carry per-cell metrics and
-	// decimals (the older form's keys stay as they were).
-	general bool
 }
 
-// TableColumn is one column of a table in the general form.
+// TableColumn is one column of a table.
 type TableColumn struct {
 	ID    string `toml:"id"`
 	Title string `toml:"title"`
@@ -174,47 +172,99 @@ func (m *Matrix) loadTables() (err error) {
 	return err
 }
 
-// checkTable checks one table: its form (normalise), columns, rows and
-// comparisons, and reads its published values. Every experiment a row,
-// cell or comparison names must exist.
+// tableKinds are TableSpec.Kind's values besides "" (the default form).
+var tableKinds = []string{"matrix"}
+
+// checkTable checks one table: its kind (a matrix declares its columns
+// and rows, expandMatrix), columns, rows and comparisons, and reads its
+// published values. Every experiment a column, row, cell or comparison
+// names must exist.
 func (m *Matrix) checkTable(t *TableSpec) error {
-	if err := m.normalise(t); err != nil {
-		return err
+	switch {
+	case len(t.RetiredColumns) > 0:
+		return badField("columns", "columns and titles are no longer read: declare each column as a [[table.column]] (id, title, protocol; docs/declarations.md)")
+	case len(t.RetiredTitles) > 0:
+		return badField("titles", "columns and titles are no longer read: declare each column as a [[table.column]] (id, title, protocol; docs/declarations.md)")
+	case t.Kind == "matrix":
+		if err := m.expandMatrix(t); err != nil {
+			return err
+		}
+	case t.Kind != "":
+		return badField("kind", "%q: want %s (or nothing)", t.Kind, oneOf(tableKinds))
+	case t.Experiment != "" || t.Protocol != "" || t.Eval != "" || t.Tasks != 0 || t.MaxSeeds != 0:
+		return badField("experiment", "experiment, protocol, eval, tasks and max_seeds belong to a matrix table (kind = \"matrix\") or to its rows and columns")
+	case len(t.Column) == 0:
+		return badField("column", "no [[table.column]]: declare one per column")
 	}
-	if len(t.Columns) == 0 {
-		return badField("columns", "missing or empty")
-	}
-	for _, c := range t.Columns {
-		if !t.general && !slices.Contains(protocols, c) {
-			return badField("columns", "%q: want %s", c, oneOf(protocols))
+	for j := range t.Column {
+		if err := m.checkColumn(t, j); err != nil {
+			return under(fmt.Sprintf("column[%d]", j), err)
 		}
 	}
-	if len(t.Titles) != len(t.Columns) {
-		return badField("titles", "%d titles for %d columns", len(t.Titles), len(t.Columns))
-	}
 	for _, b := range t.Bold {
-		if !slices.Contains(t.Columns, b) {
+		if t.columnOf(b) < 0 {
 			return badField("bold", "%q is not a column", b)
 		}
 	}
 	if len(t.Rows) == 0 {
 		return badField("row", "no rows")
 	}
+	ids := map[string]bool{} // row IDs are unique in a table
 	for j := range t.Rows {
-		if err := m.checkRow(t, &t.Rows[j]); err != nil {
+		if err := m.checkRow(t, &t.Rows[j], ids); err != nil {
 			return under(fmt.Sprintf("row[%d]", j), err)
+		}
+	}
+	for j, c := range t.Column {
+		if c.RelativeTo != "" && !ids[c.RelativeTo] {
+			return badField(fmt.Sprintf("column[%d].relative_to", j), "%q is not a row of the table", c.RelativeTo)
 		}
 	}
 	if err := m.checkRecorded(t); err != nil {
 		return err
 	}
-	ids := map[string]bool{} // comparison IDs are unique in a table
+	cmps := map[string]bool{} // comparison IDs are unique in a table
 	for j := range t.Compare {
-		if err := checkCompare(t, &t.Compare[j], ids); err != nil {
+		if err := checkCompare(t, &t.Compare[j], cmps); err != nil {
 			return under(fmt.Sprintf("compare[%d]", j), err)
 		}
 	}
 	return m.loadPublished(t)
+}
+
+// expandMatrix declares a matrix table's columns (one per task and the
+// forgetting) and rows (one per task) from its experiment and tasks.
+func (m *Matrix) expandMatrix(t *TableSpec) error {
+	switch {
+	case len(t.Column) > 0 || len(t.Rows) > 0:
+		return badField("kind", "a matrix table declares no columns or rows: they are the tasks")
+	case m.byName[t.Experiment] == nil:
+		return badField("experiment", "no experiment %q", t.Experiment)
+	case t.Tasks < 1:
+		return badField("tasks", "must be >= 1")
+	}
+	for j := range t.Tasks {
+		t.Column = append(t.Column, TableColumn{ID: fmt.Sprintf("t%d", j+1), Title: fmt.Sprintf("T%d", j+1)})
+	}
+	t.Column = append(t.Column, TableColumn{ID: "f", Title: "$F$"})
+	for i := range t.Tasks {
+		t.Rows = append(t.Rows, TableRow{ID: fmt.Sprintf("after%d", i+1), Label: strconv.Itoa(i + 1),
+			Selection: Selection{Experiment: t.Experiment, Protocol: t.Protocol, Eval: t.Eval, MaxSeeds: t.MaxSeeds}})
+	}
+	return nil
+}
+
+// checkColumn checks column j of table t: its ID (unique among the columns
+// before it), experiment and selection.
+func (m *Matrix) checkColumn(t *TableSpec, j int) error {
+	c := &t.Column[j]
+	switch {
+	case !declNameRe(c.ID) || t.columnOf(c.ID) < j:
+		return badField("id", "%q: want a unique name of %s", c.ID, declNameRule)
+	case c.Experiment != "" && m.byName[c.Experiment] == nil:
+		return badField("experiment", "no experiment %q", c.Experiment)
+	}
+	return checkSelection(&c.Selection)
 }
 
 // checkRecorded refuses a cell of table t whose metric its experiment's
@@ -222,48 +272,63 @@ func (m *Matrix) checkTable(t *TableSpec) error {
 // every profile.
 func (m *Matrix) checkRecorded(t *TableSpec) error {
 	for r := range t.Rows {
-		for c := range t.Columns {
+		for c, col := range t.Column {
 			sel := t.cellSelection(r, c)
 			e := m.byName[sel.Experiment]
-			if e == nil || sel.Metric == "" || stages.IsEnergyMetric(sel.Metric) || slices.Contains(t.Rows[r].NA, t.Columns[c]) {
+			if e == nil || sel.Metric == "" || stages.IsEnergyMetric(sel.Metric) || slices.Contains(t.Rows[r].NA, col.ID) {
 				continue
 			}
 			if l, ok := stages.LearnerOf(e.Learner); ok && !l.Records(sel.Metric) {
-				return under(fmt.Sprintf("row[%d]", r), badField("metric", "%q: the %s learner of experiment %s does not record it (column %s)", sel.Metric, l.Kind, e.Name, t.Columns[c]))
+				return under(fmt.Sprintf("row[%d]", r), badField("metric", "%q: the %s learner of experiment %s does not record it (column %s)", sel.Metric, l.Kind, e.Name, col.ID))
 			}
 		}
 	}
 	return nil
 }
 
-// checkRow checks one row of table t: its selection, the experiments it and
-// its cells entries name, and the columns its na and cells entries name.
-func (m *Matrix) checkRow(t *TableSpec, r *TableRow) error {
-	if r.Experiment == "" && !t.general {
-		return badField("experiment", "missing")
-	}
-	if err := checkSelection(t, &r.Selection); err != nil {
+// checkRow checks one row of table t: its ID (unique: ids holds those
+// before it), its selection and that no column selects a field it does
+// too, that every cell it has pairs an energy metric with an inference,
+// the experiments it and its cells entries name, and the columns its na,
+// settle and cells entries name.
+func (m *Matrix) checkRow(t *TableSpec, row *TableRow, ids map[string]bool) error {
+	r := &row.Selection
+	if err := checkSelection(r); err != nil {
 		return err
 	}
-	if r.Experiment != "" && m.byName[r.Experiment] == nil && !r.NotRun() {
+	for k := range t.Column {
+		c := &t.Column[k].Selection
+		if r.Protocol != "" && c.Protocol != "" || r.Eval != "" && c.Eval != "" || r.Metric != "" && c.Metric != "" || r.Decimals != nil && c.Decimals != nil || r.MaxSeeds != 0 && c.MaxSeeds != 0 || r.Inference != "" && c.Inference != "" {
+			return badField("", "row and column %s both set protocol, eval, metric, decimals, max_seeds or inference", t.Column[k].ID)
+		}
+		if metric, inf := cmp.Or(c.Metric, r.Metric), cmp.Or(c.Inference, r.Inference); stages.IsEnergyMetric(metric) != (inf != "") {
+			return badField("", "column %s: an energy metric and an inference go together (metric %q, inference %q)", t.Column[k].ID, metric, inf)
+		}
+	}
+	id := row.rowID()
+	if !declNameRe(id) || ids[id] {
+		return badField("id", "%q: want a unique name of %s (set id when two rows share an experiment)", id, declNameRule)
+	}
+	ids[id] = true
+	if r.Experiment != "" && m.byName[r.Experiment] == nil && !row.NotRun() {
 		return badField("experiment", "no experiment %q in %s", r.Experiment, filepath.Base(m.cfg.Path))
 	}
-	for _, n := range r.NA {
-		if !slices.Contains(t.Columns, n) {
+	for _, n := range row.NA {
+		if t.columnOf(n) < 0 {
 			return badField("na", "%q is not a column", n)
 		}
 	}
-	for _, n := range r.Settle {
+	for _, n := range row.Settle {
 		switch e := m.byName[r.Experiment]; {
-		case !t.general || !slices.Contains(t.Columns, n):
+		case t.columnOf(n) < 0:
 			return badField("settle", "%q is not a [[table.column]] id", n)
 		case e == nil || !e.Settle:
 			return badField("settle", "experiment %q is not marked settle = true", r.Experiment)
 		}
 	}
-	for _, c := range slices.Sorted(maps.Keys(r.Cells)) {
-		switch x := r.Cells[c]; {
-		case !slices.Contains(t.Columns, c):
+	for _, c := range slices.Sorted(maps.Keys(row.Cells)) {
+		switch x := row.Cells[c]; {
+		case t.columnOf(c) < 0:
 			return badField("cells", "%q is not a column", c)
 		case m.byName[x] == nil:
 			return badField("cells", "no experiment %q in %s", x, filepath.Base(m.cfg.Path))
@@ -280,7 +345,7 @@ func checkCompare(t *TableSpec, c *TableCompare, ids map[string]bool) error {
 	}
 	ids[c.ID] = true
 	switch {
-	case !slices.Contains(t.Columns, c.Protocol):
+	case t.columnOf(c.Protocol) < 0:
 		return badField("protocol", "%q is not a column", c.Protocol)
 	case t.rowOf(c.A) < 0 || t.rowOf(c.B) < 0:
 		return badField("", "a = %q and b = %q must both be rows of the table", c.A, c.B)
@@ -320,119 +385,16 @@ func (t *TableSpec) rowOf(id string) int {
 	return -1
 }
 
+// columnOf is the index of the first column with an ID, or -1.
+func (t *TableSpec) columnOf(id string) int {
+	return slices.IndexFunc(t.Column, func(c TableColumn) bool { return c.ID == id })
+}
+
 // rowID is a row's ID in its numbers' IDs: its id, else its experiment.
 func (r *TableRow) rowID() string { return cmp.Or(r.ID, r.Experiment) }
 
-// tableKinds are TableSpec.Kind's values besides "" (the default form).
-var tableKinds = []string{"matrix"}
-
-// normalise turns the general form (columns declared as [[table.column]],
-// or a matrix) into columns, titles and rows the rest of the checks and
-// the wiring share, and checks what only that form has: its columns, row
-// IDs and what a row and a column both select.
-func (m *Matrix) normalise(t *TableSpec) error {
-	switch {
-	case t.Kind == "matrix":
-		if err := m.expandMatrix(t); err != nil {
-			return err
-		}
-	case t.Kind != "":
-		return badField("kind", "%q: want %s (or nothing)", t.Kind, oneOf(tableKinds))
-	case t.Experiment != "" || t.Protocol != "" || t.Eval != "" || t.Tasks != 0 || t.MaxSeeds != 0:
-		return badField("experiment", "experiment, protocol, eval, tasks and max_seeds belong to a matrix table (kind = \"matrix\") or to its rows and columns")
-	case len(t.Column) == 0:
-		return nil
-	case len(t.Columns) > 0 || len(t.Titles) > 0:
-		return badField("columns", "declare columns either as columns and titles or as [[table.column]], not both")
-	}
-	t.general = true
-	for j := range t.Column {
-		c := &t.Column[j]
-		if err := m.checkColumn(t, c); err != nil {
-			return under(fmt.Sprintf("column[%d]", j), err)
-		}
-		t.Columns = append(t.Columns, c.ID)
-		t.Titles = append(t.Titles, c.Title)
-	}
-	ids := map[string]bool{}
-	for j := range t.Rows {
-		if err := checkGeneralRow(t, &t.Rows[j], ids); err != nil {
-			return under(fmt.Sprintf("row[%d]", j), err)
-		}
-	}
-	for j, c := range t.Column {
-		if c.RelativeTo != "" && !ids[c.RelativeTo] {
-			return badField(fmt.Sprintf("column[%d].relative_to", j), "%q is not a row of the table", c.RelativeTo)
-		}
-	}
-	return nil
-}
-
-// expandMatrix declares a matrix table's columns (one per task and the
-// forgetting) and rows (one per task) from its experiment and tasks.
-func (m *Matrix) expandMatrix(t *TableSpec) error {
-	switch {
-	case len(t.Column) > 0 || len(t.Columns) > 0 || len(t.Rows) > 0:
-		return badField("kind", "a matrix table declares no columns or rows: they are the tasks")
-	case m.byName[t.Experiment] == nil:
-		return badField("experiment", "no experiment %q", t.Experiment)
-	case t.Tasks < 1:
-		return badField("tasks", "must be >= 1")
-	}
-	for j := range t.Tasks {
-		t.Column = append(t.Column, TableColumn{ID: fmt.Sprintf("t%d", j+1), Title: fmt.Sprintf("T%d", j+1)})
-	}
-	t.Column = append(t.Column, TableColumn{ID: "f", Title: "$F$"})
-	for i := range t.Tasks {
-		t.Rows = append(t.Rows, TableRow{ID: fmt.Sprintf("after%d", i+1), Label: strconv.Itoa(i + 1),
-			Selection: Selection{Experiment: t.Experiment, Protocol: t.Protocol, Eval: t.Eval, MaxSeeds: t.MaxSeeds}})
-	}
-	return nil
-}
-
-// checkColumn checks one [[table.column]] of table t (those before it are
-// in t.Columns already).
-func (m *Matrix) checkColumn(t *TableSpec, c *TableColumn) error {
-	switch {
-	case !declNameRe(c.ID) || slices.Contains(t.Columns, c.ID):
-		return badField("id", "%q: want a unique name of %s", c.ID, declNameRule)
-	case c.Experiment != "" && m.byName[c.Experiment] == nil:
-		return badField("experiment", "no experiment %q", c.Experiment)
-	}
-	return checkSelection(t, &c.Selection)
-}
-
-// checkGeneralRow checks a row of a general table: its ID (unique: ids holds
-// those before it), and that it and no column both select one field, and
-// that every cell it has pairs an energy metric with an inference.
-func checkGeneralRow(t *TableSpec, row *TableRow, ids map[string]bool) error {
-	r := &row.Selection
-	for k := range t.Column {
-		c := &t.Column[k].Selection
-		if r.Protocol != "" && c.Protocol != "" || r.Eval != "" && c.Eval != "" || r.Metric != "" && c.Metric != "" || r.Decimals != nil && c.Decimals != nil || r.MaxSeeds != 0 && c.MaxSeeds != 0 || r.Inference != "" && c.Inference != "" {
-			return badField("", "row and column %s both set protocol, eval, metric, decimals, max_seeds or inference", t.Column[k].ID)
-		}
-		if metric, inf := cmp.Or(c.Metric, r.Metric), cmp.Or(c.Inference, r.Inference); stages.IsEnergyMetric(metric) != (inf != "") {
-			return badField("", "column %s: an energy metric and an inference go together (metric %q, inference %q)", t.Column[k].ID, metric, inf)
-		}
-	}
-	id := row.rowID()
-	if !declNameRe(id) || ids[id] {
-		return badField("id", "%q: want a unique name of %s (set id when two rows share an experiment)", id, declNameRule)
-	}
-	ids[id] = true
-	return nil
-}
-
-// checkSelection checks the values a row or a column of table t selects
-// (only the general form has any but experiment).
-func checkSelection(t *TableSpec, s *Selection) error {
-	if !t.general {
-		if s.Protocol != "" || s.Eval != "" || s.Metric != "" || s.Decimals != nil || s.MaxSeeds != 0 || s.Inference != "" {
-			return badField("", "protocol, eval, metric, decimals, max_seeds and inference need [[table.column]] declarations")
-		}
-		return nil
-	}
+// checkSelection checks the values a row or a column selects.
+func checkSelection(s *Selection) error {
 	if s.Protocol != "" && !slices.Contains(protocols, s.Protocol) {
 		return badField("protocol", "%q: want %s", s.Protocol, oneOf(protocols))
 	}
@@ -474,7 +436,7 @@ func parseEval(s string) (seed int64, def bool, err error) {
 }
 
 // merge is a cell's selection: each field from the column if it sets it,
-// else from the row (checkGeneralRow reports a field both set).
+// else from the row (checkRow refuses a field both set).
 func merge(row, col Selection) Selection {
 	return Selection{
 		Experiment: cmp.Or(col.Experiment, row.Experiment),
@@ -520,18 +482,19 @@ func (m *Matrix) tableCells(b *builder, profile string, prof *Profile) ([]*pipel
 // cell it runs, and its render cell. It marks the train cells with the
 // table they feed.
 func (m *Matrix) tableOf(b *builder, profile string, prof *Profile, t *TableSpec) (agg, rend *pipeline.Cell, err error) {
-	ap := &stages.AggregateParams{Table: t.Name, DefaultSeeds: len(prof.Seeds), Protocols: t.Columns,
+	ap := &stages.AggregateParams{Table: t.Name, DefaultSeeds: len(prof.Seeds),
 		Resamples: stages.BootstrapResamples, BootstrapSeed: stages.BootstrapSeed}
 	render := &stages.RenderParams{Table: t.Name, Label: t.Label, Caption: t.Caption, Size: t.Size, Header: t.Header,
 		ParamTitle: t.ParamTitle, Stamp: prof.Stamp, Profile: profile}
-	for c, title := range t.Titles {
-		render.Columns = append(render.Columns, stages.RenderColumn{Title: title, Bold: slices.Contains(t.Bold, t.Columns[c])})
+	for _, col := range t.Column {
+		ap.Protocols = append(ap.Protocols, col.ID)
+		render.Columns = append(render.Columns, stages.RenderColumn{Title: col.Title, Bold: slices.Contains(t.Bold, col.ID)})
 	}
 	var inputs []pipeline.CellInput
 	for r, row := range t.Rows {
 		ap.Rows = append(ap.Rows, row.rowID())
 		rr := stages.RenderRow{Label: row.Label, Midrule: row.Midrule, Reference: row.Reference}
-		for c := range t.Columns {
+		for c := range t.Column {
 			sel := t.cellSelection(r, c)
 			tc, ins, err := m.tableCell(b, profile, prof, t, r, c, sel)
 			if err != nil {
@@ -551,9 +514,8 @@ func (m *Matrix) tableOf(b *builder, profile string, prof *Profile, t *TableSpec
 		}
 		render.Rows = append(render.Rows, rr)
 	}
-	// The general tables say "not run" and why, where the older ones
-	// (the paper's own layout) leave such cells blank.
-	render.ShowNotRun = t.general && slices.ContainsFunc(ap.Cells, func(c stages.TableCell) bool { return c.Status.Kind == numbers.StatusNotRun })
+	// A table with a cell not run says so, and why, under the table.
+	render.ShowNotRun = slices.ContainsFunc(ap.Cells, func(c stages.TableCell) bool { return c.Status.Kind == numbers.StatusNotRun })
 	for _, c := range t.Compare {
 		ap.Compares = append(ap.Compares, stages.Compare(c))
 	}
@@ -563,18 +525,15 @@ func (m *Matrix) tableOf(b *builder, profile string, prof *Profile, t *TableSpec
 	return agg, rend, nil
 }
 
-// cellSelection is what table t's cell (r, c) shows: the row's experiment
-// in the column's protocol (in the general form, the row's and the column's
-// selections merged), another experiment where the row's cells entry names
-// one, and for a matrix table the entry's metric.
+// cellSelection is what table t's cell (r, c) shows: the row's and the
+// column's selections merged (protocol sequential unless one sets it),
+// another experiment where the row's cells entry names one, and for a
+// matrix table the entry's metric.
 func (t *TableSpec) cellSelection(r, c int) Selection {
-	row, colID := &t.Rows[r], t.Columns[c]
-	sel := Selection{Experiment: row.Experiment, Protocol: colID}
-	if t.general {
-		sel = merge(row.Selection, t.Column[c].Selection)
-		sel.Protocol = cmp.Or(sel.Protocol, "sequential")
-	}
-	if x, ok := row.Cells[colID]; ok {
+	row := &t.Rows[r]
+	sel := merge(row.Selection, t.Column[c].Selection)
+	sel.Protocol = cmp.Or(sel.Protocol, "sequential")
+	if x, ok := row.Cells[t.Column[c].ID]; ok {
 		sel.Experiment = x
 	}
 	if t.Kind == "matrix" {
@@ -595,7 +554,7 @@ func (m *Matrix) cellStatus(t *TableSpec, r, c int, sel Selection, profile strin
 	row := &t.Rows[r]
 	e := m.byName[sel.Experiment]
 	switch {
-	case slices.Contains(row.NA, t.Columns[c]):
+	case slices.Contains(row.NA, t.Column[c].ID):
 		return numbers.Status{Kind: numbers.StatusNA}
 	case row.NotRun():
 		return numbers.NotRun(row.NotRunReason)
@@ -625,9 +584,7 @@ func (m *Matrix) tableCell(b *builder, profile string, prof *Profile, t *TableSp
 	case tc.Metric == "acc":
 		tc.Metric = ""
 	}
-	if t.general {
-		tc.RelativeTo = t.Column[c].RelativeTo
-	}
+	tc.RelativeTo = t.Column[c].RelativeTo
 	if tc.Status.Kind != numbers.StatusRun {
 		return tc, nil, nil
 	}
@@ -637,7 +594,7 @@ func (m *Matrix) tableCell(b *builder, profile string, prof *Profile, t *TableSp
 		split = e.splits(prof)[0]
 	}
 	ss := e.seeds(prof)
-	settle := t.general && slices.Contains(t.Rows[r].Settle, t.Column[c].ID) // checkRow: e is settle
+	settle := slices.Contains(t.Rows[r].Settle, t.Column[c].ID) // checkRow: e is settle
 	if sel.MaxSeeds > 0 && sel.MaxSeeds < len(ss) && !settle {
 		ss = ss[:sel.MaxSeeds]
 	}

@@ -24,7 +24,8 @@ split_seeds = [7]
 	TestExperiment{Name: "y", Protocols: []string{"sequential"}, Extra: []string{"max_seeds = 2"}},
 	TestExperiment{Name: "z", Protocols: []string{"static"}},
 ) + "# ---- tables (experiments/tables.go) ----\n" + TestTable{
-	Head: `name = "t"; caption = "c"; header = "h"; columns = ["sequential", "static"]; titles = ["S", "I"]; bold = ["sequential"]; param = "bp.lr"; param_title = "lr"; published = "pub.toml"`,
+	Head:    `name = "t"; caption = "c"; header = "h"; bold = ["sequential"]; param = "bp.lr"; param_title = "lr"; published = "pub.toml"`,
+	Columns: []string{`id = "sequential"; title = "S"; protocol = "sequential"`, `id = "static"; title = "I"; protocol = "static"`},
 	Rows: []string{
 		`experiment = "x"; label = "X"`,
 		`experiment = "y"; label = "Y"; cells = { static = "z" }`,
@@ -95,8 +96,8 @@ func TestTableCells(t *testing.T) {
 	if rp.Rows[0].Param != `$3{\cdot}10^{-5}$` {
 		t.Errorf("lr column %+v", rp.Rows)
 	}
-	if rp.ShowNotRun {
-		t.Error("a table of the older form shows its not-run cells (the paper leaves them blank)")
+	if !rp.ShowNotRun {
+		t.Error("a table with a row declared not run leaves it blank, without the reason")
 	}
 	rep := g.Cell("reproduction").Params.(*judge.Params)
 	if len(rep.Values) != 1 || rep.Values[0].Mean != 91.7 {
@@ -108,8 +109,9 @@ func TestTableSpecErrors(t *testing.T) {
 	t.Parallel()
 	cases := []struct{ name, from, to, want string }{
 		{"unknown key", `caption = "c"`, "caption = \"c\"\ncolour = 1", "colour"},
-		{"bad column", `columns = ["sequential", "static"]`, `columns = ["sequential", "iid"]`, `"iid"`},
-		{"titles", `titles = ["S", "I"]`, `titles = ["S"]`, "1 titles for 2 columns"},
+		{"bad column protocol", "title = \"I\"\nprotocol = \"static\"", "title = \"I\"\nprotocol = \"iid\"", `table t.column[1].protocol: "iid"`},
+		{"retired columns", `bold = ["sequential"]`, "columns = [\"sequential\", \"static\"]\nbold = [\"sequential\"]", "table t.columns: columns and titles are no longer read: declare each column as a [[table.column]]"},
+		{"retired titles", `bold = ["sequential"]`, "titles = [\"S\", \"I\"]\nbold = [\"sequential\"]", "table t.titles: columns and titles are no longer read"},
 		{"bold not a column", `bold = ["sequential"]`, `bold = ["single_pass"]`, "bold"},
 		{"compare row", `b = "y"`, `b = "w"`, "must both be rows"},
 		{"misspelt row experiment", `experiment = "y"`, `experiment = "yy"`, `table t.row[1].experiment: no experiment "yy"`},

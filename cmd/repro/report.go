@@ -132,12 +132,9 @@ func siteInput(ctx context.Context, w *workspace, dir string) (*site.Input, erro
 	}
 	in.TableDecls = map[string]site.TableDecl{}
 	for _, t := range w.matrix.Tables {
-		d := site.TableDecl{Caption: t.Caption, Titles: t.Titles}
-		if len(t.Column) > 0 {
-			d.Titles = nil
-			for _, c := range t.Column {
-				d.Titles = append(d.Titles, c.Title)
-			}
+		d := site.TableDecl{Caption: t.Caption}
+		for _, c := range t.Column {
+			d.Titles = append(d.Titles, c.Title)
 		}
 		in.TableDecls[t.Name] = d
 	}

@@ -154,8 +154,8 @@ func showTable(e *env, sc *numbers.Sidecar) error {
 			}
 		}
 		cell := plainCell(&n)
-		// Not run: the general tables say why (their LaTeX cell reads
-		// "not run"); the simple ones leave the cell blank, as the paper's.
+		// Not run: the LaTeX cell reads "not run" with a lettered note
+		// (a table rendered before that left it blank: so does show).
 		if n.Status.Kind == numbers.StatusNotRun && strings.Contains(n.Text, "not run") {
 			why := n.Status.Why
 			i := slices.Index(notes, why)
