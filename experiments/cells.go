@@ -127,17 +127,21 @@ func (m *Matrix) Build(profile string) (*pipeline.Graph, error) {
 
 // reportCells adds the cells of the sections the reproduction cell rep
 // reads (section.report), in order, and returns those that sit beside it.
-func (m *Matrix) reportCells(b *builder, profile string, prof *Profile, rep *pipeline.Cell) []*pipeline.Cell {
+func (m *Matrix) reportCells(b *builder, profile string, prof *Profile, rep *pipeline.Cell) ([]*pipeline.Cell, error) {
 	var out []*pipeline.Cell
 	for _, s := range sections {
 		if s.report == nil {
 			continue
 		}
-		if c := s.report(m, b, profile, prof, rep); c != nil {
+		c, err := s.report(m, b, profile, prof, rep)
+		if err != nil {
+			return nil, err
+		}
+		if c != nil {
 			out = append(out, c)
 		}
 	}
-	return out
+	return out, nil
 }
 
 // trainCell returns the train cell of one experiment, protocol, evaluation
@@ -153,6 +157,25 @@ func (m *Matrix) trainCell(b *builder, profile string, e *Experiment, protocol s
 	stream := b.stream(e.Dataset, protocol, split)
 	data := b.data(e.Dataset)
 	c := b.cell(id, stages.Train, p, pipeline.CellInput{Name: "data", Cell: data}, pipeline.CellInput{Name: "stream", Cell: stream})
+	c.Mem = trainMem(p, e.Dataset)
+	return c
+}
+
+// extraTrainCell is the train cell of a run an experiment does not make
+// itself that a table with seeds of its own reads (the disputed rows'):
+// one a table already reads (tab:val's second split), else a new cell that
+// keeps a diverged run as a result (allow_diverged, in these new keys
+// only), so that a collapse to non-finite weights counts as a collapse
+// instead of failing the cell.
+func (m *Matrix) extraTrainCell(b *builder, profile string, e *Experiment, protocol string, split, seed int64) *pipeline.Cell {
+	id := cellid.Train{Experiment: e.Name, Protocol: protocol, Eval: cellid.EvalOf(split), Seed: seed}.String()
+	if c, ok := b.byID[id]; ok {
+		return c
+	}
+	p := clone(e.params[profile][protocol])
+	p.Seed = seed
+	p.AllowDiverged = true
+	c := b.cell(id, stages.Train, p, pipeline.CellInput{Name: "data", Cell: b.data(e.Dataset)}, pipeline.CellInput{Name: "stream", Cell: b.stream(e.Dataset, protocol, split)})
 	c.Mem = trainMem(p, e.Dataset)
 	return c
 }

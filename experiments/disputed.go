@@ -5,24 +5,23 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"strings"
 
 	"repro/cellid"
 	"repro/internal/dataset"
 	"repro/internal/refruns"
 	"repro/judge"
-	"repro/numbers"
 	"repro/pipeline"
-	"repro/stages"
 )
 
 // Disputed is the [disputed] section: published rows settled by more seeds
 // on both codes (issue 43; docs/disputed.md). Its seeds beyond an
 // experiment's own are new train cells; the paper's tables keep the seeds
-// they have. Ours go to one aggregate cell (aggregate/disputed), the
-// authors' code's runs are read from ReferenceRuns, and the reproduction
-// report judges each row three ways.
+// they have. Ours are the cells of one more table, built from the rows
+// (Matrix.disputedTable) and wired by the tables' own path (tableOf) into
+// one aggregate cell (aggregate/disputed); the authors' code's runs are
+// read from ReferenceRuns, and the reproduction report judges each row
+// three ways (package judge).
 //
 //	[disputed]
 //	profiles = ["paper"]               # the profiles that run it
@@ -208,85 +207,25 @@ func (d *Disputed) inProfile(profile string) bool {
 	return d != nil && slices.Contains(d.Profiles, profile)
 }
 
-// disputedCells adds the train cells of every disputed row at every seed
-// of [disputed] (new cells for the seeds the experiment does not run; a
-// run that diverges is kept as a result, allow_diverged in those new keys
-// only, so a collapse to non-finite weights counts as a collapse instead
-// of failing the cell), one aggregate cell over them, and wires it and the
-// rows into the reproduction cell rep.
-func (m *Matrix) disputedCells(b *builder, profile string, prof *Profile, rep *pipeline.Cell) *pipeline.Cell {
+// disputedCells adds the disputed rows' aggregate cell, a table's like
+// every other (disputedTable, tableOf: its train cells at every seed of
+// [disputed], new cells for the seeds the experiments do not run), and
+// wires it and the rows into the reproduction cell rep.
+func (m *Matrix) disputedCells(b *builder, profile string, prof *Profile, rep *pipeline.Cell) (*pipeline.Cell, error) {
 	d := m.disputed
 	if !d.inProfile(profile) || rep == nil {
-		return nil
+		return nil, nil
+	}
+	agg, _, err := m.tableOf(b, profile, prof, m.disputedTable(prof))
+	if err != nil {
+		return nil, err
 	}
 	rp := rep.Params.(*judge.Params)
-	// Rows: the experiments; columns: a protocol on the experiment's first
-	// split (named by the protocol), or on a row's own split (named
-	// "<protocol>-split<seed>").
-	type column struct {
-		id, protocol string
-		split        int64
-	}
-	var exps []string
-	var cols []column
-	colOf := func(name string, r DisputedRow) column {
-		split, _ := cellid.ParseEval(r.Eval) // checked by loadDisputed
-		if r.Eval == "" || split == m.byName[name].splits(prof)[0] {
-			return column{r.Protocol, r.Protocol, 0}
-		}
-		return column{r.Protocol + "-" + r.Eval, r.Protocol, split}
-	}
-	need := map[string]bool{}
-	for _, r := range d.Rows {
-		for _, x := range []string{r.Experiment, r.Minus} {
-			if x == "" {
-				continue
-			}
-			if !slices.Contains(exps, x) {
-				exps = append(exps, x)
-			}
-			c := colOf(x, r)
-			if !slices.Contains(cols, c) {
-				cols = append(cols, c)
-			}
-			need[x+"\x00"+c.id] = true
-		}
-	}
-	protos := make([]string, len(cols))
-	for i, c := range cols {
-		protos[i] = c.id
-	}
-	ap := &stages.AggregateParams{Table: judge.DisputedTable, Rows: exps, Protocols: protos, DefaultSeeds: len(d.Seeds),
-		Resamples: stages.BootstrapResamples, BootstrapSeed: stages.BootstrapSeed}
-	var inputs []pipeline.CellInput
-	for r, name := range exps {
-		e := m.byName[name]
-		for c, col := range cols {
-			if !need[name+"\x00"+col.id] {
-				ap.Cells = append(ap.Cells, stages.TableCell{Status: numbers.Status{Kind: numbers.StatusEmpty}})
-				continue
-			}
-			split := cmp.Or(col.split, e.splits(prof)[0])
-			var seeds []string
-			for s, seed := range d.Seeds {
-				seeds = append(seeds, strconv.FormatInt(seed, 10))
-				in := m.disputedTrainCell(b, profile, e, col.protocol, split, seed,
-					slices.Contains(e.seeds(prof), seed) && slices.Contains(e.splits(prof), split))
-				if !slices.Contains(in.Tables, judge.DisputedTable) {
-					in.Tables = append(in.Tables, judge.DisputedTable)
-				}
-				inputs = append(inputs, pipeline.CellInput{Name: cellid.Input{Row: r, Col: c, Seed: s}.String(), Cell: in})
-			}
-			ap.Cells = append(ap.Cells, stages.TableCell{Status: numbers.Status{Kind: numbers.StatusRun}, Seeds: strings.Join(seeds, " "),
-				Cell: cellid.Train{Experiment: name, Protocol: col.protocol, Eval: cellid.EvalOf(split)}.Prefix()})
-		}
-	}
-	agg := &pipeline.Cell{ID: cellid.Aggregate(judge.DisputedTable), Stage: stages.Aggregate, Params: ap, Inputs: inputs, Tables: []string{judge.DisputedTable}}
 	for _, r := range d.Rows {
 		row := judge.DisputedRow{ID: r.ID, Label: r.Label, Experiment: r.Experiment, Minus: r.Minus, Protocol: r.Protocol, RefNote: r.ReferenceNote,
 			RowSeeds: len(m.byName[r.Experiment].seeds(prof))}
-		if c := colOf(r.Experiment, r); c.id != r.Protocol {
-			row.Column = c.id
+		if c := m.disputedColumn(prof, r.Experiment, r); c.ID != r.Protocol {
+			row.Column = c.ID
 		}
 		if r.Reference != "" {
 			row.Reference = r.Reference
@@ -312,27 +251,54 @@ func (m *Matrix) disputedCells(b *builder, profile string, prof *Profile, rep *p
 		rp.Disputed = append(rp.Disputed, row)
 	}
 	rep.Inputs = append(rep.Inputs, pipeline.CellInput{Name: judge.DisputedInput, Cell: agg})
-	return agg
+	return agg, nil
 }
 
-// disputedTrainCell is the train cell of a disputed row at one seed: the
-// experiment's own when it runs that seed and split, or a table's when one
-// reads it (tab:val's second split), else a new cell that keeps a diverged
-// run as a result.
-func (m *Matrix) disputedTrainCell(b *builder, profile string, e *Experiment, protocol string, split, seed int64, own bool) *pipeline.Cell {
-	if own {
-		return m.trainCell(b, profile, e, protocol, split, seed)
+// disputedTable is the disputed rows' cells as a table (named
+// judge.DisputedTable; its aggregate alone enters the graph): a row per
+// experiment a disputed row reads (its experiment and the one its
+// difference subtracts), a column per protocol and split they read
+// (disputedColumn), every cell at the seeds of [disputed]; a combination
+// no disputed row reads is blank. loadDisputed has checked
+// every experiment, protocol and split it selects.
+func (m *Matrix) disputedTable(prof *Profile) *TableSpec {
+	t := &TableSpec{Name: judge.DisputedTable, seeds: m.disputed.Seeds}
+	read := map[[2]string]bool{} // experiment, column
+	for _, r := range m.disputed.Rows {
+		for _, x := range []string{r.Experiment, r.Minus} {
+			if x == "" {
+				continue
+			}
+			if t.rowOf(x) < 0 {
+				t.Rows = append(t.Rows, TableRow{Selection: Selection{Experiment: x}})
+			}
+			c := m.disputedColumn(prof, x, r)
+			if t.columnOf(c.ID) < 0 {
+				t.Column = append(t.Column, c)
+			}
+			read[[2]string{x, c.ID}] = true
+		}
 	}
-	id := cellid.Train{Experiment: e.Name, Protocol: protocol, Eval: cellid.EvalOf(split), Seed: seed}.String()
-	if c, ok := b.byID[id]; ok {
-		return c
+	for i := range t.Rows {
+		for _, c := range t.Column {
+			if !read[[2]string{t.Rows[i].Experiment, c.ID}] {
+				t.Rows[i].blank = append(t.Rows[i].blank, c.ID)
+			}
+		}
 	}
-	p := clone(e.params[profile][protocol])
-	p.Seed = seed
-	p.AllowDiverged = true
-	c := b.cell(id, stages.Train, p, pipeline.CellInput{Name: "data", Cell: b.data(e.Dataset)}, pipeline.CellInput{Name: "stream", Cell: b.stream(e.Dataset, protocol, split)})
-	c.Mem = trainMem(p, e.Dataset)
-	return c
+	return t
+}
+
+// disputedColumn is the column of the disputed table holding experiment
+// name's cells for row r: its protocol on the experiment's first split
+// (named by the protocol), or on the row's own split (named
+// "<protocol>-split<seed>").
+func (m *Matrix) disputedColumn(prof *Profile, name string, r DisputedRow) TableColumn {
+	split, _ := cellid.ParseEval(r.Eval) // checked by loadDisputed
+	if r.Eval == "" || split == m.byName[name].splits(prof)[0] {
+		return TableColumn{ID: r.Protocol, Selection: Selection{Protocol: r.Protocol}}
+	}
+	return TableColumn{ID: r.Protocol + "-" + r.Eval, Selection: Selection{Protocol: r.Protocol, Eval: r.Eval}}
 }
 
 // refDiffs is a - b of the authors' runs, seed by seed, over the seeds

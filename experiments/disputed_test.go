@@ -134,6 +134,48 @@ func TestDisputedCells(t *testing.T) {
 	}
 }
 
+// TestDisputedTable: the disputed rows' aggregate is a table's, built by
+// the tables' own path: a row per experiment, a column per protocol, each
+// cell at every seed of [disputed] (the experiment's own runs where it
+// makes them, else new cells that keep a diverged run), blank where no
+// disputed row reads the combination.
+func TestDisputedTable(t *testing.T) {
+	t.Parallel()
+	two := disputedConfig + `
+[[disputed.row]]
+id = "t/middle/static"
+label = "middle, static"
+experiment = "middle"
+protocol = "static"
+reference_note = "none"
+`
+	g, err := disputedGraph(t, two, "paper")
+	if err != nil {
+		t.Fatal(err)
+	}
+	agg := g.Cell(cellid.Aggregate("disputed"))
+	ap := agg.Params.(*stages.AggregateParams)
+	var status []string
+	for _, c := range ap.Cells {
+		status = append(status, c.Status.String()+" "+c.Cell+" "+c.Seeds)
+	}
+	want := []string{"run train/full/sequential/split1234 0 1 2 3 4", "empty  ", "empty  ", "run train/middle/static/split1234 0 1 2 3 4"}
+	if strings.Join(ap.Rows, ",") != "full,middle" || strings.Join(ap.Protocols, ",") != "sequential,static" || ap.DefaultSeeds != 5 ||
+		strings.Join(status, "|") != strings.Join(want, "|") {
+		t.Errorf("rows %v, columns %v, default seeds %d, cells %q", ap.Rows, ap.Protocols, ap.DefaultSeeds, status)
+	}
+	if g.Cell(cellid.Render("disputed")) != nil {
+		t.Error("the disputed rows have a render cell")
+	}
+	for s := range 5 {
+		id := cellid.Train{Experiment: "middle", Protocol: "static", Eval: "split1234", Seed: int64(s)}.String()
+		// middle runs two seeds (max_seeds = 2) for the tables.
+		if c := g.Cell(id); c == nil || c.Params.(*stages.TrainParams).AllowDiverged != (s >= 2) {
+			t.Errorf("cell %s: %v, want allow_diverged %v", id, c, s >= 2)
+		}
+	}
+}
+
 func TestDisputedErrors(t *testing.T) {
 	t.Parallel()
 	// The section starts at line 1 + the lines of matrixConfig.

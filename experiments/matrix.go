@@ -157,7 +157,7 @@ type section struct {
 	// report, instead of cells, adds cells that the reproduction cell rep
 	// reads and wires them into rep; it returns the cell that sits beside
 	// rep (nil: none).
-	report func(m *Matrix, b *builder, profile string, prof *Profile, rep *pipeline.Cell) *pipeline.Cell
+	report func(m *Matrix, b *builder, profile string, prof *Profile, rep *pipeline.Cell) (*pipeline.Cell, error)
 }
 
 // sections are the stages' sections, in the order Load decodes them and

@@ -105,6 +105,12 @@ type TableSpec struct {
 	RetiredTitles  []string `toml:"titles"`
 
 	published *published.File
+	// seeds, when set, are the seeds of every cell instead of its
+	// experiment's (the disputed rows' table, Matrix.disputedTable, built
+	// in code from [disputed], never declared): a run the experiment does
+	// not make itself is a new train cell that keeps a diverged run as a
+	// result (extraTrainCell).
+	seeds []int64
 }
 
 // TableColumn is one column of a table.
@@ -152,6 +158,12 @@ type TableRow struct {
 	// feature does not exist): it renders "not run" with this reason, and
 	// its experiment need not be declared.
 	NotRunReason string `toml:"not_run"`
+	// blank names the columns (their ids) where the row is blank by
+	// layout (StatusEmpty): a matrix's upper triangle and its F above the
+	// last row (expandMatrix), the disputed table's combinations no
+	// disputed row reads (Matrix.disputedTable). Set in code, never
+	// declared.
+	blank []string
 }
 
 // NotRun reports whether the row is declared not run.
@@ -248,8 +260,15 @@ func (m *Matrix) expandMatrix(t *TableSpec) error {
 	}
 	t.Column = append(t.Column, TableColumn{ID: "f", Title: "$F$"})
 	for i := range t.Tasks {
-		t.Rows = append(t.Rows, TableRow{ID: fmt.Sprintf("after%d", i+1), Label: strconv.Itoa(i + 1),
-			Selection: Selection{Experiment: t.Experiment, Protocol: t.Protocol, Eval: t.Eval, MaxSeeds: t.MaxSeeds}})
+		row := TableRow{ID: fmt.Sprintf("after%d", i+1), Label: strconv.Itoa(i + 1),
+			Selection: Selection{Experiment: t.Experiment, Protocol: t.Protocol, Eval: t.Eval, MaxSeeds: t.MaxSeeds}}
+		for j := i + 1; j < t.Tasks; j++ { // after task i+1, the tasks not yet learnt
+			row.blank = append(row.blank, t.Column[j].ID)
+		}
+		if i < t.Tasks-1 { // F, beside the last row only
+			row.blank = append(row.blank, "f")
+		}
+		t.Rows = append(t.Rows, row)
 	}
 	return nil
 }
@@ -474,7 +493,11 @@ func (m *Matrix) tableCells(b *builder, profile string, prof *Profile) ([]*pipel
 		}
 	}
 	rep := &pipeline.Cell{ID: cellid.Reproduction, Stage: stages.Reproduction, Params: rp, Inputs: repInputs, Tables: rp.Tables}
-	out = append(out, m.reportCells(b, profile, prof, rep)...)
+	cs, err := m.reportCells(b, profile, prof, rep)
+	if err != nil {
+		return nil, err
+	}
+	out = append(out, cs...)
 	return append(out, rep), nil
 }
 
@@ -482,7 +505,7 @@ func (m *Matrix) tableCells(b *builder, profile string, prof *Profile) ([]*pipel
 // cell it runs, and its render cell. It marks the train cells with the
 // table they feed.
 func (m *Matrix) tableOf(b *builder, profile string, prof *Profile, t *TableSpec) (agg, rend *pipeline.Cell, err error) {
-	ap := &stages.AggregateParams{Table: t.Name, DefaultSeeds: len(prof.Seeds),
+	ap := &stages.AggregateParams{Table: t.Name, DefaultSeeds: cmp.Or(len(t.seeds), len(prof.Seeds)),
 		Resamples: stages.BootstrapResamples, BootstrapSeed: stages.BootstrapSeed}
 	render := &stages.RenderParams{Table: t.Name, Label: t.Label, Caption: t.Caption, Size: t.Size, Header: t.Header,
 		ParamTitle: t.ParamTitle, Stamp: prof.Stamp, Profile: profile}
@@ -546,8 +569,8 @@ func (t *TableSpec) cellSelection(r, c int) Selection {
 }
 
 // cellStatus is StatusRun when table t's cell (r, c) selecting sel runs in
-// profile, else what it renders: StatusNA, StatusEmpty (a matrix's upper
-// triangle), or StatusNotRun (the row is declared not run; its experiment
+// profile, else what it renders: StatusNA, StatusEmpty (blank by layout:
+// the row's blank), or StatusNotRun (the row is declared not run; its experiment
 // is missing, not in this profile, or without the protocol). Every reason
 // is a fact of the config, stable as keys need.
 func (m *Matrix) cellStatus(t *TableSpec, r, c int, sel Selection, profile string) numbers.Status {
@@ -558,7 +581,7 @@ func (m *Matrix) cellStatus(t *TableSpec, r, c int, sel Selection, profile strin
 		return numbers.Status{Kind: numbers.StatusNA}
 	case row.NotRun():
 		return numbers.NotRun(row.NotRunReason)
-	case t.Kind == "matrix" && (c < t.Tasks && c > r || c == t.Tasks && r < t.Tasks-1):
+	case slices.Contains(row.blank, t.Column[c].ID):
 		return numbers.Status{Kind: numbers.StatusEmpty}
 	case e == nil:
 		return numbers.NotRun("no experiment for this cell")
@@ -574,7 +597,8 @@ func (m *Matrix) cellStatus(t *TableSpec, r, c int, sel Selection, profile strin
 // reads it, and the cells it reads: one input per seed, the train cell (or
 // for an energy metric the energy cell) of that seed, added through b when
 // the experiment does not run it by itself (another split, the development
-// set).
+// set; in a table with seeds of its own, a run the experiment does not
+// make is a new cell that keeps a diverged run, extraTrainCell).
 func (m *Matrix) tableCell(b *builder, profile string, prof *Profile, t *TableSpec, r, c int, sel Selection) (stages.TableCell, []pipeline.CellInput, error) {
 	tc := stages.TableCell{Status: m.cellStatus(t, r, c, sel, profile), Metric: sel.Metric}
 	energy := stages.IsEnergyMetric(sel.Metric)
@@ -595,7 +619,10 @@ func (m *Matrix) tableCell(b *builder, profile string, prof *Profile, t *TableSp
 	}
 	ss := e.seeds(prof)
 	settle := slices.Contains(t.Rows[r].Settle, t.Column[c].ID) // checkRow: e is settle
-	if sel.MaxSeeds > 0 && sel.MaxSeeds < len(ss) && !settle {
+	switch {
+	case t.seeds != nil:
+		ss = t.seeds
+	case sel.MaxSeeds > 0 && sel.MaxSeeds < len(ss) && !settle:
 		ss = ss[:sel.MaxSeeds]
 	}
 	tr := cellid.Train{Experiment: sel.Experiment, Protocol: sel.Protocol, Eval: cellid.EvalOf(split)}
@@ -607,7 +634,12 @@ func (m *Matrix) tableCell(b *builder, profile string, prof *Profile, t *TableSp
 	var inputs []pipeline.CellInput
 	for s, seed := range ss {
 		seeds = append(seeds, strconv.FormatInt(seed, 10))
-		in := m.trainCell(b, profile, e, sel.Protocol, split, seed)
+		var in *pipeline.Cell
+		if t.seeds != nil && !(slices.Contains(e.seeds(prof), seed) && slices.Contains(e.splits(prof), split)) {
+			in = m.extraTrainCell(b, profile, e, sel.Protocol, split, seed)
+		} else {
+			in = m.trainCell(b, profile, e, sel.Protocol, split, seed)
+		}
 		if energy {
 			tr.Seed = seed
 			if in = b.byID[cellid.Energy(tr)]; in == nil {

@@ -27,9 +27,13 @@
 //   - disputed.go: the disputed rows (DisputedRow: a published number
 //     settled by more seeds on both codes), judged paper against the
 //     authors' code against ours (DisputedResult, DisputedSide,
-//     DisputedPair), one family of their own.
+//     DisputedPair), one family of their own. Ours are a table's
+//     aggregate like any other (input DisputedInput, built by package
+//     experiments through the tables' path).
 //   - tex.go: the report as LaTeX (Report.TeX, paper/reproduction.tex)
-//     and the rule in one paragraph (RuleText).
+//     with its table of disputed rows, that table as text for `repro show
+//     reproduction` (DisputedText, DisputedResult.Notes), and the rule in
+//     one paragraph (RuleText).
 //
 // It reads no file and imports no stage: our numbers come as the records
 // of package numbers, the paper's as those of package published.

@@ -48,6 +48,14 @@ func (rp *Params) AddPublished(p *published.File) {
 	rp.PaperNumbers += p.PaperNumbers
 }
 
+// DisputedInput is the reproduction cell's input holding ours for the
+// disputed rows: an aggregate cell with one row per experiment.
+const DisputedInput = "disputed"
+
+// DisputedTable names the disputed rows' aggregate cell
+// (aggregate/disputed) and its record's table.
+const DisputedTable = "disputed"
+
 // Reproduce judges every published value and claim of p against the
 // numbers of recs (tables' aggregates and figures' records) and, when p
 // has disputed rows, the disputed runs of disputed (their seeds pooled

@@ -1,6 +1,7 @@
 package judge
 
 import (
+	"cmp"
 	"slices"
 	"strings"
 
@@ -102,7 +103,7 @@ func pool(ns map[string]*ours, rows []DisputedRow, rec *numbers.AggregateRecord)
 		if o == nil {
 			continue
 		}
-		col := cmpOr(row.Column, row.Protocol)
+		col := cmp.Or(row.Column, row.Protocol)
 		a := rec.Find(row.Experiment, col)
 		if a == nil || a.Status.Kind != numbers.StatusOK {
 			continue

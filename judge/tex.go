@@ -2,6 +2,7 @@ package judge
 
 import (
 	"fmt"
+	"math"
 	"regexp"
 	"slices"
 	"strings"
@@ -232,4 +233,153 @@ func breakableID(id string) string {
 // slash (the IDs a detail names).
 func breakableText(s string) string {
 	return strings.ReplaceAll(latex.Escape(s), "/", `/\allowbreak{}`)
+}
+
+// sideTeX is one column of a disputed row as the report prints it.
+func sideTeX(s DisputedSide, paper bool) string {
+	t := strings.ReplaceAll(sideText(s, paper), ">=", `$\geq$`)
+	if s.Mean != nil {
+		m, rest, _ := strings.Cut(t, ", ")
+		m = "$" + strings.NewReplacer(" ± ", ` \pm `, ", ", `,\ `).Replace(m) + "$"
+		if rest != "" {
+			m += ", " + rest
+		}
+		return m
+	}
+	return t
+}
+
+// Text is the side as the report prints it in plain text ("mean ± sd,
+// n=N, med M, K coll."; paper: the paper's column, its printing).
+func (s DisputedSide) Text(paper bool) string { return sideText(s, paper) }
+
+// sideText is one column of a disputed row in plain text: "mean ± sd, n=N,
+// med M, K coll." (--- when the side has nothing).
+func sideText(s DisputedSide, paper bool) string {
+	var parts []string
+	if s.Mean != nil {
+		t := fmt.Sprintf("%.1f", *s.Mean)
+		switch {
+		case s.Lo != nil && s.Hi != nil:
+			t = fmt.Sprintf("%+.1f [%+.1f, %+.1f]", *s.Mean, *s.Lo, *s.Hi)
+		case s.SD != nil && (paper || s.N > 1):
+			t += fmt.Sprintf(" ± %.1f", *s.SD)
+		}
+		parts = append(parts, t)
+	}
+	if s.N > 0 {
+		parts = append(parts, fmt.Sprintf("n=%d", s.N))
+	}
+	if s.Median != nil {
+		parts = append(parts, fmt.Sprintf("med %.1f", *s.Median))
+	}
+	if s.FailedKnown && (s.N > 0 || paper) {
+		parts = append(parts, fmt.Sprintf("%d failed", s.Failed))
+	}
+	if len(parts) == 0 {
+		return "---"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// valuesText lists per-seed values as "s0 90.8, s1 89.7, ...".
+func valuesText(s DisputedSide) string {
+	var b []string
+	for i, v := range s.Values {
+		if math.IsNaN(v) {
+			b = append(b, fmt.Sprintf("s%d NaN", s.Seeds[i]))
+			continue
+		}
+		b = append(b, fmt.Sprintf("s%d %.1f", s.Seeds[i], v))
+	}
+	return strings.Join(b, ", ")
+}
+
+// disputedTeX is the report's table of disputed rows: per row the paper,
+// the authors' code rerun here and ours, then the three verdicts, then the
+// per-seed values of the two reruns.
+func disputedTeX(rows []DisputedResult) string {
+	if len(rows) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("\n\\subsection*{Disputed rows, settled by seeds on both codes}\n")
+	b.WriteString("{\\footnotesize\\noindent Each row: the paper (its seeds, as printed), the authors' code rerun here (its own runs: \\texttt{run\\_seq.py --val} on the held-out tenth of split seed 1234, the same samples as our split 1; on the official test set, \\texttt{run\\_seq.py} without \\texttt{--val} for a development-set row and \\texttt{run\\_mnist.py} for a substrate row), and ours at every seed of \\texttt{[disputed]} in \\texttt{pipeline.toml}; mean $\\pm$ s.d., n, median and failed seeds (a severe failure, the paper's ")
+	fmt.Fprintf(&b, "definition: a final accuracy below %.0f\\%%). Verdicts by the report's rule (above), second minus first, Benjamini-Hochberg over this table's tests; failure counts by Fisher's exact test. docs/disputed.md reads them.\\par}\n", verdict.FailureBelow)
+	col := func(w string) string { return `>{\raggedright\arraybackslash}p{` + w + `\linewidth}` }
+	fmt.Fprintf(&b, "{\\footnotesize\n\\begin{longtable}{@{}%s%s%s%s@{}}\n\\toprule\nrow & paper & authors' code, here & ours \\\\\n\\midrule\n\\endhead\n", col("0.25"), col("0.2"), col("0.24"), col("0.24"))
+	for _, r := range rows {
+		label := pdfQuote(r.Label)
+		fmt.Fprintf(&b, "%s & %s & %s & %s \\\\*\n", label, sideTeX(r.Paper, true), sideTeX(r.Authors, false), sideTeX(r.Ours, false))
+		notes := []string{`\texttt{` + breakableID(r.ID) + `}`}
+		for _, n := range r.Notes() {
+			notes = append(notes, latex.Escape(n))
+		}
+		fmt.Fprintf(&b, "\\multicolumn{4}{@{\\quad}p{0.95\\linewidth}@{}}{%s} \\\\[2pt]\n", strings.Join(notes, "; "))
+	}
+	b.WriteString("\\bottomrule\n\\end{longtable}}\n")
+	return b.String()
+}
+
+// Notes are what the report prints under a disputed row: the three
+// verdicts, the authors' configuration, what a side lacks, and the
+// per-seed values of the two reruns.
+func (r DisputedResult) Notes() []string {
+	var notes []string
+	for _, pr := range r.Pairs {
+		t := pr.Name + ": "
+		switch {
+		case pr.Mean != nil:
+			t += pr.Outcome.String() + " (" + pr.Mean.String() + ")"
+		default:
+			t += "not judged (a side has no mean or too few runs)"
+		}
+		if f := pr.Failures; f != nil {
+			t += fmt.Sprintf("; failed seeds %d/%d against %d/%d, Fisher p = %.2g (BH %.2g)", f.Failures.Ours, f.Failures.OursN, f.Failures.Paper, f.Failures.PaperN, f.P, f.PAdj)
+		}
+		notes = append(notes, t)
+	}
+	if r.Reference != "" {
+		script := refScripts[r.RefScript]
+		if r.RefValSeed != 0 {
+			script = fmt.Sprintf(" (run_seq.py --val --val-seed %d, the held-out split of seed %d)", r.RefValSeed, r.RefValSeed)
+		}
+		notes = append(notes, "authors' config "+r.Reference+script)
+	}
+	for _, s := range []struct {
+		who  string
+		side DisputedSide
+	}{{"paper", r.Paper}, {"authors", r.Authors}, {"ours", r.Ours}} {
+		if s.side.Note != "" {
+			notes = append(notes, s.who+": "+s.side.Note)
+		}
+	}
+	if len(r.Authors.Values) > 0 {
+		notes = append(notes, "authors per seed: "+valuesText(r.Authors))
+	}
+	if len(r.Ours.Values) > 0 {
+		notes = append(notes, "ours per seed: "+valuesText(r.Ours))
+	}
+	return notes
+}
+
+// refScripts says, after a row's authors' config, which of the authors'
+// scripts ran it and on which set.
+var refScripts = map[string]string{
+	"run_seq":      " (run_seq.py --val, the held-out split)",
+	"run_seq_test": " (run_seq.py without --val, the official test set)",
+	"run_mnist":    " (run_mnist.py, the official test set)",
+}
+
+// DisputedText is the table of disputed rows in plain text, as `repro show
+// reproduction` prints it.
+func DisputedText(rows []DisputedResult) string {
+	var b strings.Builder
+	for _, r := range rows {
+		fmt.Fprintf(&b, "- %s (%s): paper %s; authors' code here %s; ours %s\n", r.Label, r.ID, sideText(r.Paper, true), sideText(r.Authors, false), sideText(r.Ours, false))
+		for _, n := range r.Notes() {
+			fmt.Fprintf(&b, "    %s\n", n)
+		}
+	}
+	return b.String()
 }
