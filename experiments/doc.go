@@ -28,7 +28,9 @@
 //	[experiment.local]              # the learner config (fields of core.LocalConfig)
 //	[experiment.bp]                 # or of backprop.Config
 //
-//	[[table]]                       # a rendered table of the paper (TableSpec)
+//	[[table]]                       # a rendered table of the paper (TableSpec): its columns
+//	[[table.column]]                #   ([[table.column]], the one form; a matrix is expanded
+//	[[table.row]]                   #   into it) and rows; its cells merge the two selections
 //	[[figure]]                      # a rendered figure of the paper (FigureSpec)
 //	                                # (both declared one way: docs/declarations.md)
 //
@@ -38,7 +40,8 @@
 //
 //	[spike]                         # the stages' own sections (sections, in matrix.go), each
 //	[disputed]                      # documented in its file: spike.go (SpikeConfig), disputed.go
-//	                                # (Disputed; docs/disputed.md)
+//	                                # (Disputed; docs/disputed.md: ours are one more table's
+//	                                # cells, built in code, Matrix.disputedTable)
 //
 // Load decodes and validates all of it before any cell exists: every
 // learner config an experiment resolves to, under every profile it runs
