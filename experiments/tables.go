@@ -34,6 +34,8 @@ import (
 //	param = "bp.lr"                       # optional: a column showing this train param ...
 //	param_title = "lr"                    # ... under this title
 //	published = "paper/published.toml"    # the paper's values (relative to pipeline.toml)
+//	blank_not_run = true                  # optional: cells not run stay blank (the caption says
+//	                                      #   so) instead of "not run" and why under the table
 //	[[table.column]]
 //	id = "static"                         # a unique name
 //	title = 'i.i.d.\ (static)'
@@ -79,18 +81,23 @@ import (
 //	protocol = "sequential"               # and eval, max_seeds, as a column's
 //	tasks = 5
 type TableSpec struct {
-	Name       string         `toml:"name"`
-	Label      string         `toml:"label"`
-	Caption    string         `toml:"caption"`
-	Size       string         `toml:"size"`
-	Header     string         `toml:"header"`
-	Bold       []string       `toml:"bold"`
-	Param      string         `toml:"param"`
-	ParamTitle string         `toml:"param_title"`
-	Published  string         `toml:"published"`
-	Column     []TableColumn  `toml:"column"`
-	Rows       []TableRow     `toml:"row"`
-	Compare    []TableCompare `toml:"compare"`
+	Name       string   `toml:"name"`
+	Label      string   `toml:"label"`
+	Caption    string   `toml:"caption"`
+	Size       string   `toml:"size"`
+	Header     string   `toml:"header"`
+	Bold       []string `toml:"bold"`
+	Param      string   `toml:"param"`
+	ParamTitle string   `toml:"param_title"`
+	Published  string   `toml:"published"`
+	// BlankNotRun leaves a cell that is not run blank, where a table says
+	// "not run" and why under it by default: for a table of the paper
+	// whose caption says what a blank means (tab:ablation: "blank: not
+	// run"), so that it keeps the paper's layout.
+	BlankNotRun bool           `toml:"blank_not_run"`
+	Column      []TableColumn  `toml:"column"`
+	Rows        []TableRow     `toml:"row"`
+	Compare     []TableCompare `toml:"compare"`
 	// A matrix table (Kind "matrix") of one experiment.
 	Kind       string `toml:"kind"`
 	Experiment string `toml:"experiment"`
@@ -537,8 +544,9 @@ func (m *Matrix) tableOf(b *builder, profile string, prof *Profile, t *TableSpec
 		}
 		render.Rows = append(render.Rows, rr)
 	}
-	// A table with a cell not run says so, and why, under the table.
-	render.ShowNotRun = slices.ContainsFunc(ap.Cells, func(c stages.TableCell) bool { return c.Status.Kind == numbers.StatusNotRun })
+	// A table with a cell not run says so, and why, under the table
+	// (unless its caption explains its blanks: blank_not_run).
+	render.ShowNotRun = !t.BlankNotRun && slices.ContainsFunc(ap.Cells, func(c stages.TableCell) bool { return c.Status.Kind == numbers.StatusNotRun })
 	for _, c := range t.Compare {
 		ap.Compares = append(ap.Compares, stages.Compare(c))
 	}
