@@ -96,16 +96,16 @@ var refPaths = []refPath{
 	// The rest masks and the gates of tab:rotgates, fig:rotation and the
 	// ablation's burst rows (the appendix's development phase: masked Adam
 	// at 5% on 512-256, the rows' own presets).
-	{name: "rest pressure θ_r = 4 (refr_press)", ref: "g10_rp4_w512s5", ours: preset("g10_rp4_w512s5")},
-	{name: "control: rest pressure θ_r = 4, the pressure not carried into the step", ref: "g10_rp4_w512s5", control: true,
+	{name: "rest pressure θ_r = 4 (refr_press)", ci: true, ref: "g10_rp4_w512s5", ours: preset("g10_rp4_w512s5")},
+	{name: "control: rest pressure θ_r = 4, the pressure not carried into the step", ci: true, ref: "g10_rp4_w512s5", control: true,
 		ours: preset("g10_rp4_w512s5"), edit: clearRestPressure},
 	{name: "rest fraction 25% (refr_frac)", ref: "g10_rf25_w512s5", ours: preset("g10_rf25_w512s5")},
-	{name: "utility-exempt rotation q = 0.25 (refr_util)", ref: "g15_sgd_util25_w512s5", ours: preset("g15_sgd_util25_w512s5")},
+	{name: "utility-exempt rotation q = 0.25 (refr_util)", ci: true, ref: "g15_sgd_util25_w512s5", ours: preset("g15_sgd_util25_w512s5")},
 	{name: "utility-exempt rotation q = 0.1 (refr_util)", ref: "g15_sgd_util10_w512s5", ours: preset("g15_sgd_util10_w512s5")},
-	{name: "control: utility-exempt rotation, the long-term use trace restarted at 0.5", ref: "g15_sgd_util25_w512s5", control: true,
+	{name: "control: utility-exempt rotation, the long-term use trace restarted at 0.5", ci: true, ref: "g15_sgd_util25_w512s5", control: true,
 		ours: preset("g15_sgd_util25_w512s5"), edit: restartLongUse},
-	{name: "novelty gate β = 1.1 (refr_nov)", ref: "g10_nov11_w512s5", ours: preset("g10_nov11_w512s5")},
-	{name: "control: novelty gate β = 1.1, the averages restarted at the step", ref: "g10_nov11_w512s5", control: true,
+	{name: "novelty gate β = 1.1 (refr_nov)", ci: true, ref: "g10_nov11_w512s5", ours: preset("g10_nov11_w512s5")},
+	{name: "control: novelty gate β = 1.1, the averages restarted at the step", ci: true, ref: "g10_nov11_w512s5", control: true,
 		ours: preset("g10_nov11_w512s5"), edit: restartNovelty},
 	{name: "progress gate γ = 0.5, masked Adam at 5% (refr_prog)", ref: "g11_prog05_w512s5", ours: preset("g11_prog05_w512s5")},
 	{name: "surprise gate", ref: "g17_sgd_sburst16_s10", ours: preset("g17_sgd_sburst16_s10")},
