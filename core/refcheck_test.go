@@ -616,7 +616,7 @@ func (d *refDump) check(cfg *LocalConfig, edit func(r *localRun)) string {
 	// The gates' record (run_local only): loopBase is the reference's
 	// record where our run's state was injected, loopPrev the last step's.
 	loopBase := loopRecord(d.meta, "pre")
-	loopPrev, gateSteps := loopBase, 0
+	loopPrev, gateSteps, gateEvents := loopBase, 0, 0
 	offTape := false
 	for s := 0; ; s++ {
 		if s > 0 {
@@ -645,6 +645,9 @@ func (d *refDump) check(cfg *LocalConfig, edit func(r *localRun)) string {
 			if rec := loopRecord(d.meta, fmt.Sprintf("s%d", s-1)); rec != nil && !tied {
 				if v := checkLoop(r, rec, loopPrev, loopBase); v != "" {
 					return fmt.Sprintf("differs at step %d (the gates), %s%s", s-1, v, tieNote(ties))
+				}
+				if gateEvent(c.modes().gate, loopPrev, rec) {
+					gateEvents++
 				}
 				loopPrev = rec
 				gateSteps++
@@ -728,7 +731,12 @@ func (d *refDump) check(cfg *LocalConfig, edit func(r *localRun)) string {
 			crossed += fmt.Sprintf(", across %s at step %d", what, s)
 		}
 	}
-	crossed += gateSummary(&c, d.meta, steps, gateSteps)
+	gates := gateSummary(&c, d.meta, steps, gateSteps, gateEvents)
+	if v, n := checkGateAlong(&c, d.meta, steps); v != "" {
+		return v + tieNote(ties)
+	} else if n > 0 {
+		gates += fmt.Sprintf("; the gate fed the reference's error identical after each of the %d steps", n)
+	}
 	if len(ties) > 0 {
 		// A near-tie after the last checkpoint leaves the rest unchecked:
 		// there is no later reference state to continue from.
@@ -736,47 +744,137 @@ func (d *refDump) check(cfg *LocalConfig, edit func(r *localRun)) string {
 		if tied {
 			unchecked = fmt.Sprintf("; unchecked from the last near-tie (step %d) on: no checkpoint follows it", tieStep)
 		}
-		return fmt.Sprintf("identical through %d steps%s, re-synchronised at the next checkpoint after %d k-WTA near-tie(s) within float32 rounding (first: %s)%s", steps, crossed, len(ties), ties[0], unchecked)
+		return fmt.Sprintf("identical through %d steps%s, re-synchronised at the next checkpoint after %d k-WTA near-tie(s) within float32 rounding (first: %s)%s%s", steps, crossed, len(ties), ties[0], unchecked, gates)
 	}
-	return fmt.Sprintf("identical through %d steps%s", steps, crossed)
+	return fmt.Sprintf("identical through %d steps%s%s", steps, crossed, gates)
 }
 
 // gateSummary says, for a config with a gate or a rest mask, at how many
 // steps the gates' state was compared and what the gates did over the
 // recorded steps (the reference's record; identical to ours where
-// compared): the steps after which rotation ran (rotation gates), the
-// steps that replayed (replay gates).
-func gateSummary(c *LocalConfig, meta map[string]any, steps, compared int) string {
+// compared): the steps after which rotation ran and the gate's switches
+// (rotation gates), the steps that replayed (replay gates), each with how
+// many of them fell on compared steps (checked counts them).
+func gateSummary(c *LocalConfig, meta map[string]any, steps, compared, checked int) string {
 	m := c.modes()
 	if m.gate == gateAlways && m.mask != maskRefrPress && m.mask != maskRefrFrac && m.mask != maskRefrUtil {
 		return ""
 	}
-	out := fmt.Sprintf(", gate state compared after %d of %d steps", compared, steps)
+	out := fmt.Sprintf("; gate state compared after %d of %d steps", compared, steps)
 	pre := loopRecord(meta, "pre")
 	last := loopRecord(meta, fmt.Sprintf("s%d", steps-1))
-	if pre == nil || last == nil {
+	if pre == nil || last == nil || m.gate == gateAlways {
 		return out
 	}
-	switch {
-	case m.gate.gatesRotation():
+	events, prev := 0, pre
+	for s := range steps {
+		rec := loopRecord(meta, fmt.Sprintf("s%d", s))
+		if rec == nil {
+			break
+		}
+		if gateEvent(m.gate, prev, rec) {
+			events++
+		}
+		prev = rec
+	}
+	if m.gate.gatesRotation() {
 		a0, _ := pre["ach_on"].(float64)
 		a1, _ := last["ach_on"].(float64)
-		out += fmt.Sprintf(" (rotation on after %d)", int(a1-a0))
-	case m.gate == gatePressure || m.gate == gateSurprise:
-		n, prev := 0, pre
-		for s := range steps {
-			rec := loopRecord(meta, fmt.Sprintf("s%d", s))
-			if rec == nil {
-				break
-			}
-			if rec["replay_used"].(float64) > prev["replay_used"].(float64) {
-				n++
-			}
-			prev = rec
-		}
-		out += fmt.Sprintf(" (replay at %d)", n)
+		return out + fmt.Sprintf(" (rotation on after %d; %d switches, %d of them compared)", int(a1-a0), events, checked)
 	}
-	return out
+	return out + fmt.Sprintf(" (replay at %d, %d of them compared)", events, checked)
+}
+
+// checkGateAlong drives our gate with the reference's own error, step by
+// step. For the rotation gates (refr_nov, refr_prog, refr_block) our
+// rotationGate starts from the reference's gate state before the first
+// step and is fed each step's error sb as the reference computed it (meta
+// loop s<s>.sb); its averages, warm-up, bout and OFF counters and its
+// decision (the next batch rotates: the reference's ach_on) must equal the
+// reference's after every step. For the surprise gate our replayDue fed
+// sb must decide as the reference did (a replay or none). The network
+// check compares the same state, but not in the steps a k-WTA near-tie
+// leaves unchecked (and a re-synchronisation injects the reference's
+// counters); this follows the gate's own mechanics through every step.
+// The averages are float64 arithmetic on the same inputs in the same
+// order (equal within 1e-12 relative). It returns the difference as
+// "differs at step S (the gate along the reference's error), tensor ...",
+// or "" with, in n, the steps compared.
+func checkGateAlong(c *LocalConfig, meta map[string]any, steps int) (verdict string, n int) {
+	m := c.modes()
+	if !m.gate.gatesRotation() && m.gate != gateSurprise {
+		return "", 0
+	}
+	pre := loopRecord(meta, "pre")
+	if pre == nil {
+		return "", 0
+	}
+	r := &localRun{cfg: c, nt: &net{mode: m}}
+	num := func(rec map[string]any, k string) float64 { v, _ := rec[k].(float64); return v }
+	if v, ok := pre["surprise_ema"].(float64); ok {
+		r.fast, r.slow, r.emaInit = v, num(pre, "surprise_slow"), true
+	}
+	r.e0Sum, r.e0N = num(pre, "err0_sum"), int(num(pre, "err0_n"))
+	r.blockCtr, r.offCtr = int(num(pre, "block_ctr")), int(num(pre, "off_ctr"))
+	prev := pre
+	for s := range steps {
+		rec := loopRecord(meta, fmt.Sprintf("s%d", s))
+		sb, ok := rec["sb"].(float64)
+		if !ok {
+			return fmt.Sprintf("not run: step %d: the reference's record has no error sb", s), n
+		}
+		bad := func(name string, ours, ref float64, tol float64) string {
+			if math.Abs(ours-ref) > tol*math.Abs(ref) {
+				return fmt.Sprintf("differs at step %d (the gate along the reference's error), tensor loop.%s: ours %.12g, reference %.12g", s, name, ours, ref)
+			}
+			return ""
+		}
+		if m.gate == gateSurprise {
+			replayed := num(rec, "replay_used") > num(prev, "replay_used")
+			if open := r.replayDue(sb); open != replayed {
+				return fmt.Sprintf("differs at step %d (the gate along the reference's error), tensor replay: ours %v, reference %v (sb %.9g, theta %g)", s, open, replayed, sb, c.Theta), n
+			}
+		} else {
+			open := r.rotationGate(sb)
+			checks := []struct {
+				name      string
+				ours, ref float64
+				tol       float64
+			}{{"surprise_ema", r.fast, num(rec, "surprise_ema"), 1e-12}, {"surprise_slow", r.slow, num(rec, "surprise_slow"), 1e-12},
+				{"err0_sum", r.e0Sum, num(rec, "err0_sum"), 1e-12}, {"err0_n", float64(r.e0N), num(rec, "err0_n"), 0},
+				{"block_ctr", float64(r.blockCtr), num(rec, "block_ctr"), 0}, {"off_ctr", float64(r.offCtr), num(rec, "off_ctr"), 0}}
+			for _, ck := range checks {
+				if v := bad(ck.name, ck.ours, ck.ref, ck.tol); v != "" {
+					return v, n
+				}
+			}
+			// The reference logs each decision (ach_on: 1 open, 0 closed);
+			// its suppression itself is cleared at a task's end.
+			if refOpen := num(rec, "ach_on") > num(prev, "ach_on"); open != refOpen || num(rec, "ach_n") != num(prev, "ach_n")+1 {
+				return fmt.Sprintf("differs at step %d (the gate along the reference's error), tensor rotation: ours %v, reference %v (fast %.9g, slow %.9g)", s, open, refOpen, r.fast, r.slow), n
+			}
+		}
+		prev = rec
+		n++
+	}
+	return "", n
+}
+
+// gateEvent reports whether the step from record prev to rec is one the
+// gate acts on: a rotation gate switching on or off (the next batch's
+// suppression appears or goes), a replay gate replaying.
+func gateEvent(g gateMode, prev, rec map[string]any) bool {
+	if g.gatesRotation() {
+		a, _ := prev["sup_n"].(float64)
+		b, _ := rec["sup_n"].(float64)
+		return (a < 0) != (b < 0)
+	}
+	if g == gatePressure || g == gateSurprise {
+		a, _ := prev["replay_used"].(float64)
+		b, _ := rec["replay_used"].(float64)
+		return b > a
+	}
+	return false
 }
 
 // tieNote says, on a difference found after k-WTA near-ties, how many

@@ -11,7 +11,8 @@ s<s>/n<j>/randn after the step they follow), the activities and errors of
 every pass, the state after every update call of the first step, and the state after every
 --every-th step ("post<k>"), which recorded batches start an epoch or a task, and (run_local) the
 gates' scalars after every step (meta "loop": the novelty EMAs, bout counters, replay count, the
-rotation gate's decisions, the replay gate's signal and the next batch's suppression size). The run is stopped by an exception once the last state is written.
+rotation gate's decisions, the replay gate's signal, the next batch's suppression size and the
+step's error sb, the signal the rotation and surprise gates read). The run is stopped by an exception once the last state is written.
 With --order FILE (little-endian int64, one index per training sample) the first epoch's
 permutation is that order instead of torch's draw (torch's is still drawn, so the generator
 advances as in a plain run): the check runs both codes through the data order one of our seeds
@@ -258,7 +259,9 @@ def main():
                 dump_state(w, f"post{k - first}", self, fr.f_locals)
             if local and (st["active"] or k == first):
                 # The gates' state after the previous step ("pre": before the first), every step.
-                w.meta.setdefault("loop", {})["pre" if k == first else f"s{k - first - 1}"] = loop_scalars(self, fr.f_locals)
+                rec = loop_scalars(self, fr.f_locals)
+                rec["sb"] = st.pop("sb", None)  # the error of the step just ended (none before the first)
+                w.meta.setdefault("loop", {})["pre" if k == first else f"s{k - first - 1}"] = rec
             if st["active"] or k == first:
                 # Epoch and task starts: the loop's end-of-epoch and end-of-task work ran
                 # before this batch (step and ep are run_local's loop variables).
@@ -285,6 +288,10 @@ def main():
             if s == 0 and p > 0:
                 w.put(f"s0/p{p}/X", X)
                 w.put(f"s0/p{p}/y", Y.argmax(1))
+            if p == 0 and local:
+                # The waking batch's error, as run_local computes it for its gates (the same
+                # float32 operations on the same tensor): the step's gate record carries it.
+                st["sb"] = float((eps[self.L] ** 2).sum(1).mean())
             st["pass"] += 1
         return out
 
