@@ -234,11 +234,17 @@ var trajectoryPaths = []refPath{
 		ours: presetWith("g10_nov11_w512s5", func(c *LocalConfig) { c.BetaNov = 1.2 }), step: 2801, steps: 1500, every: 100},
 	{name: "progress gate γ = 0.5 (refr_prog), 1,500-batch trajectory across the first task boundary", ref: "g11_prog05_w512s5", ours: preset("g11_prog05_w512s5"), step: 2801, steps: 1500, every: 100, trajec: true},
 	{name: "bout gate (refr_block), 1,500-batch trajectory across the first task boundary", ref: "g16_sgd_block2048_s10_w512", ours: preset("g16_sgd_block2048_s10_w512"), step: 2801, steps: 1500, every: 100, trajec: true},
-	// The bout armed by the warm-up at batch 1 ends after batch 2091 and
-	// the OFF refractory (4,096 batches) follows.
-	{name: "bout gate with the OFF refractory (refr_block, M_off = 4096), 1,500-batch trajectory through the bout's end", ref: "g13_sgd_flip4096_w512s5", ours: preset("g13_sgd_flip4096_w512s5"), step: 1501, steps: 1500, every: 100, trajec: true},
+	// The bout armed by the warm-up at batch 1 ends after batch 2091 (step
+	// 90) and the OFF refractory (4,096 batches) follows: 1,410 of the
+	// window's batches, in which the trigger fires at 30 steps (the first
+	// at step 878) and must be ignored. A k-WTA near-tie at batch 2034
+	// (step 33) leaves the network check blind until the checkpoint at
+	// step 100, and the re-synchronisation there injects the reference's
+	// counters, so the control's OFF counter (one short, from step 90) is
+	// caught by checkGateAlong, which follows the gate through every step.
+	{name: "bout gate with the OFF refractory (refr_block, M_off = 4096), 1,500-batch trajectory through the bout's end", ref: "g13_sgd_flip4096_w512s5", ours: preset("g13_sgd_flip4096_w512s5"), step: 2001, steps: 1500, every: 100, trajec: true},
 	{name: "control: bout gate, 1,500-batch trajectory, the OFF refractory one batch shorter", ref: "g13_sgd_flip4096_w512s5", control: true, trajec: true,
-		ours: presetWith("g13_sgd_flip4096_w512s5", func(c *LocalConfig) { c.BlockOff-- }), step: 1501, steps: 1500, every: 100},
+		ours: presetWith("g13_sgd_flip4096_w512s5", func(c *LocalConfig) { c.BlockOff-- }), step: 2001, steps: 1500, every: 100},
 	{name: "pressure gate, 1,500-batch trajectory", ref: "g17_sgd_pburst16_s10", ours: preset("g17_sgd_pburst16_s10"), steps: 1500, every: 100, trajec: true},
 	// The surprise gate's θ = 10 is far above the batch error (at most
 	// about 1.3, at the start): it never opens in either code, so the
