@@ -112,10 +112,14 @@ test: build
 # The differential check against the authors' code (docs/reference-check.md):
 # one line per learner path, "PATH: identical through N steps" or "PATH:
 # differs at step S, tensor T[i]: ours x, reference y" (the CIFAR-10 V1
-# front-end counts images; it runs in every set, about 20 s).
-# REFCHECK_SET=all (steps and trajectories, about 36 min), step, or ci (the
-# disputed rows and the controls, a few minutes). Skipped, saying why, when
-# $(REFCHECK_PYTHON) cannot import torch.
+# front-end counts images; it runs in every set, about 20 s), and after
+# core's paths the mode coverage: every mask and gate mode of the paper
+# profile's local-learner cells and the paths that run it (it fails on a
+# mode no path runs, or a gate no 1,500-batch trajectory follows).
+# REFCHECK_SET=all (steps and trajectories, the gates' 1,500-batch ones
+# included, about 80 min), step, or ci (the disputed rows and the controls,
+# a few minutes). Skipped, saying why, when $(REFCHECK_PYTHON) cannot import
+# torch.
 REFCHECK_SET    ?= all
 REFCHECK_PYTHON ?= /usr/bin/python3
 REFCHECK_REF    ?= $(abspath ../shared/spec/reference/src)
@@ -123,7 +127,7 @@ reference-check:
 	@out=$$(mktemp); \
 	REPRO_REFCHECK=1 REPRO_REFCHECK_SET=$(REFCHECK_SET) REPRO_REFCHECK_PYTHON=$(REFCHECK_PYTHON) \
 	  REPRO_REFCHECK_REF=$(REFCHECK_REF) REPRO_DATA="$${REPRO_DATA:-$(REPRO_DATA_MIRROR)}" \
-	  $(GO) test ./core ./core/backprop ./core/spike ./internal/dataset -run '^TestReferenceCheck$$' -count=1 -v -timeout 60m >$$out 2>&1; status=$$?; \
+	  $(GO) test ./core ./core/backprop ./core/spike ./internal/dataset -run '^TestReferenceCheck(Coverage)?$$' -count=1 -v -timeout 180m >$$out 2>&1; status=$$?; \
 	grep -v -e '^=== RUN' -e '^PASS$$' -e '^ok ' $$out; rm -f $$out; exit $$status
 
 # The authors' code's per-seed results for the disputed rows

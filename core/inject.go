@@ -30,7 +30,9 @@ type Tensor struct {
 // ebar<l>, sup<l>, gema<l>, kpeff<l>, Wslow<l>, bslow<l>, Bslow<l> (the
 // anchor's slow copies), S<l>, Bs<l> (the skip synapses into layer l from
 // layer l-2 and their twin), mS<l>, vS<l>, mBs<l>, vBs<l>, t, bufX, bufY, bufSeen, gstep,
-// pressure<l>, mirrorAct<l>, and the gate scalars.
+// pressure<l>, mirrorAct<l>, restP<l> (refr_press and refr_frac's rest
+// pressure), longUse<l> (refr_util's long-term use trace), and the gate
+// scalars.
 type Tensors map[string]Tensor
 
 func (ts Tensors) f32(name string) ([]float32, bool) {
@@ -232,6 +234,18 @@ func injectRun(cfg *LocalConfig, ts Tensors, tag string, train *Dataset) (*local
 		}
 		r.haveRact = true
 	}
+	// The rest masks' state: refr_press and refr_frac's rest pressure,
+	// refr_util's long-term use trace.
+	if _, ok := ts[tag+"/restP1"]; ok {
+		if r.ext.restP, err = injectPerUnit(ts, tag, "restP", sizes); err != nil {
+			return nil, err
+		}
+	}
+	if _, ok := ts[tag+"/longUse1"]; ok {
+		if r.ext.longUse, err = injectPerUnit(ts, tag, "longUse", sizes); err != nil {
+			return nil, err
+		}
+	}
 	if err := r.injectBuffer(ts, tag); err != nil {
 		return nil, err
 	}
@@ -247,6 +261,27 @@ func injectRun(cfg *LocalConfig, ts Tensors, tag string, train *Dataset) (*local
 	oc, _ := ts.scalar(tag + "/off_ctr")
 	r.e0N, r.blockCtr, r.offCtr = int(e0n), int(bc), int(oc)
 	return r, nil
+}
+
+// injectPerUnit reads the per-unit vectors <tag>/<name><l> of the hidden
+// layers l = 1..L-1 as float64, one per layer (index 0 nil).
+func injectPerUnit(ts Tensors, tag, name string, sizes []int) ([][]float64, error) {
+	L := len(sizes) - 1
+	out := make([][]float64, L)
+	for l := 1; l < L; l++ {
+		v, ok := ts.f32(fmt.Sprintf("%s/%s%d", tag, name, l))
+		if !ok {
+			return nil, fmt.Errorf("injectRun: no tensor %s/%s%d", tag, name, l)
+		}
+		if len(v) != sizes[l] {
+			return nil, fmt.Errorf("injectRun: %s%d has %d values, want %d", name, l, len(v), sizes[l])
+		}
+		out[l] = make([]float64, len(v))
+		for i, x := range v {
+			out[l][i] = float64(x)
+		}
+	}
+	return out, nil
 }
 
 // injectSkip loads the optimiser state of the skip synapses S^l: the
@@ -378,6 +413,11 @@ func (r *localRun) exportState() Tensors {
 				}
 			}
 			put(fmt.Sprintf("mirrorAct%d", l), []int{nt.sizes[l]}, a)
+		}
+	}
+	for name, per := range map[string][][]float64{"restP": r.ext.restP, "longUse": r.ext.longUse} {
+		for l := 1; l < len(per); l++ {
+			ts[fmt.Sprintf("%s%d", name, l)] = Tensor{Shape: []int{len(per[l])}, F64: append([]float64(nil), per[l]...)}
 		}
 	}
 	if r.emaInit {

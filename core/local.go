@@ -91,6 +91,10 @@ type localRun struct {
 	e0Sum            float64
 	e0N              int
 	blockCtr, offCtr int
+	// gateSignal is the replay gate's last signal (the mean pressure of
+	// the asleep units, or the surprise sb); the differential check
+	// compares it with the reference's gate_log. Nothing reads it.
+	gateSignal float64
 
 	nightBatches int
 
@@ -369,8 +373,13 @@ func (r *localRun) replayDue(sb float64) bool {
 			}
 		}
 		doReplay = cfg.Buffer > 0 && n > 0 && sum/float64(n) >= cfg.Theta
+		r.gateSignal = 0
+		if n > 0 {
+			r.gateSignal = sum / float64(n)
+		}
 	case gateSurprise:
 		doReplay = cfg.Buffer > 0 && sb >= cfg.Theta
+		r.gateSignal = sb
 	}
 	if mode.schedule != scheduleLocal {
 		doReplay = false

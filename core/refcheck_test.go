@@ -93,6 +93,27 @@ var refPaths = []refPath{
 	{name: "per-batch gate", ref: "g17_sgd_prog05_s10", ours: preset("g17_sgd_prog05_s10")},
 	{name: "bout gate", ref: "g16_sgd_block2048_s10_w512", ours: preset("g16_sgd_block2048_s10_w512")},
 	{name: "pressure gate", ref: "g17_sgd_pburst16_s10", ours: preset("g17_sgd_pburst16_s10")},
+	// The rest masks and the gates of tab:rotgates, fig:rotation and the
+	// ablation's burst rows (the appendix's development phase: masked Adam
+	// at 5% on 512-256, the rows' own presets).
+	{name: "rest pressure θ_r = 4 (refr_press)", ci: true, ref: "g10_rp4_w512s5", ours: preset("g10_rp4_w512s5")},
+	{name: "control: rest pressure θ_r = 4, the pressure not carried into the step", ci: true, ref: "g10_rp4_w512s5", control: true,
+		ours: preset("g10_rp4_w512s5"), edit: clearRestPressure},
+	{name: "rest fraction 25% (refr_frac)", ref: "g10_rf25_w512s5", ours: preset("g10_rf25_w512s5")},
+	{name: "utility-exempt rotation q = 0.25 (refr_util)", ci: true, ref: "g15_sgd_util25_w512s5", ours: preset("g15_sgd_util25_w512s5")},
+	{name: "utility-exempt rotation q = 0.1 (refr_util)", ref: "g15_sgd_util10_w512s5", ours: preset("g15_sgd_util10_w512s5")},
+	{name: "control: utility-exempt rotation, the long-term use trace restarted at 0.5", ci: true, ref: "g15_sgd_util25_w512s5", control: true,
+		ours: preset("g15_sgd_util25_w512s5"), edit: restartLongUse},
+	{name: "novelty gate β = 1.1 (refr_nov)", ci: true, ref: "g10_nov11_w512s5", ours: preset("g10_nov11_w512s5")},
+	{name: "control: novelty gate β = 1.1, the averages restarted at the step", ci: true, ref: "g10_nov11_w512s5", control: true,
+		ours: preset("g10_nov11_w512s5"), edit: restartNovelty},
+	{name: "progress gate γ = 0.5, masked Adam at 5% (refr_prog)", ref: "g11_prog05_w512s5", ours: preset("g11_prog05_w512s5")},
+	{name: "surprise gate", ref: "g17_sgd_sburst16_s10", ours: preset("g17_sgd_sburst16_s10")},
+	// The isolation-exactness rows (the drift diagnostic on): the readout
+	// isolated like the hidden layers, and the awake sets re-inferred
+	// after the waking update.
+	{name: "isolated readout (drift diagnostic)", ref: "g21_diag_isolated", ours: preset("g21_diag_isolated")},
+	{name: "awake sets after the waking update (drift diagnostic)", ref: "g25_diag_postwake_free", ours: preset("g25_diag_postwake_free")},
 	{name: "depth 3, controller", ref: "g20_d3_kad", ours: preset("g20_d3_kad")},
 	{name: "depth 5, controller", ref: "g20_d5_kad", ours: preset("g20_d5_kad")},
 	// Skip synapses (the authors' phase 20B, S^l from a^{l-2} into the
@@ -200,6 +221,40 @@ var trajectoryPaths = []refPath{
 	// of it float32 rounding, amplified, outgrows the tolerance.)
 	{name: "η = 0.1 static, trajectory through our seed 0's data order", ref: "static_g23_sgd_refr_e1_s10", ours: presetWith("g16_sgd_refr_s10_w512", func(c *LocalConfig) { c.Eta, c.Static = 0.1, true }), step: 1, steps: 100, every: 5, trajec: true, order: 60000},
 	{name: "η = 0.1 sequential, trajectory", ref: "g23_sgd_refr_e1_s10", ours: presetWith("g16_sgd_refr_s10_w512", func(c *LocalConfig) { c.Eta = 0.1 }), steps: 300, every: 50, trajec: true},
+	// The gates and the rest masks along 1,500 batches (GateTrajectoryMin:
+	// three time constants of the novelty gate's slow average), their
+	// state compared after every step (the gates' scalars, the replay
+	// count, the rotation decisions, the next batch's suppression) and
+	// every tensor every 100 steps. The rotation gates close within the
+	// first task once it is learnt; the window 2801-4300 holds the first
+	// task's end, the task switch at batch 3961 (step 1160), where the
+	// novelty opens them, and their closing again.
+	{name: "novelty gate β = 1.1 (refr_nov), 1,500-batch trajectory across the first task boundary", ref: "g10_nov11_w512s5", ours: preset("g10_nov11_w512s5"), step: 2801, steps: 1500, every: 100, trajec: true},
+	{name: "control: novelty gate, 1,500-batch trajectory, β = 1.2 against the reference's 1.1", ref: "g10_nov11_w512s5", control: true, trajec: true,
+		ours: presetWith("g10_nov11_w512s5", func(c *LocalConfig) { c.BetaNov = 1.2 }), step: 2801, steps: 1500, every: 100},
+	{name: "progress gate γ = 0.5 (refr_prog), 1,500-batch trajectory across the first task boundary", ref: "g11_prog05_w512s5", ours: preset("g11_prog05_w512s5"), step: 2801, steps: 1500, every: 100, trajec: true},
+	{name: "bout gate (refr_block), 1,500-batch trajectory across the first task boundary", ref: "g16_sgd_block2048_s10_w512", ours: preset("g16_sgd_block2048_s10_w512"), step: 2801, steps: 1500, every: 100, trajec: true},
+	// The bout armed by the warm-up at batch 1 ends after batch 2091 (step
+	// 90) and the OFF refractory (4,096 batches) follows: 1,410 of the
+	// window's batches, in which the trigger fires at 30 steps (the first
+	// at step 878) and must be ignored. A k-WTA near-tie at batch 2034
+	// (step 33) leaves the network check blind until the checkpoint at
+	// step 100, and the re-synchronisation there injects the reference's
+	// counters, so the control's OFF counter (one short, from step 90) is
+	// caught by checkGateAlong, which follows the gate through every step.
+	{name: "bout gate with the OFF refractory (refr_block, M_off = 4096), 1,500-batch trajectory through the bout's end", ref: "g13_sgd_flip4096_w512s5", ours: preset("g13_sgd_flip4096_w512s5"), step: 2001, steps: 1500, every: 100, trajec: true},
+	{name: "control: bout gate, 1,500-batch trajectory, the OFF refractory one batch shorter", ref: "g13_sgd_flip4096_w512s5", control: true, trajec: true,
+		ours: presetWith("g13_sgd_flip4096_w512s5", func(c *LocalConfig) { c.BlockOff-- }), step: 2001, steps: 1500, every: 100},
+	{name: "pressure gate, 1,500-batch trajectory", ref: "g17_sgd_pburst16_s10", ours: preset("g17_sgd_pburst16_s10"), steps: 1500, every: 100, trajec: true},
+	// The surprise gate's θ = 10 is far above the batch error (at most
+	// about 1.3, at the start): it never opens in either code, so the
+	// path starts at batch 1, where the error is largest; the control
+	// shows that a θ the error crosses would be seen.
+	{name: "surprise gate, 1,500-batch trajectory from the first batch", ref: "g17_sgd_sburst16_s10", ours: preset("g17_sgd_sburst16_s10"), step: 1, steps: 1500, every: 100, trajec: true},
+	{name: "control: surprise gate, 1,500-batch trajectory from the first batch, θ = 0.5 against the reference's 10", ref: "g17_sgd_sburst16_s10", control: true, trajec: true,
+		ours: presetWith("g17_sgd_sburst16_s10", func(c *LocalConfig) { c.Theta = 0.5 }), step: 1, steps: 1500, every: 100},
+	{name: "rest pressure θ_r = 4 (refr_press), 1,500-batch trajectory", ref: "g10_rp4_w512s5", ours: preset("g10_rp4_w512s5"), steps: 1500, every: 100, trajec: true},
+	{name: "utility-exempt rotation q = 0.25 (refr_util), 1,500-batch trajectory", ref: "g15_sgd_util25_w512s5", ours: preset("g15_sgd_util25_w512s5"), steps: 1500, every: 100, trajec: true},
 	// Batch 2 collapses on some seeds of both codes (docs/disputed.md); a
 	// task boundary is where a collapse would start.
 	{name: "replay batch 2, isolated, trajectory across the first task boundary", ref: "g17_sgd_br2_s10", ours: presetWith("g16_sgd_refr_s10_w512", func(c *LocalConfig) { c.BatchReplay = 2 }), step: 3901, steps: 200, every: 50, trajec: true},
@@ -216,6 +271,28 @@ func zeroSkipFeedback(r *localRun) {
 		}
 	}
 }
+
+// clearRestPressure clears the rest pressure of refr_press and refr_frac:
+// a port that does not carry it from batch to batch.
+func clearRestPressure(r *localRun) {
+	for _, p := range r.ext.restP {
+		clear(p)
+	}
+}
+
+// restartLongUse sets refr_util's long-term use trace back to its start
+// (0.5 for every unit): a port that does not carry it.
+func restartLongUse(r *localRun) {
+	for _, u := range r.ext.longUse {
+		for i := range u {
+			u[i] = 0.5
+		}
+	}
+}
+
+// restartNovelty drops the novelty gate's averages: a port that restarts
+// them (fast = slow = the batch's error) instead of carrying them.
+func restartNovelty(r *localRun) { r.emaInit = false }
 
 // resetSkipVelocity clears the skip synapses' heavy-ball velocity: a port
 // that does not carry S^l's optimiser state.
@@ -258,8 +335,20 @@ func runRefPath(t *testing.T, py, ref, mnist string, p refPath) string {
 	}
 	key := strings.Join(args, " ")
 	dir, ok := recordings[key]
+	if keep := os.Getenv("REPRO_REFCHECK_KEEP"); !ok && keep != "" {
+		// A kept recording of the same arguments is reused (the long
+		// trajectories take minutes to record); a new one is kept.
+		dir = filepath.Join(keep, strings.NewReplacer(" ", "_", "/", "_", "-", "").Replace(key))
+		if _, err := os.Stat(filepath.Join(dir, "index.json")); err == nil {
+			recordings[key], ok = dir, true
+		} else if err := os.RemoveAll(dir); err != nil {
+			return fmt.Sprintf("%s: not run: %v", p.name, err)
+		}
+	}
 	if !ok {
-		dir = filepath.Join(t.TempDir(), "dump")
+		if dir == "" {
+			dir = filepath.Join(t.TempDir(), "dump")
+		}
 		cifar := filepath.Join(filepath.Dir(mnist), "cifar-10-batches-bin")
 		cmd := exec.Command(py, append([]string{"../tools/refcheck/refstep.py", "--ref", ref, "--mnist", mnist, "--cifar", cifar, "--out", dir}, args...)...)
 		cmd.Env = append(os.Environ(), "OMP_NUM_THREADS=1")
@@ -530,6 +619,11 @@ func (d *refDump) check(cfg *LocalConfig, edit func(r *localRun)) string {
 	}
 	r.probe = probe
 	starts, _ := d.meta["starts"].(map[string]any)
+	// The gates' record (run_local only): loopBase is the reference's
+	// record where our run's state was injected, loopPrev the last step's.
+	loopBase := loopRecord(d.meta, "pre")
+	loopPrev, gateSteps, gateEvents := loopBase, 0, 0
+	offTape := false
 	for s := 0; ; s++ {
 		if s > 0 {
 			// What the reference's loop ran before batch s: the end of an
@@ -547,14 +641,28 @@ func (d *refDump) check(cfg *LocalConfig, edit func(r *localRun)) string {
 					r.endTask()
 				}
 			}
-			if done != perStep[s-1] {
+			// After a near-tie our run may part from the reference's (a gate
+			// decision, a replay count): its draws go unchecked until the
+			// next checkpoint.
+			if done != perStep[s-1] && !tied {
 				return fmt.Sprintf("differs at step %d, tensor random draws: ours %d, reference %d", s-1, done, perStep[s-1])
+			}
+			// The gates, every step: their scalars after step s-1.
+			if rec := loopRecord(d.meta, fmt.Sprintf("s%d", s-1)); rec != nil && !tied {
+				if v := checkLoop(r, rec, loopPrev, loopBase); v != "" {
+					return fmt.Sprintf("differs at step %d (the gates), %s%s", s-1, v, tieNote(ties))
+				}
+				if gateEvent(c.modes().gate, loopPrev, rec) {
+					gateEvents++
+				}
+				loopPrev = rec
+				gateSteps++
 			}
 			if s%every == 0 {
 				tag := fmt.Sprintf("post%d", s)
 				if !tied {
 					if v := compareTensors(refState(r), d.ts, tag); v != "" {
-						return fmt.Sprintf("differs at step %d, tensor %s", s-1, v)
+						return fmt.Sprintf("differs at step %d, tensor %s%s", s-1, v, tieNote(ties))
 					}
 				} else if s < steps {
 					// After a near-tie: continue from the reference's state
@@ -562,16 +670,22 @@ func (d *refDump) check(cfg *LocalConfig, edit func(r *localRun)) string {
 					if r, err = injectRun(&c, d.ts, tag, train); err != nil {
 						return "not run: " + err.Error()
 					}
+					loopBase = loopRecord(d.meta, fmt.Sprintf("s%d", s-1))
+					loopPrev = loopBase
 					if edit != nil {
 						edit(r)
 					}
+					// The tape restarts at the checkpoint's draw: draws and
+					// perStep are cut there, so that a later re-synchronisation
+					// counts from this one.
 					done = 0
 					base := perStep[s-1]
-					r.rng = TapeRNG(draws[base:], &done)
+					draws = draws[base:]
+					r.rng = TapeRNG(draws, &done)
 					for k := range perStep {
 						perStep[k] -= base
 					}
-					r.probe, tied = probe, false
+					r.probe, tied, offTape = probe, false, false
 					attachSpikes(r)
 				}
 			}
@@ -579,17 +693,27 @@ func (d *refDump) check(cfg *LocalConfig, edit func(r *localRun)) string {
 		if s == steps {
 			break
 		}
+		if offTape {
+			continue
+		}
 		step, calls = s, 0
 		var msg any
 		func() {
 			defer func() { msg = recover() }()
 			r.wakingStep(batches[s], etaW, etaR)
 		}()
+		if msg != nil && tied {
+			// Parted after a near-tie, our run asked for draws the
+			// reference's tape does not hold: it waits for the next
+			// checkpoint.
+			offTape = true
+			continue
+		}
 		if msg != nil {
 			return fmt.Sprintf("differs at step %d: the draws: %v", s, msg)
 		}
 		if verdict != "" {
-			return verdict
+			return verdict + tieNote(ties)
 		}
 		if s == 0 && !tied {
 			if n := countPrefix(d.meta["updates"], "s0/u"); calls != n {
@@ -604,16 +728,20 @@ func (d *refDump) check(cfg *LocalConfig, edit func(r *localRun)) string {
 		return fmt.Sprintf("differs at step %d, tensor spike counts: ours %d rows drawn, reference %d", steps-1, spikesDone, len(spikes))
 	}
 	crossed := ""
-	for k, v := range starts {
-		if st, ok := v.(map[string]any); ok && k != "s0" && st["epoch"] == true {
-			if n, _ := strconv.Atoi(strings.TrimPrefix(k, "s")); n < steps {
-				what := "an epoch start"
-				if st["task"] == true {
-					what = "a task start"
-				}
-				crossed += fmt.Sprintf(", across %s at step %d", what, n)
+	for s := 1; s < steps; s++ { // in step order
+		if st, ok := starts[fmt.Sprintf("s%d", s)].(map[string]any); ok && st["epoch"] == true {
+			what := "an epoch start"
+			if st["task"] == true {
+				what = "a task start"
 			}
+			crossed += fmt.Sprintf(", across %s at step %d", what, s)
 		}
+	}
+	gates := gateSummary(&c, d.meta, steps, gateSteps, gateEvents)
+	if v, n := checkGateAlong(&c, d.meta, steps); v != "" {
+		return v + tieNote(ties)
+	} else if n > 0 {
+		gates += fmt.Sprintf("; the gate fed the reference's error identical after each of the %d steps", n)
 	}
 	if len(ties) > 0 {
 		// A near-tie after the last checkpoint leaves the rest unchecked:
@@ -622,9 +750,238 @@ func (d *refDump) check(cfg *LocalConfig, edit func(r *localRun)) string {
 		if tied {
 			unchecked = fmt.Sprintf("; unchecked from the last near-tie (step %d) on: no checkpoint follows it", tieStep)
 		}
-		return fmt.Sprintf("identical through %d steps%s, re-synchronised at the next checkpoint after %d k-WTA near-tie(s) within float32 rounding (first: %s)%s", steps, crossed, len(ties), ties[0], unchecked)
+		return fmt.Sprintf("identical through %d steps%s, re-synchronised at the next checkpoint after %d k-WTA near-tie(s) within float32 rounding (first: %s)%s%s", steps, crossed, len(ties), ties[0], unchecked, gates)
 	}
-	return fmt.Sprintf("identical through %d steps%s", steps, crossed)
+	return fmt.Sprintf("identical through %d steps%s%s", steps, crossed, gates)
+}
+
+// gateSummary says, for a config with a gate or a rest mask, at how many
+// steps the gates' state was compared and what the gates did over the
+// recorded steps (the reference's record; identical to ours where
+// compared): the steps after which rotation ran and the gate's switches
+// (rotation gates), the steps that replayed (replay gates), each with how
+// many of them fell on compared steps (checked counts them).
+func gateSummary(c *LocalConfig, meta map[string]any, steps, compared, checked int) string {
+	m := c.modes()
+	if m.gate == gateAlways && m.mask != maskRefrPress && m.mask != maskRefrFrac && m.mask != maskRefrUtil {
+		return ""
+	}
+	out := fmt.Sprintf("; gate state compared after %d of %d steps", compared, steps)
+	pre := loopRecord(meta, "pre")
+	last := loopRecord(meta, fmt.Sprintf("s%d", steps-1))
+	if pre == nil || last == nil || m.gate == gateAlways {
+		return out
+	}
+	events, prev := 0, pre
+	for s := range steps {
+		rec := loopRecord(meta, fmt.Sprintf("s%d", s))
+		if rec == nil {
+			break
+		}
+		if gateEvent(m.gate, prev, rec) {
+			events++
+		}
+		prev = rec
+	}
+	if m.gate.gatesRotation() {
+		a0, _ := pre["ach_on"].(float64)
+		a1, _ := last["ach_on"].(float64)
+		return out + fmt.Sprintf(" (rotation on after %d; %d switches, %d of them compared)", int(a1-a0), events, checked)
+	}
+	return out + fmt.Sprintf(" (replay at %d, %d of them compared)", events, checked)
+}
+
+// checkGateAlong drives our gate with the reference's own error, step by
+// step. For the rotation gates (refr_nov, refr_prog, refr_block) our
+// rotationGate starts from the reference's gate state before the first
+// step and is fed each step's error sb as the reference computed it (meta
+// loop s<s>.sb); its averages, warm-up, bout and OFF counters and its
+// decision (the next batch rotates: the reference's ach_on) must equal the
+// reference's after every step. For the surprise gate our replayDue fed
+// sb must decide as the reference did (a replay or none). The network
+// check compares the same state, but not in the steps a k-WTA near-tie
+// leaves unchecked (and a re-synchronisation injects the reference's
+// counters); this follows the gate's own mechanics through every step.
+// The averages are float64 arithmetic on the same inputs in the same
+// order (equal within 1e-12 relative). It returns the difference as
+// "differs at step S (the gate along the reference's error), tensor ...",
+// or "" with, in n, the steps compared.
+func checkGateAlong(c *LocalConfig, meta map[string]any, steps int) (verdict string, n int) {
+	m := c.modes()
+	if !m.gate.gatesRotation() && m.gate != gateSurprise {
+		return "", 0
+	}
+	pre := loopRecord(meta, "pre")
+	if pre == nil {
+		return "", 0
+	}
+	r := &localRun{cfg: c, nt: &net{mode: m}}
+	num := func(rec map[string]any, k string) float64 { v, _ := rec[k].(float64); return v }
+	if v, ok := pre["surprise_ema"].(float64); ok {
+		r.fast, r.slow, r.emaInit = v, num(pre, "surprise_slow"), true
+	}
+	r.e0Sum, r.e0N = num(pre, "err0_sum"), int(num(pre, "err0_n"))
+	r.blockCtr, r.offCtr = int(num(pre, "block_ctr")), int(num(pre, "off_ctr"))
+	prev := pre
+	for s := range steps {
+		rec := loopRecord(meta, fmt.Sprintf("s%d", s))
+		sb, ok := rec["sb"].(float64)
+		if !ok {
+			return fmt.Sprintf("not run: step %d: the reference's record has no error sb", s), n
+		}
+		bad := func(name string, ours, ref float64, tol float64) string {
+			if math.Abs(ours-ref) > tol*math.Abs(ref) {
+				return fmt.Sprintf("differs at step %d (the gate along the reference's error), tensor loop.%s: ours %.12g, reference %.12g", s, name, ours, ref)
+			}
+			return ""
+		}
+		if m.gate == gateSurprise {
+			replayed := num(rec, "replay_used") > num(prev, "replay_used")
+			if open := r.replayDue(sb); open != replayed {
+				return fmt.Sprintf("differs at step %d (the gate along the reference's error), tensor replay: ours %v, reference %v (sb %.9g, theta %g)", s, open, replayed, sb, c.Theta), n
+			}
+		} else {
+			open := r.rotationGate(sb)
+			checks := []struct {
+				name      string
+				ours, ref float64
+				tol       float64
+			}{{"surprise_ema", r.fast, num(rec, "surprise_ema"), 1e-12}, {"surprise_slow", r.slow, num(rec, "surprise_slow"), 1e-12},
+				{"err0_sum", r.e0Sum, num(rec, "err0_sum"), 1e-12}, {"err0_n", float64(r.e0N), num(rec, "err0_n"), 0},
+				{"block_ctr", float64(r.blockCtr), num(rec, "block_ctr"), 0}, {"off_ctr", float64(r.offCtr), num(rec, "off_ctr"), 0}}
+			for _, ck := range checks {
+				if v := bad(ck.name, ck.ours, ck.ref, ck.tol); v != "" {
+					return v, n
+				}
+			}
+			// The reference logs each decision (ach_on: 1 open, 0 closed);
+			// its suppression itself is cleared at a task's end.
+			if refOpen := num(rec, "ach_on") > num(prev, "ach_on"); open != refOpen || num(rec, "ach_n") != num(prev, "ach_n")+1 {
+				return fmt.Sprintf("differs at step %d (the gate along the reference's error), tensor rotation: ours %v, reference %v (fast %.9g, slow %.9g)", s, open, refOpen, r.fast, r.slow), n
+			}
+		}
+		prev = rec
+		n++
+	}
+	return "", n
+}
+
+// gateEvent reports whether the step from record prev to rec is one the
+// gate acts on: a rotation gate switching on or off (the next batch's
+// suppression appears or goes), a replay gate replaying.
+func gateEvent(g gateMode, prev, rec map[string]any) bool {
+	if g.gatesRotation() {
+		a, _ := prev["sup_n"].(float64)
+		b, _ := rec["sup_n"].(float64)
+		return (a < 0) != (b < 0)
+	}
+	if g == gatePressure || g == gateSurprise {
+		a, _ := prev["replay_used"].(float64)
+		b, _ := rec["replay_used"].(float64)
+		return b > a
+	}
+	return false
+}
+
+// tieNote says, on a difference found after k-WTA near-ties, how many
+// came before it and where the first was ("" when none).
+func tieNote(ties []string) string {
+	if len(ties) == 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (after %d k-WTA near-tie(s) re-synchronised at checkpoints, the first: %s)", len(ties), ties[0])
+}
+
+// loopRecord returns the reference's gate record meta["loop"][key] (nil
+// when the recording has none: run() and the substrate ladder).
+func loopRecord(meta map[string]any, key string) map[string]any {
+	lp, _ := meta["loop"].(map[string]any)
+	rec, _ := lp[key].(map[string]any)
+	return rec
+}
+
+// checkLoop compares the gates' state of our run after a waking step with
+// the reference's record rec of the same step: the novelty averages (fast
+// and slow EMA) and the chance-level error sum within the float32
+// tolerance, the warm-up count and the bout counters exactly, the replay
+// micro-batches and (rotation gates) the batches after which rotation ran,
+// both counted since the injection (base, the reference's record there),
+// exactly; the replay gate's signal, on the steps the reference logged one
+// (prev: its record of the step before), within the tolerance; and the
+// size of the suppression the next batch runs under (-1: none) exactly.
+// It returns "tensor loop.<name>: ours x, reference y", or "".
+func checkLoop(r *localRun, rec, prev, base map[string]any) string {
+	num := func(m map[string]any, k string) (float64, bool) {
+		v, ok := m[k].(float64)
+		return v, ok
+	}
+	diff := func(name string, ours, ref float64, exact bool) string {
+		v := refdump.Compare("loop."+name, refdump.Tensor{Shape: []int{1}, F64: []float64{ours}}, refdump.Tensor{Shape: []int{1}, F64: []float64{ref}}, exact, nil)
+		if v != "" {
+			v = "tensor " + v
+		}
+		return v
+	}
+	fast, okF := num(rec, "surprise_ema")
+	if okF != r.emaInit {
+		return fmt.Sprintf("tensor loop.surprise_ema: ours set %v, reference set %v", r.emaInit, okF)
+	}
+	if okF {
+		slow, _ := num(rec, "surprise_slow")
+		if v := diff("surprise_ema", r.fast, fast, false); v != "" {
+			return v
+		}
+		if v := diff("surprise_slow", r.slow, slow, false); v != "" {
+			return v
+		}
+	}
+	e0, _ := num(rec, "err0_sum")
+	e0n, _ := num(rec, "err0_n")
+	bc, _ := num(rec, "block_ctr")
+	oc, _ := num(rec, "off_ctr")
+	for _, c := range []struct {
+		name      string
+		ours, ref float64
+		exact     bool
+	}{{"err0_sum", r.e0Sum, e0, false}, {"err0_n", float64(r.e0N), e0n, true},
+		{"block_ctr", float64(r.blockCtr), bc, true}, {"off_ctr", float64(r.offCtr), oc, true}} {
+		if v := diff(c.name, c.ours, c.ref, c.exact); v != "" {
+			return v
+		}
+	}
+	ru, _ := num(rec, "replay_used")
+	ru0, _ := num(base, "replay_used")
+	if v := diff("replay_used (since the injection)", float64(r.res.ReplayUpdates), ru-ru0, true); v != "" {
+		return v
+	}
+	achN, _ := num(rec, "ach_n")
+	achN0, _ := num(base, "ach_n")
+	if achN > achN0 {
+		ach, _ := num(rec, "ach_on")
+		ach0, _ := num(base, "ach_on")
+		if v := diff("ach_on (rotation gate open, since the injection)", float64(r.ext.gateOn), ach-ach0, true); v != "" {
+			return v
+		}
+	}
+	gn, _ := num(rec, "gate_n")
+	gnPrev, _ := num(prev, "gate_n")
+	if gn > gnPrev {
+		sig, _ := num(rec, "gate_signal")
+		if v := diff("gate_signal", r.gateSignal, sig, false); v != "" {
+			return v
+		}
+	}
+	supN, _ := num(rec, "sup_n")
+	ours := -1.0
+	if r.sup != nil {
+		ours = 0
+		for l := 1; l < r.nt.L; l++ {
+			for _, x := range r.sup[l] {
+				ours += float64(x)
+			}
+		}
+	}
+	return diff("sup_n (units the next batch suppresses)", ours, supN, true)
 }
 
 // refState is our state as the reference holds it: under weight transport
@@ -699,7 +1056,7 @@ func compareTensors(ours, ref Tensors, tag string) string {
 		if !ok {
 			if strings.HasPrefix(n, "sup") || strings.HasPrefix(n, "mirrorAct") || n == "bufX" || n == "bufY" ||
 				strings.HasPrefix(n, "surprise") || strings.HasPrefix(n, "gema") || strings.HasPrefix(n, "kpeff") || strings.HasPrefix(n, "Wslow") ||
-				isSkipName(n) {
+				strings.HasPrefix(n, "restP") || strings.HasPrefix(n, "longUse") || isSkipName(n) {
 				return fmt.Sprintf("%s: ours present, reference absent", n)
 			}
 			continue
@@ -724,6 +1081,7 @@ func compareTensors(ours, ref Tensors, tag string) string {
 		if rest, ok := strings.CutPrefix(n, tag+"/"); ok && !strings.Contains(rest, "/") {
 			if _, have := ours[rest]; !have && (strings.HasPrefix(rest, "sup") || strings.HasPrefix(rest, "mirrorAct") ||
 				strings.HasPrefix(rest, "gema") || rest == "bufX" || strings.HasPrefix(rest, "surprise_ema") || strings.HasPrefix(rest, "Wslow") ||
+				strings.HasPrefix(rest, "restP") || strings.HasPrefix(rest, "longUse") ||
 				isSkipName(rest) && rest[0] != 'v') { // vS, vBs: Adam only
 				return fmt.Sprintf("%s: ours absent, reference present", rest)
 			}
@@ -744,7 +1102,7 @@ func isSkipName(n string) bool {
 }
 
 func namePriority(n string) int {
-	for i, p := range []string{"X", "y", "t", "gstep", "bufSeen", "bufY", "bufX", "sup", "mirrorAct", "surprise", "err0", "block", "off", "a", "eps", "ebar", "b", "mb", "vb", "W", "B", "mW", "mB", "vW", "vB", "S", "Bs", "mS", "mBs", "vS", "vBs", "gema", "kpeff", "pressure"} {
+	for i, p := range []string{"X", "y", "t", "gstep", "bufSeen", "bufY", "bufX", "sup", "mirrorAct", "surprise", "err0", "block", "off", "a", "eps", "ebar", "b", "mb", "vb", "W", "B", "mW", "mB", "vW", "vB", "S", "Bs", "mS", "mBs", "vS", "vBs", "gema", "kpeff", "pressure", "restP", "longUse"} {
 		if strings.HasPrefix(n, p) && (len(n) == len(p) || n[len(p)] >= '0' && n[len(p)] <= '9' || p == "surprise" || p == "err0" || p == "block" || p == "off" || p == "buf") {
 			return i
 		}

@@ -9,7 +9,10 @@ random draw (torch.randint / torch.randperm results, in call order; torch.poisso
 under spike_train as s<s>/q<j>/poisson; torch.randn's, e.g. the ladder's mirror night, as
 s<s>/n<j>/randn after the step they follow), the activities and errors of
 every pass, the state after every update call of the first step, and the state after every
---every-th step ("post<k>"), and which recorded batches start an epoch or a task. The run is stopped by an exception once the last state is written.
+--every-th step ("post<k>"), which recorded batches start an epoch or a task, and (run_local) the
+gates' scalars after every step (meta "loop": the novelty EMAs, bout counters, replay count, the
+rotation gate's decisions, the replay gate's signal, the next batch's suppression size and the
+step's error sb, the signal the rotation and surprise gates read). The run is stopped by an exception once the last state is written.
 With --order FILE (little-endian int64, one index per training sample) the first epoch's
 permutation is that order instead of torch's draw (torch's is still drawn, so the generator
 advances as in a plain run): the check runs both codes through the data order one of our seeds
@@ -112,9 +115,34 @@ def dump_state(w, tag, net, loc):
         w.put(f"{tag}/pressure{l}", loc["S"][l])
         if loc.get("mirror_bias") is not None:
             w.put(f"{tag}/mirrorAct{l}", 1.0 - loc["mirror_bias"][l])
+    # The rest masks' own state: refr_press and refr_frac's per-unit rest pressure Sr, refr_util's
+    # long-term use trace (run_local's locals; written under those masks only, as ours holds them).
+    mp = loc.get("mask_policy")
+    if mp in ("refr_press", "refr_frac"):
+        for l in range(1, L):
+            w.put(f"{tag}/restP{l}", loc["Sr"][l])
+    if mp == "refr_util":
+        for l in range(1, L):
+            w.put(f"{tag}/longUse{l}", loc["long_use"][l])
     sc = {k: loc.get(k) for k in ("surprise_ema", "surprise_slow", "err0_sum", "err0_n", "block_ctr",
                                   "off_ctr", "replay_used")}
     w.meta[tag] = sc
+
+
+def loop_scalars(net, loc):
+    """The gates' state after a waking step (run_local's locals), for the step-by-step gate
+    record: the novelty EMAs, the chance-level error, the bout counters, the replay count, the
+    rotation gate's decisions so far (the sum and count of ach_on), the replay gate's signal
+    (the last gate_log entry and the entry count) and the suppression the next batch runs
+    under (the number of suppressed units, summed over the hidden layers, or -1 for none)."""
+    d = {k: loc.get(k) for k in ("surprise_ema", "surprise_slow", "err0_sum", "err0_n", "block_ctr",
+                                 "off_ctr", "replay_used")}
+    ach, gl = loc.get("ach_on") or [], loc.get("gate_log") or []
+    d["ach_on"], d["ach_n"] = float(sum(ach)), len(ach)
+    d["gate_n"], d["gate_signal"] = len(gl), (float(gl[-1]) if gl else None)
+    sup = net.suppress
+    d["sup_n"] = -1.0 if sup is None else float(sum(float(s.sum()) for s in sup[1:]))
+    return d
 
 
 def cifar_archive(src, dst, counts=None):
@@ -229,6 +257,11 @@ def main():
                 st["active"] = True
             elif st["active"] and (k - first) % args.every == 0:
                 dump_state(w, f"post{k - first}", self, fr.f_locals)
+            if local and (st["active"] or k == first):
+                # The gates' state after the previous step ("pre": before the first), every step.
+                rec = loop_scalars(self, fr.f_locals)
+                rec["sb"] = st.pop("sb", None)  # the error of the step just ended (none before the first)
+                w.meta.setdefault("loop", {})["pre" if k == first else f"s{k - first - 1}"] = rec
             if st["active"] or k == first:
                 # Epoch and task starts: the loop's end-of-epoch and end-of-task work ran
                 # before this batch (step and ep are run_local's loop variables).
@@ -255,6 +288,10 @@ def main():
             if s == 0 and p > 0:
                 w.put(f"s0/p{p}/X", X)
                 w.put(f"s0/p{p}/y", Y.argmax(1))
+            if p == 0 and local:
+                # The waking batch's error, as run_local computes it for its gates (the same
+                # float32 operations on the same tensor): the step's gate record carries it.
+                st["sb"] = float((eps[self.L] ** 2).sum(1).mean())
             st["pass"] += 1
         return out
 
