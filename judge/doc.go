@@ -12,7 +12,9 @@
 //     cell's params: the published values, claims, restatements and
 //     numbers not run of package published, the disputed rows, the input
 //     names); Reproduce, which judges each value by its published shape
-//     (judgeValue) and each claim condition by condition (judgeClaim),
+//     (judgeValue; one of the paper's runs, judgeSeed; one end of a range
+//     over named rows, judgeExtreme) and each claim condition by
+//     condition (judgeClaim),
 //     the numbers and the claims each one family (verdict.Family).
 //   - ours.go: our numbers by ID (a table cell, its forgetting, replay
 //     updates, syn-ops and count of failed seeds, a comparison), each

@@ -254,8 +254,11 @@ func printedSDs(vs []published.Value, ns map[string]*ours) map[string]printedSD 
 // or noise_from, else no noise model); a count of failures; an exact
 // count. The judgement is provisional until the family settles.
 func judgeValue(v *published.Value, ns map[string]*ours, sds map[string]printedSD) Row {
-	if v.SeedsOf != "" {
+	switch {
+	case v.SeedsOf != "":
 		return judgeSeed(v, ns)
+	case v.Extreme != "":
+		return judgeExtreme(v, ns)
 	}
 	o := ns[v.ID]
 	r := Row{ID: v.ID, Group: group(v.ID), Cite: v.Cite, Line: v.Line, Cause: v.Cause, Published: publishedText(v)}
@@ -412,18 +415,7 @@ func judgeSeed(v *published.Value, ns map[string]*ours) Row {
 // differences with v.Minus (the seeds where neither failed), or why there
 // are none.
 func seedValues(v *published.Value, ns map[string]*ours) ([]float64, string) {
-	cellOf := func(id string) (*numbers.AggCell, string) {
-		o := ns[id]
-		switch {
-		case o == nil || o.cell == nil || o.stat != &o.cell.Acc || o.failures:
-			return nil, "no cell of this profile computes " + id
-		case o.cell.Status.Kind != numbers.StatusOK:
-			return nil, o.cell.Status.String()
-		case len(o.cell.Values) != len(o.cell.Seeds):
-			return nil, id + ": no per-seed values"
-		}
-		return o.cell, ""
-	}
+	cellOf := func(id string) (*numbers.AggCell, string) { return perSeedCell(id, ns) }
 	a, why := cellOf(v.SeedsOf)
 	if why != "" {
 		return nil, why
@@ -453,6 +445,119 @@ func seedValues(v *published.Value, ns map[string]*ours) ([]float64, string) {
 		return nil, fmt.Sprintf("fewer than two of our runs of %s to fit (%d)", v.SeedsOf, len(xs))
 	}
 	return xs, ""
+}
+
+// perSeedCell is the cell of the number id, an accuracy with its per-seed
+// values, or why there is none.
+func perSeedCell(id string, ns map[string]*ours) (*numbers.AggCell, string) {
+	o := ns[id]
+	switch {
+	case o == nil || o.cell == nil || o.stat != &o.cell.Acc || o.failures:
+		return nil, "no cell of this profile computes " + id
+	case o.cell.Status.Kind != numbers.StatusOK:
+		return nil, o.cell.Status.String()
+	case len(o.cell.Values) != len(o.cell.Seeds):
+		return nil, id + ": no per-seed values"
+	}
+	return o.cell, ""
+}
+
+// judgeExtreme judges a value that is one end of a range over rows the
+// paper names (v.Over; with v.OverMinus, the per-seed differences
+// v.Over[i] - v.OverMinus[i]): the same end of our rows, their means or
+// (v.Spread) their seed s.d.s, under the model that the paper's rows are
+// ours shifted (for s.d.s, scaled), each at the paper's n
+// (verdict.ExtremeStat). Our seed i draws other initial weights than the
+// paper's seed i, and the paper prints no row by itself: the rows are
+// compared as distributions. A row that is a comparison's ID is its
+// per-seed differences.
+func judgeExtreme(v *published.Value, ns map[string]*ours) Row {
+	r := Row{ID: v.ID, Group: group(v.ID), Cite: v.Cite, Line: v.Line, Cause: v.Cause, Published: publishedText(v)}
+	end, _ := verdict.ParseEnd(v.Extreme) // checked by published.Parse
+	d := max(v.Places(), 1)
+	kind := verdict.Points
+	var rows []verdict.Sample
+	var ends []float64
+	var each, counts []string
+	failed := 0
+	for i := range v.Over {
+		xs, what, k, why := extremeRow(v, i, ns)
+		if why != "" {
+			r.Note = why
+			return r
+		}
+		if o := ns[v.Over[i]]; len(v.OverMinus) == 0 && o.cell != nil && o.cell.Metric == "" {
+			failed += verdict.CountFailures(xs)
+		}
+		if i == 0 {
+			kind = k
+		}
+		m, sd := verdict.MeanSD(xs)
+		rows = append(rows, verdict.Ours(m, sd, len(xs)))
+		x := m
+		if v.Spread {
+			x = sd
+		}
+		ends = append(ends, x)
+		counts = append(counts, strconv.Itoa(len(xs)))
+		each = append(each, fmt.Sprintf("%s %s ± %s (n=%d)", what, numbers.Fixed(m, d), numbers.Fixed(sd, d), len(xs)))
+	}
+	if v.Kind != "" {
+		kind, _ = verdict.ParseKind(v.Kind) // checked by published.Parse
+	}
+	of, ours := "means", slices.Max(ends)
+	if end == verdict.Lowest {
+		ours = slices.Min(ends)
+	}
+	if v.Spread {
+		of = "seed s.d.s"
+	}
+	// Our end and each row's seed count, as a number prints in the
+	// report's math (the note says what the rows are).
+	r.Ours = fmt.Sprintf("%s (n=%s)", numbers.Fixed(ours, d), strings.Join(counts, ", "))
+	j := verdict.ExtremeStat(rows, v.Mean, end, v.Spread, v.N, verdict.HalfUnit(v.Places(), v.Exponent), kind)
+	r.Judgement = &j
+	model := "ours shifted"
+	if v.Spread {
+		model = "ours scaled"
+	}
+	r.Note = fmt.Sprintf("the %s of the %s of %d rows the paper names, each over its %d runs: against the same end of ours (%s); the paper's rows %s, drawn at its n by a parametric bootstrap of ours (no row of ours is a seed-by-seed counterpart of the paper's)",
+		end, of, len(rows), v.N, strings.Join(each, "; "), model)
+	if failed > 0 {
+		r.Note += fmt.Sprintf("; %d of our rows' runs lie below %.0f%% (severe failures, the paper's definition), which a normal spread does not describe: they widen ours", failed, verdict.FailureBelow)
+	}
+	return r
+}
+
+// extremeRow is our per-seed values of row i of a range's end v (the
+// per-seed differences over - over_minus, paired by seed, or a
+// comparison's), what the row is, and its kind of number; or why there
+// are none.
+func extremeRow(v *published.Value, i int, ns map[string]*ours) (xs []float64, what string, k verdict.Kind, why string) {
+	id := v.Over[i]
+	if o := ns[id]; o != nil && o.cmp != nil {
+		if !o.cmp.Status.OK() || len(o.diffs) < 2 {
+			return nil, "", 0, fmt.Sprintf("%s: %s (fewer than two paired seeds of ours)", id, o.cmp.Status)
+		}
+		return o.diffs, id, o.kind, ""
+	}
+	a, why := perSeedCell(id, ns)
+	if why != "" {
+		return nil, "", 0, why
+	}
+	k = ns[id].kind
+	xs, what = a.Values, id
+	if len(v.OverMinus) > 0 {
+		b, why := perSeedCell(v.OverMinus[i], ns)
+		if why != "" {
+			return nil, "", 0, why
+		}
+		xs, what = seedDiffs(a, b), id+" - "+v.OverMinus[i]+" (paired by seed)"
+	}
+	if len(xs) < 2 {
+		return nil, "", 0, fmt.Sprintf("fewer than two of our runs of %s (%d)", what, len(xs))
+	}
+	return xs, what, k, ""
 }
 
 // restatedText is a restatement as the paper prints it.

@@ -291,3 +291,70 @@ func TestReproduceSeed(t *testing.T) {
 		t.Errorf("one run of ours: %+v", r)
 	}
 }
+
+// TestReproduceExtreme: a range's end over named rows is judged against
+// the same end of ours (verdict.ExtremeStat): the lowest of three rows'
+// s.d.s, the highest of two paired differences (over - over_minus, by
+// seed), a row that is a comparison; a row with no cell is not run, with
+// the reason.
+func TestReproduceExtreme(t *testing.T) {
+	t.Parallel()
+	seeds := []int64{0, 1, 2}
+	ok := numbers.Status{Kind: numbers.StatusOK}
+	cell := func(id string, vs ...float64) numbers.AggCell {
+		m, sd := verdict.MeanSD(vs)
+		return numbers.AggCell{ID: id, Status: ok, N: len(vs), Expected: len(vs), Seeds: seeds[:len(vs)], Values: vs, Acc: numbers.Stat{Mean: m, SD: sd}}
+	}
+	rec := &numbers.AggregateRecord{Table: "t", Rows: [][]numbers.AggCell{{
+		cell("t/a/s", 86.0, 84.0, 87.0), // s.d. 1.5
+		cell("t/b/s", 88.0, 83.0, 85.0), // s.d. 2.5
+		cell("t/c/s", 80.0, 88.0, 84.0), // s.d. 4.0
+		cell("t/f/s", 80.0, 55.0, 84.0),
+		cell("t/d/s", 42.0, 43.0, 41.5),
+		cell("t/e/s", 40.0, 41.5, 40.5),
+	}}, Comparisons: []numbers.Comparison{{ID: "t/compare/d-e", A: "t/d/s", B: "t/e/s", Protocol: "s", Status: "ok", Seeds: seeds, N: 3}}}
+	p := &Params{}
+	p.AddPublished(&published.File{Value: []published.Value{
+		{ID: "t/sd/lowest", Mean: 1.8, N: 3, Cite: "x", Line: 1, Extreme: "lowest", Spread: true, Over: []string{"t/a/s", "t/b/s", "t/c/s"}},
+		{ID: "t/lead/highest", Mean: 1.9, N: 3, Cite: "y", Line: 2, Extreme: "highest", Over: []string{"t/d/s", "t/a/s"}, OverMinus: []string{"t/e/s", "t/b/s"}},
+		{ID: "t/cmp/highest", Mean: 1.9, N: 3, Cite: "z", Line: 3, Extreme: "highest", Over: []string{"t/compare/d-e", "t/a/s"}},
+		{ID: "t/fail/highest", Mean: 4.1, N: 3, Cite: "v", Line: 5, Extreme: "highest", Spread: true, Over: []string{"t/a/s", "t/f/s"}},
+		{ID: "t/gone/lowest", Mean: 1.0, N: 3, Cite: "w", Line: 4, Extreme: "lowest", Over: []string{"t/a/s", "t/none/s"}},
+	}})
+	rep, err := Reproduce(p, []*numbers.AggregateRecord{rec}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	by := map[string]Row{}
+	for _, r := range rep.Rows {
+		by[r.ID] = r
+	}
+	r := by["t/sd/lowest"]
+	if j := r.Judgement; j == nil || j.Extreme == nil || !j.Extreme.Spread || j.Extreme.End != verdict.Lowest || j.Extreme.Rows != 3 || r.Ours != "1.5 (n=3, 3, 3)" || r.Line != 1 || r.Group != "t" {
+		t.Fatalf("s.d.s: %+v", r)
+	}
+	if !strings.Contains(r.Note, "t/a/s 85.7 ± 1.5 (n=3)") || !strings.Contains(r.Note, "ours scaled") || !strings.Contains(r.Judgement.String(), "the lowest of 3 rows' s.d.s against ours") {
+		t.Errorf("s.d.s note: %s; %s", r.Note, r.Judgement)
+	}
+	// Differences by seed: d - e = 2.0, 1.5, 1.0; a - b = -2.0, 1.0, 2.0.
+	r = by["t/lead/highest"]
+	if r.Judgement == nil || r.Ours != "1.5 (n=3, 3)" || !strings.Contains(r.Note, "t/d/s - t/e/s (paired by seed) 1.5 ± 0.5 (n=3)") {
+		t.Errorf("paired rows: %+v", r)
+	}
+	// A comparison's row is its per-seed differences.
+	if r := by["t/cmp/highest"]; r.Judgement == nil || !strings.Contains(r.Note, "t/compare/d-e 1.5 ± 0.5 (n=3)") {
+		t.Errorf("a comparison row: %+v", r)
+	}
+	if r := by["t/gone/lowest"]; r.Judgement != nil || r.Verdict != verdict.NotRun || !strings.Contains(r.Note, "no cell of this profile computes t/none/s") {
+		t.Errorf("a row with no cell: %+v", r)
+	}
+	if r := by["t/fail/highest"]; r.Judgement == nil || !strings.Contains(r.Note, "1 of our rows' runs lie below 60%") {
+		t.Errorf("a row with a failed run: %+v", r)
+	}
+	if strings.Contains(by["t/sd/lowest"].Note, "below 60%") {
+		t.Errorf("no failed run, yet: %s", by["t/sd/lowest"].Note)
+	}
+	if n := rep.Numbers; n.Judged != 4 || n.NotRun != 1 {
+		t.Errorf("tally %+v", n)
+	}
+}

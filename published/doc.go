@@ -11,7 +11,9 @@
 //   - Value: one published number, cited to its line of paper.tex: a mean
 //     (with its s.d. and n, or its interval for a paired difference), how
 //     it is printed (Decimals, Exponent, Text), and what is known of it
-//     (Collapsed, NoiseFrom, Kind, Cause).
+//     (Collapsed, NoiseFrom, Kind, Cause); one of the paper's runs
+//     (SeedsOf, Rank) or one end of a range over rows it names (Extreme,
+//     Over, OverMinus, Spread).
 //   - Restatement: a number the paper prints again that a Value names.
 //   - Claim: a comparison the paper states, as conditions "ID OP ID"
 //     (ParseCondition).

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -206,6 +207,56 @@ type Value struct {
 	Rank      int    `toml:"rank,omitzero"`
 	Survivors bool   `toml:"survivors,omitzero"`
 	Minus     string `toml:"minus,omitzero"`
+	// Extreme, Over, OverMinus and Spread: the value is one end of a
+	// range the paper states over rows it names ("84--88 at every rate",
+	// "seed deviations 1.8--4.1", "1.4--1.9 points ahead at every
+	// level"): the lowest or the highest (Extreme) of the numbers Over,
+	// each over N of the paper's runs; with Spread, of their seed s.d.s;
+	// with OverMinus, of the per-seed differences Over[i] - OverMinus[i],
+	// paired by seed. Judged against the same end of our rows under the
+	// model that the paper's rows are ours shifted (for s.d.s: scaled)
+	// (verdict.ExtremeStat; docs/verdicts.md).
+	Extreme   string   `toml:"extreme,omitzero"`
+	Over      []string `toml:"over,omitzero"`
+	OverMinus []string `toml:"over_minus,omitzero"`
+	Spread    bool     `toml:"spread,omitzero"`
+}
+
+// checkExtreme checks the fields of a value that is one end of a range
+// over named rows (extreme, over, over_minus, spread).
+func (v *Value) checkExtreme() error {
+	if v.Extreme == "" {
+		if len(v.Over) > 0 || len(v.OverMinus) > 0 || v.Spread {
+			return fmt.Errorf("over, over_minus and spread go with extreme")
+		}
+		return nil
+	}
+	if _, err := verdict.ParseEnd(v.Extreme); err != nil {
+		return err
+	}
+	switch {
+	case len(v.Over) < 2:
+		return fmt.Errorf("over: %d rows: a range is over two or more", len(v.Over))
+	case len(v.OverMinus) > 0 && len(v.OverMinus) != len(v.Over):
+		return fmt.Errorf("over_minus: %d rows for over's %d: one a row, or none", len(v.OverMinus), len(v.Over))
+	case v.N < 2:
+		return fmt.Errorf("n = %d: want the paper's runs a row, n >= 2", v.N)
+	case v.SD != nil || v.Lo != nil || v.NoiseFrom != "" || v.Collapsed != nil || v.Kind == "exact" || v.SeedsOf != "":
+		return fmt.Errorf("a range's end: no sd, interval, noise_from, collapsed, exact kind or seeds_of")
+	case v.Spread && !(v.Mean > verdict.HalfUnit(v.Places(), v.Exponent)):
+		return fmt.Errorf("spread: an s.d. of %s printed as zero has no scale", strconv.FormatFloat(v.Mean, 'g', -1, 64))
+	}
+	seen := map[string]bool{v.ID: true}
+	for i, id := range v.Over {
+		if id == "" || seen[id] {
+			return fmt.Errorf("over[%d] %q: empty, the value's own ID, or named twice", i, id)
+		}
+		seen[id] = true
+		if len(v.OverMinus) > 0 && (v.OverMinus[i] == "" || v.OverMinus[i] == id || v.OverMinus[i] == v.ID) {
+			return fmt.Errorf("over_minus[%d] %q: names another number than over[%d] and the value", i, v.OverMinus[i], i)
+		}
+	}
+	return nil
 }
 
 // checkSeed checks the fields of a value that is one of the paper's runs
@@ -237,8 +288,10 @@ func (v *Value) Places() int {
 }
 
 // Parse decodes and checks the content src of a published-values
-// file (path names it in errors): known keys only, unique IDs, a cite for
-// every value, lo and hi together.
+// file (path names it in errors, with the line of the value's id where a
+// value is wrong: "paper/published.toml:7790: value x: ..."): known keys
+// only, unique IDs, a cite for every value, lo and hi together, and each
+// special shape's fields together (seeds_of, extreme).
 func Parse(path, src string) (*File, error) {
 	p := &File{}
 	md, err := toml.Decode(src, p)
@@ -254,36 +307,40 @@ func Parse(path, src string) (*File, error) {
 			return nil, fmt.Errorf("%s: value[%d]: id %q missing or duplicate", path, i, v.ID)
 		}
 		seen[v.ID] = true
+		at := valueAt(path, src, v.ID)
 		if v.Cite == "" || v.Line <= 0 {
-			return nil, fmt.Errorf("%s: value %s: cite and line (of paper.tex) are required", path, v.ID)
+			return nil, fmt.Errorf("%s: value %s: cite and line (of paper.tex) are required", at, v.ID)
 		}
 		if v.Decimals != nil && (*v.Decimals < 0 || *v.Decimals > 4) {
-			return nil, fmt.Errorf("%s: value %s: decimals %d: want 0 to 4", path, v.ID, *v.Decimals)
+			return nil, fmt.Errorf("%s: value %s: decimals %d: want 0 to 4", at, v.ID, *v.Decimals)
 		}
 		if v.Collapsed != nil && (*v.Collapsed < 0 || *v.Collapsed > v.N) {
-			return nil, fmt.Errorf("%s: value %s: collapsed %d of n = %d", path, v.ID, *v.Collapsed, v.N)
+			return nil, fmt.Errorf("%s: value %s: collapsed %d of n = %d", at, v.ID, *v.Collapsed, v.N)
 		}
 		for _, x := range []*float64{&v.Mean, v.SD, v.Lo, v.Hi} {
 			if x != nil && (math.IsNaN(*x) || math.IsInf(*x, 0)) {
-				return nil, fmt.Errorf("%s: value %s: not a finite number", path, v.ID)
+				return nil, fmt.Errorf("%s: value %s: not a finite number", at, v.ID)
 			}
 		}
 		if (v.Lo == nil) != (v.Hi == nil) {
-			return nil, fmt.Errorf("%s: value %s: lo and hi go together", path, v.ID)
+			return nil, fmt.Errorf("%s: value %s: lo and hi go together", at, v.ID)
 		}
 		if v.Kind != "" {
 			if _, err := verdict.ParseKind(v.Kind); err != nil {
-				return nil, fmt.Errorf("%s: value %s: %w", path, v.ID, err)
+				return nil, fmt.Errorf("%s: value %s: %w", at, v.ID, err)
 			}
 		}
 		if v.Exponent < 0 || v.Exponent > 12 {
-			return nil, fmt.Errorf("%s: value %s: exponent %d: want 0 to 12", path, v.ID, v.Exponent)
+			return nil, fmt.Errorf("%s: value %s: exponent %d: want 0 to 12", at, v.ID, v.Exponent)
 		}
 		if v.NoiseFrom != "" && (v.N != 1 || v.SD != nil || v.NoiseFrom == v.ID) {
-			return nil, fmt.Errorf("%s: value %s: noise_from is for a single run (n = 1, no sd) and names another number", path, v.ID)
+			return nil, fmt.Errorf("%s: value %s: noise_from is for a single run (n = 1, no sd) and names another number", at, v.ID)
 		}
 		if err := v.checkSeed(); err != nil {
-			return nil, fmt.Errorf("%s: value %s: %w", path, v.ID, err)
+			return nil, fmt.Errorf("%s: value %s: %w", at, v.ID, err)
+		}
+		if err := v.checkExtreme(); err != nil {
+			return nil, fmt.Errorf("%s: value %s: %w", at, v.ID, err)
 		}
 	}
 	claims := map[string]bool{}
@@ -328,4 +385,25 @@ func Parse(path, src string) (*File, error) {
 		}
 	}
 	return p, nil
+}
+
+// valueAt is where a value is in its file: "path:line", the line of its
+// id key (path alone when src does not spell the id on a line of its own,
+// as an inline table would).
+func valueAt(path, src, id string) string {
+	for i, l := range strings.Split(src, "\n") {
+		k, v, ok := strings.Cut(l, "=")
+		if !ok || strings.TrimSpace(k) != "id" {
+			continue
+		}
+		v = strings.TrimSpace(v)
+		q, err := strconv.Unquote(v)
+		if len(v) >= 2 && v[0] == '\'' && v[len(v)-1] == '\'' { // a literal string
+			q, err = v[1:len(v)-1], nil
+		}
+		if err == nil && q == id {
+			return fmt.Sprintf("%s:%d", path, i+1)
+		}
+	}
+	return path
 }

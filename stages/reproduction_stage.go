@@ -66,9 +66,13 @@ import (
 //     against the normal fitted to our runs (verdict.OrderStat) instead
 //     of left out; a comparison's margin is its metric's kind (a drift
 //     rate's difference is relative, as the rate).
+//
+// Then reproductionHistory: changes that touch only the reports whose
+// params use them.
 var Reproduction = &pipeline.Stage{
 	Name:      "reproduction",
 	Version:   19,
+	History:   reproductionHistory,
 	NewParams: func() any { return &judge.Params{} },
 	Run: func(ctx context.Context, rc *pipeline.RunContext) error {
 		p := rc.Params.(*judge.Params)
@@ -118,4 +122,29 @@ var Reproduction = &pipeline.Stage{
 		rc.Put("report", append(b, '\n'))
 		return nil
 	},
+}
+
+// reproductionHistory is the reproduction stage's version history after
+// 19 (pipeline.Stage.CellVersion takes the largest entry that applies).
+var reproductionHistory = []pipeline.Bump{
+	{Version: 20, Applies: hasExtreme,
+		Why: "a published value may be one end of a range over rows the paper names (extreme, over, " +
+			"over_minus, spread in published.toml): judged against the same end of our rows, their means " +
+			"or seed s.d.s, by a parametric bootstrap of ours at the paper's n (verdict.ExtremeStat). " +
+			"Reports whose params name no such value are unchanged."},
+}
+
+// hasExtreme says whether a reproduction cell's params name a value that
+// is a range's end.
+func hasExtreme(params any) bool {
+	p, ok := params.(*judge.Params)
+	if !ok {
+		return false
+	}
+	for _, v := range p.Values {
+		if v.Extreme != "" {
+			return true
+		}
+	}
+	return false
 }

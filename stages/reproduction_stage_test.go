@@ -59,3 +59,18 @@ func TestReproduction(t *testing.T) {
 		t.Errorf("the report does not open with its summary line:\n%s", tex[:min(len(tex), 600)])
 	}
 }
+
+// TestReproductionVersion: a report whose params name a range's end is at
+// version 20; one that names none keeps 19 (its outputs are unchanged).
+func TestReproductionVersion(t *testing.T) {
+	t.Parallel()
+	plain := &judge.Params{Values: []published.Value{{ID: "t/a/s", Mean: 1, N: 3, Cite: "x", Line: 1}}}
+	ext := &judge.Params{Values: append(plain.Values, published.Value{ID: "t/r", Mean: 1.8, N: 3, Cite: "y", Line: 2,
+		Extreme: "lowest", Spread: true, Over: []string{"t/a/s", "t/b/s"}})}
+	if v := Reproduction.CellVersion(plain); v != 19 {
+		t.Errorf("no range's end: version %d, want 19", v)
+	}
+	if v := Reproduction.CellVersion(ext); v != 20 {
+		t.Errorf("a range's end: version %d, want 20", v)
+	}
+}

@@ -184,6 +184,12 @@ func calPaths() []calPath {
 		// a ~= b: differs at 0, agrees at the margin.
 		claim(Greater, "a > b", 1e-300, 0), claim(AtLeast, "a >= b", -PointsMargin, -PointsMargin), claim(Similar, "a ~= b", PointsMargin, 0),
 		order("highest", 6, 6, 6, sigma), order("lowest", 1, 3, 3, sigma), order("highest, s.d. 0.2", 6, 6, 12, 0.2),
+		// A range's end over rows the paper names (ExtremeStat), in the
+		// two shapes it prints: the highest of two leads near each other
+		// (its 1.4--1.9), the lowest of three rows' s.d.s (its 1.8--4.1);
+		// TestExtremeTied sweeps tied and apart rows at more seeds.
+		extremePath("range end (highest of 2 means)", Highest, []float64{1.4, 1.9}, 3, 3, false),
+		extremePath("range end (lowest of 3 s.d.s)", Lowest, []float64{1.8, 2.9, 4.1}, 3, 3, true),
 	}
 }
 
@@ -196,23 +202,23 @@ func boolf(b bool) float64 {
 
 // calRates measures one path: false differs at differsAt, false agrees at
 // margin (-1 when the path has no such arm).
-func calRates(p calPath, seed uint64) (differs, agrees float64) {
+func calRates(p calPath, seed uint64, draws int) (differs, agrees float64) {
 	rng := rand.New(rand.NewPCG(seed, 54))
 	n := 0
-	for range calDraws {
+	for range draws {
 		if isDiffers(p.draw(rng, p.differsAt)) {
 			n++
 		}
 	}
-	differs, agrees = float64(n)/calDraws, -1
+	differs, agrees = float64(n)/float64(draws), -1
 	if p.margin != 0 {
 		n = 0
-		for range calDraws {
+		for range draws {
 			if isAgrees(p.draw(rng, p.margin)) {
 				n++
 			}
 		}
-		agrees = float64(n) / calDraws
+		agrees = float64(n) / float64(draws)
 	}
 	return differs, agrees
 }
@@ -223,7 +229,7 @@ func TestCalibration(t *testing.T) {
 	var b strings.Builder
 	b.WriteString("| path | seeds (ours v paper) | false differs, no difference | false agrees, difference = margin |\n|---|---|---|---|\n")
 	for i, p := range calPaths() {
-		d, a := calRates(p, uint64(i+1))
+		d, a := calRates(p, uint64(i+1), calDraws)
 		if d > bound {
 			t.Errorf("%s (%s): false differs %.3f > %.3f", p.name, p.seeds, d, bound)
 		}

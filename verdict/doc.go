@@ -31,6 +31,11 @@
 //   - order.go: OrderStat, one of the paper's runs printed by itself (the
 //     rank-th lowest of its n) against the normal fitted to our runs, by
 //     the exact distribution of its pivot (quadrature).
+//   - extreme.go: ExtremeStat, one end of a range the paper states over
+//     rows it names (the lowest or highest of their means or seed s.d.s)
+//     against the same end of ours, the paper's rows ours shifted (s.d.s:
+//     scaled), by a parametric bootstrap of ours at the paper's n; End,
+//     Extreme.
 //   - string.go: a judgement in one line, its reason, and Certificate, the
 //     tightest margin its data certify ("agrees within ±0.4").
 //

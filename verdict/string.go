@@ -24,6 +24,12 @@ func (j Judgement) String() string {
 		test = "paired t"
 	case j.Rank != nil:
 		test = fmt.Sprintf("run %d of %d (lowest first) against ours", j.Rank.Rank, j.Rank.Of)
+	case j.Extreme != nil:
+		of := "means"
+		if j.Extreme.Spread {
+			of = "s.d.s"
+		}
+		test = fmt.Sprintf("the %s of %d rows' %s against ours", j.Extreme.End, j.Extreme.Rows, of)
 	}
 	df := "known variance"
 	if j.DF > 0 {

@@ -249,6 +249,9 @@ type Judgement struct {
 	// Rank: the published value is one of the paper's runs, printed by
 	// itself (OrderStat; nil otherwise).
 	Rank *Rank `json:",omitempty"`
+	// Extreme: the published value is one end of a range over rows the
+	// paper names (ExtremeStat; nil otherwise).
+	Extreme *Extreme `json:",omitempty"`
 	// Note says what the judgement could not see.
 	Note string
 	// equivalent: the interval lies inside the margin (agrees unless the
