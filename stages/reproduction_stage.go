@@ -61,6 +61,10 @@ import (
 //   - 15: the PDF's quotes through internal/latex (no "+-" or "x 10^" or
 //     raw labels); IDs and claims' conditions break at slashes and
 //     hyphens (no box runs past the margin).
+//   - 16: intervals may break after their estimate and comma; the number
+//     table's columns fit the text width.
+//   - 17: the report's lists set ragged right.
+//   - 18: the disputed rows' labels through internal/latex.
 //   - 19: one of the paper's runs printed by itself (a row's lowest or
 //     highest seed, the seeds it lists: seeds_of and rank) is judged
 //     against the normal fitted to our runs (verdict.OrderStat) instead
